@@ -1,0 +1,108 @@
+"""The graph node shared by both front-ends.
+
+A node is one recorded op application: edges to the nodes of its inputs (not
+the input tensors), the values its VJP declared it needs, static attributes
+and the input shapes/dtypes the engine needs to undo broadcasting.  Leaves get
+an :class:`AccumulateGrad` node, created lazily and owned by the tensor, which
+refers back to its tensor weakly: the graph holds no cycles, so dropping the
+last user reference to an output frees the whole graph.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .registry import Op
+    from .tensor import Tensor
+
+FREED: Any = object()  # sentinel: saved values released after backward
+
+
+class Node:
+    """One recorded application of an op."""
+
+    __slots__ = (
+        "op",
+        "next",
+        "saved",
+        "versions",
+        "attrs",
+        "in_meta",
+        "out_vc",
+        "tapes",
+        "hooks",
+        "retain",
+        "rg",
+        "trace",
+        "__weakref__",
+    )
+
+    op: Op
+    next: tuple[Node | None, ...]
+    saved: Any
+    versions: tuple[int, ...] | None
+    attrs: dict[str, Any]
+    in_meta: tuple[Any, ...]
+    out_vc: list[int] | None
+    tapes: tuple[Any, ...]
+    hooks: list[Any] | None
+    retain: Any
+    rg: bool
+    trace: Any
+
+    def name(self) -> str:
+        """The PyTorch-style name, e.g. ``MulBackward0``."""
+        return self.op.grad_name
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return tuple((n, 0) for n in self.next)
+
+    def register_hook(self, fn: Any) -> Any:
+        from .tensor import _add_hook
+
+        return _add_hook(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: where gradients for that leaf arrive."""
+
+    __slots__ = ("variable_ref",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.next = ()
+        self.saved = ()
+        self.versions = None
+        self.attrs = {}
+        self.in_meta = ()
+        self.out_vc = None
+        self.tapes = ()
+        self.hooks = None
+        self.retain = None
+        self.rg = False
+        self.trace = None
+        self.variable_ref = weakref.ref(tensor)
+
+    @property
+    def variable(self) -> Tensor | None:
+        return self.variable_ref()
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+
+# Node-subclass type names, so that ``type(grad_fn).__name__ == "MulBackward0"``.
+_NODE_TYPES: dict[str, type[Node]] = {}
+
+
+def node_type(grad_name: str) -> type[Node]:
+    t = _NODE_TYPES.get(grad_name)
+    if t is None:
+        t = type(grad_name, (Node,), {"__slots__": ()})
+        _NODE_TYPES[grad_name] = t
+    return t

@@ -1,0 +1,435 @@
+"""The one reverse-mode engine shared by both front-ends.
+
+``run_backward`` walks the graph from the roots with an explicit stack (no
+recursion: a million-op chain is fine), orders the nodes topologically
+(reverse DFS post-order), runs each VJP once with grad mode set to
+``create_graph`` (which is all higher-order differentiation needs), undoes
+broadcasting with ``sum_to``, accumulates out of place and releases each
+node's saved values right after use unless the graph is retained.
+
+It is transactional: it only *returns* gradients.  ``backward`` writes them
+into ``.grad`` after the whole pass succeeded, so a failing pass changes no
+``.grad``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._core import errors, mode
+from ._core.node import FREED, AccumulateGrad, Node
+from ._core.registry import ANOMALY, edge_of
+from ._core.tensor import Tensor, make
+
+_STATE = mode.STATE
+
+
+def _fmt_shape(shape: tuple[int, ...]) -> str:
+    return f"torch.Size({list(shape)})"
+
+
+def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int) -> RuntimeError:
+    arr = t._data if isinstance(t, Tensor) else np.asarray(t)
+    return RuntimeError(
+        errors.with_hint(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{arr.dtype} {list(arr.shape)}], which is saved by "
+            f"{node.name()} (saved value {i}), is at version {version}; expected version "
+            f"{expected} instead. Hint: the backtrace further above can show the operation "
+            "that failed to compute its gradient.",
+            "an in-place op (add_, mul_, x[i] = ..., -=) changed a value this op saved for "
+            "backward; use the out-of-place form (x = x + y) or .clone() before modifying",
+        )
+    )
+
+
+def _unpack(node: Node) -> list[Any]:
+    saved = node.saved
+    if saved is FREED:
+        raise RuntimeError(
+            errors.with_hint(
+                errors.SECOND_BACKWARD,
+                f"{node.name()} already released its saved values; pass retain_graph=True "
+                "(PyTorch style) or persistent=True (GradientTape) to the first call",
+            )
+        )
+    if not saved:
+        return []
+    out: list[Any] = []
+    versions = node.versions or ()
+    codes = node.op.save_codes if not node.op.save_all else ((0, 0),) * len(saved)
+    for i, ((kind, _), s) in enumerate(zip(codes, saved)):
+        if kind == 0:
+            if isinstance(s, Tensor) and s._vc[0] != versions[i]:
+                raise _version_error(node, i, s, versions[i], s._vc[0])
+            out.append(s)
+        elif kind == 1:
+            vc = node.out_vc
+            if vc is not None and vc[0] != versions[i]:
+                raise _version_error(node, i, make(s), versions[i], vc[0])
+            t = make(s, node, node.rg, 0)
+            t._vc = vc if vc is not None else [0]
+            out.append(t)
+        else:
+            out.append(s)
+    return out
+
+
+def _graph_order(
+    roots: Sequence[Node], node_filter: Callable[[Node], bool] | None
+) -> list[Node]:
+    """Nodes reachable from ``roots``, in DFS post-order (children before parents)."""
+    order: list[Node] = []
+    visited: set[Node] = set()
+    for root in roots:
+        if root in visited:
+            continue
+        visited.add(root)
+        stack: list[tuple[Node, Any]] = [(root, iter(root.next))]
+        while stack:
+            node, it = stack[-1]
+            for child in it:
+                if child is not None and child not in visited:
+                    visited.add(child)
+                    if node_filter is None or isinstance(child, AccumulateGrad) or node_filter(child):
+                        stack.append((child, iter(child.next)))
+                    else:
+                        stack.append((child, iter(())))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def run_backward(
+    roots: Sequence[Node],
+    seeds: Sequence[Tensor],
+    targets: Sequence[Node] | None,
+    retain_graph: bool,
+    create_graph: bool,
+    node_filter: Callable[[Node], bool] | None = None,
+) -> tuple[dict[Node, Tensor], list[tuple[Any, Tensor]]]:
+    """Propagate ``seeds`` from ``roots``; return gradients at ``targets``.
+
+    With ``targets=None`` every reached leaf accumulator is a target.  Returns
+    ``(grads, retained)``: gradients keyed by target node, and the
+    ``(weakref-to-tensor, grad)`` pairs of non-leaf tensors that asked to
+    retain their gradient.  Nothing is written anywhere.
+    """
+    from .ops import add, cast, sum_to
+
+    order = _graph_order(roots, node_filter)
+    if node_filter is not None:
+        allowed = {n for n in order if isinstance(n, AccumulateGrad) or node_filter(n)}
+    target_set = set(targets) if targets is not None else None
+    needed: set[Node] | None = None
+    if target_set is not None:
+        needed = set()
+        for n in order:
+            if n in target_set:
+                needed.add(n)
+                continue
+            if node_filter is not None and n not in allowed:
+                continue
+            for c in n.next:
+                if c is not None and c in needed:
+                    needed.add(n)
+                    break
+
+    grads: dict[Node, Tensor] = {}
+    for r, s in zip(roots, seeds):
+        prev = grads.get(r)
+        grads[r] = s if prev is None else prev + s
+    results: dict[Node, Tensor] = {}
+    retained: list[tuple[Any, Tensor]] = []
+
+    state = _STATE
+    prev_mode = state.grad_enabled
+    state.grad_enabled = create_graph
+    errstate = np.errstate(all="ignore")
+    errstate.__enter__()
+    try:
+        for i in range(len(order) - 1, -1, -1):
+            n = order[i]
+            if needed is not None and n not in needed:
+                continue
+            g = grads.pop(n, None)
+            if g is None:
+                continue
+            if n.hooks:
+                for h in tuple(n.hooks):
+                    r = h(g)
+                    if r is not None:
+                        g = r if isinstance(r, Tensor) else make(np.asarray(r))
+            if n.retain is not None:
+                retained.append((n.retain, g))
+            if target_set is None:
+                if isinstance(n, AccumulateGrad):
+                    results[n] = g
+                    continue
+            elif n in target_set:
+                results[n] = g
+            if isinstance(n, AccumulateGrad):
+                continue
+            if node_filter is not None and n not in allowed:
+                continue
+            op = n.op
+            if op.needs:
+                gin = op.vjp(g, *_unpack(n), needs=tuple(e is not None for e in n.next),
+                             **n.attrs)
+            else:
+                gin = op.vjp(g, *_unpack(n), **n.attrs)
+            if ANOMALY[0]:
+                _check_anomaly(n, gin)
+            for e, gi, meta in zip(n.next, gin, n.in_meta):
+                if e is None or gi is None:
+                    continue
+                if needed is not None and e not in needed:
+                    continue
+                if not isinstance(gi, Tensor):
+                    gi = make(np.asarray(gi))
+                shape, dtype = meta
+                d = gi._data
+                if d.shape != shape:
+                    gi = sum_to(gi, shape=shape)
+                if d.dtype != dtype:
+                    gi = cast(gi, dtype=dtype)
+                prev = grads.get(e)
+                grads[e] = gi if prev is None else add(prev, gi)
+            if not retain_graph and n.saved:
+                n.saved = FREED
+    finally:
+        errstate.__exit__(None, None, None)
+        state.grad_enabled = prev_mode
+    return results, retained
+
+
+def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
+    for k, gi in enumerate(gin):
+        if gi is None:
+            continue
+        arr = gi._data if isinstance(gi, Tensor) else np.asarray(gi)
+        if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            kind = "nan" if np.any(np.isnan(arr)) else "inf"
+            where = ""
+            if n.trace:
+                user = [f for f in n.trace if "tapegrad" not in f.filename.replace("\\", "/")
+                        .split("/site-packages/")[-1].split("/")[:-1]]
+                frame = (user or list(n.trace))[-1]
+                where = (
+                    f"\nThe forward op was called at {frame.filename}:{frame.lineno}: "
+                    f"{frame.line}\nForward traceback:\n"
+                    + "".join(traceback.format_list(list(n.trace)[-4:]))
+                )
+            raise RuntimeError(
+                errors.with_hint(
+                    f"Function '{n.name()}' returned {kind} values in its {k}th output.{where}",
+                    f"the backward of {n.op.name} produced {kind}; check its inputs at that line",
+                )
+            )
+
+
+# ---------------------------------------------------------------------------- front doors
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _root_of(t: Tensor, i: int) -> Node:
+    if t._node is not None:
+        return t._node
+    if t._rg:
+        return edge_of(t)
+    raise RuntimeError(
+        errors.with_hint(
+            errors.NO_GRAD_FN.format(i=i),
+            "nothing recorded this tensor: set requires_grad=True on an input before the "
+            "computation (PyTorch style) or compute it inside a GradientTape",
+        )
+    )
+
+
+def _seeds(
+    outputs: list[Tensor], grad_outputs: list[Any] | None, create_graph: bool
+) -> list[Tensor]:
+    seeds: list[Tensor] = []
+    for i, t in enumerate(outputs):
+        go = grad_outputs[i] if grad_outputs is not None and i < len(grad_outputs) else None
+        if go is None:
+            if t._data.size != 1:
+                raise RuntimeError(
+                    errors.with_hint(
+                        "grad can be implicitly created only for scalar outputs",
+                        f"output {i} has shape {list(t._data.shape)}; pass gradient= (e.g. "
+                        "torch.ones_like(out)) or reduce it with .sum() first",
+                    )
+                )
+            seeds.append(make(np.ones_like(t._data)))
+            continue
+        if not isinstance(go, Tensor):
+            go = make(np.asarray(go, dtype=t._data.dtype), None, False, t._style)
+        if go._data.shape != t._data.shape:
+            raise RuntimeError(
+                errors.with_hint(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"{_fmt_shape(go._data.shape)} and output[{i}] has a shape of "
+                    f"{_fmt_shape(t._data.shape)}.",
+                    "each grad_output must have exactly its output's shape",
+                )
+            )
+        if not create_graph and go._node is not None:
+            go = go.detach()
+        seeds.append(go)
+    return seeds
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched).
+
+    Examples
+    --------
+    >>> import tapegrad as tg
+    >>> x = tg.tensor(3.0, requires_grad=True)
+    >>> (dx,) = tg.grad(x * x, x)
+    >>> float(dx)
+    6.0
+    """
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    gos = None if grad_outputs is None else _as_list(grad_outputs)
+    if gos is not None and len(gos) != len(outs):
+        raise RuntimeError(
+            errors.with_hint(
+                f"grad requires one grad_output per output: got {len(gos)} grad_outputs and "
+                f"{len(outs)} outputs",
+                "pass a list of grad_outputs as long as outputs",
+            )
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    targets: list[Node] = []
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                errors.with_hint(
+                    f"inputs must be tensors, got {type(t).__name__}",
+                    "pass the tensors you want gradients for",
+                )
+            )
+        if t._node is None and not t._rg:
+            raise RuntimeError(
+                errors.with_hint(
+                    "One of the differentiated Tensors does not require grad",
+                    "create the input with requires_grad=True",
+                )
+            )
+        targets.append(edge_of(t))
+    roots = [_root_of(t, i) for i, t in enumerate(outs)]
+    seeds = _seeds(outs, gos, create_graph)
+    res, _ = run_backward(roots, seeds, targets, retain_graph, create_graph)
+    result: list[Tensor | None] = []
+    for t, key in zip(ins, targets):
+        g = res.get(key)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    errors.with_hint(
+                        "One of the differentiated Tensors appears to not have been used in "
+                        "the graph. Set allow_unused=True if this is the desired behavior.",
+                        "that input does not reach any output; pass allow_unused=True to get None",
+                    )
+                )
+            if materialize_grads:
+                g = make(np.zeros_like(t._data), None, False, t._style)
+        elif not create_graph and g._node is not None:
+            g = g.detach()
+        if g is not None and g._style != t._style:
+            g = _restyle(g, t._style)
+        result.append(g)
+    return tuple(result)
+
+
+def _restyle(g: Tensor, style: int) -> Tensor:
+    if g._node is None:
+        r = make(g._data, None, False, style)
+        r._vc = g._vc
+        return r
+    g._style = style
+    return g
+
+
+def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    if not create_graph and g._node is not None:
+        g = g.detach()
+    cur = t.grad
+    if cur is None:
+        if create_graph:
+            t.grad = _restyle(g, t._style)
+        else:
+            t.grad = make(np.array(g._data, dtype=t._data.dtype, copy=True), None, False,
+                          t._style)
+    elif create_graph or cur._node is not None:
+        t.grad = _restyle(cur + g, t._style)
+    else:
+        cur._data += g._data
+        cur._vc[0] += 1
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves.
+
+    Writes happen only after the whole backward pass succeeded.
+    """
+    outs = _as_list(tensors)
+    gts = None if grad_tensors is None else _as_list(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_root_of(t, i) for i, t in enumerate(outs)]
+    seeds = _seeds(outs, gts, create_graph)
+    targets = None
+    ins: list[Tensor] = []
+    if inputs is not None:
+        ins = _as_list(inputs)
+        if not ins:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        targets = [edge_of(t) for t in ins]
+    res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
+    # write phase: nothing above has touched any .grad
+    if targets is None:
+        for key, g in res.items():
+            t = key.variable_ref() if isinstance(key, AccumulateGrad) else None
+            if t is not None:
+                _accumulate(t, g, create_graph)
+    else:
+        for t, key in zip(ins, targets):
+            g = res.get(key)
+            if g is not None:
+                _accumulate(t, g, create_graph)
+    for ref, g in retained:
+        t = ref()
+        if t is not None and (targets is None or any(t is x for x in ins)):
+            _accumulate(t, g, create_graph)

@@ -1,0 +1,457 @@
+"""Elementwise ops: forward on ndarrays, VJP beside it in tapegrad ops.
+
+The engine reduces each returned gradient to its input's shape (``sum_to``)
+and dtype, so VJPs here ignore broadcasting.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._core.registry import defop
+from .._core.tensor import Tensor
+
+
+
+# ---------------------------------------------------------------- arithmetic
+@defop("add", grad_name="AddBackward0")
+def add(x: Any, y: Any) -> Any:
+    return np.add(x, y)
+
+
+@add.defvjp
+def _(g: Tensor) -> Any:  # d(x+y) = dx + dy
+    return g, g
+
+
+@defop("subtract", grad_name="SubBackward0")
+def subtract(x: Any, y: Any) -> Any:
+    return np.subtract(x, y)
+
+
+@subtract.defvjp
+def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
+    return g, negative(g)
+
+
+@defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True)
+def multiply(x: Any, y: Any) -> Any:
+    return np.multiply(x, y)
+
+
+@multiply.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
+    return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
+
+
+@defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True)
+def divide(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.true_divide(x, y)
+
+
+@divide.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx/y - x dy/y^2
+    gx = divide(g, y) if needs[0] else None
+    gy = negative(divide(multiply(g, x), multiply(y, y))) if needs[1] else None
+    return gx, gy
+
+
+@defop("negative", grad_name="NegBackward0")
+def negative(x: Any) -> Any:
+    return np.negative(x)
+
+
+@negative.defvjp
+def _(g: Tensor) -> Any:  # d(-x) = -dx
+    return (negative(g),)
+
+
+@defop("power", saves=("x", "y", "out"), grad_name="PowBackward0", needs=True)
+def power(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and y < 0:
+            y = float(y)
+        if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and isinstance(y, np.ndarray) \
+                and y.dtype.kind in "iu" and np.any(y < 0):
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return np.power(x, y)
+
+
+@power.defvjp
+def _(g: Tensor, x: Any, y: Any, out: Tensor, needs: tuple[bool, ...]) -> Any:
+    # d(x^y) = y x^(y-1) dx + x^y log(x) dy   (the dy term is 0 where x == 0 and y >= 0)
+    gx = gy = None
+    if needs[0]:
+        if isinstance(y, (int, float)) and y == 0:
+            gx = multiply(g, 0.0)
+        elif isinstance(y, (int, float)) and y == 1:
+            gx = g
+        elif isinstance(y, (int, float)) and y == 2:
+            gx = multiply(g, multiply(x, 2.0))
+        else:
+            gx = multiply(g, multiply(y, power(x, subtract(y, 1))))
+    if needs[1]:
+        mask = logical_and(equal(x, 0), greater_equal(y, 0))
+        safe = where(mask, 1.0, x)
+        gy = where(mask, 0.0, multiply(g, multiply(out, log(safe))))
+    return gx, gy
+
+
+@defop("floor_divide")
+def floor_divide(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.floor_divide(x, y)
+
+
+@defop("remainder", saves=("x", "y"), grad_name="RemainderBackward0", needs=True)
+def remainder(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.remainder(x, y)
+
+
+@remainder.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    # x mod y = x - floor(x/y) y
+    gy = multiply(negative(g), floor(divide(x, y))) if needs[1] else None
+    return g, gy
+
+
+# ---------------------------------------------------------------- non-differentiable
+def _nondiff(name: str, fn: Any) -> Any:
+    op = defop(name)(fn)
+    op.vjp = None
+    return op
+
+
+floor = _nondiff("floor", lambda x: np.floor(x))
+ceil = _nondiff("ceil", lambda x: np.ceil(x))
+round = _nondiff("round", lambda x, *, decimals=0: np.round(x, decimals))
+equal = _nondiff("equal", lambda x, y: np.equal(x, y))
+not_equal = _nondiff("not_equal", lambda x, y: np.not_equal(x, y))
+less = _nondiff("less", lambda x, y: np.less(x, y))
+less_equal = _nondiff("less_equal", lambda x, y: np.less_equal(x, y))
+greater = _nondiff("greater", lambda x, y: np.greater(x, y))
+greater_equal = _nondiff("greater_equal", lambda x, y: np.greater_equal(x, y))
+logical_and = _nondiff("logical_and", lambda x, y: np.logical_and(x, y))
+logical_or = _nondiff("logical_or", lambda x, y: np.logical_or(x, y))
+logical_xor = _nondiff("logical_xor", lambda x, y: np.logical_xor(x, y))
+logical_not = _nondiff("logical_not", lambda x: np.logical_not(x))
+isnan = _nondiff("isnan", lambda x: np.isnan(x))
+isfinite = _nondiff("isfinite", lambda x: np.isfinite(x))
+isinf = _nondiff("isinf", lambda x: np.isinf(x))
+
+
+@defop("sign", grad_name="SignBackward0")
+def sign(x: Any) -> Any:
+    return np.sign(x)
+
+
+@sign.defvjp
+def _(g: Tensor) -> Any:  # sign is piecewise constant: zero gradient
+    return (multiply(g, 0.0),)
+
+
+# ---------------------------------------------------------------- unary math
+@defop("abs", saves=("x",), grad_name="AbsBackward0")
+def abs(x: Any) -> Any:
+    return np.abs(x)
+
+
+@abs.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d|x| = sign(x) dx, 0 at x = 0
+    return (multiply(g, sign(x)),)
+
+
+@defop("exp", saves=("out",), grad_name="ExpBackward0")
+def exp(x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.exp(x)
+
+
+@exp.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d e^x = e^x dx
+    return (multiply(g, out),)
+
+
+@defop("log", saves=("x",), grad_name="LogBackward0")
+def log(x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.log(x)
+
+
+@log.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d log x = dx / x
+    return (divide(g, x),)
+
+
+@defop("log1p", saves=("x",), grad_name="Log1PBackward0")
+def log1p(x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.log1p(x)
+
+
+@log1p.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d log(1+x) = dx / (1+x)
+    return (divide(g, add(x, 1.0)),)
+
+
+@defop("expm1", saves=("out",), grad_name="Expm1Backward0")
+def expm1(x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.expm1(x)
+
+
+@expm1.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d(e^x - 1) = (out + 1) dx
+    return (multiply(g, add(out, 1.0)),)
+
+
+@defop("sqrt", saves=("out",), grad_name="SqrtBackward0")
+def sqrt(x: Any, *, zero_safe: bool = False) -> Any:
+    with np.errstate(all="ignore"):
+        return np.sqrt(x)
+
+
+@sqrt.defvjp
+def _(g: Tensor, out: Tensor, zero_safe: bool = False) -> Any:
+    # d sqrt(x) = dx / (2 sqrt(x)); zero_safe (TensorFlow): 0 wherever g is 0
+    gx = divide(multiply(g, 0.5), out)
+    if zero_safe:
+        gx = where(equal(g, 0), 0.0, gx)
+    return (gx,)
+
+
+@defop("square", saves=("x",), grad_name="PowBackward0")
+def square(x: Any) -> Any:
+    return np.square(x)
+
+
+@square.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d x^2 = 2x dx
+    return (multiply(g, multiply(x, 2.0)),)
+
+
+@defop("reciprocal", saves=("out",), grad_name="ReciprocalBackward0")
+def reciprocal(x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.reciprocal(x)
+
+
+@reciprocal.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d(1/x) = -dx/x^2
+    return (negative(multiply(g, multiply(out, out))),)
+
+
+@defop("sin", saves=("x",), grad_name="SinBackward0")
+def sin(x: Any) -> Any:
+    return np.sin(x)
+
+
+@sin.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d sin x = cos x dx
+    return (multiply(g, cos(x)),)
+
+
+@defop("cos", saves=("x",), grad_name="CosBackward0")
+def cos(x: Any) -> Any:
+    return np.cos(x)
+
+
+@cos.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d cos x = -sin x dx
+    return (negative(multiply(g, sin(x))),)
+
+
+@defop("tan", saves=("out",), grad_name="TanBackward0")
+def tan(x: Any) -> Any:
+    return np.tan(x)
+
+
+@tan.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d tan x = (1 + tan^2 x) dx
+    return (multiply(g, add(multiply(out, out), 1.0)),)
+
+
+@defop("tanh", saves=("out",), grad_name="TanhBackward0")
+def tanh(x: Any) -> Any:
+    return np.tanh(x)
+
+
+@tanh.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d tanh x = (1 - tanh^2 x) dx
+    return (multiply(g, subtract(1.0, multiply(out, out))),)
+
+
+@defop("sigmoid", saves=("out",), grad_name="SigmoidBackward0")
+def sigmoid(x: Any) -> Any:
+    # numerically stable in both tails
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(x))
+        return np.where(np.asarray(x) >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(
+            np.result_type(x, np.float16) if np.asarray(x).dtype.kind in "fc" else np.float64,
+            copy=False,
+        )
+
+
+@sigmoid.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d s(x) = s(x) (1 - s(x)) dx
+    return (multiply(g, multiply(out, subtract(1.0, out))),)
+
+
+@defop("relu", saves=("out",), grad_name="ReluBackward0")
+def relu(x: Any) -> Any:
+    return np.maximum(x, 0).astype(np.asarray(x).dtype, copy=False)
+
+
+@relu.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d relu x = [x > 0] dx (0 at x = 0)
+    return (multiply(g, greater(out, 0)),)
+
+
+@defop("leaky_relu", saves=("x",), grad_name="LeakyReluBackward0")
+def leaky_relu(x: Any, *, negative_slope: float = 0.01) -> Any:
+    return np.where(x > 0, x, x * negative_slope).astype(np.asarray(x).dtype, copy=False)
+
+
+@leaky_relu.defvjp
+def _(g: Tensor, x: Tensor, negative_slope: float = 0.01) -> Any:
+    # slope 1 for x > 0, negative_slope otherwise
+    return (multiply(g, where(greater(x, 0), 1.0, negative_slope)),)
+
+
+@defop("elu", saves=("x", "out"), grad_name="EluBackward0")
+def elu(x: Any, *, alpha: float = 1.0) -> Any:
+    with np.errstate(all="ignore"):
+        return np.where(x > 0, x, alpha * np.expm1(x)).astype(np.asarray(x).dtype, copy=False)
+
+
+@elu.defvjp
+def _(g: Tensor, x: Tensor, out: Tensor, alpha: float = 1.0) -> Any:
+    # 1 for x > 0, alpha e^x = out + alpha otherwise
+    return (multiply(g, where(greater(x, 0), 1.0, add(out, alpha))),)
+
+
+_erf_u = np.frompyfunc(math.erf, 1, 1)
+
+
+@defop("erf", saves=("x",), grad_name="ErfBackward0")
+def erf(x: Any) -> Any:
+    a = np.asarray(x)
+    return np.asarray(_erf_u(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+
+
+@erf.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d erf x = 2/sqrt(pi) e^(-x^2) dx
+    return (multiply(g, multiply(exp(negative(square(x))), 2.0 / math.sqrt(math.pi))),)
+
+
+# ---------------------------------------------------------------- binary selections
+@defop("maximum", saves=("x", "y"), grad_name="MaximumBackward0", needs=True)
+def maximum(x: Any, y: Any, *, ties: str = "half") -> Any:
+    return np.maximum(x, y)
+
+
+@maximum.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") -> Any:
+    # gradient to the larger input; at ties: half each ("half", PyTorch) or all to x ("first", TF)
+    if ties == "half":
+        mx = add(greater(x, y), multiply(equal(x, y), 0.5))
+        my = subtract(1.0, mx)
+    else:
+        mx = greater_equal(x, y)
+        my = less(x, y)
+    return (multiply(g, mx) if needs[0] else None), (multiply(g, my) if needs[1] else None)
+
+
+@defop("minimum", saves=("x", "y"), grad_name="MinimumBackward0", needs=True)
+def minimum(x: Any, y: Any, *, ties: str = "half") -> Any:
+    return np.minimum(x, y)
+
+
+@minimum.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") -> Any:
+    if ties == "half":
+        mx = add(less(x, y), multiply(equal(x, y), 0.5))
+        my = subtract(1.0, mx)
+    else:
+        mx = less_equal(x, y)
+        my = greater(x, y)
+    return (multiply(g, mx) if needs[0] else None), (multiply(g, my) if needs[1] else None)
+
+
+@defop("clip", saves=("x", "lo", "hi"), grad_name="ClampBackward1", needs=True)
+def clip(x: Any, lo: Any, hi: Any) -> Any:
+    out = np.asarray(x)
+    if lo is not None:
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out.astype(np.result_type(x), copy=False) if np.ndim(out) else out
+
+
+@clip.defvjp
+def _(g: Tensor, x: Any, lo: Any, hi: Any, needs: tuple[bool, ...]) -> Any:
+    # dx passes where lo <= x <= hi (both frameworks give 1 at a bound);
+    # a tensor bound gets the gradient where it is the active one
+    inside: Any = True
+    if lo is not None:
+        inside = greater_equal(x, lo)
+    if hi is not None:
+        inside = logical_and(inside, less_equal(x, hi)) if lo is not None else less_equal(x, hi)
+    gx = multiply(g, inside) if needs[0] else None
+    glo = multiply(g, less(x, lo)) if needs[1] and lo is not None else None
+    ghi = None
+    if needs[2] and hi is not None:
+        above = greater(x, hi)
+        if lo is not None:
+            above = logical_and(above, greater_equal(hi, lo))
+        ghi = multiply(g, above)
+    return gx, glo, ghi
+
+
+@defop("where", saves=("cond",), grad_name="WhereBackward0", needs=True)
+def where(cond: Any, x: Any, y: Any) -> Any:
+    return np.where(cond, x, y)
+
+
+@where.defvjp
+def _(g: Tensor, cond: Any, needs: tuple[bool, ...]) -> Any:
+    # the gradient goes to the branch that was taken
+    gx = where(cond, g, 0.0) if needs[1] else None
+    gy = where(cond, 0.0, g) if needs[2] else None
+    return None, gx, gy
+
+
+# ---------------------------------------------------------------- identity-like
+@defop("cast", grad_name="ToCopyBackward0")
+def cast(x: Any, *, dtype: Any) -> Any:
+    return np.asarray(x).astype(dtype)
+
+
+@cast.defvjp
+def _(g: Tensor, dtype: Any = None) -> Any:  # the engine casts back to the input dtype
+    return (g,)
+
+
+@defop("clone", grad_name="CloneBackward0")
+def clone(x: Any) -> Any:
+    return np.array(x, copy=True)
+
+
+@clone.defvjp
+def _(g: Tensor) -> Any:
+    return (g,)
+
+
+@defop("identity", grad_name="AliasBackward0")
+def identity(x: Any) -> Any:
+    return np.asarray(x)
+
+
+@identity.defvjp
+def _(g: Tensor) -> Any:
+    return (g,)

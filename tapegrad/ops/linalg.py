@@ -1,0 +1,197 @@
+"""Matrix products."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import numpy as np
+
+from .._core.errors import with_hint
+from .._core.registry import defop
+from .._core.tensor import Tensor
+from .shape import broadcast_to, reshape, swapaxes
+
+
+def _nd(v: Any) -> int:
+    return v._data.ndim if isinstance(v, Tensor) else np.ndim(v)
+
+
+def _shape(v: Any) -> tuple[int, ...]:
+    return v._data.shape if isinstance(v, Tensor) else np.shape(v)
+
+
+@defop("matmul", saves=("x", "y"), grad_name="MmBackward0", needs=True)
+def _matmul(x: Any, y: Any) -> Any:
+    try:
+        return np.matmul(x, y)
+    except ValueError:
+        sx, sy = np.shape(x), np.shape(y)
+        raise RuntimeError(
+            with_hint(
+                f"mat1 and mat2 shapes cannot be multiplied "
+                f"({'x'.join(map(str, sx))} and {'x'.join(map(str, sy))})",
+                f"matmul needs x.shape[-1] == y.shape[-2]: got {list(sx)} and {list(sy)}",
+            )
+        ) from None
+
+
+@_matmul.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    # d(XY) = dX Y + X dY  ->  gX = g Y^T, gY = X^T g (1-D operands as row/column)
+    nx, ny = _nd(x), _nd(y)
+    gx = gy = None
+    if nx == 1 and ny == 1:  # inner product
+        return (g * y if needs[0] else None), (g * x if needs[1] else None)
+    x2 = reshape(x, (1,) + _shape(x)) if nx == 1 else x
+    y2 = reshape(y, _shape(y) + (1,)) if ny == 1 else y
+    g2 = g
+    if nx == 1:
+        g2 = reshape(g2, _shape(g2)[:-1] + (1,) + _shape(g2)[-1:])
+    if ny == 1:
+        g2 = reshape(g2, _shape(g2) + (1,))
+    if needs[0]:
+        gx = _matmul(g2, swapaxes(y2, -1, -2))
+        if nx == 1:
+            gx = reshape(_sum_lead(gx, 2), _shape(x))
+    if needs[1]:
+        gy = _matmul(swapaxes(x2, -1, -2), g2)
+        if ny == 1:
+            gy = reshape(_sum_lead(gy, 2), _shape(y))
+    return gx, gy
+
+
+def _sum_lead(t: Tensor, keep: int) -> Tensor:
+    from .shape import sum_to
+
+    s = _shape(t)
+    if len(s) <= keep:
+        return t
+    return sum_to(t, s[-keep:])
+
+
+_mv = _matmul.renamed("MvBackward0")
+_dot_op = _matmul.renamed("DotBackward0")
+_bmm = _matmul.renamed("BmmBackward0")
+_mm_unsafe = _matmul.renamed("UnsafeViewBackward0")
+
+
+def matmul(x: Any, y: Any) -> Tensor:
+    """Matrix product with numpy's broadcasting and 1-D rules."""
+    nx, ny = _nd(x), _nd(y)
+    if nx == 0 or ny == 0:
+        raise RuntimeError(
+            with_hint(
+                "both arguments to matmul need to be at least 1D, but they are "
+                f"{nx}D and {ny}D",
+                "use * for scalar multiplication",
+            )
+        )
+    if nx == 1 and ny == 1:
+        return _dot_op(x, y)  # type: ignore[no-any-return]
+    if nx == 2 and ny == 1:
+        return _mv(x, y)  # type: ignore[no-any-return]
+    if nx == 2 and ny == 2:
+        return _matmul(x, y)  # type: ignore[no-any-return]
+    if nx == 3 and ny == 3:
+        return _bmm(x, y)  # type: ignore[no-any-return]
+    return _mm_unsafe(x, y)  # type: ignore[no-any-return]
+
+
+def dot(x: Any, y: Any) -> Tensor:
+    """numpy's dot for 1-D and 2-D operands (inner product / matrix product)."""
+    if _nd(x) > 2 or _nd(y) > 2:
+        raise NotImplementedError(with_hint("dot of >2-D operands", "use matmul or einsum"))
+    if _nd(x) == 0 or _nd(y) == 0:
+        from .elementwise import multiply
+
+        return multiply(x, y)  # type: ignore[no-any-return]
+    return matmul(x, y)
+
+
+def outer(x: Any, y: Any) -> Tensor:
+    return matmul(reshape(x, (-1, 1)), reshape(y, (1, -1)))
+
+
+def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str]:
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        ins, out = subscripts.split("->")
+    else:
+        ins, out = subscripts, None
+    terms = ins.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(with_hint("einsum(): more operands were provided than specified in "
+                                   "the equation" if len(shapes) > len(terms) else
+                                   "einsum(): fewer operands were provided than specified in "
+                                   "the equation", f"subscripts {subscripts!r}"))
+    used = set(subscripts) - set(".,->")
+    free = [c for c in string.ascii_letters if c not in used]
+    ell_n = 0
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            ell_n = max(ell_n, len(s) - (len(t) - 3))
+    ell = "".join(free[:ell_n])
+    new_terms = []
+    for t, s in zip(terms, shapes):
+        if "..." in t:
+            k = len(s) - (len(t) - 3)
+            t = t.replace("...", ell[ell_n - k:])
+        new_terms.append(t)
+    if out is None:
+        counts: dict[str, int] = {}
+        for t in new_terms:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return new_terms, out
+
+
+def _einsum_fwd(*xs: Any, terms: tuple[str, ...], out: str) -> Any:
+    return np.einsum(",".join(terms) + "->" + out, *xs)
+
+
+# einsum is variadic: it saves every operand ("*")
+_einsum_rec = defop("einsum", saves=("*",), grad_name="EinsumBackward0", needs=True)(_einsum_fwd)
+
+
+def einsum(subscripts: str, *operands: Any) -> Tensor:
+    """Einstein summation (explicit or implicit output, ``...`` supported)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    terms, out = _parse_einsum(subscripts, [_shape(o) for o in operands])
+    return _einsum_rec(*operands, terms=tuple(terms), out=out)  # type: ignore[no-any-return]
+
+
+def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], out: str,
+                needs: tuple[bool, ...]) -> Any:
+    # gradient of operand i: einsum of g with the other operands, back to term i
+    grads: list[Any] = []
+    for i, term in enumerate(terms):
+        if not needs[i]:
+            grads.append(None)
+            continue
+        others = [t for j, t in enumerate(terms) if j != i]
+        ops = [x for j, x in enumerate(xs) if j != i]
+        avail = set(out).union(*[set(t) for t in others]) if others else set(out)
+        target = "".join(dict.fromkeys(c for c in term if c in avail))
+        gi = _einsum_rec(g, *ops, terms=(out, *others), out=target)
+        if target != term:
+            shape = _shape(xs[i])
+            sizes = dict(zip(term, shape))
+            if len(set(term)) != len(term):
+                raise NotImplementedError(
+                    with_hint("einsum gradient with a repeated index in one operand",
+                              "take the diagonal with indexing instead")
+                )
+            # letters summed only inside operand i: put them back as broadcast axes
+            expanded_shape = tuple(sizes[c] if c in target else 1 for c in term)
+            gi = reshape(gi, expanded_shape)
+            gi = broadcast_to(gi, shape)
+        grads.append(gi)
+    return tuple(grads)
+
+
+_einsum_rec.defvjp(_einsum_vjp)

@@ -1,0 +1,361 @@
+"""Reductions.  Public wrappers normalise ``axis`` once; the op attrs hold a
+tuple of non-negative axes (or ``None``) so VJPs need no shape logic."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from .._core.errors import with_hint
+from .._core.registry import defop
+from .._core.tensor import Tensor, make
+from .elementwise import (
+    divide,
+    equal,
+    exp,
+    log,
+    multiply,
+    square,
+    sqrt,
+    subtract,
+    where,
+)
+from .shape import broadcast_to, expand_dims, moveaxis, reshape, sum_to
+
+
+def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """Normalise ``axis`` (int, sequence or None) to a sorted tuple of non-negative ints."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
+            raise IndexError(
+                with_hint(
+                    f"Dimension out of range (expected to be in range of "
+                    f"[{-builtins.max(ndim, 1)}, {builtins.max(ndim, 1) - 1}], but got {a})",
+                    f"the tensor has {ndim} dimension(s)",
+                )
+            )
+        out.append(a % builtins.max(ndim, 1))
+    if ndim == 0:
+        return ()
+    return tuple(sorted(set(out)))
+
+
+def _ndim(x: Any) -> int:
+    return x._data.ndim if isinstance(x, Tensor) else np.ndim(x)
+
+
+def _expand(g: Tensor, axis: tuple[int, ...] | None, keepdims: bool, shape: tuple[int, ...]) -> Tensor:
+    """Put reduced axes back into ``g`` and broadcast it to ``shape``."""
+    if not keepdims and axis:
+        g = reshape(g, shape=_kept_shape(shape, axis))
+    return broadcast_to(g, shape=shape)
+
+
+def _kept_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
+    if axis is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axis else s for i, s in enumerate(shape))
+
+
+@defop("sum", saves=("x_shape",), grad_name="SumBackward1")
+def _sum(x: Any, *, axis: Any, keepdims: bool) -> Any:
+    return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+@_sum.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
+    # each summed element gets g
+    if axis is None and not keepdims:
+        return (broadcast_to(g, shape=x_shape),)
+    return (_expand(g, axis, keepdims, x_shape),)
+
+
+_sum_all = _sum.renamed("SumBackward0")
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """Sum over ``axis`` (all axes when None).
+
+    >>> import tapegrad as tg
+    >>> tg.sum(tg.tensor([[1.0, 2.0], [3.0, 4.0]]), axis=0).tolist()
+    [4.0, 6.0]
+    """
+    ax = norm_axis(axis, _ndim(x))
+    if ax is None:
+        return _sum_all(x, axis=None, keepdims=keepdims)  # type: ignore[no-any-return]
+    return _sum(x, axis=ax, keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+def _count(x: Any, ax: tuple[int, ...] | None) -> int:
+    shape = x._data.shape if isinstance(x, Tensor) else np.shape(x)
+    if ax is None:
+        return int(np.prod(shape))
+    return int(np.prod([shape[a] for a in ax]))
+
+
+@defop("mean", saves=("x_shape",), grad_name="MeanBackward1")
+def _mean(x: Any, *, axis: Any, keepdims: bool) -> Any:
+    a = np.asarray(x)
+    if a.dtype.kind in "iub":
+        a = a.astype(np.float64)
+    return np.mean(a, axis=axis, keepdims=keepdims)
+
+
+@_mean.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
+    # each element gets g / n
+    n = int(np.prod(x_shape)) if axis is None else int(np.prod([x_shape[a] for a in axis]))
+    return (divide(_expand(g, axis, keepdims, x_shape), builtins.max(n, 1)),)
+
+
+_mean_all = _mean.renamed("MeanBackward0")
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """Arithmetic mean over ``axis``."""
+    ax = norm_axis(axis, _ndim(x))
+    op = _mean_all if ax is None else _mean
+    return op(x, axis=ax, keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+@defop("prod", saves=("x", "out"), grad_name="ProdBackward1")
+def _prod(x: Any, *, axis: Any, keepdims: bool) -> Any:
+    return np.prod(x, axis=axis, keepdims=keepdims)
+
+
+@_prod.defvjp
+def _(g: Tensor, x: Tensor, out: Tensor, axis: Any, keepdims: bool) -> Any:
+    # d prod = prod / x_i dx_i; with zeros, the product of the other elements instead
+    shape = x._data.shape
+    ge = _expand(g, axis, keepdims, shape)
+    if not np.any(x._data == 0):
+        return (multiply(ge, divide(_expand(out, axis, keepdims, shape), x)),)
+    return (multiply(ge, _prod_others(x, axis)),)
+
+
+def _prod_others(x: Tensor, axis: tuple[int, ...] | None) -> Tensor:
+    """For each element, the product of the other elements of its reduction group."""
+    shape = x._data.shape
+    axes = tuple(range(len(shape))) if axis is None else axis
+    rest = [i for i in range(len(shape)) if i not in axes]
+    perm = rest + list(axes)
+    xt = moveaxis_perm(x, perm)
+    lead = [shape[i] for i in rest]
+    n = int(np.prod([shape[i] for i in axes])) if axes else 1
+    flat = reshape(xt, shape=tuple(lead) + (n,))
+    rep = broadcast_to(reshape(flat, shape=tuple(lead) + (1, n)), shape=tuple(lead) + (n, n))
+    eye = np.eye(n, dtype=bool)
+    others = _prod(where(eye, 1.0, rep), axis=(len(lead) + 1,), keepdims=False)
+    back = reshape(others, shape=tuple(lead) + tuple(shape[i] for i in axes))
+    inv = list(np.argsort(perm))
+    return moveaxis_perm(back, inv)
+
+
+def moveaxis_perm(x: Tensor, perm: list[int]) -> Tensor:
+    from .shape import transpose
+
+    if perm == sorted(perm):
+        return x
+    return transpose(x, axes=tuple(int(p) for p in perm))  # type: ignore[no-any-return]
+
+
+_prod_all = _prod.renamed("ProdBackward0")
+
+
+def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """Product over ``axis``."""
+    ax = norm_axis(axis, _ndim(x))
+    op = _prod_all if ax is None else _prod
+    return op(x, axis=ax, keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+def _make_extreme(name: str, npfn: Any, argfn: Any) -> Any:
+    @defop(name, saves=("x", "out"), grad_name=name.capitalize() + "Backward1")
+    def op(x: Any, *, axis: Any, keepdims: bool, ties: str = "split") -> Any:
+        a = np.asarray(x)
+        if a.size == 0:
+            raise RuntimeError(
+                with_hint(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0.",
+                    f"{name} of an empty tensor is undefined",
+                )
+            )
+        return npfn(a, axis=axis, keepdims=keepdims)
+
+    @op.defvjp
+    def _(g: Tensor, x: Tensor, out: Tensor, axis: Any, keepdims: bool, ties: str = "split") -> Any:
+        # gradient to the extreme element(s): split evenly between ties ("split"),
+        # or all to the first one ("first", PyTorch's max(dim=...))
+        shape = x._data.shape
+        ge = _expand(g, axis, keepdims, shape)
+        if ties == "split":
+            mask = equal(x, _expand(out, axis, keepdims, shape))
+            count = _sum(mask, axis=axis, keepdims=True) if axis is not None else \
+                _sum(mask, axis=None, keepdims=True)
+            return (divide(multiply(ge, mask), count),)
+        onehot = _first_onehot(x._data, axis, argfn)
+        return (multiply(ge, onehot),)
+
+    return op
+
+
+def _first_onehot(a: np.ndarray, axis: tuple[int, ...] | None, argfn: Any) -> np.ndarray:
+    if axis is None or len(axis) != 1:
+        flat = np.zeros(a.size, dtype=bool)
+        if a.size:
+            flat[argfn(a)] = True
+        if axis is None or a.ndim == 0:
+            return flat.reshape(a.shape)
+        raise NotImplementedError("first-tie max over several axes")
+    ax = axis[0]
+    idx = np.expand_dims(argfn(a, axis=ax), ax)
+    mask = np.zeros(a.shape, dtype=bool)
+    np.put_along_axis(mask, idx, True, axis=ax)
+    return mask
+
+
+_max = _make_extreme("max", np.max, np.argmax)
+_min = _make_extreme("min", np.min, np.argmin)
+_max_all = _max.renamed("MaxBackward1")
+_min_all = _min.renamed("MinBackward1")
+
+
+def max(x: Any, axis: Any = None, keepdims: bool = False, *, ties: str = "split") -> Tensor:
+    """Largest element over ``axis``.  ``ties``: "split" evenly or "first" element."""
+    ax = norm_axis(axis, _ndim(x))
+    return _max(x, axis=ax, keepdims=keepdims, ties=ties)  # type: ignore[no-any-return]
+
+
+def min(x: Any, axis: Any = None, keepdims: bool = False, *, ties: str = "split") -> Tensor:
+    """Smallest element over ``axis``.  ``ties``: "split" evenly or "first" element."""
+    ax = norm_axis(axis, _ndim(x))
+    return _min(x, axis=ax, keepdims=keepdims, ties=ties)  # type: ignore[no-any-return]
+
+
+amax = max
+amin = min
+
+
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+    """Variance with ``ddof`` delta degrees of freedom (numpy's convention)."""
+    ax = norm_axis(axis, _ndim(x))
+    n = _count(x, ax)
+    m = mean(x, axis=ax, keepdims=True)
+    ss = sum(square(subtract(x, m)), axis=ax, keepdims=keepdims)
+    return divide(ss, builtins.max(n - ddof, 0))  # type: ignore[no-any-return]
+
+
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+    """Standard deviation with ``ddof`` delta degrees of freedom."""
+    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))  # type: ignore[no-any-return]
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` computed stably (the max is subtracted as a constant)."""
+    ax = norm_axis(axis, _ndim(x))
+    xd = x._data if isinstance(x, Tensor) else np.asarray(x)
+    with np.errstate(all="ignore"):
+        m = np.max(xd, axis=ax, keepdims=True) if xd.size else np.zeros((1,) * xd.ndim)
+        m = np.where(np.isfinite(m), m, 0)
+    mt = make(m.astype(xd.dtype, copy=False))
+    s = sum(exp(subtract(x, mt)), axis=ax, keepdims=True)
+    out = log(s) + mt
+    if not keepdims:
+        out = reshape(out, shape=_reduced_shape(xd.shape, ax))
+    return out  # type: ignore[no-any-return]
+
+
+def _reduced_shape(shape: tuple[int, ...], ax: tuple[int, ...] | None) -> tuple[int, ...]:
+    if ax is None:
+        return ()
+    return tuple(s for i, s in enumerate(shape) if i not in ax)
+
+
+def softmax(x: Any, axis: int = -1) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (max subtracted for stability)."""
+    ax = norm_axis(axis, _ndim(x))
+    xd = x._data if isinstance(x, Tensor) else np.asarray(x)
+    m = make(np.max(xd, axis=ax, keepdims=True)) if xd.size else 0.0
+    e = exp(subtract(x, m))
+    return divide(e, sum(e, axis=ax, keepdims=True))  # type: ignore[no-any-return]
+
+
+def log_softmax(x: Any, axis: int = -1) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis``."""
+    return subtract(x, logsumexp(x, axis=axis, keepdims=True))  # type: ignore[no-any-return]
+
+
+@defop("cumsum", grad_name="CumsumBackward0")
+def _cumsum(x: Any, *, axis: int) -> Any:
+    return np.cumsum(x, axis=axis)
+
+
+@_cumsum.defvjp
+def _(g: Tensor, axis: int) -> Any:  # reverse cumulative sum
+    from .shape import flip
+
+    return (flip(_cumsum(flip(g, axis=(axis,)), axis=axis), axis=(axis,)),)
+
+
+def cumsum(x: Any, axis: Any = None) -> Tensor:
+    """Cumulative sum along ``axis`` (flattened when None, as numpy does)."""
+    if axis is None:
+        x = reshape(x, shape=(-1,))
+        axis = 0
+    ax = norm_axis(axis, _ndim(x))
+    assert ax is not None
+    return _cumsum(x, axis=ax[0] if ax else 0)  # type: ignore[no-any-return]
+
+
+
+
+def _bool_reduce(fn: Any, name: str) -> Any:
+    op = defop(name)(lambda x, *, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims))
+    op.vjp = None
+    return op
+
+
+_any = _bool_reduce(np.any, "any")
+_all = _bool_reduce(np.all, "all")
+
+
+def any(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return _any(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+def all(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return _all(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+def _arg(fn: Any, name: str) -> Any:
+    op = defop(name)(lambda x, *, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims))
+    op.vjp = None
+    return op
+
+
+_argmax = _arg(np.argmax, "argmax")
+_argmin = _arg(np.argmin, "argmin")
+
+
+def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return _argmax(x, axis=None if axis is None else int(axis), keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return _argmin(x, axis=None if axis is None else int(axis), keepdims=keepdims)  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "logsumexp",
+    "softmax", "log_softmax", "cumsum", "any", "all", "argmax", "argmin", "norm_axis",
+    "sum_to", "moveaxis", "expand_dims",
+]

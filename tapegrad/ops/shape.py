@@ -1,0 +1,383 @@
+"""Shape ops and indexing.  Shape arguments are static attributes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.errors import with_hint
+from .._core.registry import defop
+from .._core.tensor import Tensor
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    return x._data.shape if isinstance(x, Tensor) else np.shape(x)
+
+
+@defop("reshape", saves=("x_shape",), grad_name="ViewBackward0")
+def _reshape(x: Any, *, shape: tuple[int, ...]) -> Any:
+    try:
+        return np.reshape(x, shape)
+    except ValueError:
+        raise RuntimeError(
+            with_hint(
+                f"shape '{list(shape)}' is invalid for input of size {np.size(x)}",
+                f"the input has shape {list(np.shape(x))}",
+            )
+        ) from None
+
+
+@_reshape.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], shape: Any) -> Any:  # reshape back
+    return (_reshape(g, shape=x_shape),)
+
+
+def reshape(x: Any, shape: Any) -> Tensor:
+    """Reshape (one ``-1`` allowed)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    return _reshape(x, shape=tuple(int(s) for s in shape))  # type: ignore[no-any-return]
+
+
+@defop("transpose", grad_name="PermuteBackward0")
+def _transpose(x: Any, *, axes: Any) -> Any:
+    return np.transpose(x, axes)
+
+
+@_transpose.defvjp
+def _(g: Tensor, axes: Any) -> Any:  # inverse permutation
+    if axes is None:
+        return (_transpose(g, axes=None),)
+    return (_transpose(g, axes=tuple(int(i) for i in np.argsort(axes))),)
+
+
+def transpose(x: Any, axes: Any = None) -> Tensor:
+    """Permute axes (reverse them when ``axes`` is None)."""
+    if axes is not None:
+        n = len(_shape_of(x))
+        axes = tuple(int(a) % max(n, 1) for a in axes)
+        if sorted(axes) != list(range(n)):
+            raise RuntimeError(
+                with_hint(
+                    f"permute(sparse_coo): number of dimensions in the tensor input does not "
+                    f"match the length of the desired ordering of dimensions i.e. input.dim() = "
+                    f"{n} is not equal to len(dims) = {len(axes)}",
+                    "axes must be a permutation of range(ndim)",
+                )
+            )
+    return _transpose(x, axes=axes)  # type: ignore[no-any-return]
+
+
+permute = transpose
+
+
+def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
+    n = len(_shape_of(x))
+    perm = list(np.moveaxis(np.arange(n), source, destination))
+    return transpose(x, perm)
+
+
+def swapaxes(x: Any, a: int, b: int) -> Tensor:
+    n = len(_shape_of(x))
+    perm = list(range(n))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+_squeeze = _reshape.renamed("SqueezeBackward1")
+_squeeze_all = _reshape.renamed("SqueezeBackward0")
+_unsqueeze = _reshape.renamed("UnsqueezeBackward0")
+
+
+def squeeze(x: Any, axis: Any = None) -> Tensor:
+    """Remove size-1 axes (only those in ``axis`` when given; others are left as they are)."""
+    shape = _shape_of(x)
+    if axis is None:
+        new = tuple(s for s in shape if s != 1)
+        return _squeeze_all(x, shape=new)  # type: ignore[no-any-return]
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = tuple(int(a) % max(len(shape), 1) for a in axes)
+    new = tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
+    return _squeeze(x, shape=new)  # type: ignore[no-any-return]
+
+
+def expand_dims(x: Any, axis: Any) -> Tensor:
+    """Insert a size-1 axis at ``axis``."""
+    shape = _shape_of(x)
+    new = np.expand_dims(np.empty(shape, dtype=np.uint8), axis).shape
+    return _unsqueeze(x, shape=new)  # type: ignore[no-any-return]
+
+
+@defop("broadcast_to", saves=("x_shape",), grad_name="ExpandBackward0")
+def _broadcast_to(x: Any, *, shape: tuple[int, ...]) -> Any:
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise RuntimeError(
+            with_hint(
+                f"The expanded size of the tensor must match the existing size: cannot "
+                f"broadcast shape {list(np.shape(x))} to {list(shape)}",
+                "a dimension can only be expanded from size 1",
+            )
+        ) from None
+
+
+@_broadcast_to.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], shape: Any) -> Any:  # sum back over broadcast axes
+    return (sum_to(g, shape=x_shape),)
+
+
+def broadcast_to(x: Any, shape: Any) -> Tensor:
+    """Broadcast (read-only view) to ``shape``."""
+    shape = tuple(int(s) for s in shape)
+    if _shape_of(x) == shape:
+        return x if isinstance(x, Tensor) else _broadcast_to(x, shape=shape)
+    return _broadcast_to(x, shape=shape)  # type: ignore[no-any-return]
+
+
+@defop("sum_to", saves=("x_shape",), grad_name="SumToBackward0")
+def _sum_to(x: Any, *, shape: tuple[int, ...]) -> Any:
+    x = np.asarray(x)
+    lead = x.ndim - len(shape)
+    if lead > 0:
+        x = x.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and x.shape[i] != 1)
+    if axes:
+        x = x.sum(axis=axes, keepdims=True)
+    return x
+
+
+@_sum_to.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], shape: Any) -> Any:  # broadcast back
+    return (_broadcast_to(g, shape=x_shape),)
+
+
+def sum_to(x: Any, shape: Any) -> Tensor:
+    """Sum ``x`` down to ``shape`` (the inverse of broadcasting); used by the engine."""
+    shape = tuple(shape)
+    if _shape_of(x) == shape:
+        return x  # type: ignore[no-any-return]
+    return _sum_to(x, shape=shape)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- joining / splitting
+def _check_join(xs: list[Any], axis: int, what: str) -> None:
+    shapes = [_shape_of(x) for x in xs]
+    if not xs:
+        raise ValueError(with_hint(f"{what} expects a non-empty list of tensors", "pass tensors"))
+    nd = len(shapes[0])
+    for i, s in enumerate(shapes[1:], 1):
+        ok = len(s) == nd and all(a == b for j, (a, b) in enumerate(zip(s, shapes[0]))
+                                   if what == "stack" or j != axis)
+        if not ok:
+            raise RuntimeError(
+                with_hint(
+                    f"Sizes of tensors must match except in dimension {axis}. "
+                    f"Expected size {list(shapes[0])} but got size {list(s)} for tensor number "
+                    f"{i} in the list.",
+                    f"{what}: tensor 0 has shape {list(shapes[0])}, tensor {i} has shape "
+                    f"{list(s)}",
+                )
+            )
+
+
+@defop("concatenate", grad_name="CatBackward0")
+def _concat(*xs: Any, axis: int, sizes: tuple[int, ...]) -> Any:
+    return np.concatenate(xs, axis=axis)
+
+
+@_concat.defvjp
+def _(g: Tensor, axis: int, sizes: tuple[int, ...]) -> Any:  # slice g back into pieces
+    out = []
+    start = 0
+    for s in sizes:
+        idx = (slice(None),) * axis + (slice(start, start + s),)
+        out.append(getitem(g, idx))
+        start += s
+    return tuple(out)
+
+
+def concatenate(xs: Any, axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis."""
+    xs = list(xs)
+    nd = len(_shape_of(xs[0])) if xs else 0
+    ax = int(axis) % max(nd, 1)
+    _check_join(xs, ax, "cat")
+    sizes = tuple(_shape_of(x)[ax] for x in xs)
+    return _concat(*xs, axis=ax, sizes=sizes)  # type: ignore[no-any-return]
+
+
+concat = concatenate
+
+
+@defop("stack", grad_name="StackBackward0")
+def _stack(*xs: Any, axis: int) -> Any:
+    return np.stack(xs, axis=axis)
+
+
+@_stack.defvjp
+def _(g: Tensor, axis: int) -> Any:  # take each slice back
+    n = g._data.shape[axis]
+    return tuple(getitem(g, (slice(None),) * axis + (i,)) for i in range(n))
+
+
+def stack(xs: Any, axis: int = 0) -> Tensor:
+    """Join tensors along a new axis."""
+    xs = list(xs)
+    nd = len(_shape_of(xs[0])) + 1 if xs else 1
+    ax = int(axis) % nd
+    _check_join(xs, ax, "stack")
+    return _stack(*xs, axis=ax)  # type: ignore[no-any-return]
+
+
+def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
+    """numpy's split: ``sections`` equal parts, or split at the given indices."""
+    shape = _shape_of(x)
+    ax = int(axis) % max(len(shape), 1)
+    n = shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if n % k:
+            raise ValueError(
+                with_hint("array split does not result in an equal division",
+                          f"axis {ax} has size {n}, which {k} does not divide")
+            )
+        bounds = [i * (n // k) for i in range(k + 1)]
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    return [getitem(x, (slice(None),) * ax + (slice(a, b),)) for a, b in zip(bounds, bounds[1:])]
+
+
+# ---------------------------------------------------------------- indexing
+def _norm_index(index: Any) -> Any:
+    """Turn tensors inside an index into arrays; keep it hashable-agnostic."""
+    if isinstance(index, Tensor):
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(_norm_index(i) for i in index)
+    if isinstance(index, list):
+        return np.asarray([i._data if isinstance(i, Tensor) else i for i in index]) \
+            if index and not any(isinstance(i, (slice, type(None), type(Ellipsis))) for i in index) \
+            else tuple(_norm_index(i) for i in index)
+    return index
+
+
+@defop("getitem", saves=("x_shape",), grad_name="IndexBackward0")
+def _getitem(x: Any, *, index: Any) -> Any:
+    try:
+        return np.asarray(x)[index]
+    except IndexError as exc:
+        raise IndexError(with_hint(str(exc), f"the tensor has shape {list(np.shape(x))}")) \
+            from None
+
+
+@_getitem.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], index: Any) -> Any:
+    # scatter g back into zeros (repeated indices accumulate)
+    return (index_add_zeros(g, index=index, shape=x_shape),)
+
+
+_select = _getitem.renamed("SelectBackward0")
+_slice = _getitem.renamed("SliceBackward0")
+
+
+def getitem(x: Any, index: Any) -> Tensor:
+    """``x[index]``: basic slices, integer arrays and boolean masks."""
+    index = _norm_index(index)
+    if isinstance(index, (int, np.integer)):
+        return _select(x, index=index)  # type: ignore[no-any-return]
+    if isinstance(index, slice):
+        return _slice(x, index=index)  # type: ignore[no-any-return]
+    return _getitem(x, index=index)  # type: ignore[no-any-return]
+
+
+@defop("index_add_zeros", saves=(), grad_name="IndexPutBackward0")
+def index_add_zeros(g: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
+    g = np.asarray(g)
+    out = np.zeros(shape, dtype=g.dtype)
+    if _is_basic(index):
+        out[index] += g
+    else:
+        np.add.at(out, index, g)
+    return out
+
+
+@index_add_zeros.defvjp
+def _(g: Tensor, index: Any, shape: Any) -> Any:  # gather back
+    return (_getitem(g, index=index),)
+
+
+def _is_basic(index: Any) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, (int, np.integer, slice, type(None), type(Ellipsis))) for i in items)
+
+
+@defop("setitem", grad_name="CopySlices", needs=True)
+def _setitem(x: Any, v: Any, *, index: Any) -> Any:
+    out = np.array(x, copy=True)
+    out[index] = v
+    return out
+
+
+@_setitem.defvjp
+def _(g: Tensor, index: Any, needs: tuple[bool, ...]) -> Any:
+    # x keeps g outside the written region; v gets g inside it
+    gx = _setitem(g, 0.0, index=index) if needs[0] else None
+    gv = _getitem(g, index=index) if needs[1] else None
+    return gx, gv
+
+
+def setitem(x: Any, index: Any, value: Any) -> Tensor:
+    """A new tensor equal to ``x`` with ``x[index] = value`` (out of place)."""
+    return _setitem(x, value, index=_norm_index(index))  # type: ignore[no-any-return]
+
+
+def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
+    """Gather ``indices`` along ``axis`` (flattened input when None)."""
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if axis is None:
+        return getitem(reshape(x, (-1,)), (idx,))
+    n = len(_shape_of(x))
+    ax = int(axis) % max(n, 1)
+    return _getitem(x, index=(slice(None),) * ax + (idx,))  # type: ignore[no-any-return]
+
+
+@defop("pad", saves=("x_shape",), grad_name="ConstantPadNdBackward0")
+def _pad(x: Any, *, pad_width: tuple[tuple[int, int], ...], value: float) -> Any:
+    return np.pad(x, pad_width, mode="constant", constant_values=value)
+
+
+@_pad.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], pad_width: Any, value: float) -> Any:
+    # the gradient of the un-padded region
+    idx = tuple(slice(a, a + s) for (a, _), s in zip(pad_width, x_shape))
+    return (_getitem(g, index=idx),)
+
+
+def pad(x: Any, pad_width: Any, constant_values: float = 0.0) -> Tensor:
+    """Constant padding, numpy's ``pad_width`` convention."""
+    n = len(_shape_of(x))
+    pw = np.broadcast_to(np.asarray(pad_width, dtype=int), (n, 2))
+    if np.any(pw < 0):
+        raise ValueError(with_hint("negative padding is not supported", "use slicing to crop"))
+    pwt = tuple((int(a), int(b)) for a, b in pw)
+    return _pad(x, pad_width=pwt, value=constant_values)  # type: ignore[no-any-return]
+
+
+@defop("flip", grad_name="FlipBackward0")
+def _flip(x: Any, *, axis: Any) -> Any:
+    return np.flip(x, axis=axis)
+
+
+@_flip.defvjp
+def _(g: Tensor, axis: Any) -> Any:  # flip back
+    return (_flip(g, axis=axis),)
+
+
+def flip(x: Any, axis: Any = None) -> Tensor:
+    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    if axis is not None:
+        n = len(_shape_of(x))
+        axis = tuple(int(a) % max(n, 1) for a in ((axis,) if isinstance(axis, int) else axis))
+    return _flip(x, axis=axis)  # type: ignore[no-any-return]
