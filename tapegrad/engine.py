@@ -14,7 +14,9 @@ into ``.grad`` after the whole pass succeeded, so a failing pass changes no
 
 from __future__ import annotations
 
+import re
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,17 +34,29 @@ def _fmt_shape(shape: tuple[int, ...]) -> str:
     return f"torch.Size({list(shape)})"
 
 
-def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int) -> RuntimeError:
+_TORCH_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int,
+                   producer: Node | None = None) -> RuntimeError:
+    """PyTorch's message: the tensor, the node that produced it (if any), both versions."""
     arr = t._data if isinstance(t, Tensor) else np.asarray(t)
+    kind = _TORCH_TYPES.get(arr.dtype.name, arr.dtype.name)
+    made_by = ""
+    if producer is not None:
+        made_by = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer.name())
     return RuntimeError(
         errors.with_hint(
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{arr.dtype} {list(arr.shape)}], which is saved by "
-            f"{node.name()} (saved value {i}), is at version {version}; expected version "
-            f"{expected} instead. Hint: the backtrace further above can show the operation "
-            "that failed to compute its gradient.",
-            "an in-place op (add_, mul_, x[i] = ..., -=) changed a value this op saved for "
-            "backward; use the out-of-place form (x = x + y) or .clone() before modifying",
+            f"inplace operation: [torch.{kind}Tensor {list(arr.shape)}]{made_by}, is at version "
+            f"{version}; expected version {expected} instead. Hint: enable anomaly detection to "
+            "find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).",
+            f"an in-place op (add_, mul_, x[i] = ..., -=) changed value {i} saved by "
+            f"{node.name()} for backward; use the out-of-place form (x = x + y) or .clone() "
+            "before modifying",
         )
     )
 
@@ -65,12 +79,12 @@ def _unpack(node: Node) -> list[Any]:
     for i, ((kind, _), s) in enumerate(zip(codes, saved)):
         if kind == 0:
             if isinstance(s, Tensor) and s._vc[0] != versions[i]:
-                raise _version_error(node, i, s, versions[i], s._vc[0])
+                raise _version_error(node, i, s, versions[i], s._vc[0], s._node)
             out.append(s)
         elif kind == 1:
             vc = node.out_vc
             if vc is not None and vc[0] != versions[i]:
-                raise _version_error(node, i, make(s), versions[i], vc[0])
+                raise _version_error(node, i, make(s), versions[i], vc[0], node)
             t = make(s, node, node.rg, 0)
             t._vc = vc if vc is not None else [0]
             out.append(t)
@@ -154,6 +168,8 @@ def run_backward(
     errstate = np.errstate(all="ignore")
     errstate.__enter__()
     try:
+        is_acc = AccumulateGrad
+        anomaly = ANOMALY[0]
         for i in range(len(order) - 1, -1, -1):
             n = order[i]
             if needed is not None and n not in needed:
@@ -168,40 +184,45 @@ def run_backward(
                         g = r if isinstance(r, Tensor) else make(np.asarray(r))
             if n.retain is not None:
                 retained.append((n.retain, g))
-            if target_set is None:
-                if isinstance(n, AccumulateGrad):
+            if n.__class__ is is_acc:
+                if target_set is None or n in target_set:
                     results[n] = g
-                    continue
-            elif n in target_set:
-                results[n] = g
-            if isinstance(n, AccumulateGrad):
                 continue
+            if target_set is not None and n in target_set:
+                results[n] = g
             if node_filter is not None and n not in allowed:
                 continue
             op = n.op
+            nxt = n.next
+            saved = n.saved
+            args = _unpack(n) if saved else ()
             if op.needs:
-                gin = op.vjp(g, *_unpack(n), needs=tuple(e is not None for e in n.next),
-                             **n.attrs)
+                if needed is None:
+                    needs = tuple([e is not None for e in nxt])
+                else:
+                    needs = tuple([e is not None and e in needed for e in nxt])
+                gin = op.vjp(g, *args, needs=needs, **n.attrs)
             else:
-                gin = op.vjp(g, *_unpack(n), **n.attrs)
-            if ANOMALY[0]:
+                gin = op.vjp(g, *args, **n.attrs)
+            if anomaly:
                 _check_anomaly(n, gin)
-            for e, gi, meta in zip(n.next, gin, n.in_meta):
-                if e is None or gi is None:
-                    continue
-                if needed is not None and e not in needed:
-                    continue
-                if not isinstance(gi, Tensor):
-                    gi = make(np.asarray(gi))
-                shape, dtype = meta
-                d = gi._data
-                if d.shape != shape:
-                    gi = sum_to(gi, shape=shape)
-                if d.dtype != dtype:
-                    gi = cast(gi, dtype=dtype)
-                prev = grads.get(e)
-                grads[e] = gi if prev is None else add(prev, gi)
-            if not retain_graph and n.saved:
+            k = 0
+            for e in nxt:
+                if e is not None:
+                    gi = gin[k]
+                    if gi is not None and (needed is None or e in needed):
+                        if gi.__class__ is not Tensor:
+                            gi = gi if isinstance(gi, Tensor) else make(np.asarray(gi))
+                        shape, dtype = n.in_meta[k]
+                        d = gi._data
+                        if d.shape != shape:
+                            gi = sum_to(gi, shape=shape)
+                        if d.dtype != dtype:
+                            gi = cast(gi, dtype=dtype)
+                        prev = grads.get(e)
+                        grads[e] = gi if prev is None else add(prev, gi)
+                k += 1
+            if saved and not retain_graph and op.save_tensors:
                 n.saved = FREED
     finally:
         errstate.__exit__(None, None, None)
@@ -226,6 +247,11 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
                     f"{frame.line}\nForward traceback:\n"
                     + "".join(traceback.format_list(list(n.trace)[-4:]))
                 )
+                warnings.warn(
+                    f"Error detected in {n.name()}. Traceback of forward call that caused the "
+                    "error:\n" + "".join(traceback.format_list(list(n.trace))),
+                    UserWarning, stacklevel=2,
+                )
             raise RuntimeError(
                 errors.with_hint(
                     f"Function '{n.name()}' returned {kind} values in its {k}th output.{where}",
@@ -238,8 +264,8 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
 def _as_list(x: Any) -> list[Any]:
     if x is None:
         return []
-    if isinstance(x, Tensor):
-        return [x]
+    if isinstance(x, (Tensor, np.ndarray, int, float, complex, np.number)):
+        return [x]  # one tensor (or one array-like grad_output), not a sequence of them
     return list(x)
 
 
@@ -421,14 +447,14 @@ def backward(
     # write phase: nothing above has touched any .grad
     if targets is None:
         for key, g in res.items():
-            t = key.variable_ref() if isinstance(key, AccumulateGrad) else None
-            if t is not None:
-                _accumulate(t, g, create_graph)
+            lf = key.variable_ref() if isinstance(key, AccumulateGrad) else None
+            if lf is not None:
+                _accumulate(lf, g, create_graph)
     else:
         for t, key in zip(ins, targets):
-            g = res.get(key)
-            if g is not None:
-                _accumulate(t, g, create_graph)
+            gk = res.get(key)
+            if gk is not None:
+                _accumulate(t, gk, create_graph)
     for ref, g in retained:
         t = ref()
         if t is not None and (targets is None or any(t is x for x in ins)):

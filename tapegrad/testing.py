@@ -30,7 +30,7 @@ def _scalarize(out: Any, u: list[np.ndarray]) -> Tensor:
             continue
         term = (o * make(ui)).sum()
         total = term if total is None else total + term
-    return total  # type: ignore[no-any-return]
+    return total
 
 
 def _default_eps(dtype: np.dtype) -> float:
@@ -76,7 +76,7 @@ def gradcheck(
 def _check(fn: Callable[..., Any], xs: list[Tensor], diff: list[int], order: int,
            eps: float | None, atol: float | None, rtol: float | None, n_dir: int,
            rng: np.random.Generator) -> None:
-    dtype = np.result_type(*[xs[i]._data.dtype for i in diff]) if diff else np.float64
+    dtype = np.result_type(*[xs[i]._data.dtype for i in diff]) if diff else np.dtype(np.float64)
     e = eps if eps is not None else _default_eps(dtype)
     low = dtype != np.float64
     at = atol if atol is not None else (1e-2 if low else 1e-5)

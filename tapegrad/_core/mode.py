@@ -19,7 +19,9 @@ class _State(threading.local):
         self.grad_enabled: bool = True
         # Tapes whose ``with`` block is open and that are not paused.
         self.tapes: tuple[Any, ...] = ()
-        self.inference: bool = False
+        # None/False, or a callable marking each tensor made in inference mode (set by a
+        # front-end's inference_mode; the core only calls it)
+        self.inference: Any = False
 
 
 STATE = _State()

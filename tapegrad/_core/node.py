@@ -32,12 +32,14 @@ class Node:
         "in_meta",
         "out_vc",
         "tapes",
-        "hooks",
-        "retain",
         "rg",
-        "trace",
         "__weakref__",
+        "__dict__",
     )
+    # rarely set: class-level defaults, instance values go to __dict__
+    hooks: list[Any] | None = None
+    retain: Any = None
+    trace: Any = None
 
     op: Op
     next: tuple[Node | None, ...]
@@ -47,10 +49,7 @@ class Node:
     in_meta: tuple[Any, ...]
     out_vc: list[int] | None
     tapes: tuple[Any, ...]
-    hooks: list[Any] | None
-    retain: Any
     rg: bool
-    trace: Any
 
     def name(self) -> str:
         """The PyTorch-style name, e.g. ``MulBackward0``."""
@@ -82,10 +81,7 @@ class AccumulateGrad(Node):
         self.in_meta = ()
         self.out_vc = None
         self.tapes = ()
-        self.hooks = None
-        self.retain = None
         self.rg = False
-        self.trace = None
         self.variable_ref = weakref.ref(tensor)
 
     @property

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import mode
 from .node import AccumulateGrad, Node, node_type
+from .tensor import Tensor, make
 
 _STATE = mode.STATE
 _EMPTY: dict[str, Any] = {}
@@ -71,6 +72,9 @@ class Op:
             else:
                 raise ValueError(f"op {name!r}: cannot save {s!r} (inputs: {names})")
         self.save_codes = tuple(codes)
+        # whether a node holds tensors that backward frees (shapes alone are kept, so a
+        # graph that saved no tensor can be backwarded twice, as in PyTorch)
+        self.save_tensors = self.save_all or any(kind != 2 for kind, _ in codes)
         self.__doc__ = fwd.__doc__
 
     def renamed(self, grad_name: str) -> Op:
@@ -135,35 +139,41 @@ def edge_of(t: Any) -> Node:
 
 
 def apply(op: Op, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
-    """Run ``op`` forward and, when anything is tracked, record one node."""
-    from .tensor import Tensor, make
+    """Run ``op`` forward and, when anything is tracked, record one node.
 
-    style = 0
+    This is the hot path of every op: one pass over the arguments collects
+    the arrays, the style and whether any input is tracked.
+    """
+    style = -1
+    rg = False
     arrays: list[Any] = []
-    tensors = False
     for a in args:
         if isinstance(a, Tensor):
-            if not tensors:
+            if style < 0:
                 style = a._style
-                tensors = True
+            if a._rg:
+                rg = True
             arrays.append(a._data)
         else:
             arrays.append(a)
     out = op.fwd(*arrays, **attrs)
-    if not isinstance(out, np.ndarray):
+    if out.__class__ is not np.ndarray:
         out = np.asarray(out)
+    if style < 0:
+        return make(out, None, False, 0)
     state = _STATE
-    if not state.grad_enabled or op.vjp is None or not tensors:
+    if not state.grad_enabled or op.vjp is None:
+        if state.inference:  # a front-end's marker for tensors made in inference mode
+            return state.inference(make(out, None, False, style))
         return make(out, None, False, style)
-    rg = False
-    for a in args:
-        if isinstance(a, Tensor) and a._rg:
-            rg = True
-            break
     rec: tuple[Any, ...] = ()
     if state.tapes:
         rec = tuple(tp for tp in state.tapes if tp._interested(args))
-    if not (rg or rec) or out.dtype.kind not in _FLOAT_KINDS:
+        if not (rg or rec):
+            return make(out, None, False, style)
+    elif not rg:
+        return make(out, None, False, style)
+    if out.dtype.kind not in _FLOAT_KINDS:
         return make(out, None, False, style)
     return _record(op, args, arrays, attrs, out, rg, rec, style)
 
@@ -178,17 +188,14 @@ def _record(
     rec: tuple[Any, ...],
     style: int,
 ) -> Any:
-    from .tensor import Tensor, make
-
     node = op.node_cls.__new__(op.node_cls)
     nxt: list[Node | None] = []
     meta: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
             n = a._node
-            if n is None:
-                if a._rg or (rec and a._data.dtype.kind in _FLOAT_KINDS):
-                    n = get_acc(a)
+            if n is None and (a._rg or (rec and a._acc is not None)):
+                n = get_acc(a)
             nxt.append(n)
             meta.append((a._data.shape, a._data.dtype) if n is not None else None)
         else:
@@ -197,12 +204,11 @@ def _record(
     node.next = tuple(nxt)
     node.in_meta = tuple(meta)
     node.op = op
-    node.attrs = attrs if attrs else _EMPTY
+    node.attrs = attrs
     node.tapes = rec
-    node.hooks = None
-    node.retain = None
     node.rg = rg
-    node.trace = traceback.extract_stack()[:-3] if ANOMALY[0] else None
+    if ANOMALY[0]:
+        node.trace = traceback.extract_stack()[:-3]
     res = make(out, node, rg, style)
     node.out_vc = res._vc
     codes = op.save_codes

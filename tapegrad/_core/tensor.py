@@ -35,7 +35,7 @@ def make(data: np.ndarray, node: Node | None = None, rg: bool = False, style: in
     t._data = data
     t._node = node
     t._rg = rg
-    t.grad = None
+    t._grad = None
     t._vc = [0]
     t._acc = None
     t._style = style
@@ -123,14 +123,14 @@ class Tensor:
     array([2., 4.])
     """
 
-    __slots__ = ("_data", "_node", "_rg", "grad", "_vc", "_acc", "_style", "_tv", "_retains",
+    __slots__ = ("_data", "_node", "_rg", "_grad", "_vc", "_acc", "_style", "_tv", "_retains",
                  "__weakref__", "__dict__")
     __array_priority__ = 1000
 
     _data: np.ndarray
     _node: Node | None
     _rg: bool
-    grad: Tensor | None
+    _grad: Tensor | None
     _vc: list[int]
     _acc: Any
     _style: int
@@ -144,7 +144,7 @@ class Tensor:
         self._data = arr
         self._node = None
         self._rg = False
-        self.grad = None
+        self._grad = None
         self._vc = [0]
         self._acc = None
         self._style = CORE
@@ -170,6 +170,10 @@ class Tensor:
                     "call .detach() to get a tensor outside the graph",
                 )
             )
+        if flag:
+            h = STYLE_HOOKS[self._style].get("requires_grad")
+            if h is not None:
+                h(self)
         if flag and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 errors.with_hint(
@@ -184,6 +188,21 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
         return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient (``None`` until a backward pass reaches this leaf)."""
+        g = self._grad
+        if g is None and self._node is not None and not self._retains:
+            h = STYLE_HOOKS[self._style].get("grad_nonleaf")
+            if h is not None:
+                h(self)
+        return g
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        h = STYLE_HOOKS[self._style].get("grad_set")
+        self._grad = value if h is None else h(self, value)
 
     @property
     def grad_fn(self) -> Node | None:
@@ -219,7 +238,8 @@ class Tensor:
             )
         from .registry import edge_of
 
-        return _add_hook(edge_of(self), hook)
+        wrap = self._hook("wrap_hook")
+        return _add_hook(edge_of(self), hook if wrap is None else wrap(hook))
 
     def backward(
         self,
@@ -229,6 +249,9 @@ class Tensor:
         inputs: Any = None,
     ) -> None:
         """Accumulate the gradient of this tensor into the ``.grad`` of the leaves."""
+        h = self._hook("backward")
+        if h is not None:
+            h(self, gradient, retain_graph, create_graph, inputs)
         from ..engine import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
@@ -349,6 +372,9 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
+        h = STYLE_HOOKS[self._style].get("float")
+        if h is not None:
+            h(self)
         return float(self.item())
 
     def __int__(self) -> int:
@@ -452,9 +478,15 @@ class Tensor:
         return _binary("remainder", other, self)
 
     def __pow__(self, other: Any) -> Tensor:
+        h = STYLE_HOOKS[self._style].get("pow")  # TensorFlow's Pow has its own gradient
+        if h is not None:
+            return h(self, other)  # type: ignore[no-any-return]
         return _binary("power", self, other)
 
     def __rpow__(self, other: Any) -> Tensor:
+        h = STYLE_HOOKS[self._style].get("pow")
+        if h is not None:
+            return h(other, self)  # type: ignore[no-any-return]
         return _binary("power", other, self)
 
     def __matmul__(self, other: Any) -> Tensor:
@@ -576,6 +608,12 @@ class Tensor:
         if result._node is not None and _STATE.grad_enabled:
             node = result._node
             node.out_vc = self._vc
+            if node.versions is not None and not node.op.save_all:
+                # a saved "out" is this tensor at its new version (e.g. ``y **= 3``)
+                node.versions = tuple(
+                    self._vc[0] if kind == 1 else v
+                    for (kind, _), v in zip(node.op.save_codes, node.versions)
+                )
             self._node = node
             self._rg = result._rg
         return self
@@ -593,6 +631,9 @@ class Tensor:
 
     def mean(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
              keepdim: Any = None, dtype: Any = None) -> Tensor:
+        h = self._hook("mean")
+        if h is not None:
+            return h(self, _axis(axis, dim), _keep(keepdims, keepdim), dtype=dtype)  # type: ignore[no-any-return]
         from ..ops import mean
 
         return mean(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))  # type: ignore[no-any-return]
@@ -665,7 +706,10 @@ class Tensor:
 
         return cast(self, dtype)  # type: ignore[no-any-return]
 
-    def flatten(self) -> Tensor:
+    def flatten(self, *args: Any, **kwargs: Any) -> Tensor:
+        h = self._hook("flatten")
+        if h is not None:
+            return h(self, *args, **kwargs)  # type: ignore[no-any-return]
         return self.reshape(-1)
 
     def squeeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
@@ -755,4 +799,13 @@ def _inplace_op(t: Tensor, name: str, other: Any) -> Tensor:
     if h is not None:
         return h(t, name, other)  # type: ignore[no-any-return]
     t._check_inplace(f"in-place {name}")
-    return t._assign_result(_binary(name, t, other), f"in-place {name}")
+    src = t
+    if name not in ("add", "subtract") and _STATE.grad_enabled and (
+        t._node is not None or t._rg or _STATE.tapes
+        or (isinstance(other, Tensor) and (other._rg or other._node is not None))
+    ):
+        # the op saves its input for backward and t is about to be overwritten: give it a
+        # snapshot of t (PyTorch saves ``original_self`` for in-place ops the same way)
+        src = make(t._data.copy(), t._node, t._rg, t._style)
+        src._acc = t._acc
+    return t._assign_result(_binary(name, src, other), f"in-place {name}")

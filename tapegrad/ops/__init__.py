@@ -106,4 +106,19 @@ from .shape import (
 
 true_divide = divide
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+# a literal list, so that type checkers see what ``from tapegrad.ops import *`` gives
+__all__ = [
+    "abs", "add", "all", "amax", "amin", "any", "argmax", "argmin", "broadcast_to", "cast",
+    "ceil", "clip", "clone", "concat", "concatenate", "cos", "cross_entropy", "cumsum",
+    "divide", "dot", "einsum", "elementwise", "elu", "equal", "erf", "exp", "expand_dims",
+    "expm1", "flip", "floor", "floor_divide", "gelu", "getitem", "greater", "greater_equal",
+    "identity", "index_add_zeros", "isfinite", "isinf", "isnan", "leaky_relu", "less",
+    "less_equal", "linalg", "log", "log1p", "log_softmax", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logsumexp", "matmul", "max", "maximum", "mean", "min",
+    "minimum", "moveaxis", "mse_loss", "multiply", "negative", "nn", "norm_axis", "not_equal",
+    "outer", "pad", "permute", "power", "prod", "reciprocal", "reduce", "relu", "remainder",
+    "reshape", "round", "setitem", "shape", "sigmoid", "sigmoid_cross_entropy_with_logits",
+    "sign", "sin", "softmax", "softmax_cross_entropy_with_logits", "softplus", "split", "sqrt",
+    "square", "squeeze", "stack", "std", "subtract", "sum", "sum_to", "swapaxes", "take",
+    "tan", "tanh", "transpose", "true_divide", "var", "where",
+]

@@ -11,15 +11,53 @@ from typing import Any
 
 import numpy as np
 
+from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 
+
+def _broadcast_error(op: str, *operands: Any) -> Exception | None:
+    """PyTorch's error for operands that do not broadcast (None if they do).
+
+    Called only after numpy refused the operands, so the success path pays nothing.
+    """
+    shapes = [np.shape(a) for a in operands]
+    for i in range(len(shapes)):
+        for j in range(i + 1, len(shapes)):
+            sa, sb = shapes[i], shapes[j]
+            nd = max(len(sa), len(sb))
+            pa = (1,) * (nd - len(sa)) + tuple(sa)
+            pb = (1,) * (nd - len(sb)) + tuple(sb)
+            for d in range(nd - 1, -1, -1):
+                if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
+                    return RuntimeError(
+                        with_hint(
+                            f"The size of tensor a ({pa[d]}) must match the size of tensor b "
+                            f"({pb[d]}) at non-singleton dimension {d}",
+                            f"{op}: shapes {list(sa)} and {list(sb)} cannot be broadcast together",
+                        )
+                    )
+    return None
+
+
+
+def _binary_fwd(op: str, fn: Any, x: Any, y: Any) -> Any:
+    try:
+        return fn(x, y)
+    except ValueError:
+        err = _broadcast_error(op, x, y)
+        if err is None:
+            raise
+        raise err from None
 
 
 # ---------------------------------------------------------------- arithmetic
 @defop("add", grad_name="AddBackward0")
 def add(x: Any, y: Any) -> Any:
-    return np.add(x, y)
+    try:
+        return np.add(x, y)
+    except ValueError:
+        return _binary_fwd("add", np.add, x, y)
 
 
 @add.defvjp
@@ -29,7 +67,10 @@ def _(g: Tensor) -> Any:  # d(x+y) = dx + dy
 
 @defop("subtract", grad_name="SubBackward0")
 def subtract(x: Any, y: Any) -> Any:
-    return np.subtract(x, y)
+    try:
+        return np.subtract(x, y)
+    except ValueError:
+        return _binary_fwd("subtract", np.subtract, x, y)
 
 
 @subtract.defvjp
@@ -39,7 +80,10 @@ def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
 
 @defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True)
 def multiply(x: Any, y: Any) -> Any:
-    return np.multiply(x, y)
+    try:
+        return np.multiply(x, y)
+    except ValueError:
+        return _binary_fwd("multiply", np.multiply, x, y)
 
 
 @multiply.defvjp
@@ -50,7 +94,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y d
 @defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True)
 def divide(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.true_divide(x, y)
+        return _binary_fwd("divide", np.true_divide, x, y)
 
 
 @divide.defvjp
@@ -78,7 +122,7 @@ def power(x: Any, y: Any) -> Any:
         if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and isinstance(y, np.ndarray) \
                 and y.dtype.kind in "iu" and np.any(y < 0):
             raise ValueError("Integers to negative integer powers are not allowed.")
-        return np.power(x, y)
+        return _binary_fwd("power", np.power, x, y)
 
 
 @power.defvjp
@@ -93,7 +137,13 @@ def _(g: Tensor, x: Any, y: Any, out: Tensor, needs: tuple[bool, ...]) -> Any:
         elif isinstance(y, (int, float)) and y == 2:
             gx = multiply(g, multiply(x, 2.0))
         else:
-            gx = multiply(g, multiply(y, power(x, subtract(y, 1))))
+            # a Python exponent stays a Python number (keeps float32 as float32)
+            ym1 = y - 1 if isinstance(y, (int, float)) else subtract(y, 1)
+            d = multiply(y, power(x, ym1))
+            yd = y._data if isinstance(y, Tensor) else np.asarray(y)
+            if np.any(yd == 0):  # y x^(y-1) is 0 where y == 0, also at x == 0 (not 0 * inf)
+                d = where(equal(y, 0), 0.0, d)
+            gx = multiply(g, d)
     if needs[1]:
         mask = logical_and(equal(x, 0), greater_equal(y, 0))
         safe = where(mask, 1.0, x)
@@ -104,13 +154,13 @@ def _(g: Tensor, x: Any, y: Any, out: Tensor, needs: tuple[bool, ...]) -> Any:
 @defop("floor_divide")
 def floor_divide(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.floor_divide(x, y)
+        return _binary_fwd("floor_divide", np.floor_divide, x, y)
 
 
 @defop("remainder", saves=("x", "y"), grad_name="RemainderBackward0", needs=True)
 def remainder(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.remainder(x, y)
+        return _binary_fwd("remainder", np.remainder, x, y)
 
 
 @remainder.defvjp
@@ -123,22 +173,22 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
 # ---------------------------------------------------------------- non-differentiable
 def _nondiff(name: str, fn: Any) -> Any:
     op = defop(name)(fn)
-    op.vjp = None
+    op.vjp = None  # type: ignore[assignment]  # not differentiable: never recorded
     return op
 
 
 floor = _nondiff("floor", lambda x: np.floor(x))
 ceil = _nondiff("ceil", lambda x: np.ceil(x))
 round = _nondiff("round", lambda x, *, decimals=0: np.round(x, decimals))
-equal = _nondiff("equal", lambda x, y: np.equal(x, y))
-not_equal = _nondiff("not_equal", lambda x, y: np.not_equal(x, y))
-less = _nondiff("less", lambda x, y: np.less(x, y))
-less_equal = _nondiff("less_equal", lambda x, y: np.less_equal(x, y))
-greater = _nondiff("greater", lambda x, y: np.greater(x, y))
-greater_equal = _nondiff("greater_equal", lambda x, y: np.greater_equal(x, y))
-logical_and = _nondiff("logical_and", lambda x, y: np.logical_and(x, y))
-logical_or = _nondiff("logical_or", lambda x, y: np.logical_or(x, y))
-logical_xor = _nondiff("logical_xor", lambda x, y: np.logical_xor(x, y))
+equal = _nondiff("equal", lambda x, y: _binary_fwd("equal", np.equal, x, y))
+not_equal = _nondiff("not_equal", lambda x, y: _binary_fwd("not_equal", np.not_equal, x, y))
+less = _nondiff("less", lambda x, y: _binary_fwd("less", np.less, x, y))
+less_equal = _nondiff("less_equal", lambda x, y: _binary_fwd("less_equal", np.less_equal, x, y))
+greater = _nondiff("greater", lambda x, y: _binary_fwd("greater", np.greater, x, y))
+greater_equal = _nondiff("greater_equal", lambda x, y: _binary_fwd("greater_equal", np.greater_equal, x, y))
+logical_and = _nondiff("logical_and", lambda x, y: _binary_fwd("logical_and", np.logical_and, x, y))
+logical_or = _nondiff("logical_or", lambda x, y: _binary_fwd("logical_or", np.logical_or, x, y))
+logical_xor = _nondiff("logical_xor", lambda x, y: _binary_fwd("logical_xor", np.logical_xor, x, y))
 logical_not = _nondiff("logical_not", lambda x: np.logical_not(x))
 isnan = _nondiff("isnan", lambda x: np.isnan(x))
 isfinite = _nondiff("isfinite", lambda x: np.isfinite(x))
@@ -352,7 +402,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d erf x = 2/sqrt(pi) e^(-x^2) dx
 # ---------------------------------------------------------------- binary selections
 @defop("maximum", saves=("x", "y"), grad_name="MaximumBackward0", needs=True)
 def maximum(x: Any, y: Any, *, ties: str = "half") -> Any:
-    return np.maximum(x, y)
+    return _binary_fwd("maximum", np.maximum, x, y)
 
 
 @maximum.defvjp
@@ -369,7 +419,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") ->
 
 @defop("minimum", saves=("x", "y"), grad_name="MinimumBackward0", needs=True)
 def minimum(x: Any, y: Any, *, ties: str = "half") -> Any:
-    return np.minimum(x, y)
+    return _binary_fwd("minimum", np.minimum, x, y)
 
 
 @minimum.defvjp
@@ -387,9 +437,9 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") ->
 def clip(x: Any, lo: Any, hi: Any) -> Any:
     out = np.asarray(x)
     if lo is not None:
-        out = np.maximum(out, lo)
+        out = _binary_fwd("clip", np.maximum, out, lo)
     if hi is not None:
-        out = np.minimum(out, hi)
+        out = _binary_fwd("clip", np.minimum, out, hi)
     return out.astype(np.result_type(x), copy=False) if np.ndim(out) else out
 
 
@@ -415,7 +465,13 @@ def _(g: Tensor, x: Any, lo: Any, hi: Any, needs: tuple[bool, ...]) -> Any:
 
 @defop("where", saves=("cond",), grad_name="WhereBackward0", needs=True)
 def where(cond: Any, x: Any, y: Any) -> Any:
-    return np.where(cond, x, y)
+    try:
+        return np.where(cond, x, y)
+    except ValueError:
+        err = _broadcast_error("where", cond, x, y)
+        if err is None:
+            raise
+        raise err from None
 
 
 @where.defvjp

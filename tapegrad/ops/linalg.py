@@ -74,6 +74,7 @@ _mv = _matmul.renamed("MvBackward0")
 _dot_op = _matmul.renamed("DotBackward0")
 _bmm = _matmul.renamed("BmmBackward0")
 _mm_unsafe = _matmul.renamed("UnsafeViewBackward0")
+_vm = _matmul.renamed("SqueezeBackward4")
 
 
 def matmul(x: Any, y: Any) -> Tensor:
@@ -88,14 +89,16 @@ def matmul(x: Any, y: Any) -> Tensor:
             )
         )
     if nx == 1 and ny == 1:
-        return _dot_op(x, y)  # type: ignore[no-any-return]
+        return _dot_op(x, y)
     if nx == 2 and ny == 1:
-        return _mv(x, y)  # type: ignore[no-any-return]
+        return _mv(x, y)
     if nx == 2 and ny == 2:
-        return _matmul(x, y)  # type: ignore[no-any-return]
-    if nx == 3 and ny == 3:
-        return _bmm(x, y)  # type: ignore[no-any-return]
-    return _mm_unsafe(x, y)  # type: ignore[no-any-return]
+        return _matmul(x, y)
+    if nx == 1 and ny == 2:
+        return _vm(x, y)
+    # PyTorch's matmul reshapes batched operands for bmm and names the node UnsafeViewBackward0
+    # (an explicit torch.bmm is BmmBackward0)
+    return _mm_unsafe(x, y)
 
 
 def dot(x: Any, y: Any) -> Tensor:
@@ -105,7 +108,7 @@ def dot(x: Any, y: Any) -> Tensor:
     if _nd(x) == 0 or _nd(y) == 0:
         from .elementwise import multiply
 
-        return multiply(x, y)  # type: ignore[no-any-return]
+        return multiply(x, y)
     return matmul(x, y)
 
 
@@ -162,7 +165,7 @@ def einsum(subscripts: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(subscripts, [_shape(o) for o in operands])
-    return _einsum_rec(*operands, terms=tuple(terms), out=out)  # type: ignore[no-any-return]
+    return _einsum_rec(*operands, terms=tuple(terms), out=out)
 
 
 def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], out: str,
@@ -181,15 +184,26 @@ def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], out: str,
         if target != term:
             shape = _shape(xs[i])
             sizes = dict(zip(term, shape))
-            if len(set(term)) != len(term):
-                raise NotImplementedError(
-                    with_hint("einsum gradient with a repeated index in one operand",
-                              "take the diagonal with indexing instead")
-                )
-            # letters summed only inside operand i: put them back as broadcast axes
-            expanded_shape = tuple(sizes[c] if c in target else 1 for c in term)
-            gi = reshape(gi, expanded_shape)
-            gi = broadcast_to(gi, shape)
+            uniq = "".join(dict.fromkeys(term))
+            if target != uniq:
+                # letters summed only inside operand i: put them back as broadcast axes
+                gi = reshape(gi, tuple(sizes[c] if c in target else 1 for c in uniq))
+                gi = broadcast_to(gi, tuple(sizes[c] for c in uniq))
+            if uniq != term:
+                # a repeated letter (a diagonal, "ii->"): the gradient lives on the diagonal,
+                # d x[a, b] = delta(a, b) g[a]; spread it with identity matrices
+                spare = iter(c for c in string.ascii_letters if c not in term + out)
+                renamed, subs, eyes, seen = "", [], [], set()
+                for c in term:
+                    if c in seen:
+                        d = next(spare)
+                        subs.append(c + d)
+                        eyes.append(np.eye(sizes[c], dtype=g._data.dtype))
+                        renamed += d
+                    else:
+                        seen.add(c)
+                        renamed += c
+                gi = _einsum_rec(gi, *eyes, terms=(uniq, *subs), out=renamed)
         grads.append(gi)
     return tuple(grads)
 

@@ -33,11 +33,11 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
     if approximate == "tanh":
         c = math.sqrt(2.0 / math.pi)
         inner = multiply(add(x, multiply(multiply(multiply(x, x), x), 0.044715)), c)
-        return multiply(multiply(x, 0.5), add(tanh(inner), 1.0))  # type: ignore[no-any-return]
+        return multiply(multiply(x, 0.5), add(tanh(inner), 1.0))
     if approximate != "none":
         raise ValueError(with_hint(f"approximate argument must be either none or tanh, got "
                                    f"{approximate!r}", "use 'none' or 'tanh'"))
-    return multiply(multiply(x, 0.5), add(erf(multiply(x, 1.0 / math.sqrt(2.0))), 1.0))  # type: ignore[no-any-return]
+    return multiply(multiply(x, 0.5), add(erf(multiply(x, 1.0 / math.sqrt(2.0))), 1.0))
 
 
 def softplus(x: Any, beta: float = 1.0, threshold: float | None = 20.0) -> Tensor:
@@ -49,7 +49,7 @@ def softplus(x: Any, beta: float = 1.0, threshold: float | None = 20.0) -> Tenso
         sp = multiply(sp, 1.0 / beta)
     if threshold is not None:
         sp = where(greater(bx, threshold), x, sp)
-    return sp  # type: ignore[no-any-return]
+    return sp
 
 
 def _check_same_shape(a: Any, b: Any, what: str) -> None:
@@ -78,7 +78,7 @@ def _reduce(v: Any, reduction: str) -> Tensor:
     if reduction == "sum":
         return sum(v)
     if reduction == "none":
-        return v  # type: ignore[no-any-return]
+        return v
     raise ValueError(with_hint(f"{reduction} is not a valid value for reduction",
                                "use 'mean', 'sum' or 'none'"))
 
@@ -88,7 +88,6 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
     lp = log_softmax(logits, axis=axis)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind in "iu":
-        n = lp._data.shape[0] if lp._data.ndim > 1 else None
         c = lp._data.shape[axis]
         if t.size and (t.min() < 0 or t.max() >= c):
             raise IndexError(
@@ -97,10 +96,10 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
                     f"class indices must be in [0, {c - 1}]",
                 )
             )
-        if n is None:
-            picked = getitem(lp, (int(t),))
-        else:
-            picked = getitem(lp, (np.arange(n), t))
+        # pick each target's log-probability along the class axis (any number of dims)
+        idx: list[Any] = list(np.indices(t.shape, sparse=True))
+        idx.insert(axis % lp._data.ndim, t)
+        picked = getitem(lp, tuple(idx))
         return _reduce(negative(picked), reduction)
     per = negative(sum(multiply(target, lp), axis=axis))
     return _reduce(per, reduction)
@@ -108,13 +107,13 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
 
 def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> Tensor:
     """``max(x, 0) - x z + log(1 + exp(-|x|))`` (TensorFlow's stable form)."""
-    return add(subtract(relu(logits), multiply(logits, labels)),  # type: ignore[no-any-return]
+    return add(subtract(relu(logits), multiply(logits, labels)),
                log1p(exp(negative(abs(logits)))))
 
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1) -> Tensor:
     """``-sum(labels * log_softmax(logits))`` along ``axis``."""
-    return negative(sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))  # type: ignore[no-any-return]
+    return negative(sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))
 
 
 def _const(v: Any) -> Tensor:

@@ -17,8 +17,8 @@ from .elementwise import (
     exp,
     log,
     multiply,
-    square,
     sqrt,
+    square,
     subtract,
     where,
 )
@@ -91,8 +91,8 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """
     ax = norm_axis(axis, _ndim(x))
     if ax is None:
-        return _sum_all(x, axis=None, keepdims=keepdims)  # type: ignore[no-any-return]
-    return _sum(x, axis=ax, keepdims=keepdims)  # type: ignore[no-any-return]
+        return _sum_all(x, axis=None, keepdims=keepdims)
+    return _sum(x, axis=ax, keepdims=keepdims)
 
 
 def _count(x: Any, ax: tuple[int, ...] | None) -> int:
@@ -124,7 +124,7 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis``."""
     ax = norm_axis(axis, _ndim(x))
     op = _mean_all if ax is None else _mean
-    return op(x, axis=ax, keepdims=keepdims)  # type: ignore[no-any-return]
+    return op(x, axis=ax, keepdims=keepdims)
 
 
 @defop("prod", saves=("x", "out"), grad_name="ProdBackward1")
@@ -165,7 +165,7 @@ def moveaxis_perm(x: Tensor, perm: list[int]) -> Tensor:
 
     if perm == sorted(perm):
         return x
-    return transpose(x, axes=tuple(int(p) for p in perm))  # type: ignore[no-any-return]
+    return transpose(x, axes=tuple(int(p) for p in perm))
 
 
 _prod_all = _prod.renamed("ProdBackward0")
@@ -175,7 +175,7 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """Product over ``axis``."""
     ax = norm_axis(axis, _ndim(x))
     op = _prod_all if ax is None else _prod
-    return op(x, axis=ax, keepdims=keepdims)  # type: ignore[no-any-return]
+    return op(x, axis=ax, keepdims=keepdims)
 
 
 def _make_extreme(name: str, npfn: Any, argfn: Any) -> Any:
@@ -232,13 +232,13 @@ _min_all = _min.renamed("MinBackward1")
 def max(x: Any, axis: Any = None, keepdims: bool = False, *, ties: str = "split") -> Tensor:
     """Largest element over ``axis``.  ``ties``: "split" evenly or "first" element."""
     ax = norm_axis(axis, _ndim(x))
-    return _max(x, axis=ax, keepdims=keepdims, ties=ties)  # type: ignore[no-any-return]
+    return _max(x, axis=ax, keepdims=keepdims, ties=ties)
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False, *, ties: str = "split") -> Tensor:
     """Smallest element over ``axis``.  ``ties``: "split" evenly or "first" element."""
     ax = norm_axis(axis, _ndim(x))
-    return _min(x, axis=ax, keepdims=keepdims, ties=ties)  # type: ignore[no-any-return]
+    return _min(x, axis=ax, keepdims=keepdims, ties=ties)
 
 
 amax = max
@@ -251,12 +251,12 @@ def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tens
     n = _count(x, ax)
     m = mean(x, axis=ax, keepdims=True)
     ss = sum(square(subtract(x, m)), axis=ax, keepdims=keepdims)
-    return divide(ss, builtins.max(n - ddof, 0))  # type: ignore[no-any-return]
+    return divide(ss, builtins.max(n - ddof, 0))
 
 
 def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
     """Standard deviation with ``ddof`` delta degrees of freedom."""
-    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))  # type: ignore[no-any-return]
+    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
 
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -271,7 +271,7 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     out = log(s) + mt
     if not keepdims:
         out = reshape(out, shape=_reduced_shape(xd.shape, ax))
-    return out  # type: ignore[no-any-return]
+    return out
 
 
 def _reduced_shape(shape: tuple[int, ...], ax: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -286,12 +286,12 @@ def softmax(x: Any, axis: int = -1) -> Tensor:
     xd = x._data if isinstance(x, Tensor) else np.asarray(x)
     m = make(np.max(xd, axis=ax, keepdims=True)) if xd.size else 0.0
     e = exp(subtract(x, m))
-    return divide(e, sum(e, axis=ax, keepdims=True))  # type: ignore[no-any-return]
+    return divide(e, sum(e, axis=ax, keepdims=True))
 
 
 def log_softmax(x: Any, axis: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``axis``."""
-    return subtract(x, logsumexp(x, axis=axis, keepdims=True))  # type: ignore[no-any-return]
+    return subtract(x, logsumexp(x, axis=axis, keepdims=True))
 
 
 @defop("cumsum", grad_name="CumsumBackward0")
@@ -313,14 +313,14 @@ def cumsum(x: Any, axis: Any = None) -> Tensor:
         axis = 0
     ax = norm_axis(axis, _ndim(x))
     assert ax is not None
-    return _cumsum(x, axis=ax[0] if ax else 0)  # type: ignore[no-any-return]
+    return _cumsum(x, axis=ax[0] if ax else 0)
 
 
 
 
 def _bool_reduce(fn: Any, name: str) -> Any:
     op = defop(name)(lambda x, *, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims))
-    op.vjp = None
+    op.vjp = None  # type: ignore[assignment]  # not differentiable: never recorded
     return op
 
 
@@ -329,16 +329,16 @@ _all = _bool_reduce(np.all, "all")
 
 
 def any(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _any(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)  # type: ignore[no-any-return]
+    return _any(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)
 
 
 def all(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _all(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)  # type: ignore[no-any-return]
+    return _all(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)
 
 
 def _arg(fn: Any, name: str) -> Any:
     op = defop(name)(lambda x, *, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims))
-    op.vjp = None
+    op.vjp = None  # type: ignore[assignment]  # not differentiable: never recorded
     return op
 
 
@@ -347,11 +347,11 @@ _argmin = _arg(np.argmin, "argmin")
 
 
 def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _argmax(x, axis=None if axis is None else int(axis), keepdims=keepdims)  # type: ignore[no-any-return]
+    return _argmax(x, axis=None if axis is None else int(axis), keepdims=keepdims)
 
 
 def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _argmin(x, axis=None if axis is None else int(axis), keepdims=keepdims)  # type: ignore[no-any-return]
+    return _argmin(x, axis=None if axis is None else int(axis), keepdims=keepdims)
 
 
 __all__ = [

@@ -37,7 +37,7 @@ def reshape(x: Any, shape: Any) -> Tensor:
     """Reshape (one ``-1`` allowed)."""
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    return _reshape(x, shape=tuple(int(s) for s in shape))  # type: ignore[no-any-return]
+    return _reshape(x, shape=tuple(int(s) for s in shape))
 
 
 @defop("transpose", grad_name="PermuteBackward0")
@@ -66,7 +66,7 @@ def transpose(x: Any, axes: Any = None) -> Tensor:
                     "axes must be a permutation of range(ndim)",
                 )
             )
-    return _transpose(x, axes=axes)  # type: ignore[no-any-return]
+    return _transpose(x, axes=axes)
 
 
 permute = transpose
@@ -74,7 +74,12 @@ permute = transpose
 
 def moveaxis(x: Any, source: Any, destination: Any) -> Tensor:
     n = len(_shape_of(x))
-    perm = list(np.moveaxis(np.arange(n), source, destination))
+    src = [int(a) % max(n, 1) for a in ((source,) if isinstance(source, int) else source)]
+    dst = [int(a) % max(n, 1) for a in
+           ((destination,) if isinstance(destination, int) else destination)]
+    perm = [a for a in range(n) if a not in src]
+    for d, s in sorted(zip(dst, src)):  # numpy's construction
+        perm.insert(d, s)
     return transpose(x, perm)
 
 
@@ -95,18 +100,18 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
     shape = _shape_of(x)
     if axis is None:
         new = tuple(s for s in shape if s != 1)
-        return _squeeze_all(x, shape=new)  # type: ignore[no-any-return]
+        return _squeeze_all(x, shape=new)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     axes = tuple(int(a) % max(len(shape), 1) for a in axes)
     new = tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
-    return _squeeze(x, shape=new)  # type: ignore[no-any-return]
+    return _squeeze(x, shape=new)
 
 
 def expand_dims(x: Any, axis: Any) -> Tensor:
     """Insert a size-1 axis at ``axis``."""
     shape = _shape_of(x)
     new = np.expand_dims(np.empty(shape, dtype=np.uint8), axis).shape
-    return _unsqueeze(x, shape=new)  # type: ignore[no-any-return]
+    return _unsqueeze(x, shape=new)
 
 
 @defop("broadcast_to", saves=("x_shape",), grad_name="ExpandBackward0")
@@ -133,7 +138,7 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
     shape = tuple(int(s) for s in shape)
     if _shape_of(x) == shape:
         return x if isinstance(x, Tensor) else _broadcast_to(x, shape=shape)
-    return _broadcast_to(x, shape=shape)  # type: ignore[no-any-return]
+    return _broadcast_to(x, shape=shape)
 
 
 @defop("sum_to", saves=("x_shape",), grad_name="SumToBackward0")
@@ -157,8 +162,8 @@ def sum_to(x: Any, shape: Any) -> Tensor:
     """Sum ``x`` down to ``shape`` (the inverse of broadcasting); used by the engine."""
     shape = tuple(shape)
     if _shape_of(x) == shape:
-        return x  # type: ignore[no-any-return]
-    return _sum_to(x, shape=shape)  # type: ignore[no-any-return]
+        return x
+    return _sum_to(x, shape=shape)
 
 
 # ---------------------------------------------------------------- joining / splitting
@@ -205,7 +210,7 @@ def concatenate(xs: Any, axis: int = 0) -> Tensor:
     ax = int(axis) % max(nd, 1)
     _check_join(xs, ax, "cat")
     sizes = tuple(_shape_of(x)[ax] for x in xs)
-    return _concat(*xs, axis=ax, sizes=sizes)  # type: ignore[no-any-return]
+    return _concat(*xs, axis=ax, sizes=sizes)
 
 
 concat = concatenate
@@ -228,7 +233,7 @@ def stack(xs: Any, axis: int = 0) -> Tensor:
     nd = len(_shape_of(xs[0])) + 1 if xs else 1
     ax = int(axis) % nd
     _check_join(xs, ax, "stack")
-    return _stack(*xs, axis=ax)  # type: ignore[no-any-return]
+    return _stack(*xs, axis=ax)
 
 
 def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
@@ -268,8 +273,8 @@ def _getitem(x: Any, *, index: Any) -> Any:
     try:
         return np.asarray(x)[index]
     except IndexError as exc:
-        raise IndexError(with_hint(str(exc), f"the tensor has shape {list(np.shape(x))}")) \
-            from None
+        msg = str(exc).replace(" for axis ", " for dimension ")
+        raise IndexError(with_hint(msg, f"the tensor has shape {list(np.shape(x))}")) from None
 
 
 @_getitem.defvjp
@@ -280,16 +285,29 @@ def _(g: Tensor, x_shape: tuple[int, ...], index: Any) -> Any:
 
 _select = _getitem.renamed("SelectBackward0")
 _slice = _getitem.renamed("SliceBackward0")
+_alias = _getitem.renamed("AliasBackward0")
+_unsqueeze_idx = _getitem.renamed("UnsqueezeBackward0")
 
 
 def getitem(x: Any, index: Any) -> Tensor:
     """``x[index]``: basic slices, integer arrays and boolean masks."""
     index = _norm_index(index)
     if isinstance(index, (int, np.integer)):
-        return _select(x, index=index)  # type: ignore[no-any-return]
+        return _select(x, index=index)
     if isinstance(index, slice):
-        return _slice(x, index=index)  # type: ignore[no-any-return]
-    return _getitem(x, index=index)  # type: ignore[no-any-return]
+        return _slice(x, index=index)
+    if isinstance(index, tuple) and _is_basic(index):
+        # PyTorch applies basic indices one by one; the last one names the node
+        op = _alias
+        for i in index:
+            if isinstance(i, (int, np.integer)):
+                op = _select
+            elif i is None:
+                op = _unsqueeze_idx
+            elif isinstance(i, slice) and i != slice(None):
+                op = _slice
+        return op(x, index=index)
+    return _getitem(x, index=index)
 
 
 @defop("index_add_zeros", saves=(), grad_name="IndexPutBackward0")
@@ -330,7 +348,7 @@ def _(g: Tensor, index: Any, needs: tuple[bool, ...]) -> Any:
 
 def setitem(x: Any, index: Any, value: Any) -> Tensor:
     """A new tensor equal to ``x`` with ``x[index] = value`` (out of place)."""
-    return _setitem(x, value, index=_norm_index(index))  # type: ignore[no-any-return]
+    return _setitem(x, value, index=_norm_index(index))
 
 
 def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
@@ -340,7 +358,7 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
         return getitem(reshape(x, (-1,)), (idx,))
     n = len(_shape_of(x))
     ax = int(axis) % max(n, 1)
-    return _getitem(x, index=(slice(None),) * ax + (idx,))  # type: ignore[no-any-return]
+    return _getitem(x, index=(slice(None),) * ax + (idx,))
 
 
 @defop("pad", saves=("x_shape",), grad_name="ConstantPadNdBackward0")
@@ -362,7 +380,7 @@ def pad(x: Any, pad_width: Any, constant_values: float = 0.0) -> Tensor:
     if np.any(pw < 0):
         raise ValueError(with_hint("negative padding is not supported", "use slicing to crop"))
     pwt = tuple((int(a), int(b)) for a, b in pw)
-    return _pad(x, pad_width=pwt, value=constant_values)  # type: ignore[no-any-return]
+    return _pad(x, pad_width=pwt, value=constant_values)
 
 
 @defop("flip", grad_name="FlipBackward0")
@@ -380,4 +398,4 @@ def flip(x: Any, axis: Any = None) -> Tensor:
     if axis is not None:
         n = len(_shape_of(x))
         axis = tuple(int(a) % max(n, 1) for a in ((axis,) if isinstance(axis, int) else axis))
-    return _flip(x, axis=axis)  # type: ignore[no-any-return]
+    return _flip(x, axis=axis)

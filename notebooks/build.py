@@ -1,0 +1,1669 @@
+"""Build (and execute) the side-by-side notebooks.
+
+Every notebook in this folder is generated from the cells defined here, so
+that the seven notebooks share one setup cell and one way of comparing with
+the real frameworks.  Run from anywhere::
+
+    python notebooks/build.py              # write every notebook and execute it
+    python notebooks/build.py 03 05        # only the notebooks whose names start so
+    python notebooks/build.py --no-execute # write the cells only (no outputs)
+
+Executing needs ``nbclient``, ``nbformat`` and ``ipykernel`` (the ``dev``
+extra) and ``matplotlib``; Graphviz's ``dot`` program is used for the graph
+drawings when it is installed, and the real TensorFlow / PyTorch for the
+comparison cells when they are installed (the ``compare`` extra).  The
+notebooks are committed with their outputs, so they read well on a code host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+Cell = Any
+
+
+def md(text: str) -> Cell:
+    return new_markdown_cell(textwrap.dedent(text).strip("\n"))
+
+
+def code(text: str) -> Cell:
+    return new_code_cell(textwrap.dedent(text).strip("\n"))
+
+
+# --------------------------------------------------------------------------- shared cells
+SETUP = code(r'''
+    # Setup shared by the notebooks: inline plots, graph drawing, and the helper that
+    # runs the same code with tapegrad and with the real framework.
+    %matplotlib inline
+    import importlib
+    import os
+    import pathlib
+    import shutil
+    import sys
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep TensorFlow's C++ logging quiet
+    try:
+        import tapegrad
+    except ImportError:  # a checkout without `pip install -e .`: use the repository's copy
+        sys.path.insert(0, str(pathlib.Path.cwd().resolve().parent))
+        import tapegrad
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from IPython.display import Image, display
+
+    from tapegrad.debug import draw, format_graph
+
+    np.set_printoptions(precision=6, suppress=True)
+    plt.rcParams.update({"figure.dpi": 110, "axes.grid": True, "grid.alpha": 0.3})
+    HAVE_DOT = shutil.which("dot") is not None
+
+
+    def show_graph(graph):
+        """Show a `tapegrad.debug.Graph`: a PNG through Graphviz, or its DOT text without it."""
+        if HAVE_DOT:
+            display(Image(graph.render("png")))
+        else:
+            print("(Graphviz's `dot` is not installed, so here is the DOT text to paste into any "
+                  "Graphviz viewer; `apt-get install graphviz` draws it here.)")
+            print(graph.source)
+
+
+    def real_framework(name):
+        """The real `tensorflow` or `torch` module, or None (and a note) when it is not installed."""
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            print(f"The real {name} is not installed here, so its column is left empty "
+                  "(install tapegrad's `compare` extra to fill it).")
+            return None
+
+
+    def _fmt(v):
+        if v is None or isinstance(v, str):
+            return str(v)
+        try:
+            a = np.asarray(v, dtype=float)
+        except (TypeError, ValueError):
+            return str(v)
+        def num(x):
+            t = f"{x:.7g}"
+            return t + ".0" if isinstance(x, float) and t.lstrip("-").isdigit() else t
+        if a.ndim == 0:
+            return num(a.item())
+        return np.array2string(a, separator=", ", formatter={"float_kind": lambda x: num(float(x))})
+
+
+    def _same(a, b, rtol, atol):
+        try:
+            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            return _fmt(a) == _fmt(b)
+        return a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+
+
+    def _table(left, right, names, rtol=1e-5, atol=1e-6):
+        same = {k: None if right is None else
+                ("yes" if (left[k] is None) == (right[k] is None)
+                 and (left[k] is None or _same(left[k], right[k], rtol, atol)) else "NO")
+                for k in left}
+        rows, notes = [], []
+        for k in left:
+            a, b = _fmt(left[k]), "-" if right is None else _fmt(right[k])
+            if len(a) > 40 or len(b) > 40:   # long texts (error messages) go below the table
+                notes.append(f"{k} ({'same' if same[k] == 'yes' else 'different' if same[k] else ''}):"
+                             f"\n  {names[0]}: {a}\n  {names[1]}: {b}")
+            else:
+                rows.append((k, a, b, same[k] or ""))
+        w0 = max([len(r[0]) for r in rows] + [1])
+        w1 = max([len(names[0])] + [len(r[1]) for r in rows])
+        w2 = max([len(names[1])] + [len(r[2]) for r in rows])
+        if rows:
+            print(f"{'':{w0}}  {names[0]:{w1}}  {names[1]:{w2}}  same")
+        for k, a, b, m in rows:
+            print(f"{k:{w0}}  {a:{w1}}  {b:{w2}}  {m}")
+        for note in notes:
+            print(note)
+        return right is None or all(m == "yes" for m in same.values())
+
+
+    def side_by_side(left, right, names=("tapegrad", "real"), rtol=1e-5, atol=1e-6):
+        """Print two dicts of results (label -> number/array/text) as columns, marking matches."""
+        _table(left, right, names, rtol, atol)
+
+
+    def compare(style_fn, real_name, **tol):
+        """Run `style_fn(module)` with tapegrad's front-end and with the real framework."""
+        ours = style_fn(importlib.import_module(
+            {"tensorflow": "tapegrad.tf", "torch": "tapegrad.torch"}[real_name]))
+        real = real_framework(real_name)
+        theirs = style_fn(real) if real is not None else None
+        label = {"tensorflow": "real TensorFlow", "torch": "real PyTorch"}[real_name]
+        ok = _table(ours, theirs, ("tapegrad", label), **tol)
+        print("->", "not installed: tapegrad's numbers above stand alone" if real is None
+              else ("the same numbers" if ok else "DIFFERENT numbers"))
+        return ours, theirs
+''')
+
+REAL_MD = md('''
+    ## The real frameworks
+
+    The functions below hold the same code as the cells above, written once and run twice:
+    with tapegrad's front-end and with the real framework, when it is installed.  The two
+    columns must agree.
+''')
+
+
+# --------------------------------------------------------------------------- 01 recording
+NB01 = [
+    md(r'''
+    # 1. Recording: an explicit tape scope vs `requires_grad`
+
+    Both TensorFlow and PyTorch do reverse-mode automatic differentiation: while the forward
+    computation runs they remember each operation, and to get gradients they walk those
+    operations backwards applying the chain rule.  They differ in *what decides that an
+    operation is remembered*:
+
+    * **TensorFlow**: operations are recorded only **inside** a `with tf.GradientTape()` block,
+      and only those on tensors the tape *watches* (trainable `tf.Variable`s are watched
+      automatically, constants after `tape.watch(x)`).
+    * **PyTorch**: there is no scope: every operation on a tensor with `requires_grad=True` is
+      recorded, wherever it runs (unless grad mode is off, see notebook 6).
+
+    tapegrad implements both styles over one engine, so the code below is the real
+    frameworks' code with only the import line changed.  The example is the seed's:
+    $y = w^2 + b$ at $w = 2$, $b = 1$, so $\partial y/\partial w = 2w = 4$ and
+    $\partial y/\partial b = 1$.
+    '''),
+    SETUP,
+    md('''
+    ## TensorFlow style: record inside `with tf.GradientTape()`
+    '''),
+    code('''
+    import tapegrad.tf as tf
+
+    # Define trainable variables
+    w_tf = tf.Variable(2.0, name="weight")
+    b_tf = tf.Variable(1.0, name="bias")
+
+    with tf.GradientTape() as tape:
+        # Operations involving w_tf and b_tf are recorded.
+        y_tf = w_tf * w_tf + b_tf  # y = w^2 + b
+
+    gradients_tf = tape.gradient(y_tf, {"w": w_tf, "b": b_tf})
+
+    print(f"TensorFlow y: {y_tf.numpy()}")
+    print(f"TensorFlow d(y)/d(w): {gradients_tf['w'].numpy()}")
+    print(f"TensorFlow d(y)/d(b): {gradients_tf['b'].numpy()}")
+    '''),
+    md('''
+    What the tape recorded, listed and drawn.  Leaves watched by the tape are yellow, ops are
+    blue boxes, and the path the gradient took back to each source is red.
+    '''),
+    code('''
+    print(format_graph(y_tf, names={"w": w_tf, "b": b_tf}))
+    show_graph(draw(y_tf, grads=gradients_tf, sources={"w": w_tf, "b": b_tf}))
+    '''),
+    md('''
+    The scope is what matters.  An operation done *before* the tape opened is not on it, and
+    neither is an operation on a constant the tape does not watch: their gradients are `None`.
+    (`persistent=True` only lets us ask the tape three questions; see notebook 4.)
+    '''),
+    code('''
+    u = w_tf * 3.0            # computed before any tape: not recorded
+    x = tf.constant(3.0)      # a constant: not watched automatically
+
+    with tf.GradientTape(persistent=True) as tape2:
+        v = u + b_tf + x * x
+
+    print("d(v)/d(w):", tape2.gradient(v, w_tf))            # None: u was made before the tape
+    print("d(v)/d(b):", tape2.gradient(v, b_tf).numpy())    # 1.0: b was read inside the block
+    print("d(v)/d(x):", tape2.gradient(v, x))               # None: x was never watched
+    scope_graph = draw(v, tape=tape2, sources={"w": w_tf, "b": b_tf, "x": x},
+                       grads=tape2.gradient(v, {"w": w_tf, "b": b_tf, "x": x}))
+    del tape2
+
+    with tf.GradientTape() as tape3:
+        tape3.watch(x)        # now it is watched
+        v3 = x * x
+    print("after tape.watch(x), d(x*x)/d(x):", tape3.gradient(v3, x).numpy())
+    '''),
+    code('''
+    # The same graph with the tape's view: the input made outside it and the unwatched constant
+    # are cut off from the gradient (dashed, with a note saying why).
+    show_graph(scope_graph)
+    '''),
+    md('''
+    ## PyTorch style: `requires_grad=True`, no scope
+    '''),
+    code('''
+    import tapegrad.torch as torch
+
+    # Define tensors that require gradient tracking
+    w_pt = torch.tensor(2.0, requires_grad=True)
+    b_pt = torch.tensor(1.0, requires_grad=True)
+
+    # Every operation on w_pt and b_pt is recorded: there is no block to open.
+    y_pt = w_pt * w_pt + b_pt  # y = w^2 + b
+    print("y_pt.grad_fn:          ", y_pt.grad_fn)
+    print("y_pt.grad_fn's inputs: ", y_pt.grad_fn.next_functions)
+
+    y_pt.backward()
+
+    print(f"PyTorch y: {y_pt.item()}")
+    print(f"PyTorch d(y)/d(w): {w_pt.grad.item()}")
+    print(f"PyTorch d(y)/d(b): {b_pt.grad.item()}")
+    '''),
+    md('''
+    The graph PyTorch built: the same two ops, reached from `y_pt.grad_fn`.  Leaves that require
+    grad are green; `AccumulateGrad` is the node that adds into their `.grad`.
+    '''),
+    code('''
+    print(format_graph(y_pt, names={"w": w_pt, "b": b_pt}))
+    show_graph(draw(y_pt, sources={"w": w_pt, "b": b_pt}))
+    '''),
+    md('''
+    The flag is what matters: a tensor without `requires_grad` leaves nothing behind, and
+    switching it on starts the recording at the next operation.
+    '''),
+    code('''
+    c = torch.tensor(3.0)                     # requires_grad is False by default
+    print("c * c:", (c * c).grad_fn, (c * c).requires_grad)
+    c.requires_grad_()
+    print("c * c after requires_grad_():", (c * c).grad_fn)
+    '''),
+    md('''
+    ## The numbers
+    '''),
+    code('''
+    side_by_side(
+        {"y": y_tf.numpy(), "dy/dw": gradients_tf["w"].numpy(), "dy/db": gradients_tf["b"].numpy()},
+        {"y": y_pt.item(), "dy/dw": w_pt.grad.item(), "dy/db": b_pt.grad.item()},
+        names=("TF style", "PyTorch style"),
+    )
+    '''),
+    REAL_MD,
+    code('''
+    def tf_style(tf):
+        w = tf.Variable(2.0, name="weight")
+        b = tf.Variable(1.0, name="bias")
+        with tf.GradientTape(persistent=True) as tape:
+            y = w * w + b
+            u = w * 3.0 + tf.constant(0.5)
+        g = tape.gradient(y, {"w": w, "b": b})
+        return {"y": y.numpy(), "dy/dw": g["w"].numpy(), "dy/db": g["b"].numpy(),
+                "du/db (b unused)": tape.gradient(u, b)}
+
+    def torch_style(torch):
+        w = torch.tensor(2.0, requires_grad=True)
+        b = torch.tensor(1.0, requires_grad=True)
+        y = w * w + b
+        c = torch.tensor(3.0)
+        y.backward()
+        return {"y": y.item(), "dy/dw": w.grad.item(), "dy/db": b.grad.item(),
+                "grad_fn of y": type(y.grad_fn).__name__, "grad_fn of c*c": (c * c).grad_fn}
+
+    compare(tf_style, "tensorflow")
+    print()
+    compare(torch_style, "torch");
+    '''),
+    md('''
+    ## The difference
+
+    Both styles record the same two operations and get the same gradients; what differs is the
+    switch.  In TensorFlow the switch is a *place and a time*: the `with tf.GradientTape()`
+    block records only while it is open and only operations on tensors it watches, so anything
+    computed before the block, or on a constant it was not told to `watch`, is invisible to it
+    and its gradient comes back `None`.  In PyTorch the switch is a *property of the data*:
+    `requires_grad=True` on a tensor makes every later operation on it (and on everything
+    computed from it) record a `grad_fn`, wherever that code runs, and the graph hangs off the
+    result tensor itself (`y.grad_fn.next_functions`) instead of a separate tape object.  In
+    tapegrad both end up as the same graph of nodes, which is why the drawings are the same
+    apart from the leaf colours.
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 02 starting
+NB02 = [
+    md(r'''
+    # 2. Starting the computation: `tape.gradient` returns, `.backward()` accumulates
+
+    Once the forward pass is recorded, the backward pass has to be started.
+
+    * **TensorFlow**: `tape.gradient(target, sources)` is a function.  It *returns* the
+      gradients, in the same structure as `sources` (one tensor, a list, a dict, any nest),
+      and stores nothing anywhere.
+    * **PyTorch**: `loss.backward()` returns `None`.  It *adds* each gradient into the `.grad`
+      attribute of every leaf tensor that requires grad.  (`torch.autograd.grad` is the
+      function-style counterpart that returns the gradients instead.)
+
+    The example: $L = \sum_i (w_i x_i + b)^2$ with $x = (1, 2, 3)$, $w = (0.5, -1, 2)$,
+    $b = 0.1$, so $\partial L/\partial w_i = 2(w_i x_i + b)\,x_i = (1.2, -7.6, 36.6)$ and
+    $\partial L/\partial b = 2\sum_i (w_i x_i + b) = 9.6$.
+    '''),
+    SETUP,
+    md('''
+    ## TensorFlow style: `tape.gradient` returns the gradients
+    '''),
+    code('''
+    import tapegrad.tf as tf
+
+    x = tf.constant([1.0, 2.0, 3.0])
+    w = tf.Variable([0.5, -1.0, 2.0], name="w")
+    b = tf.Variable(0.1, name="b")
+
+    # persistent=True only so that we can ask this tape several questions (see notebook 4)
+    with tf.GradientTape(persistent=True) as tape:
+        r = w * x + b
+        loss = tf.reduce_sum(tf.square(r))
+
+    grads = tape.gradient(loss, [w, b])       # a list in, a list out
+    print("loss:", loss.numpy())
+    print("tape.gradient(loss, [w, b]) ->", type(grads).__name__, "of", len(grads))
+    print("  dL/dw:", grads[0].numpy())
+    print("  dL/db:", grads[1].numpy())
+
+    nested = tape.gradient(loss, {"layer": {"kernel": w, "bias": b}})   # any nest of sources
+    print("a nest in, the same nest out:",
+          {k: {n: np.round(g.numpy().astype(float), 4).tolist() for n, g in v.items()} for k, v in nested.items()})
+
+    # A non-scalar target is summed first: d(sum r)/dw = x
+    print("tape.gradient(r, w):", tape.gradient(r, w).numpy())
+    # output_gradients weights each element of the target (a vector-Jacobian product)
+    print("with output_gradients=[1, 0, -1]:",
+          tape.gradient(r, w, output_gradients=tf.constant([1.0, 0.0, -1.0])).numpy())
+    tf_numbers = {"loss": loss.numpy(), "dL/dw": grads[0].numpy(), "dL/db": grads[1].numpy()}
+    del tape
+    '''),
+    md('''
+    ## PyTorch style: `.backward()` fills `.grad`
+    '''),
+    code('''
+    import warnings
+
+    import tapegrad.torch as torch
+
+    x = torch.tensor([1.0, 2.0, 3.0])
+    w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    b = torch.tensor(0.1, requires_grad=True)
+
+    r = w * x + b
+    loss = (r ** 2).sum()
+    result = loss.backward()
+
+    print("loss:", loss.item())
+    print("loss.backward() returned", result)
+    print("w.grad:", w.grad)
+    print("b.grad:", b.grad)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        print("r.grad:", r.grad, "(r is not a leaf)")
+    for wmsg in caught:
+        print("  warning:", str(wmsg.message).split(". ")[0] + ".")
+    '''),
+    md('''
+    A non-scalar output needs the vector to multiply by (the `gradient=` argument, TensorFlow's
+    `output_gradients`); TensorFlow sums instead.  And `torch.autograd.grad` returns gradients
+    like `tape.gradient`, without touching `.grad`.
+    '''),
+    code('''
+    w.grad = None
+    b.grad = None
+    r = w * x + b
+    try:
+        r.backward()
+    except RuntimeError as e:
+        print("r.backward() -> RuntimeError:", str(e).splitlines()[0])
+
+    r.backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
+    print("r.backward(gradient=[1, 0, -1]) -> w.grad:", w.grad)
+
+    w.grad = None
+    loss = ((w * x + b) ** 2).sum()
+    gw, gb = torch.autograd.grad(loss, [w, b])
+    print("torch.autograd.grad(loss, [w, b]) ->", gw, gb)
+    print("and w.grad is still", w.grad)
+    pt_numbers = {"loss": loss.item(), "dL/dw": gw.numpy(), "dL/db": gb.numpy()}
+    '''),
+    md('''
+    ## The numbers
+    '''),
+    code('''
+    side_by_side(tf_numbers, pt_numbers, names=("TF style", "PyTorch style"))
+    '''),
+    REAL_MD,
+    code('''
+    def tf_style(tf):
+        x = tf.constant([1.0, 2.0, 3.0])
+        w = tf.Variable([0.5, -1.0, 2.0], name="w")
+        b = tf.Variable(0.1, name="b")
+        with tf.GradientTape(persistent=True) as tape:
+            r = w * x + b
+            loss = tf.reduce_sum(tf.square(r))
+        gw, gb = tape.gradient(loss, [w, b])
+        return {"loss": loss.numpy(), "dL/dw": gw.numpy(), "dL/db": gb.numpy(),
+                "d(sum r)/dw": tape.gradient(r, w).numpy(),
+                "output_gradients": tape.gradient(r, w, output_gradients=tf.constant([1.0, 0.0, -1.0])).numpy()}
+
+    def torch_style(torch):
+        x = torch.tensor([1.0, 2.0, 3.0])
+        w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        b = torch.tensor(0.1, requires_grad=True)
+        loss = ((w * x + b) ** 2).sum()
+        returned = loss.backward()
+        out = {"loss": loss.item(), "backward() returns": returned,
+               "w.grad": w.grad.numpy(), "b.grad": b.grad.numpy()}
+        w.grad = None
+        (w * x + b).backward(gradient=torch.tensor([1.0, 0.0, -1.0]))
+        out["gradient=[1, 0, -1]"] = w.grad.numpy()
+        try:
+            (w * x + b).backward()
+        except RuntimeError as e:
+            out["non-scalar error"] = str(e).splitlines()[0]
+        return out
+
+    compare(tf_style, "tensorflow")
+    print()
+    compare(torch_style, "torch");
+    '''),
+    md('''
+    ## The difference
+
+    The same reverse pass runs in both; what differs is where its result goes.
+    `tape.gradient(target, sources)` is a pure function: it hands back fresh gradients shaped
+    like `sources` and leaves every variable untouched, so you pass them on yourself (to
+    `optimizer.apply_gradients`).  `loss.backward()` is a command: it returns nothing and
+    *adds* the gradients into `.grad` of the leaves that require grad (only leaves: an
+    intermediate like `r` keeps `.grad = None` unless you call `r.retain_grad()`), where the
+    optimizer later finds them.  Non-scalar targets show the same split: TensorFlow quietly
+    sums the target, PyTorch refuses unless you say which vector to multiply by.  When you want
+    TensorFlow's behaviour in PyTorch, `torch.autograd.grad` returns the gradients and leaves
+    `.grad` alone; the consequence of "adds into `.grad`" is the subject of notebook 3.
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 03 accumulation
+NB03 = [
+    md(r'''
+    # 3. Accumulation: what happens without `zero_grad`
+
+    `loss.backward()` *adds* into `.grad`; it never overwrites it.  So in a PyTorch training
+    loop the gradients must be cleared before each backward pass (`optimizer.zero_grad()` or
+    `w.grad.zero_()`), or every step uses the sum of all the gradients so far.  A TensorFlow
+    tape has nothing to clear: each `tape.gradient` call computes fresh gradients.
+
+    First the seed's example, then the same thing over many steps, with plots of `.grad`.
+    '''),
+    SETUP,
+    md('''
+    ## PyTorch style: the seed's example
+    '''),
+    code('''
+    import tapegrad.torch as torch
+
+    # Example of gradient accumulation and zeroing
+    w = torch.tensor(2.0, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=0.1) # An optimizer needs parameters
+
+    # First pass
+    y1 = w * w
+    y1.backward()
+    print(f"After first backward(): w.grad = {w.grad}") # w.grad = 4.0
+
+    # If we don't zero gradients:
+    # optimizer.zero_grad() # <--- FORGOT THIS STEP!
+    y2 = w * 3
+    y2.backward() # This will add to the existing gradient
+    # New gradient for y2 is 3.0. Accumulated: 4.0 + 3.0 = 7.0
+    print(f"After second backward() (no zero_grad): w.grad = {w.grad}")
+
+    # Correct way: zero gradients before next computation
+    optimizer.zero_grad() # or w.grad.zero_()
+    y3 = w * 4
+    y3.backward()
+    print(f"After third backward() (with zero_grad): w.grad = {w.grad}") # w.grad = 4.0
+    '''),
+    md('''
+    ## TensorFlow style: every `tape.gradient` is fresh
+    '''),
+    code('''
+    import tapegrad.tf as tf
+
+    w_tf = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y1 = w_tf * w_tf
+    print("first gradient: ", tape.gradient(y1, w_tf).numpy())    # 4.0
+
+    with tf.GradientTape() as tape:
+        y2 = w_tf * 3.0
+    print("second gradient:", tape.gradient(y2, w_tf).numpy())    # 3.0: nothing carried over
+    '''),
+    md(r'''
+    ## Over several steps
+
+    A one-parameter model $\hat y = w x$ fitted to $y = 2x + \text{noise}$ by mean squared
+    error, starting from $w = 4$.  Left: ten backward passes on the same batch **without
+    updating $w$**, so each pass computes the same gradient $g$; `.grad` after $k$ passes is
+    $k\,g$ without `zero_grad`, and stays $g$ with it (and with the tape).  Right: the same
+    loop **with an SGD update** each step: with `zero_grad` (or a tape) $w$ walks to the
+    least-squares value; without it, each update uses the sum of every gradient so far, which
+    acts like momentum that never decays, and $w$ swings around the optimum instead of
+    settling.
+    '''),
+    code('''
+    rng = np.random.default_rng(0)
+    x_np = np.linspace(-1.0, 1.0, 32).astype(np.float32)
+    y_np = (2.0 * x_np + 0.1 * rng.standard_normal(32)).astype(np.float32)
+    steps, lr, w0 = 15, 0.5, 4.0
+
+    def torch_loop(zero_grad, update):
+        w = torch.tensor(w0, requires_grad=True)
+        opt = torch.optim.SGD([w], lr=lr)
+        x, y = torch.tensor(x_np), torch.tensor(y_np)
+        grads, ws = [], []
+        for _ in range(steps):
+            if zero_grad:
+                opt.zero_grad()
+            loss = ((w * x - y) ** 2).mean()
+            loss.backward()
+            grads.append(w.grad.item())
+            if update:
+                opt.step()
+            ws.append(w.item())
+        return np.array(grads), np.array(ws)
+
+    def tf_loop(update):
+        w = tf.Variable(w0)
+        x, y = tf.constant(x_np), tf.constant(y_np)
+        grads, ws = [], []
+        for _ in range(steps):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(w * x - y))
+            g = tape.gradient(loss, w)
+            grads.append(float(g.numpy()))
+            if update:
+                w.assign_sub(lr * g)
+            ws.append(float(w.numpy()))
+        return np.array(grads), np.array(ws)
+
+    runs = {
+        (label, update): fn(update)
+        for update in (False, True)
+        for label, fn in [
+            ("PyTorch, no zero_grad", lambda u: torch_loop(False, u)),
+            ("PyTorch, zero_grad each step", lambda u: torch_loop(True, u)),
+            ("TF, tape.gradient each step", tf_loop),
+        ]
+    }
+    for (label, update), (g, ws) in runs.items():
+        print(f"{'update' if update else 'no update':9}  {label:29} .grad: {np.round(g[:5], 4)} ...")
+    '''),
+    code('''
+    w_star = float(np.dot(x_np, y_np) / np.dot(x_np, x_np))   # the least-squares w
+    k = np.arange(1, steps + 1)
+    styles = {"PyTorch, no zero_grad": dict(color="#d62728", marker="o"),
+              "PyTorch, zero_grad each step": dict(color="#1f77b4", marker="s"),
+              "TF, tape.gradient each step": dict(color="#2ca02c", marker="x", markersize=9,
+                                                  markeredgewidth=2, linestyle="--")}
+
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(14, 4.2))
+    for label, st in styles.items():
+        ax1.plot(k, runs[(label, False)][0], label=label, **st)
+        ax2.plot(k, runs[(label, True)][0], label=label, **st)
+        ax3.plot(k, runs[(label, True)][1], label=label, **st)
+    g1 = runs[("TF, tape.gradient each step", False)][0][0]
+    ax1.plot(k, k * g1, color="black", linewidth=0.8, linestyle=":", label="k * g (g: one pass's gradient)")
+    ax1.set(title="No update: .grad after k backward passes", xlabel="backward passes k",
+            ylabel="w.grad (TF: the returned gradient)")
+    ax2.set(title="With SGD updates: the gradient used", xlabel="step", ylabel="gradient used by the step")
+    ax3.axhline(w_star, color="black", linewidth=0.8, linestyle=":", label=f"least squares w = {w_star:.3f}")
+    ax3.set(title="With SGD updates: the weight", xlabel="step", ylabel="w after the step")
+    handles, labels = ax1.get_legend_handles_labels()
+    h3, l3 = ax3.get_legend_handles_labels()
+    fig.legend(handles + h3[-1:], labels + l3[-1:], loc="lower center", ncol=5, frameon=False, fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    plt.show()
+    '''),
+    md(r'''
+    ## Accumulation on purpose: several mini-batches, one update
+
+    Accumulating is also a feature: to train with a batch that does not fit in memory, run
+    backward on each piece (scaled by 1/pieces) and step once.  In PyTorch `.grad` does the
+    summing; with a tape you sum the returned gradients yourself.  Both equal the full-batch
+    gradient.
+    '''),
+    code('''
+    pieces = 4
+    chunks = np.split(np.arange(32), pieces)
+
+    # PyTorch style: .grad sums the pieces
+    w = torch.tensor(0.5, requires_grad=True)
+    for idx in chunks:
+        x, y = torch.tensor(x_np[idx]), torch.tensor(y_np[idx])
+        (((w * x - y) ** 2).mean() / pieces).backward()
+    accumulated_pt = w.grad.item()
+
+    # TF style: sum what tape.gradient returns
+    w_tf = tf.Variable(0.5)
+    accumulated_tf = tf.zeros_like(w_tf)
+    for idx in chunks:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(w_tf * tf.constant(x_np[idx]) - tf.constant(y_np[idx]))) / pieces
+        accumulated_tf = accumulated_tf + tape.gradient(loss, w_tf)
+
+    with tf.GradientTape() as tape:
+        full = tf.reduce_mean(tf.square(w_tf * tf.constant(x_np) - tf.constant(y_np)))
+    full_batch = tape.gradient(full, w_tf).numpy()
+
+    side_by_side({"accumulated over 4 pieces": accumulated_tf.numpy(), "full batch": full_batch},
+                 {"accumulated over 4 pieces": accumulated_pt, "full batch": full_batch},
+                 names=("TF style (summed by hand)", "PyTorch style (.grad)"))
+    '''),
+    REAL_MD,
+    code('''
+    def torch_style(torch):
+        w = torch.tensor(2.0, requires_grad=True)
+        optimizer = torch.optim.SGD([w], lr=0.1)
+        (w * w).backward()
+        first = w.grad.item()
+        (w * 3).backward()
+        second = w.grad.item()
+        optimizer.zero_grad()
+        (w * 4).backward()
+        third = w.grad.item()
+        w2 = torch.tensor(w0, requires_grad=True)
+        x, y = torch.tensor(x_np), torch.tensor(y_np)
+        grads = []
+        for _ in range(5):
+            ((w2 * x - y) ** 2).mean().backward()
+            grads.append(w2.grad.item())
+        return {"after 1st backward": first, "after 2nd (no zero_grad)": second,
+                "after zero_grad + 3rd": third, ".grad over 5 passes": grads}
+
+    def tf_style(tf):
+        w = tf.Variable(2.0)
+        with tf.GradientTape() as tape:
+            y1 = w * w
+        first = tape.gradient(y1, w).numpy()
+        with tf.GradientTape() as tape:
+            y2 = w * 3.0
+        second = tape.gradient(y2, w).numpy()
+        return {"first gradient": first, "second gradient": second}
+
+    compare(torch_style, "torch")
+    print()
+    compare(tf_style, "tensorflow");
+    '''),
+    md('''
+    ## The difference
+
+    A tape's `gradient` is a fresh answer every time: nothing is stored between calls, so there
+    is nothing to reset and nothing to forget.  PyTorch's `.backward()` *adds* into `.grad`
+    because the gradient lives on the parameter, and addition is the only operation that is
+    right for a parameter used several times (or for several losses, or several mini-batches).
+    The price is that the training loop has to clear `.grad` itself: forget
+    `optimizer.zero_grad()` and the left plot happens (`.grad` grows by one gradient per pass,
+    $k\\,g$ after $k$ passes), and in a real loop every update uses the running sum of all past
+    gradients (the middle and right plots), which overshoots the optimum and oscillates instead
+    of converging.  The same accumulation is what makes gradient accumulation over mini-batches a
+    one-liner in PyTorch, where the TF style sums the returned gradients by hand.
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 04 persistence
+NB04 = [
+    md(r'''
+    # 4. Persistence: persistent tapes vs `retain_graph`
+
+    To compute gradients the backward pass needs values saved during the forward pass (for
+    $y = x^2$ it needs $x$).  By default both frameworks free those saved values as soon as the
+    gradient has been computed once, so a second request fails:
+
+    * **TensorFlow**: a tape is consumed by one `tape.gradient` call; create it with
+      `tf.GradientTape(persistent=True)` to ask it several times, and `del tape` to release it.
+    * **PyTorch**: `loss.backward()` frees the graph's saved values; pass
+      `retain_graph=True` to keep them for another backward.
+
+    Below: the errors each gives when misused, the fix, and the memory each keeps (measured
+    with `tracemalloc`, which sees NumPy's arrays).  The example is $y = x^2$, $z = y^2 = x^4$
+    at $x = 3$: $dz/dx = 4x^3 = 108$, $dy/dx = 2x = 6$.
+    '''),
+    SETUP,
+    md('''
+    ## TensorFlow style
+    '''),
+    code('''
+    import tapegrad.tf as tf
+
+    x = tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        z = y * y
+    print("dz/dx:", tape.gradient(z, x).numpy())
+    try:
+        tape.gradient(y, x)          # a second question to a non-persistent tape
+    except RuntimeError as e:
+        tf_error = f"{type(e).__name__}: {e}"
+        print(tf_error)
+    '''),
+    code('''
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        z = y * y
+    print("dz/dx:", tape.gradient(z, x).numpy())   # 108.0
+    print("dy/dx:", tape.gradient(y, x).numpy())   # 6.0
+    print("dz/dx again:", tape.gradient(z, x).numpy())
+    del tape                                       # drop the reference to the tape
+    '''),
+    md('''
+    ## PyTorch style
+    '''),
+    code('''
+    import tapegrad.torch as torch
+
+    x = torch.tensor(3.0, requires_grad=True)
+    y = x * x
+    z = y * y
+    z.backward()
+    print("x.grad after z.backward():", x.grad.item())
+    try:
+        z.backward()                 # the saved values of z's graph were freed
+    except RuntimeError as e:
+        torch_error = f"{type(e).__name__}: {e}"
+        print(torch_error)
+    '''),
+    code('''
+    x = torch.tensor(3.0, requires_grad=True)
+    y = x * x
+    z = y * y
+    z.backward(retain_graph=True)
+    print("after z.backward(retain_graph=True):      ", x.grad.item())   # 108
+    z.backward(retain_graph=True)                                     # allowed: the graph was kept
+    print("after a second z.backward(...):           ", x.grad.item(), " (108 + 108: .grad accumulates)")
+    x.grad = None
+    y.backward()                                     # y's part of the graph was kept too; now freed
+    print("after x.grad = None and y.backward(), dy/dx:", x.grad.item())
+    '''),
+    md(r'''
+    ## The memory each holds
+
+    The same computation on a vector of one million `float32`s (4 MB per array):
+    $s = \sum \sin(x)\,e^{x}\,x$, whose backward pass needs several saved arrays.  Each variant
+    runs the forward pass and one gradient and then keeps what a user would still hold (the
+    tape, the output, the gradient); the number is what `tracemalloc` still counts as allocated
+    at that point, minus what existed before (`x` itself is made before the measurement).
+    '''),
+    code('''
+    import gc
+    import tracemalloc
+
+    N = 1_000_000
+    data = np.random.default_rng(0).standard_normal(N).astype(np.float32)
+    x_tf = tf.constant(data)
+    x_pt = torch.tensor(data, requires_grad=True)
+
+    def measure(run):
+        """(MB still allocated after run(), peak MB during it), beyond what existed before."""
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        held = run()          # what the user still holds afterwards
+        gc.collect()
+        current, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        del held
+        return (current - before) / 2**20, (peak - before) / 2**20
+
+    def tf_run(persistent, delete_tape=False):
+        def run():
+            with tf.GradientTape(persistent=persistent) as tape:
+                tape.watch(x_tf)
+                s = tf.reduce_sum(tf.sin(x_tf) * tf.exp(x_tf) * x_tf)
+            g = tape.gradient(s, x_tf)
+            if delete_tape:
+                del tape
+                return s, g
+            return tape, s, g
+        return run
+
+    def torch_run(retain_graph, delete_output=False):
+        def run():
+            x_pt.grad = None
+            s = (torch.sin(x_pt) * torch.exp(x_pt) * x_pt).sum()
+            s.backward(retain_graph=retain_graph)
+            if delete_output:
+                del s
+                return (x_pt.grad,)
+            return s, x_pt.grad
+        return run
+
+    variants = {
+        "TF: tape (default)": tf_run(False),
+        "TF: persistent tape": tf_run(True),
+        "TF: persistent, then del tape": tf_run(True, delete_tape=True),
+        "PyTorch: retain_graph=False": torch_run(False),
+        "PyTorch: retain_graph=True": torch_run(True),
+        "PyTorch: retain_graph=True, then del s": torch_run(True, delete_output=True),
+    }
+    memory = {name: measure(run) for name, run in variants.items()}
+    print(f"{'':40} {'held after (MB)':>16} {'peak (MB)':>10}")
+    for name, (held, peak) in memory.items():
+        print(f"{name:40} {held:16.1f} {peak:10.1f}")
+    '''),
+    code('''
+    names = list(memory)
+    held = [memory[n][0] for n in names]
+    peak = [memory[n][1] for n in names]
+    colors = ["#ff7f0e" if n.startswith("TF") else "#1f77b4" for n in names]
+    pos = np.arange(len(names))
+
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig, ax = plt.subplots(figsize=(10, 4.6))
+    ax.bar(pos - 0.2, held, width=0.4, color=colors, edgecolor="black")
+    ax.bar(pos + 0.2, peak, width=0.4, color=colors, edgecolor="black", hatch="//", alpha=0.45)
+    for p, h in zip(pos, held):
+        ax.text(p - 0.2, h + 0.4, f"{h:.1f}", ha="center", fontsize=8)
+    ax.axhline(2**22 / 2**20, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xticks(pos, [n.replace(": ", ":\\n") for n in names], fontsize=8)
+    ax.set_ylabel("MB (tracemalloc)")
+    ax.set_title("Memory kept after one gradient of sum(sin(x) * exp(x) * x), x: 1M float32")
+    ax.legend(handles=[Patch(facecolor="#ff7f0e", edgecolor="black", label="TF style"),
+                       Patch(facecolor="#1f77b4", edgecolor="black", label="PyTorch style"),
+                       Patch(facecolor="white", edgecolor="black", label="held after the gradient"),
+                       Patch(facecolor="white", edgecolor="black", hatch="//",
+                             label="peak during forward + gradient"),
+                       Line2D([], [], color="grey", linewidth=0.8, linestyle=":",
+                              label="one array of 1M float32 (3.8 MB)")], fontsize=8)
+    fig.tight_layout()
+    plt.show()
+    '''),
+    code('''
+    one_array = data.nbytes / 2**20
+    for name, (held_mb, _) in memory.items():
+        extra = held_mb - memory["TF: tape (default)"][0]
+        print(f"{name:40} keeps {extra:5.1f} MB beyond the gradient = {extra / one_array:.0f} saved arrays")
+    '''),
+    REAL_MD,
+    code('''
+    def tf_style(tf):
+        x = tf.constant(3.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+            z = y * y
+        first = tape.gradient(z, x).numpy()
+        try:
+            tape.gradient(y, x)
+            error = "no error"
+        except RuntimeError as e:
+            error = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x
+            z = y * y
+        return {"dz/dx": first, "second call": error,
+                "persistent dz/dx, dy/dx": [tape.gradient(z, x).numpy(), tape.gradient(y, x).numpy()]}
+
+    def torch_style(torch):
+        x = torch.tensor(3.0, requires_grad=True)
+        z = (x * x) * (x * x)
+        z.backward()
+        try:
+            z.backward()
+            error = "no error"
+        except RuntimeError as e:
+            error = f"{type(e).__name__}: {str(e).split('.')[0]}"
+        first = x.grad.item()
+        x.grad = None
+        z = (x * x) * (x * x)
+        z.backward(retain_graph=True)
+        z.backward()
+        return {"x.grad": first, "second backward": error, "retained, twice": x.grad.item()}
+
+    compare(tf_style, "tensorflow")
+    print()
+    compare(torch_style, "torch");
+    '''),
+    md('''
+    ## The difference
+
+    Both frameworks make the same trade: the values a backward pass needs are kept only until
+    the first backward pass has used them, so that a training step does not hold its whole
+    forward pass in memory a moment longer than needed.  They differ in *who* you ask to keep
+    them.  In TensorFlow it is the tape, decided up front: `persistent=True` keeps every
+    recorded op's saved values for as many `gradient` calls as you like, until you `del` the
+    tape (a second call on a default tape raises `RuntimeError: A non-persistent GradientTape
+    can only be used to compute one set of gradients`).  In PyTorch it is each backward call:
+    `retain_graph=True` keeps the graph for one more pass, the next plain `backward()` frees it,
+    and the graph itself lives as long as the output tensor does (forgetting it gives
+    `RuntimeError: Trying to backward through the graph a second time`).  The measurement shows
+    the cost: the default tape and `retain_graph=False` keep nothing but the result and the
+    gradient, while the persistent tape and `retain_graph=True` keep several 4 MB saved arrays
+    each, until the tape or the output is dropped.
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 05 higher order
+NB05 = [
+    md(r"""
+    # 5. Higher-order gradients: nested tapes vs `create_graph=True`
+
+    A gradient is itself computed by operations, so it can be differentiated again, as long as
+    those operations are recorded too.
+
+    * **TensorFlow**: nest the tapes.  The outer tape is recording while the inner tape's
+      `gradient` runs, so it records the backward computation, and its own `gradient` gives the
+      next derivative.
+    * **PyTorch**: ask the backward pass to build a graph of itself with `create_graph=True`
+      (in `torch.autograd.grad` or `.backward`), then differentiate the result again.
+
+    First the seed's $x^3$ at $x = 2$ ($3x^2 = 12$, $6x = 12$, $6$), then the first three
+    derivatives of $f(x) = x^2 \sin x$ over $[-4, 4]$, plotted against the closed forms
+    $$f' = 2x\sin x + x^2\cos x,\quad f'' = 2\sin x + 4x\cos x - x^2\sin x,\quad
+    f''' = 6\cos x - 6x\sin x - x^2\cos x.$$
+    """),
+    SETUP,
+    md("""
+    ## TensorFlow style: nested tapes
+    """),
+    code("""
+    import tapegrad.tf as tf
+
+    x_tf = tf.Variable(2.0)
+    with tf.GradientTape() as tape2:
+        with tf.GradientTape() as tape1:
+            y_tf = x_tf * x_tf * x_tf # x^3
+        dy_dx_tf = tape1.gradient(y_tf, x_tf) # dy/dx = 3x^2 = 12
+    d2y_dx2_tf = tape2.gradient(dy_dx_tf, x_tf) # d2y/dx2 = 6x = 12
+    print(f"TensorFlow dy/dx: {dy_dx_tf.numpy()}, d2y/dx2: {d2y_dx2_tf.numpy()}")
+
+    # One more tape, one more derivative
+    with tf.GradientTape() as tape3:
+        with tf.GradientTape() as tape2:
+            with tf.GradientTape() as tape1:
+                y_tf = x_tf * x_tf * x_tf
+            d1 = tape1.gradient(y_tf, x_tf)
+        d2 = tape2.gradient(d1, x_tf)
+    d3 = tape3.gradient(d2, x_tf)
+    print(f"TensorFlow d3y/dx3: {d3.numpy()}")
+    """),
+    md("""
+    ## PyTorch style: `create_graph=True`
+    """),
+    code("""
+    import tapegrad.torch as torch
+
+    x_pt = torch.tensor(2.0, requires_grad=True)
+    y_pt = x_pt * x_pt * x_pt # x^3
+
+    # First derivative
+    dy_dx_pt = torch.autograd.grad(y_pt, x_pt, create_graph=True)[0] # dy/dx = 3x^2 = 12
+    # Second derivative
+    d2y_dx2_pt = torch.autograd.grad(dy_dx_pt, x_pt, create_graph=True)[0] # d2y/dx2 = 6x = 12
+    print(f"PyTorch dy/dx: {dy_dx_pt.item()}, d2y/dx2: {d2y_dx2_pt.item()}")
+    print(f"PyTorch d3y/dx3: {torch.autograd.grad(d2y_dx2_pt, x_pt)[0].item()}")
+
+    # .backward(create_graph=True) does the same through .grad, which then has a grad_fn
+    import warnings
+
+    x_b = torch.tensor(2.0, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (x_b ** 3).backward(create_graph=True)
+    for wmsg in caught:   # PyTorch warns about the reference cycle .grad <-> its graph
+        print("warning:", str(wmsg.message).split(". ")[0] + ".")
+    print("x.grad after backward(create_graph=True):", x_b.grad)
+    first = x_b.grad
+    x_b.grad = None
+    first.backward()
+    print("and its own gradient:", x_b.grad.item())
+    """),
+    md(r"""
+    ## Three derivatives of $x^2 \sin x$ on a grid
+
+    `x` is a vector of 161 points; since $f$ acts elementwise, the gradient of $\sum_i f(x_i)$
+    is the vector of $f'(x_i)$, and so on.  Float64 throughout.  ($x^2$ is written `x * x`:
+    with `x ** 2`, real TensorFlow's third derivative is NaN at $x = 0$, because its `pow`
+    gradient multiplies $0 \cdot x^{-1}$ there.)
+    """),
+    code("""
+    grid = np.linspace(-4.0, 4.0, 161)
+
+    # TensorFlow style: three nested tapes
+    x = tf.constant(grid, dtype=tf.float64)
+    with tf.GradientTape() as t3:
+        t3.watch(x)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                f = x * x * tf.sin(x)
+            d1 = t1.gradient(f, x)
+        d2 = t2.gradient(d1, x)
+    d3 = t3.gradient(d2, x)
+    tf_derivs = [f.numpy(), d1.numpy(), d2.numpy(), d3.numpy()]
+
+    # PyTorch style: create_graph=True, twice
+    x = torch.tensor(grid, dtype=torch.float64, requires_grad=True)
+    f = x * x * torch.sin(x)
+    (d1,) = torch.autograd.grad(f.sum(), x, create_graph=True)
+    (d2,) = torch.autograd.grad(d1.sum(), x, create_graph=True)
+    (d3,) = torch.autograd.grad(d2.sum(), x)
+    pt_derivs = [t.detach().numpy() for t in (f, d1, d2, d3)]
+
+    s, c = np.sin(grid), np.cos(grid)
+    closed = [grid**2 * s,
+              2 * grid * s + grid**2 * c,
+              2 * s + 4 * grid * c - grid**2 * s,
+              6 * c - 6 * grid * s - grid**2 * c]
+    for k in range(4):
+        print(f"order {k}: max |TF - closed form| = {np.abs(tf_derivs[k] - closed[k]).max():.2e}, "
+              f"max |PyTorch - closed form| = {np.abs(pt_derivs[k] - closed[k]).max():.2e}")
+    """),
+    code("""
+    titles = ["f(x) = x² sin x", "f'(x) = 2x sin x + x² cos x",
+              "f''(x) = 2 sin x + 4x cos x − x² sin x", "f'''(x) = 6 cos x − 6x sin x − x² cos x"]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    for k, ax in enumerate(axes.flat):
+        ax.plot(grid, closed[k], color="black", linewidth=1.5, label="closed form")
+        ax.plot(grid[::8], tf_derivs[k][::8], "o", markersize=6, markerfacecolor="none",
+                color="#ff7f0e", label="TF style (nested tapes)")
+        ax.plot(grid[::8], pt_derivs[k][::8], "x", markersize=6, color="#1f77b4",
+                label="PyTorch style (create_graph=True)")
+        ax.set_title(titles[k], fontsize=10)
+    for ax in axes[1]:
+        ax.set_xlabel("x")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
+    fig.suptitle("Derivatives computed by tapegrad (markers, every 8th grid point) vs the closed form")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    plt.show()
+    """),
+    REAL_MD,
+    code("""
+    points = [-2.0, 0.5, 3.0]
+
+    def tf_style(tf):
+        x = tf.constant(points, dtype=tf.float64)
+        with tf.GradientTape() as t3:
+            t3.watch(x)
+            with tf.GradientTape() as t2:
+                t2.watch(x)
+                with tf.GradientTape() as t1:
+                    t1.watch(x)
+                    f = x * x * tf.sin(x)
+                d1 = t1.gradient(f, x)
+            d2 = t2.gradient(d1, x)
+        d3 = t3.gradient(d2, x)
+        return {"f": f.numpy(), "f'": d1.numpy(), "f''": d2.numpy(), "f'''": d3.numpy()}
+
+    def torch_style(torch):
+        x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+        f = x * x * torch.sin(x)
+        (d1,) = torch.autograd.grad(f.sum(), x, create_graph=True)
+        (d2,) = torch.autograd.grad(d1.sum(), x, create_graph=True)
+        (d3,) = torch.autograd.grad(d2.sum(), x)
+        return {"f": f.detach().numpy(), "f'": d1.detach().numpy(),
+                "f''": d2.detach().numpy(), "f'''": d3.numpy()}
+
+    compare(tf_style, "tensorflow", rtol=1e-10, atol=1e-12)
+    print()
+    compare(torch_style, "torch", rtol=1e-10, atol=1e-12);
+    """),
+    md("""
+    ## The difference
+
+    Both get higher derivatives the same way underneath: the backward pass is made of ordinary
+    differentiable operations, and if those operations are recorded, the gradient has a graph
+    of its own that can be differentiated again (in tapegrad every op's derivative is written
+    in tapegrad ops, so this works to any order).  The difference is how you ask for the
+    recording.  TensorFlow needs no flag: a tape records whatever runs inside its block on
+    tensors it watches, and an inner tape's `gradient` call is just more computation inside the
+    outer block, so one more level of nesting gives one more derivative (and each level has to
+    `watch` a constant source).  PyTorch's backward pass normally runs without recording;
+    `create_graph=True` switches recording on for that pass so the returned gradient (or
+    `.grad`) has a `grad_fn`, and the last call can leave it off.  The curves above sit on the
+    closed forms to rounding error in both styles.
+    """),
+]
+
+
+# --------------------------------------------------------------------------- 06 stopping
+NB06 = [
+    md(r'''
+    # 6. Stopping gradients: `stop_gradient`, unwatched variables, `no_grad`, `detach`
+
+    Sometimes a value must be used in the forward pass but treated as a constant by the
+    backward pass (a target network, a moving statistic, the update of the weights itself).
+
+    * **TensorFlow**: wrap the value in `tf.stop_gradient(...)`, or do not let the tape watch
+      it (a constant, a `tf.Variable(..., trainable=False)`, or
+      `GradientTape(watch_accessed_variables=False)`), or pause the tape with
+      `tape.stop_recording()`.
+    * **PyTorch**: `tensor.detach()` (a tensor sharing the data, outside the graph), tensors with
+      `requires_grad=False`, or `with torch.no_grad():` which records nothing at all.
+
+    The running example is $f(x) = x \cdot x$ at $x = 3$: the full gradient is $2x = 6$;
+    treating the second factor as a constant gives $x = 3$.
+    '''),
+    SETUP,
+    md('''
+    ## TensorFlow style
+    '''),
+    code('''
+    import tapegrad.tf as tf
+
+    x = tf.Variable(3.0, name="x")
+    frozen = tf.Variable(5.0, trainable=False, name="frozen")
+    c = tf.constant(2.0)
+
+    with tf.GradientTape(persistent=True) as tape:
+        full = x * x                           # d/dx = 2x = 6
+        stopped = x * tf.stop_gradient(x)      # the second factor is a constant: d/dx = x = 3
+        with_frozen = x * frozen               # frozen is not trainable, so never watched
+        with_const = x * c                     # neither is a constant
+        with tape.stop_recording():
+            paused = x * x                     # computed while the tape is paused
+
+    print("d(x*x)/dx:               ", tape.gradient(full, x).numpy())
+    print("d(x*stop_gradient(x))/dx:", tape.gradient(stopped, x).numpy())
+    print("d(x*frozen)/d[x, frozen]:", [g if g is None else g.numpy().item() for g in tape.gradient(with_frozen, [x, frozen])])
+    print("d(x*c)/dc:               ", tape.gradient(with_const, c))
+    print("d(paused)/dx:            ", tape.gradient(paused, x))
+    print("unconnected_gradients='zero':", tape.gradient(paused, x, unconnected_gradients="zero").numpy())
+    print("watched:", [v.name for v in tape.watched_variables()])
+    tf_numbers = {"full": tape.gradient(full, x).numpy(),
+                  "second factor stopped": tape.gradient(stopped, x).numpy(),
+                  "frozen / constant": tape.gradient(with_frozen, frozen),
+                  "computed with recording off": tape.gradient(paused, x)}
+    stop_graph = draw(stopped, sources={"x": x}, grads={"x": tape.gradient(stopped, x)})
+    del tape
+
+    # With watch_accessed_variables=False only what you watch is recorded
+    y = tf.Variable(4.0, name="y")
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(x)
+        prod = x * y
+    gx, gy = tape.gradient(prod, [x, y])
+    print("watch_accessed_variables=False, watch(x): d(xy)/dx =", gx.numpy(), " d(xy)/dy =", gy)
+    '''),
+    md('''
+    The graph of `x * tf.stop_gradient(x)`.  As in TensorFlow, `stop_gradient` is recorded as
+    an op of its own (`StopGradient`), but its backward passes nothing on: the gradient reaches
+    `x` only through the multiplication's direct input, which is why it is $x = 3$ and not
+    $2x = 6$.
+    '''),
+    code('''
+    show_graph(stop_graph)
+    '''),
+    md('''
+    ## PyTorch style
+    '''),
+    code('''
+    import tapegrad.torch as torch
+
+    # The seed's example: which results track history
+    x = torch.randn(2, 2, requires_grad=True)
+    y = x * 2
+    print(f"y.requires_grad: {y.requires_grad}") # True
+
+    # Using torch.no_grad()
+    with torch.no_grad():
+        z = x * 2
+    print(f"z.requires_grad: {z.requires_grad}") # False, z doesn't track history
+
+    # Using .detach()
+    w = x * 2
+    w_detached = w.detach() # Creates a new tensor, shares data, but no grad history
+    print(f"w.requires_grad: {w.requires_grad}")             # True
+    print(f"w_detached.requires_grad: {w_detached.requires_grad}") # False
+    '''),
+    code('''
+    x = torch.tensor(3.0, requires_grad=True)
+    frozen = torch.tensor(5.0)                  # requires_grad=False: a constant
+
+    (x * x).backward()
+    full_grad = x.grad.item()
+    print("d(x*x)/dx:          ", full_grad)
+    x.grad = None
+    stopped = x * x.detach()
+    stopped.backward()
+    stopped_grad = x.grad.item()
+    print("d(x*x.detach())/dx: ", stopped_grad)
+    x.grad = None
+    (x * frozen).backward()
+    print("d(x*frozen)/dx:     ", x.grad.item(), "  frozen.grad:", frozen.grad)
+
+    with torch.no_grad():
+        paused = x * x
+    print("made under no_grad: ", paused.requires_grad, paused.grad_fn)
+    pt_numbers = {"full": full_grad, "second factor stopped": stopped_grad,
+                  "frozen / constant": frozen.grad, "computed with recording off": paused.grad_fn}
+    try:
+        paused.backward()
+    except RuntimeError as e:
+        print("paused.backward() -> RuntimeError:", str(e).splitlines()[0])
+
+    # detach() shares the data: an in-place change shows through (so update weights under no_grad)
+    d = x.detach()
+    with torch.no_grad():
+        x -= 0.5
+    print("x after the update:", x.item(), " its detached view:", d.item())
+    '''),
+    md('''
+    The graph of `x * x.detach()`: the same picture as TensorFlow's `stop_gradient`.
+    '''),
+    code('''
+    show_graph(draw(stopped, sources={"x": x}))
+    '''),
+    md('''
+    ## The numbers
+    '''),
+    code('''
+    side_by_side(tf_numbers, pt_numbers, names=("TF style", "PyTorch style"))
+    '''),
+    REAL_MD,
+    code('''
+    def tf_style(tf):
+        x = tf.Variable(3.0, name="x")
+        frozen = tf.Variable(5.0, trainable=False)
+        c = tf.constant(2.0)
+        with tf.GradientTape(persistent=True) as tape:
+            full = x * x
+            stopped = x * tf.stop_gradient(x)
+            with_frozen = x * frozen
+            with_const = x * c
+            with tape.stop_recording():
+                paused = x * x
+        return {"d(x*x)/dx": tape.gradient(full, x).numpy(),
+                "d(x*stop_gradient(x))/dx": tape.gradient(stopped, x).numpy(),
+                "d(x*frozen)/dfrozen": tape.gradient(with_frozen, frozen),
+                "d(x*c)/dc": tape.gradient(with_const, c),
+                "d(paused)/dx": tape.gradient(paused, x),
+                "watched": [v.name for v in tape.watched_variables()]}
+
+    def torch_style(torch):
+        x = torch.tensor(3.0, requires_grad=True)
+        (x * x).backward()
+        full = x.grad.item()
+        x.grad = None
+        (x * x.detach()).backward()
+        stopped = x.grad.item()
+        frozen = torch.tensor(5.0)
+        (x * frozen).backward()
+        with torch.no_grad():
+            paused = x * x
+        return {"d(x*x)/dx": full, "d(x*x.detach())/dx": stopped, "frozen.grad": frozen.grad,
+                "no_grad result requires_grad": str(paused.requires_grad),
+                "detach requires_grad": str(x.detach().requires_grad)}
+
+    compare(tf_style, "tensorflow")
+    print()
+    compare(torch_style, "torch");
+    '''),
+    md('''
+    ## The difference
+
+    | to treat a value as a constant | TensorFlow | PyTorch |
+    |---|---|---|
+    | one value inside an expression | `tf.stop_gradient(v)` | `v.detach()` |
+    | a tensor that never needs a gradient | a constant / `trainable=False`, not watched | `requires_grad=False` (the default) |
+    | a whole block of code | outside the tape, or `tape.stop_recording()` | `with torch.no_grad():` |
+    | only chosen inputs | `GradientTape(watch_accessed_variables=False)` + `watch` | `requires_grad` on those only |
+
+    The two sets of tools line up one to one and give the same numbers, but they are attached
+    to different things, as in notebook 1.  TensorFlow's are about the *tape*: what it watches
+    and when it records, so a variable can be a constant to one tape and a source to another,
+    and asking for an unwatched source returns `None` (or zeros with
+    `unconnected_gradients='zero'`) rather than an error.  PyTorch's are about the *tensor* and
+    the *grad mode*: `detach()` makes a tensor that shares the data but has no history,
+    `no_grad()` stops all recording in its block (which is why the seed's manual weight update
+    runs under it), and calling `backward()` on a result without history is an error
+    (`element 0 of tensors does not require grad`).
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 07 training loop
+NB07 = [
+    md(r'''
+    # 7. A full training loop in both styles
+
+    The same model and data, trained from identical initial weights, once in TensorFlow style
+    and once in PyTorch style:
+
+    1. the seed's loop: a linear model $\hat y = xW + b$ with squared error, updated by hand
+       (`w.assign(w - w_grad * learning_rate)` vs `w -= w.grad * learning_rate` under
+       `torch.no_grad()` followed by `w.grad.zero_()`);
+    2. the same loop with optimizers, on a small two-layer network: Keras's
+       `optimizer.apply_gradients(zip(grads, model.trainable_weights))` vs PyTorch's
+       `optimizer.step()` / `optimizer.zero_grad()`, both with SGD with momentum and with Adam.
+
+    Both losses are drawn on one plot, and the final parameters are compared.
+    '''),
+    SETUP,
+    md('''
+    ## Data and initial weights
+
+    64 samples with 3 features and a slightly non-linear target.  The initial weights are drawn
+    once with NumPy and loaded into both models (Keras stores a `Dense` kernel as
+    `(inputs, outputs)`, PyTorch's `Linear.weight` as `(outputs, inputs)`, hence the
+    transposes).
+    '''),
+    code('''
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(64, 3)).astype(np.float32)
+    Y = (X @ np.array([[1.5], [-2.0], [0.5]]) + 0.3 + 0.5 * np.sin(3 * X[:, :1])
+         + 0.05 * rng.normal(size=(64, 1))).astype(np.float32)
+
+    def init(shape, scale):
+        return (scale * rng.normal(size=shape)).astype(np.float32)
+
+    linear_init = [init((3, 1), 0.5), np.zeros(1, np.float32)]
+    mlp_init = [init((3, 16), 0.6), init((16,), 0.1), init((16, 1), 0.3), np.zeros(1, np.float32)]
+    print("data:", X.shape, Y.shape, " linear model params:", [a.shape for a in linear_init],
+          " MLP params:", [a.shape for a in mlp_init])
+    '''),
+    md('''
+    ## 1. The seed's loop, updated by hand
+
+    The loops are written as functions of the framework module (`tf` or `torch`) so that the
+    very same code runs below with the real frameworks.
+    '''),
+    code('''
+    def fit_linear_tf(tf, epochs=40, learning_rate=0.1):
+        x, y = tf.constant(X), tf.constant(Y)
+        tf_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        tf_model.build((None, 3))
+        tf_model.set_weights(linear_init)
+
+        def squared_error(pred, target):
+            return tf.reduce_mean(tf.square(pred - target))
+
+        losses = []
+        [w, b] = tf_model.trainable_variables
+        for epoch in range(epochs):
+            with tf.GradientTape() as tape:
+                # forward passing and loss calculations
+                # within explicit tape scope
+                predictions = tf_model(x)
+                loss = squared_error(predictions, y)
+
+            # compute gradients (grad)
+            w_grad, b_grad = tape.gradient(loss, tf_model.trainable_variables)
+
+            # update training variables
+            w.assign(w - w_grad * learning_rate)
+            b.assign(b - b_grad * learning_rate)
+            losses.append(float(loss.numpy()))
+        return np.array(losses), [v.numpy() for v in tf_model.trainable_variables]
+    '''),
+    code('''
+    def fit_linear_torch(torch, epochs=40, learning_rate=0.1):
+        inputs, labels = torch.tensor(X), torch.tensor(Y)
+        torch_model = torch.nn.Linear(3, 1)
+        with torch.no_grad():
+            torch_model.weight.copy_(torch.tensor(linear_init[0].T))
+            torch_model.bias.copy_(torch.tensor(linear_init[1]))
+
+        def squared_error(pred, target):
+            return ((pred - target) ** 2).mean()
+
+        losses = []
+        [w, b] = torch_model.parameters()
+        for epoch in range(epochs):
+            # forward pass and loss calculation
+            # implicit tape-based AD
+            y_pred = torch_model(inputs)
+            loss = squared_error(y_pred, labels)
+
+            # compute gradients (grad)
+            loss.backward()
+
+            # update training variables / parameters
+            with torch.no_grad():
+                w -= w.grad * learning_rate
+                b -= b.grad * learning_rate
+                w.grad.zero_()
+                b.grad.zero_()
+            losses.append(loss.item())
+        # in Keras's layout, for comparison
+        return np.array(losses), [w.detach().numpy().T, b.detach().numpy()]
+    '''),
+    code('''
+    import tapegrad.tf as tf
+    import tapegrad.torch as torch
+
+    lin_tf = fit_linear_tf(tf)
+    lin_pt = fit_linear_torch(torch)
+    print("final loss  TF style:", lin_tf[0][-1], "  PyTorch style:", lin_pt[0][-1])
+    side_by_side({"W": lin_tf[1][0].ravel(), "b": lin_tf[1][1]},
+                 {"W": lin_pt[1][0].ravel(), "b": lin_pt[1][1]},
+                 names=("TF style", "PyTorch style"))
+    '''),
+    md('''
+    ## 2. With optimizers: `apply_gradients` vs `step` / `zero_grad`
+
+    A 3 → 16 → 1 network with a tanh hidden layer, trained full-batch for 150 steps.
+
+    * **SGD with momentum 0.9** is the same update in both frameworks (Keras keeps
+      $v \\leftarrow 0.9v - \\eta g,\\ w \\leftarrow w + v$; PyTorch
+      $b \\leftarrow 0.9b + g,\\ w \\leftarrow w - \\eta b$; with $v = -\\eta b$ these are the same
+      steps), so the two runs must end with equal parameters.
+    * **Adam** is *not* quite the same formula in the two frameworks, and tapegrad keeps each
+      framework's own: the default `epsilon` differs (Keras 1e-7, PyTorch 1e-8; set to 1e-8 in
+      Keras here), and Keras adds epsilon to $\\sqrt{v_t}$ *before* the bias correction, so its
+      effective epsilon is $\\epsilon/\\sqrt{1-\\beta_2^t}$ (about $30\\epsilon$ at the first step),
+      PyTorch after it.  The two Adam runs follow the same curve, but their parameters end
+      visibly apart (about 1e-3 here), as they do with the real frameworks (see the comparison
+      at the end).
+    '''),
+    code('''
+    def fit_mlp_tf(tf, optimizer_name, steps=150):
+        x, y = tf.constant(X), tf.constant(Y)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="tanh"),
+                                     tf.keras.layers.Dense(1)])
+        model.build((None, 3))
+        model.set_weights(mlp_init)
+        if optimizer_name == "sgd":
+            optimizer = tf.keras.optimizers.SGD(learning_rate=0.05, momentum=0.9)
+        else:
+            optimizer = tf.keras.optimizers.Adam(learning_rate=0.02, epsilon=1e-8)
+        loss_fn = tf.keras.losses.MeanSquaredError()
+        losses = []
+        for step in range(steps):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+            grads = tape.gradient(loss, model.trainable_weights)
+            optimizer.apply_gradients(zip(grads, model.trainable_weights))
+            losses.append(float(loss.numpy()))
+        return np.array(losses), [v.numpy() for v in model.trainable_weights]
+
+
+    def fit_mlp_torch(torch, optimizer_name, steps=150):
+        inputs, labels = torch.tensor(X), torch.tensor(Y)
+        model = torch.nn.Sequential(torch.nn.Linear(3, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+        with torch.no_grad():
+            for layer, (kernel, bias) in zip([model[0], model[2]], [mlp_init[:2], mlp_init[2:]]):
+                layer.weight.copy_(torch.tensor(kernel.T))
+                layer.bias.copy_(torch.tensor(bias))
+        if optimizer_name == "sgd":
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        else:
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
+        loss_fn = torch.nn.MSELoss()
+        losses = []
+        for step in range(steps):
+            loss = loss_fn(model(inputs), labels)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+        params = [p.detach().numpy() for p in model.parameters()]
+        return np.array(losses), [params[0].T, params[1], params[2].T, params[3]]
+
+
+    mlp = {(style, opt): fit(module, opt)
+           for opt in ("sgd", "adam")
+           for style, fit, module in [("TF", fit_mlp_tf, tf), ("PyTorch", fit_mlp_torch, torch)]}
+    for opt in ("sgd", "adam"):
+        print(f"{opt}: final loss TF style {mlp[('TF', opt)][0][-1]:.6f}, "
+              f"PyTorch style {mlp[('PyTorch', opt)][0][-1]:.6f}")
+        for pname, a, b in zip(["kernel 1", "bias 1", "kernel 2", "bias 2"],
+                               mlp[("TF", opt)][1], mlp[("PyTorch", opt)][1]):
+            print(f"  {pname:8} {str(a.shape):8} TF style {np.round(a.ravel()[:3], 5)} ...  "
+                  f"PyTorch style {np.round(b.ravel()[:3], 5)} ...  max |difference| {np.abs(a - b).max():.1e}")
+        print()
+    '''),
+    md('''
+    ## The loss curves, both styles on one plot
+    '''),
+    code('''
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.5))
+    ax1.plot(lin_tf[0], color="#ff7f0e", linewidth=4, alpha=0.45, label="TF style: tape.gradient + assign")
+    ax1.plot(lin_pt[0], color="#1f77b4", linewidth=1.3, linestyle="--", marker=".",
+             label="PyTorch style: backward + no_grad update")
+    ax1.set(title="1. Linear model, manual updates (lr 0.1)", xlabel="epoch", ylabel="mean squared error",
+            yscale="log")
+    colors = {"sgd": ("#ff7f0e", "#1f77b4"), "adam": ("#2ca02c", "#54278f")}
+    names = {"sgd": "SGD(momentum=0.9)", "adam": "Adam"}
+    for opt in ("sgd", "adam"):
+        c_tf, c_pt = colors[opt]
+        ax2.plot(mlp[("TF", opt)][0], color=c_tf, linewidth=4, alpha=0.45,
+                 label=f"TF style: {names[opt]}, apply_gradients")
+        ax2.plot(mlp[("PyTorch", opt)][0], color=c_pt, linewidth=1.3, linestyle="--",
+                 label=f"PyTorch style: {names[opt]}, step/zero_grad")
+    ax2.set(title="2. 3-16-1 tanh network, optimizers", xlabel="step", ylabel="mean squared error",
+            yscale="log")
+    for ax in (ax1, ax2):
+        ax.legend(fontsize=8)
+    fig.suptitle("Loss per step: the TF-style curve (wide, pale) and the PyTorch-style curve (dashed) coincide")
+    fig.tight_layout()
+    plt.show()
+    '''),
+    REAL_MD,
+    code('''
+    # 50 network steps here (same code, fewer steps): eager Keras takes ~0.1 s per step
+    def tf_style(tf):
+        lin = fit_linear_tf(tf)
+        sgd = fit_mlp_tf(tf, "sgd", steps=50)
+        adam = fit_mlp_tf(tf, "adam", steps=50)
+        return {"linear: final loss": lin[0][-1], "linear: W": lin[1][0].ravel(),
+                "linear: b": lin[1][1], "MLP SGD: final loss": sgd[0][-1],
+                "MLP SGD: bias 2": sgd[1][3], "MLP Adam: final loss": adam[0][-1],
+                "MLP Adam: bias 2": adam[1][3]}
+
+    def torch_style(torch):
+        lin = fit_linear_torch(torch)
+        sgd = fit_mlp_torch(torch, "sgd", steps=50)
+        adam = fit_mlp_torch(torch, "adam", steps=50)
+        return {"linear: final loss": lin[0][-1], "linear: W": lin[1][0].ravel(),
+                "linear: b": lin[1][1], "MLP SGD: final loss": sgd[0][-1],
+                "MLP SGD: bias 2": sgd[1][3], "MLP Adam: final loss": adam[0][-1],
+                "MLP Adam: bias 2": adam[1][3]}
+
+    compare(tf_style, "tensorflow", rtol=1e-4, atol=1e-5)
+    print()
+    compare(torch_style, "torch", rtol=1e-4, atol=1e-5);
+    '''),
+    md('''
+    ## The difference
+
+    The two loops do the same four things in the same order (forward, loss, gradients, update)
+    and, from the same initial weights, follow the same trajectory: the curves lie on top of
+    each other, and where the two frameworks' update rules are the same formula (plain SGD by
+    hand, SGD with momentum) the final parameters agree to float32 rounding (Adam's two
+    formulas differ slightly, and so do its final parameters, in tapegrad exactly as in the real
+    frameworks).  What differs is where the
+    state lives.  In TensorFlow the gradients are values: the tape scope marks the forward
+    pass, `tape.gradient` returns a list, and the update is an explicit `assign` or
+    `optimizer.apply_gradients(zip(grads, variables))`; nothing has to be cleared, and updating
+    a variable is never recorded.  In PyTorch the gradients are state on the parameters:
+    recording is implicit (parameters require grad), `loss.backward()` fills `.grad`, the
+    update must run under `torch.no_grad()` so that it is not itself recorded, and `.grad` must
+    be cleared each step (`w.grad.zero_()` or `optimizer.zero_grad()`) because it accumulates
+    (notebook 3).  `optimizer.step()` reads `.grad`; `apply_gradients` is handed the gradients.
+    '''),
+]
+
+
+NOTEBOOKS: dict[str, list[Cell]] = {
+    "01_recording": NB01,
+    "02_starting_the_computation": NB02,
+    "03_accumulation": NB03,
+    "04_persistence": NB04,
+    "05_higher_order": NB05,
+    "06_stopping_gradients": NB06,
+    "07_training_loop": NB07,
+}
+
+
+def make_notebook(name: str) -> Any:
+    """A fresh notebook object (no outputs) for ``name``, with stable cell ids."""
+    import copy
+
+    nb = new_notebook()
+    nb.cells = [copy.deepcopy(c) for c in NOTEBOOKS[name]]
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"{name[:2]}-{i:02d}"
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    return nb
+
+
+def execute(nb: Any, cwd: Path, timeout: int = 300) -> Any:
+    """Execute ``nb`` in a fresh kernel whose working directory is ``cwd``."""
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(cwd)}}, record_timing=False)
+    client.execute()
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("only", nargs="*", help="build only the notebooks whose names start so")
+    parser.add_argument("--no-execute", action="store_true", help="write the cells without outputs")
+    args = parser.parse_args(argv)
+    names = [n for n in NOTEBOOKS if not args.only or any(n.startswith(p) for p in args.only)]
+    if not names:
+        parser.error(f"no notebook matches {args.only}")
+    total = time.perf_counter()
+    for name in names:
+        nb = make_notebook(name)
+        start = time.perf_counter()
+        if not args.no_execute:
+            execute(nb, HERE)
+        path = HERE / f"{name}.ipynb"
+        nbformat.validate(nb)
+        nbformat.write(nb, str(path))
+        print(f"{path.name}: {len(nb.cells)} cells"
+              + ("" if args.no_execute else f", executed in {time.perf_counter() - start:.1f} s"))
+    print(f"done in {time.perf_counter() - total:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""Shared optimizer core: update rules used by both front-ends.
+
+>>> import numpy as np
+>>> from tapegrad.optim import adam_update
+>>> p = np.zeros(2); st: dict = {}
+>>> adam_update(p, np.ones(2), st, lr=0.01)
+>>> st["step"]
+1
+"""
+
+from __future__ import annotations
+
+from .rules import adam_update, sgd_update
+
+__all__ = ["sgd_update", "adam_update"]

@@ -1,0 +1,258 @@
+"""``import tapegrad.tf as tf``: TensorFlow's eager API over tapegrad's one engine.
+
+Tensors are :class:`tapegrad.Tensor` objects that print and convert the way
+TensorFlow's do; ``tf.GradientTape`` records onto the shared graph and asks
+the shared engine for gradients; ``tf.keras`` is a small Keras whose
+optimizers reuse the shared update rules.  Code written for TensorFlow runs
+with only the import line changed.
+
+>>> import tapegrad.tf as tf
+>>> w = tf.Variable(2.0, name="weight")
+>>> b = tf.Variable(1.0, name="bias")
+>>> with tf.GradientTape() as tape:
+...     y = w * w + b
+>>> grads = tape.gradient(y, {"w": w, "b": b})
+>>> float(y), float(grads["w"]), float(grads["b"])
+(5.0, 4.0, 1.0)
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import sys as _sys
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
+
+from .._core.tensor import Tensor
+from . import _nest as nest
+from . import _tensor, dtypes, errors, random
+from ._custom import custom_gradient
+from ._ops import (
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    argsort,
+    boolean_mask,
+    broadcast_to,
+    cast,
+    ceil,
+    clip_by_norm,
+    clip_by_value,
+    concat,
+    constant,
+    convert_to_tensor,
+    cos,
+    cosh,
+    cumsum,
+    divide,
+    einsum,
+    equal,
+    exp,
+    expand_dims,
+    eye,
+    fill,
+    floor,
+    floordiv,
+    gather,
+    gather_nd,
+    greater,
+    greater_equal,
+    identity,
+    is_tensor,
+    less,
+    less_equal,
+    linspace,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    meshgrid,
+    minimum,
+    multiply,
+    negative,
+    norm,
+    not_equal,
+    one_hot,
+    ones,
+    ones_like,
+    pad,
+    pow,
+    range,
+    rank,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    reshape,
+    reverse,
+    round,
+    rsqrt,
+    shape,
+    sigmoid,
+    sign,
+    sin,
+    size,
+    sort,
+    split,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    stop_gradient,
+    subtract,
+    tan,
+    tanh,
+    tensordot,
+    tile,
+    transpose,
+    truediv,
+    unstack,
+    where,
+    zeros,
+    zeros_like,
+)
+from ._tensor import Reference, TensorShape
+from .dtypes import (
+    DType,
+    as_dtype,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from .tape import GradientTape, UnconnectedGradients
+from .variables import Variable
+
+_tensor.install()
+
+from . import (  # noqa: E402
+    autodiff,
+    explain,
+    keras,  # noqa: E402
+    linalg,
+    math,
+    nn,
+)
+
+newaxis = None
+
+
+def executing_eagerly() -> _builtins.bool:
+    """Always True: tapegrad runs eagerly."""
+    return True
+
+
+def function(func: _Callable[..., _Any] | None = None, **kwargs: _Any) -> _Any:
+    """``tf.function``: accepted and ignored (tapegrad always runs eagerly)."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = "\n",
+          summarize: int = 3, name: str | None = None) -> None:
+    """``tf.print``: tensors as TensorFlow prints them (``[1 2 3]``), to stderr by default."""
+    from ._tensor import numpy_value
+
+    parts = [str(numpy_value(x)) if isinstance(x, Tensor) else str(x) for x in inputs]
+    stream = _sys.stderr if output_stream is None else output_stream
+    stream.write(sep.join(parts) + end)
+
+
+class Module:
+    """``tf.Module``: collects the variables held in its attributes.
+
+    >>> import tapegrad.tf as tf
+    >>> class Lin(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Variable(1.0)
+    ...         self.frozen = tf.Variable(0.0, trainable=False)
+    >>> len(Lin().trainable_variables), len(Lin().variables)
+    (1, 2)
+    """
+
+    def __init__(self, name: str | None = None) -> None:
+        self._name = name or type(self).__name__.lower()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _collect(self) -> list[_Any]:
+        out: list[_Any] = []
+        seen: set[int] = set()
+        stack: list[_Any] = [self]
+        visited: set[int] = set()
+
+        def walk(obj: _Any) -> None:
+            if id(obj) in visited:
+                return
+            visited.add(id(obj))
+            if isinstance(obj, Variable):
+                if id(obj) not in seen:
+                    seen.add(id(obj))
+                    out.append(obj)
+                return
+            if isinstance(obj, Module):
+                for k in sorted(vars(obj)):
+                    if not k.startswith("_"):
+                        walk(vars(obj)[k])
+            elif isinstance(obj, (list, tuple)):
+                for v in obj:
+                    walk(v)
+            elif isinstance(obj, dict):
+                for k in sorted(obj, key=str):
+                    walk(obj[k])
+            elif isinstance(obj, keras.layers.Layer):
+                for v in obj.weights:
+                    walk(v)
+
+        for o in stack:
+            walk(o)
+        return out
+
+    @property
+    def variables(self) -> tuple[_Any, ...]:
+        return tuple(self._collect())
+
+    @property
+    def trainable_variables(self) -> tuple[_Any, ...]:
+        return tuple(v for v in self._collect() if v.trainable)
+
+
+__all__ = [
+    "Tensor", "TensorShape", "DType", "Variable", "GradientTape", "UnconnectedGradients",
+    "Module", "Reference", "custom_gradient", "stop_gradient", "identity", "constant",
+    "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
+    "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
+    "linalg", "keras", "autodiff", "explain", "nest", "float16", "half", "float32", "float64",
+    "double", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
+    "newaxis", "function", "executing_eagerly", "print", "is_tensor",
+    "abs", "add", "add_n", "argmax", "argmin", "argsort", "boolean_mask", "broadcast_to",
+    "ceil", "clip_by_norm", "clip_by_value", "concat", "cos", "cosh", "cumsum", "divide",
+    "einsum", "equal", "exp", "expand_dims", "floor", "floordiv", "gather", "gather_nd",
+    "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_not",
+    "logical_or", "matmul", "maximum", "meshgrid", "minimum", "multiply", "negative", "norm",
+    "not_equal", "one_hot", "pad", "pow", "rank", "reduce_all", "reduce_any",
+    "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum",
+    "reshape", "reverse", "round", "rsqrt", "shape", "sigmoid", "sign", "sin", "size", "sort",
+    "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan", "tanh", "tensordot",
+    "tile", "transpose", "truediv", "unstack", "where",
+]

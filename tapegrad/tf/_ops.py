@@ -1,0 +1,1181 @@
+"""The TensorFlow op set over the shared core ops.
+
+Every function converts its inputs as TensorFlow does (Python floats are
+float32; a binary op converts a Python operand to the other operand's dtype
+and refuses mixed dtypes), checks shapes with TensorFlow's messages, and then
+calls the one core op.  TensorFlow's conventions at non-differentiable points
+are core-op attributes (``maximum(ties="first")``, ``max(ties="split")``,
+``sqrt(zero_safe=True)``); the few ops whose TensorFlow gradient differs from
+the core's everywhere on a boundary (``pow`` for a non-positive base,
+``softplus``, ``relu6``, ``sigmoid_cross_entropy_with_logits`` at 0) are
+written here, forward and VJP side by side, with the core's machinery.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math as _math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._core.errors import with_hint
+from .._core.registry import defop
+from .._core.tensor import Tensor
+from . import dtypes as _dt
+from ._tensor import (
+    VariableBase,
+    binary_args,
+    check_broadcast,
+    check_matmul,
+    convert,
+    convert_like,
+    ensure_float,
+    fmt_shape,
+    read,
+    tft,
+)
+from .errors import InvalidArgumentError
+
+_bmax = builtins.max
+_brange = builtins.range
+_bsum = builtins.sum
+
+
+def _t(x: Any, dtype: Any = None) -> Tensor:
+    return convert(x, dtype)
+
+
+def _invalid(msg: str, hint: str, op: str, name: str | None = "") -> InvalidArgumentError:
+    suffix = f" [Op:{op}]" + ("" if name is None else f" name: {name}")
+    return InvalidArgumentError(None, None, with_hint(msg + suffix, hint))
+
+
+# ============================================================================ creation
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Tensor:
+    """A constant tensor (Python floats become float32, Python ints int32).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.constant([1.0, 2.0])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    >>> tf.constant(0.0, shape=[2])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
+    """
+    from ._tensor import constant_array
+
+    if isinstance(value, VariableBase):
+        value = read(value)
+    arr = np.array(constant_array(value, dtype), copy=True)
+    if shape is not None:
+        shp = tuple(int(s) for s in (shape.as_list() if hasattr(shape, "as_list") else shape))
+        n = int(np.prod(shp, dtype=np.int64))
+        if arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shp).copy()
+        elif arr.size == n:
+            arr = arr.reshape(shp)
+        else:
+            raise TypeError(
+                with_hint(
+                    f"Eager execution of tf.constant with unsupported shape. Tensor {arr} "
+                    f"(converted from {value!r}) has {arr.size} elements, but got `shape` "
+                    f"{shp} with {n} elements).",
+                    "shape= can only fill from one value or reshape the same number of elements",
+                )
+            )
+    return tft(arr)
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
+                      name: str | None = None) -> Tensor:
+    """Convert a value to a tensor; tensors pass through, variables are read.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.convert_to_tensor([1, 2]).dtype
+    tf.int32
+    """
+    return convert(value, dtype, dtype_hint)
+
+
+def _shape_arg(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, Tensor):
+        shape = shape._data.tolist()
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def zeros(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
+    """A tensor of zeros (float32 by default)."""
+    return tft(np.zeros(_shape_arg(shape), dtype=_dt.np_dtype(dtype)))
+
+
+def ones(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
+    """A tensor of ones (float32 by default)."""
+    return tft(np.ones(_shape_arg(shape), dtype=_dt.np_dtype(dtype)))
+
+
+def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
+    """Zeros with the shape (and dtype, unless given) of ``input``."""
+    x = _t(input)
+    return tft(np.zeros_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
+
+
+def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
+    """Ones with the shape (and dtype, unless given) of ``input``."""
+    x = _t(input)
+    return tft(np.ones_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
+
+
+def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
+    """A tensor of shape ``dims`` filled with ``value`` (value's dtype).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.fill([2], 3)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([3, 3], dtype=int32)>
+    """
+    v = _t(value)
+    return tft(np.full(_shape_arg(dims), v._data, dtype=v._data.dtype))
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
+          name: str = "range") -> Tensor:
+    """``tf.range``: like Python's range, int32 for ints, float32 for floats.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.range(5)
+    <tf.Tensor: shape=(5,), dtype=int32, numpy=array([0, 1, 2, 3, 4], dtype=int32)>
+    """
+    if limit is None:
+        start, limit = 0, start
+    vals = [_t(v) for v in (start, limit, delta)]
+    if dtype is None:
+        kinds = [v._data.dtype for v in vals]
+        npd = np.result_type(*kinds)
+        if npd.kind == "f" and all(k != np.float64 for k in kinds):
+            npd = np.dtype(np.float32)
+    else:
+        npd = _dt.np_dtype(dtype)
+    s, lim, d = (v._data.item() for v in vals)
+    if d == 0:
+        raise _invalid("Requires delta != 0: 0", "delta must not be 0", "Range")
+    return tft(np.arange(s, lim, d).astype(npd))
+
+
+def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive)."""
+    a, b = _t(start), _t(stop)
+    npd = a._data.dtype if a._data.dtype.kind == "f" else np.dtype(np.float32)
+    return tft(np.linspace(a._data, b._data, int(num), axis=axis).astype(npd))
+
+
+def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
+        dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
+    """The identity matrix (float32 by default)."""
+    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+               dtype=_dt.np_dtype(dtype))
+    if batch_shape is not None:
+        m = np.broadcast_to(m, _shape_arg(batch_shape) + m.shape).copy()
+    return tft(m)
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """Change the dtype (float to int truncates toward zero, as TensorFlow does).
+
+    The gradient passes through casts between floating dtypes.
+    """
+    t = _t(x)
+    npd = _dt.np_dtype(dtype)
+    if t._data.dtype == npd:
+        return t
+    if t._data.dtype.kind == "c" and npd.kind != "c":
+        return ops.cast(ops_real(t), dtype=npd)
+    return ops.cast(t, dtype=npd)
+
+
+def ops_real(t: Tensor) -> Tensor:
+    return tft(np.real(t._data))
+
+
+def identity(input: Any, name: str | None = None) -> Tensor:
+    """The same value as a new tensor (recorded: gradients pass through)."""
+    return ops.identity(_t(input))
+
+
+@defop("stop_gradient", grad_name="StopGradientBackward0")
+def _stop_gradient(x: Any) -> Any:
+    return np.asarray(x)
+
+
+@_stop_gradient.defvjp
+def _(g: Tensor) -> Any:  # no gradient flows back through stop_gradient
+    return (None,)
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:
+    """The same value, with the gradient path cut.
+
+    >>> import tapegrad.tf as tf
+    >>> x = tf.Variable(3.0)
+    >>> with tf.GradientTape() as tape:
+    ...     y = tf.stop_gradient(x) * x
+    >>> float(tape.gradient(y, x))
+    3.0
+    """
+    return _stop_gradient(_t(input))
+
+
+def is_tensor(x: Any) -> bool:
+    """True for tensors and variables."""
+    return isinstance(x, Tensor)
+
+
+def shape(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Tensor:
+    """The shape as an int32 tensor."""
+    return tft(np.asarray(_t(input)._data.shape, dtype=_dt.np_dtype(out_type)))
+
+
+def size(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Tensor:
+    return tft(np.asarray(_t(input)._data.size, dtype=_dt.np_dtype(out_type)))
+
+
+def rank(input: Any, name: str | None = None) -> Tensor:
+    return tft(np.asarray(_t(input)._data.ndim, dtype=np.int32))
+
+
+# ============================================================================ elementwise
+def _unary(fn: Any, x: Any, op: str, float_only: bool = True, **kw: Any) -> Tensor:
+    t = _t(x)
+    if float_only:
+        ensure_float(t, op)
+    return fn(t, **kw)
+
+
+def _binary(fn: Any, x: Any, y: Any, name: str, **kw: Any) -> Tensor:
+    a, b = binary_args(x, y, function=True, name=name)
+    return fn(a, b, **kw)
+
+
+def add(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x + y`` (same dtype required, as in TensorFlow)."""
+    return _binary(ops.add, x, y, "add")
+
+
+def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _binary(ops.subtract, x, y, "subtract")
+
+
+def multiply(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _binary(ops.multiply, x, y, "multiply")
+
+
+def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x / y``; integer tensors divide to float64, as TensorFlow's truediv."""
+    return _binary(ops.divide, x, y, "divide")
+
+
+truediv = divide
+
+
+def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _binary(ops.floor_divide, x, y, "floor_divide")
+
+
+floor_div = floordiv
+
+
+def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _binary(ops.remainder, x, y, "remainder")
+
+
+mod = floormod
+
+
+def negative(x: Any, name: str | None = None) -> Tensor:
+    return ops.negative(_t(x))
+
+
+@defop("tf_pow", saves=("x", "y", "out"), grad_name="PowBackward0", needs=True)
+def _pow(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
+            raise InvalidArgumentError(
+                None, None,
+                with_hint("Integers to negative integer powers are not allowed [Op:Pow] name: ",
+                          "cast the base to a float dtype first"),
+            )
+        return np.power(x, y)
+
+
+@_pow.defvjp
+def _(g: Tensor, x: Tensor, y: Tensor, out: Tensor, needs: tuple[bool, ...]) -> Any:
+    # TensorFlow's PowGrad: gx = g y x^(y-1); gy = g x^y log(x) where x > 0, else 0
+    gx = gy = None
+    if needs[0]:
+        gx = ops.multiply(g, ops.multiply(y, _pow(x, ops.subtract(y, ops.cast(1, dtype=y._data.dtype)))))
+    if needs[1]:
+        pos = ops.greater(x, 0)
+        logx = ops.where(pos, ops.log(ops.where(pos, x, 1.0)), 0.0)
+        gy = ops.multiply(g, ops.multiply(out, logx))
+    return gx, gy
+
+
+def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x ** y`` with TensorFlow's gradient (0 for the exponent where ``x <= 0``)."""
+    return _binary(_pow, x, y, "power")
+
+
+def pow_operator(x: Any, y: Any) -> Tensor:
+    """``x ** y`` and ``y.__rpow__``: operator conversion (either side may be Python)."""
+    a, b = binary_args(x, y, "power")
+    return _pow(a, b)  # type: ignore[no-any-return]
+
+
+def square(x: Any, name: str | None = None) -> Tensor:
+    return ops.square(_t(x))
+
+
+def sqrt(x: Any, name: str | None = None) -> Tensor:
+    """Square root; its gradient is 0 wherever the incoming gradient is 0 (TensorFlow).
+
+    So ``tf.where(x > 0, tf.sqrt(x), 0.)`` has gradient 0 (not NaN) at 0.
+    """
+    return _unary(ops.sqrt, x, "Sqrt", zero_safe=True)
+
+
+def rsqrt(x: Any, name: str | None = None) -> Tensor:
+    return ops.reciprocal(_unary(ops.sqrt, x, "Rsqrt", zero_safe=True))
+
+
+def exp(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.exp, x, "Exp")
+
+
+def expm1(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.expm1, x, "Expm1")
+
+
+def log(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.log, x, "Log")
+
+
+def log1p(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.log1p, x, "Log1p")
+
+
+def sin(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.sin, x, "Sin")
+
+
+def cos(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.cos, x, "Cos")
+
+
+def tan(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.tan, x, "Tan")
+
+
+def tanh(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.tanh, x, "Tanh")
+
+
+def sinh(x: Any, name: str | None = None) -> Tensor:
+    t = _unary(ops.exp, x, "Sinh")
+    return ops.multiply(ops.subtract(t, ops.reciprocal(t)), 0.5)
+
+
+def cosh(x: Any, name: str | None = None) -> Tensor:
+    t = _unary(ops.exp, x, "Cosh")
+    return ops.multiply(ops.add(t, ops.reciprocal(t)), 0.5)
+
+
+def sigmoid(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.sigmoid, x, "Sigmoid")
+
+
+def erf(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.erf, x, "Erf")
+
+
+_erfc_u = np.frompyfunc(_math.erfc, 1, 1)
+
+
+@defop("tf_erfc", saves=("x",), grad_name="ErfcBackward0")
+def _erfc(x: Any) -> Any:
+    a = np.asarray(x)
+    return np.asarray(_erfc_u(a), dtype=a.dtype)
+
+
+@_erfc.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d erfc(x) = -2/sqrt(pi) e^(-x^2) dx
+    return (ops.multiply(g, ops.multiply(ops.exp(ops.negative(ops.square(x))),
+                                         -2.0 / _math.sqrt(_math.pi))),)
+
+
+def erfc(x: Any, name: str | None = None) -> Tensor:
+    """Complementary error function ``1 - erf(x)`` (accurate where erf is near 1)."""
+    return _unary(_erfc, x, "Erfc")
+
+
+def abs(x: Any, name: str | None = None) -> Tensor:
+    """Absolute value (gradient ``sign(x)``, 0 at 0)."""
+    return ops.abs(_t(x))
+
+
+def sign(x: Any, name: str | None = None) -> Tensor:
+    return ops.sign(_t(x))
+
+
+def reciprocal(x: Any, name: str | None = None) -> Tensor:
+    return _unary(ops.reciprocal, x, "Reciprocal")
+
+
+def floor(x: Any, name: str | None = None) -> Tensor:
+    return ops.floor(_t(x))
+
+
+def ceil(x: Any, name: str | None = None) -> Tensor:
+    return ops.ceil(_t(x))
+
+
+def round(x: Any, name: str | None = None) -> Tensor:
+    """Round half to even (banker's rounding), as TensorFlow does."""
+    return ops.round(_t(x))
+
+
+def maximum(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise maximum; at ties the whole gradient goes to ``x`` (TensorFlow)."""
+    return _binary(ops.maximum, x, y, "maximum", ties="first")
+
+
+def minimum(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise minimum; at ties the whole gradient goes to ``x`` (TensorFlow)."""
+    return _binary(ops.minimum, x, y, "minimum", ties="first")
+
+
+def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
+    a, b = binary_args(x, y, function=True, name="squared_difference")
+    return ops.square(ops.subtract(a, b))
+
+
+def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x / y``, and 0 where ``y == 0`` (gradients 0 there too)."""
+    a, b = binary_args(x, y, function=True, name="DivNoNan")
+    zero = ops.equal(b, 0)
+    safe = ops.where(zero, 1.0, b)
+    return ops.where(zero, 0.0, ops.divide(a, safe))
+
+
+def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x * log(y)``, 0 where ``x == 0``."""
+    a, b = binary_args(x, y, function=True, name="Xlogy")
+    zero = ops.equal(a, 0)
+    return ops.where(zero, 0.0, ops.multiply(a, ops.log(ops.where(zero, 1.0, b))))
+
+
+def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
+    """Sum of a list of tensors of one shape and dtype."""
+    ts = [_t(x) for x in inputs]
+    if not ts:
+        raise ValueError(with_hint("inputs must be a list of at least one Tensor with the same "
+                                   "dtype and shape", "pass a non-empty list"))
+    out = ts[0]
+    for t in ts[1:]:
+        out = add(out, t)
+    return out
+
+
+def _compare(fn: Any, x: Any, y: Any, name: str) -> Tensor:
+    a, b = binary_args(x, y, function=True, name=name)
+    return fn(a, b)
+
+
+def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _compare(ops.equal, x, y, "equal")
+
+
+def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _compare(ops.not_equal, x, y, "not_equal")
+
+
+def less(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _compare(ops.less, x, y, "less")
+
+
+def less_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _compare(ops.less_equal, x, y, "less_equal")
+
+
+def greater(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _compare(ops.greater, x, y, "greater")
+
+
+def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    return _compare(ops.greater_equal, x, y, "greater_equal")
+
+
+def _check_bool(t: Tensor, op: str) -> None:
+    if t._data.dtype.kind != "b":
+        raise _invalid(f"cannot compute {op} as input #0(zero-based) was expected to be a bool "
+                       f"tensor but is a {_dt.kernel_name(t._data.dtype)} tensor",
+                       "logical ops take bool tensors (e.g. the result of a comparison)", op)
+
+
+def logical_and(x: Any, y: Any, name: str | None = None) -> Tensor:
+    a, b = binary_args(x, y, function=True, name="logical_and")
+    _check_bool(a, "LogicalAnd")
+    return ops.logical_and(a, b)
+
+
+def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
+    a, b = binary_args(x, y, function=True, name="logical_or")
+    _check_bool(a, "LogicalOr")
+    return ops.logical_or(a, b)
+
+
+def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
+    a, b = binary_args(x, y, function=True, name="logical_xor")
+    _check_bool(a, "LogicalXor")
+    return ops.logical_xor(a, b)
+
+
+def logical_not(x: Any, name: str | None = None) -> Tensor:
+    t = _t(x)
+    _check_bool(t, "LogicalNot")
+    return ops.logical_not(t)
+
+
+def is_nan(x: Any, name: str | None = None) -> Tensor:
+    return ops.isnan(_t(x))
+
+
+def is_inf(x: Any, name: str | None = None) -> Tensor:
+    return ops.isinf(_t(x))
+
+
+def is_finite(x: Any, name: str | None = None) -> Tensor:
+    return ops.isfinite(_t(x))
+
+
+# ============================================================================ reductions
+def _axes(axis: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis._data.tolist()
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    nd = t._data.ndim
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -nd <= a < nd and not (nd == 0 and a in (0, -1)):
+            raise _invalid(f"Invalid reduction dimension ({a} for input with {nd} dimension(s)",
+                           f"axis must be in [-{nd}, {nd})" if nd else
+                           "a scalar has no axis to reduce", op)
+        out.append(a % nd if nd else 0)
+    if nd == 0:
+        return ()
+    return tuple(sorted(set(out)))
+
+
+def _int_reduce(t: Tensor, fn: Any, axes: Any, keepdims: bool) -> Tensor:
+    arr = t._data
+    return tft(np.asarray(fn(arr, axis=axes, keepdims=keepdims)).astype(arr.dtype))
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    """Sum over ``axis`` (all axes when None).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_sum(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 6.], dtype=float32)>
+    """
+    t = _t(input_tensor)
+    ax = _axes(axis, t, "Sum")
+    if t._data.dtype.kind not in "fc":
+        return _int_reduce(t, np.sum, ax, bool(keepdims))
+    return ops.sum(t, axis=ax, keepdims=bool(keepdims))
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: str | None = None) -> Tensor:
+    """Mean over ``axis``; integer tensors give the truncated integer mean, as TensorFlow."""
+    t = _t(input_tensor)
+    ax = _axes(axis, t, "Mean")
+    if t._data.dtype.kind not in "fc":
+        arr = t._data
+        s = np.sum(arr, axis=ax, keepdims=bool(keepdims), dtype=np.int64)
+        n = arr.size if ax is None else int(np.prod([arr.shape[a] for a in ax]))
+        q = np.trunc(s / _bmax(n, 1)) if n else s
+        return tft(np.asarray(q).astype(arr.dtype))
+    return ops.mean(t, axis=ax, keepdims=bool(keepdims))
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    """Largest element over ``axis``; tied maxima share the gradient evenly (TensorFlow)."""
+    t = _t(input_tensor)
+    ax = _axes(axis, t, "Max")
+    if t._data.dtype.kind not in "fc":
+        return _int_reduce(t, np.max, ax, bool(keepdims))
+    return ops.max(t, axis=ax, keepdims=bool(keepdims), ties="split")
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    """Smallest element over ``axis``; tied minima share the gradient evenly."""
+    t = _t(input_tensor)
+    ax = _axes(axis, t, "Min")
+    if t._data.dtype.kind not in "fc":
+        return _int_reduce(t, np.min, ax, bool(keepdims))
+    return ops.min(t, axis=ax, keepdims=bool(keepdims), ties="split")
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                name: str | None = None) -> Tensor:
+    t = _t(input_tensor)
+    ax = _axes(axis, t, "Prod")
+    if t._data.dtype.kind not in "fc":
+        return _int_reduce(t, np.prod, ax, bool(keepdims))
+    return ops.prod(t, axis=ax, keepdims=bool(keepdims))
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                     name: str | None = None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably."""
+    t = _t(input_tensor)
+    ensure_float(t, "Exp")
+    ax = _axes(axis, t, "Max")
+    return ops.logsumexp(t, axis=ax, keepdims=bool(keepdims))
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    t = _t(input_tensor)
+    return tft(np.any(t._data, axis=_axes(axis, t, "Any"), keepdims=bool(keepdims)))
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    t = _t(input_tensor)
+    return tft(np.all(t._data, axis=_axes(axis, t, "All"), keepdims=bool(keepdims)))
+
+
+def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                    name: str | None = None) -> Tensor:
+    t = _t(input_tensor)
+    ensure_float(t, "Mean")
+    ax = _axes(axis, t, "Mean")
+    return ops.var(t, axis=ax, keepdims=bool(keepdims))
+
+
+def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
+    return ops.sqrt(reduce_variance(input_tensor, axis, keepdims), zero_safe=True)
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                          name: str | None = None) -> Tensor:
+    t = _t(input_tensor)
+    return ops.sqrt(reduce_sum(ops.square(t), axis, keepdims), zero_safe=True)
+
+
+def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
+           name: str | None = None) -> Tensor:
+    """Index of the largest value along ``axis`` (0 when None), int64 by default."""
+    t = _t(input)
+    ax = 0 if axis is None else int(axis)
+    return tft(np.argmax(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
+
+
+def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
+           name: str | None = None) -> Tensor:
+    t = _t(input)
+    ax = 0 if axis is None else int(axis)
+    return tft(np.argmin(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
+
+
+def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> Tensor:
+    """Cumulative sum along ``axis`` (``exclusive``/``reverse`` as in TensorFlow)."""
+    t = _t(x)
+    ax = int(axis) % _bmax(t._data.ndim, 1)
+    if reverse:
+        t = ops.flip(t, axis=ax)
+    out = ops.cumsum(t, axis=ax)
+    if exclusive:
+        n = t._data.shape[ax]
+        pad = [(0, 0)] * t._data.ndim
+        pad[ax] = (1, 0)
+        idx = tuple(slice(None) if i != ax else slice(0, n) for i in _brange(t._data.ndim))
+        out = ops.getitem(ops.pad(out, pad), idx)
+    if reverse:
+        out = ops.flip(out, axis=ax)
+    return out
+
+
+# ============================================================================ linear algebra
+def _swap_last(t: Tensor) -> Tensor:
+    return ops.swapaxes(t, -1, -2)
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, output_type: Any = None, grad_a: bool = False,
+           grad_b: bool = False, name: str | None = None) -> Tensor:
+    """Matrix product of rank >= 2 tensors (batched); 1-D operands are refused, as in TF.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]), transpose_b=True).numpy()
+    array([[3., 3.],
+           [3., 3.]], dtype=float32)
+    """
+    x = _t(a)
+    if isinstance(b, Tensor):
+        y = read(b) if isinstance(b, VariableBase) else b
+    else:
+        y = convert_like(b, x._data.dtype, False)
+    if x._data.dtype != y._data.dtype:
+        binary_args(x, y, function=True, name="matmul")  # raises TensorFlow's dtype error
+    if x._data.ndim < 2 or y._data.ndim < 2:
+        check_matmul(x, y)
+    if transpose_a or adjoint_a:
+        x = _swap_last(x)
+    if transpose_b or adjoint_b:
+        y = _swap_last(y)
+    check_matmul(x, y)
+    return ops.matmul(x, y)
+
+
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
+           name: str | None = None) -> Tensor:
+    """Matrix times vector: ``matmul(a, b[..., None])[..., 0]``."""
+    bb = expand_dims(b, -1)
+    return squeeze(matmul(a, bb, transpose_a=transpose_a, adjoint_a=adjoint_a), -1)
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
+    """Sum over the given axes of ``a`` and ``b`` (``axes`` an int or a pair of lists)."""
+    x, y = _t(a), _t(b)
+    if x._data.dtype != y._data.dtype:
+        binary_args(x, y, function=True, name="matmul")
+    na, nb = x._data.ndim, y._data.ndim
+    if isinstance(axes, (int, np.integer)):
+        k = int(axes)
+        ax_a, ax_b = list(_brange(na - k, na)), list(_brange(k))
+    else:
+        ax_a, ax_b = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
+                      [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
+        ax_a = [int(i) % na for i in ax_a]
+        ax_b = [int(i) % nb for i in ax_b]
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    sa = list(letters[:na])
+    sb = list(letters[na:na + nb])
+    for i, j in zip(ax_a, ax_b):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in ax_a] + \
+          [c for j, c in enumerate(sb) if j not in ax_b]
+    return ops.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", x, y)
+
+
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    ts = [_t(x) for x in inputs]
+    return ops.einsum(equation, *ts)
+
+
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,
+         name: str | None = None) -> Tensor:
+    """Vector norm (``'euclidean'``/2, 1, ``np.inf``) or Frobenius norm."""
+    t = _t(tensor)
+    keep = bool(keepdims)
+    if ord in ("euclidean", "fro", 2, 2.0):
+        s = reduce_sum(ops.multiply(t, t), axis=axis, keepdims=True)
+        r = ops.sqrt(s, zero_safe=True)
+    elif ord in (1, 1.0):
+        r = reduce_sum(ops.abs(t), axis=axis, keepdims=True)
+    elif ord in (np.inf, "inf"):
+        r = reduce_max(ops.abs(t), axis=axis, keepdims=True)
+    else:
+        p = float(ord)
+        r = ops.power(reduce_sum(ops.power(ops.abs(t), p), axis=axis, keepdims=True), 1.0 / p)
+    if not keep:
+        ax = _axes(axis, t, "Norm")
+        new = tuple(s for i, s in enumerate(r._data.shape) if ax is not None and i not in ax)
+        r = ops.reshape(r, new)
+    return r
+
+
+# ============================================================================ shapes
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
+    """Reshape (one ``-1`` allowed), with TensorFlow's error message."""
+    t = _t(tensor)
+    shp = _shape_arg(shape)
+    n = t._data.size
+    known = int(np.prod([s for s in shp if s != -1], dtype=np.int64)) if shp else 1
+    if -1 in shp:
+        if shp.count(-1) > 1:
+            raise _invalid("Only one input size may be -1, not both 0 and 1",
+                           "at most one dimension may be -1", "Reshape", None)
+        if known == 0 or n % known:
+            raise _invalid(f"Input to reshape is a tensor with {n} values, but the requested "
+                           f"shape requires a multiple of {known}",
+                           f"the input has shape {tuple(t._data.shape)}", "Reshape", None)
+    elif known != n:
+        raise _invalid(f"Input to reshape is a tensor with {n} values, but the requested shape "
+                       f"has {known}", f"the input has shape {tuple(t._data.shape)}",
+                       "Reshape", None)
+    return ops.reshape(t, shp)
+
+
+def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
+    """Permute axes (reverse them when ``perm`` is None)."""
+    t = _t(a)
+    if perm is None:
+        return ops.transpose(t)
+    p = _shape_arg(perm)
+    if sorted(x % _bmax(t._data.ndim, 1) for x in p) != list(_brange(t._data.ndim)):
+        raise _invalid(f"transpose expects a vector of size {t._data.ndim}. But input(1) is a "
+                       f"vector of size {len(p)}", "perm must be a permutation of the axes",
+                       "Transpose")
+    return ops.transpose(t, p)
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    return _swap_last(_t(a))
+
+
+def _same_dtype(ts: list[Tensor], op: str) -> list[Tensor]:
+    first = next((t for t in ts if isinstance(t, Tensor)), None)
+    if first is None:
+        return [_t(t) for t in ts]
+    npd = (read(first) if isinstance(first, VariableBase) else first)._data.dtype
+    out = []
+    for t in ts:
+        if isinstance(t, Tensor):
+            t = read(t) if isinstance(t, VariableBase) else t
+            if t._data.dtype != npd:
+                raise TypeError(
+                    with_hint(
+                        f"Tensors in list passed to 'values' of '{op}' Op have types "
+                        f"[{', '.join(x._data.dtype.name if isinstance(x, Tensor) else '<NOT CONVERTIBLE TO TENSOR>' for x in ts)}]"
+                        " that don't all match.",
+                        "tf.cast the tensors to one dtype first",
+                    )
+                )
+            out.append(t)
+        else:
+            out.append(convert_like(t, npd, True))
+    return out
+
+
+def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
+    """Join tensors along an existing axis.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.concat([tf.ones([1, 2]), tf.zeros([1, 2])], axis=0).shape
+    TensorShape([2, 2])
+    """
+    ts = _same_dtype(list(values), "ConcatV2")
+    if len(ts) == 1:
+        return identity(ts[0])
+    nd = ts[0]._data.ndim
+    ax = int(axis)
+    if not -nd <= ax < nd:
+        raise _invalid(f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}),"
+                       f" but got {ax}", f"the tensors have rank {nd}", "ConcatV2", name)
+    ax %= nd
+    s0 = ts[0]._data.shape
+    for i, t in enumerate(ts[1:], 1):
+        s = t._data.shape
+        if len(s) != nd:
+            raise _invalid(f"ConcatOp : Ranks of all input tensors should match: shape[0] = "
+                           f"{fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
+                           "all tensors must have the same rank", "ConcatV2", name)
+        for d in _brange(nd):
+            if d != ax and s[d] != s0[d]:
+                raise _invalid(f"ConcatOp : Dimension {d} in both shapes must be equal: "
+                               f"shape[0] = {fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
+                               f"only axis {ax} may differ between the tensors", "ConcatV2",
+                               name)
+    return ops.concatenate(ts, axis=ax)
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Join tensors of one shape along a new axis."""
+    ts = _same_dtype(list(values), "Pack")
+    s0 = ts[0]._data.shape
+    for i, t in enumerate(ts[1:], 1):
+        if t._data.shape != s0:
+            raise _invalid(f"Shapes of all inputs must match: values[0].shape = {fmt_shape(s0)} "
+                           f"!= values[{i}].shape = {fmt_shape(t._data.shape)}",
+                           "tf.stack needs tensors of one shape", "Pack", name)
+    nd = len(s0) + 1
+    if not -nd <= int(axis) < nd:
+        raise ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
+                                   f"the stacked tensor has rank {nd}"))
+    return ops.stack(ts, axis=int(axis))
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
+    """Split along ``axis`` into a list of tensors of one rank less."""
+    t = _t(value)
+    ax = int(axis) % _bmax(t._data.ndim, 1)
+    n = t._data.shape[ax]
+    pre = (slice(None),) * ax
+    return [ops.getitem(t, pre + (i,)) for i in _brange(n)]
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
+          name: str = "split") -> list[Tensor]:
+    """Split into ``n`` equal parts, or parts of the given sizes (one may be -1)."""
+    t = _t(value)
+    nd = t._data.ndim
+    ax = int(axis) % _bmax(nd, 1)
+    n = t._data.shape[ax]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        k = int(num_or_size_splits)
+        if k <= 0 or n % k:
+            raise _invalid(f"Number of ways to split should evenly divide the split dimension, "
+                           f"but got split_dim {ax} (size = {n}) and num_split {k}",
+                           f"{k} does not divide {n}", "Split", name)
+        sizes = [n // k] * k
+    else:
+        sizes = [int(s) for s in _shape_arg(num_or_size_splits)]
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = n - (_bsum(sizes) + 1)
+        if _bsum(sizes) != n or builtins.any(s < 0 for s in sizes):
+            raise _invalid(f"Determined shape must either match input shape along split_dim "
+                           f"exactly if fully specified, or be less than the size of the input "
+                           f"along split_dim if not fully specified.  Got: {_bsum(sizes)}",
+                           f"the sizes must add up to {n}", "SplitV", name)
+    out = []
+    start = 0
+    for s in sizes:
+        idx = (slice(None),) * ax + (slice(start, start + s),)
+        out.append(ops.getitem(t, idx))
+        start += s
+    return out
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    t = _t(input)
+    if axis is None:
+        return ops.squeeze(t)
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    nd = t._data.ndim
+    for a in axes:
+        a = int(a)
+        if not -nd <= a < nd:
+            raise _invalid(f"Tried to squeeze dim index {a} for tensor with {nd} dimensions.",
+                           f"the tensor has rank {nd}", "Squeeze")
+        if t._data.shape[a] != 1:
+            raise _invalid(f"Can not squeeze dim[{a % nd}], expected a dimension of 1, got "
+                           f"{t._data.shape[a]}", f"the tensor has shape {tuple(t._data.shape)}",
+                           "Squeeze")
+    return ops.squeeze(t, tuple(int(a) for a in axes))
+
+
+def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
+    t = _t(input)
+    nd = t._data.ndim
+    a = int(axis)
+    if not -nd - 1 <= a <= nd:
+        raise _invalid(f"Tried to expand dim index {a} for tensor with {nd} dimensions.",
+                       f"axis must be in [{-nd - 1}, {nd}]", "ExpandDims")
+    return ops.expand_dims(t, a)
+
+
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
+    t = _t(input)
+    shp = _shape_arg(shape)
+    try:
+        np.broadcast_shapes(t._data.shape, shp)
+        ok = np.broadcast_shapes(t._data.shape, shp) == shp
+    except ValueError:
+        ok = False
+    if not ok:
+        raise _invalid(f"Incompatible shapes: {fmt_shape(t._data.shape)} vs. {fmt_shape(shp)}",
+                       "each axis must match or be 1", "BroadcastTo")
+    return ops.broadcast_to(t, shp)
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
+    """Repeat the tensor ``multiples[i]`` times along axis ``i``."""
+    t = _t(input)
+    m = _shape_arg(multiples)
+    s = t._data.shape
+    if len(m) != len(s):
+        raise _invalid(f"Expected multiples argument to be a vector of length {len(s)} but got "
+                       f"length {len(m)}", "one multiple per axis", "Tile")
+    x = ops.reshape(t, tuple(v for d in s for v in (1, d)))
+    x = ops.broadcast_to(x, tuple(v for k, d in zip(m, s) for v in (k, d)))
+    return ops.reshape(x, tuple(k * d for k, d in zip(m, s)))
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: str | None = None) -> Tensor:
+    t = _t(tensor)
+    if str(mode).upper() != "CONSTANT":
+        raise NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
+                                            "only mode='CONSTANT' is implemented"))
+    pw = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings, dtype=int)
+    return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    t = _t(tensor)
+    return ops.flip(t, axis=_shape_arg(axis))
+
+
+def _indices(indices: Any) -> np.ndarray:
+    if isinstance(indices, Tensor):
+        return indices._data
+    return np.asarray(indices)
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
+           batch_dims: int = 0, name: str | None = None) -> Tensor:
+    """Take slices of ``params`` along ``axis`` (0 by default) at ``indices``.
+
+    Repeated indices accumulate in the gradient.  (TensorFlow returns that
+    gradient as ``tf.IndexedSlices``; here it is the equivalent dense tensor.)
+    """
+    t = _t(params)
+    idx = _indices(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(with_hint(f"Value passed to parameter 'indices' has DataType "
+                                  f"{idx.dtype.name} not in list of allowed values: int16, "
+                                  "int32, int64", "indices must be integers"))
+    nd = t._data.ndim
+    ax = 0 if axis is None else int(axis._data if isinstance(axis, Tensor) else axis)
+    if not -nd <= ax < _bmax(nd, 1):
+        raise _invalid(f"Expected axis in the range [{-nd}, {nd}), but got {ax}",
+                       f"params has rank {nd}", "GatherV2")
+    ax %= _bmax(nd, 1)
+    if int(batch_dims) != 0:
+        raise NotImplementedError(with_hint("tf.gather with batch_dims != 0",
+                                            "gather per batch element with tf.stack"))
+    n = t._data.shape[ax]
+    if idx.ndim == 0 and not 0 <= int(idx) < n:
+        raise _invalid(f"indices = {int(idx)} is not in [0, {n})",
+                       f"axis {ax} of params has size {n}", "GatherV2")
+    bad = np.argwhere((idx < 0) | (idx >= n))
+    if bad.size:
+        pos = tuple(int(i) for i in bad[0])
+        where = "indices" + "".join(f"[{p}]" for p in pos)
+        raise _invalid(f"{where} = {int(idx[pos])} is not in [0, {n})",
+                       f"axis {ax} of params has size {n}", "GatherV2", None)
+    return ops.take(t, idx, axis=ax)
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:
+    """Gather by index tuples: ``indices[..., k]`` indexes axis ``k`` of ``params``."""
+    t = _t(params)
+    idx = _indices(indices)
+    k = idx.shape[-1]
+    index = tuple(idx[..., i] for i in _brange(k))
+    for i, part in enumerate(index):
+        n = t._data.shape[i]
+        if np.any((part < 0) | (part >= n)):
+            raise _invalid(f"indices contains an index out of bounds for axis {i} (size {n})",
+                           f"params has shape {tuple(t._data.shape)}", "GatherNd")
+    return ops.getitem(t, index)
+
+
+def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Tensor:
+    t = _t(tensor)
+    m = _indices(mask).astype(bool)
+    ax = 0 if axis is None else int(axis)
+    return ops.getitem(t, (slice(None),) * ax + (m,))
+
+
+def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
+            axis: Any = None, dtype: Any = None, name: str | None = None) -> Tensor:
+    idx = _indices(indices).astype(np.int64)
+    npd = _dt.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
+    on = 1 if on_value is None else np.asarray(_t(on_value)._data)
+    off = 0 if off_value is None else np.asarray(_t(off_value)._data)
+    hot = idx[..., None] == np.arange(int(depth))
+    out = np.where(hot, on, off).astype(npd)
+    if axis is not None and int(axis) != -1:
+        out = np.moveaxis(out, -1, int(axis))
+    return tft(out)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """Select from ``x`` where ``condition`` is True, else from ``y`` (broadcasting).
+
+    With only ``condition``: the int64 coordinates of its True elements.  The
+    gradient goes only to the branch taken, so a NaN/inf in the other branch's
+    value does not reach the gradient (but its own gradient must be finite:
+    see ``tf.sqrt``).
+    """
+    c = _t(condition)
+    if x is None and y is None:
+        return tft(np.argwhere(c._data).astype(np.int64))
+    if x is None or y is None:
+        raise ValueError(with_hint("x and y must both be non-None or both be None.",
+                                   "pass both branches, or neither"))
+    if c._data.dtype.kind != "b":
+        raise _invalid(f"cannot compute SelectV2 as input #0(zero-based) was expected to be a "
+                       f"bool tensor but is a {_dt.kernel_name(c._data.dtype)} tensor",
+                       "the condition must be a bool tensor", "SelectV2")
+    a, b = binary_args(x, y, function=True, name="SelectV2")
+    check_broadcast(c, a, "SelectV2")
+    check_broadcast(c, b, "SelectV2")
+    return ops.where(c._data, a, b)
+
+
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
+                  name: str | None = None) -> Tensor:
+    """Clip to ``[min, max]``; the gradient is 1 inside and *at* the bounds (TensorFlow)."""
+    x = _t(t)
+    lo = clip_value_min if isinstance(clip_value_min, Tensor) else \
+        convert_like(clip_value_min, x._data.dtype, False)
+    hi = clip_value_max if isinstance(clip_value_max, Tensor) else \
+        convert_like(clip_value_max, x._data.dtype, False)
+    lo = read(lo) if isinstance(lo, VariableBase) else lo
+    hi = read(hi) if isinstance(hi, VariableBase) else hi
+    for bound in (lo, hi):
+        if bound._data.dtype != x._data.dtype:
+            binary_args(x, bound, "Maximum")
+    return ops.clip(x, lo, hi)
+
+
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Tensor:
+    """Scale ``t`` so that its L2 norm over ``axes`` is at most ``clip_norm`` (TF's formula)."""
+    x = _t(t)
+    cn = convert_like(clip_norm, x._data.dtype, False)
+    l2sum = reduce_sum(ops.multiply(x, x), axis=axes, keepdims=True)
+    pred = ops.greater(l2sum, 0)
+    safe = ops.where(pred, l2sum, 1.0)
+    l2norm = ops.where(pred, ops.sqrt(safe, zero_safe=True), l2sum)
+    return ops.divide(ops.multiply(x, cn), ops.maximum(l2norm, cn, ties="first"))
+
+
+def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: str | None = None) -> Tensor:
+    t = _t(values)
+    idx = argsort(t, axis, direction)._data
+    ax = int(axis) % _bmax(t._data.ndim, 1)
+    grid: list[Any] = list(np.indices(idx.shape, sparse=True))
+    grid[ax] = idx
+    return ops.getitem(t, tuple(grid))
+
+
+def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
+            name: str | None = None) -> Tensor:
+    t = _t(values)
+    idx = np.argsort(t._data, axis=axis, kind="stable")
+    if direction == "DESCENDING":
+        idx = np.flip(idx, axis=axis)
+    return tft(idx.astype(np.int32))
+
+
+def meshgrid(*args: Any, indexing: str = "xy", **kwargs: Any) -> list[Tensor]:
+    arrays: list[Any] = [_t(x)._data for x in args]
+    return [tft(a) for a in np.meshgrid(*arrays, indexing=indexing)]  # type: ignore[call-overload]
+

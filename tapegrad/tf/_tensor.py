@@ -1,0 +1,614 @@
+"""TensorFlow-style tensors over the core :class:`~tapegrad.Tensor`.
+
+Tensors made by ``tapegrad.tf`` carry ``_style = 2``; the hooks installed here
+make them print, expose ``shape``/``dtype`` and behave under operators the way
+TensorFlow's ``EagerTensor`` does.  This module also holds TensorFlow's
+conversion rules (``tf.constant``/``tf.convert_to_tensor``: Python floats are
+float32, Python ints int32; binary operators convert a Python operand to the
+tensor's dtype and refuse mixed dtypes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._core.errors import with_hint
+from .._core.registry import get_acc
+from .._core.tensor import PROMOTE, STYLE_HOOKS, TF, Tensor, make
+from . import dtypes as _dt
+from .errors import InvalidArgumentError
+
+__all__ = ["TensorShape", "tft", "convert", "constant_array", "read", "binary_args"]
+
+
+# ---------------------------------------------------------------------------- TensorShape
+class TensorShape:
+    """The shape of a tensor, as TensorFlow reports it.
+
+    Equal to the matching tuple or list; ``as_list()`` gives a list, indexing
+    gives ints.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> s = tf.ones([2, 3]).shape
+    >>> s, s == (2, 3), s.as_list(), s[0]
+    (TensorShape([2, 3]), True, [2, 3], 2)
+    """
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Any) -> None:
+        if dims is None:
+            self._dims: tuple[int | None, ...] | None = None
+        elif isinstance(dims, TensorShape):
+            self._dims = dims._dims
+        elif isinstance(dims, (int, np.integer)):
+            self._dims = (int(dims),)
+        else:
+            self._dims = tuple(None if d is None else int(d) for d in dims)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self._dims is None else len(self._dims)
+
+    ndims = rank
+
+    @property
+    def dims(self) -> list[int | None] | None:
+        return None if self._dims is None else list(self._dims)
+
+    def as_list(self) -> list[int | None]:
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def num_elements(self) -> int | None:
+        if self._dims is None or any(d is None for d in self._dims):
+            return None
+        return int(np.prod([int(d) for d in self._dims if d is not None], dtype=np.int64))
+
+    def is_fully_defined(self) -> bool:
+        return self._dims is not None and all(d is not None for d in self._dims)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        o = TensorShape(other)
+        if self._dims is None or o._dims is None:
+            return True
+        if len(self._dims) != len(o._dims):
+            return False
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, o._dims))
+
+    def concatenate(self, other: Any) -> TensorShape:
+        o = TensorShape(other)
+        if self._dims is None or o._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + o._dims)
+
+    def __add__(self, other: Any) -> TensorShape:
+        return self.concatenate(other)
+
+    def __radd__(self, other: Any) -> TensorShape:
+        return TensorShape(other).concatenate(self)
+
+    def __len__(self) -> int:
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self._dims)
+
+    def __iter__(self) -> Iterator[int | None]:
+        if self._dims is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return iter(self._dims)
+
+    def __getitem__(self, key: Any) -> Any:
+        if self._dims is None:
+            return None if not isinstance(key, slice) else TensorShape(None)
+        if isinstance(key, slice):
+            return TensorShape(self._dims[key])
+        return self._dims[key]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TensorShape):
+            return self._dims == other._dims
+        if isinstance(other, (tuple, list)):
+            try:
+                return self._dims == tuple(None if d is None else int(d) for d in other)
+            except (TypeError, ValueError):
+                return False
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __bool__(self) -> bool:
+        return self._dims is not None
+
+    def __repr__(self) -> str:
+        if self._dims is None:
+            return "TensorShape(None)"
+        return f"TensorShape({list(self._dims)})"
+
+    def __str__(self) -> str:
+        if self._dims is None:
+            return "<unknown>"
+        if len(self._dims) == 1:
+            return f"({self._dims[0]},)"
+        return "(" + ", ".join(str(d) for d in self._dims) + ")"
+
+
+def fmt_shape(shape: Sequence[int]) -> str:
+    """TensorFlow's kernel-message shape format: ``[2,3]``."""
+    return "[" + ",".join(str(int(s)) for s in shape) + "]"
+
+
+# ---------------------------------------------------------------------------- variables
+class VariableBase(Tensor):
+    """Marker base of ``tf.Variable`` (defined in :mod:`tapegrad.tf.variables`)."""
+
+    __slots__ = ()
+
+
+def read(v: Any) -> Tensor:
+    """The value of variable ``v`` as read now (TensorFlow's ReadVariableOp).
+
+    The snapshot shares the variable's leaf accumulator, so gradients reach
+    the variable, while ``assign`` (which rebinds the variable's array) does
+    not change values already read.
+    """
+    if v._acc is None:  # not differentiable (integer): nothing to keep apart
+        return v
+    s = make(v._data, None, v._rg, TF)
+    s._acc = v._acc
+    s._tv = v._tv
+    s._vc = v._vc
+    return s
+
+
+# ---------------------------------------------------------------------------- conversion
+def tft(arr: np.ndarray) -> Tensor:
+    """Wrap an ndarray as a TensorFlow-style constant (no copy)."""
+    return make(arr, None, False, TF)
+
+
+def _all_python(value: Any) -> bool:
+    """True when no leaf of the nested list is a NumPy value or a tensor."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (np.ndarray, np.generic, Tensor)):
+            return False
+    return True
+
+
+def _infer_python(arr: np.ndarray) -> np.ndarray:
+    """TensorFlow's dtype for Python data: float -> float32, int -> int32 (int64 if large)."""
+    k = arr.dtype.kind
+    if k == "f":
+        return arr.astype(np.float32)
+    if k in "iu":
+        if arr.size == 0 or (arr.min() >= -(2**31) and arr.max() < 2**31):
+            return arr.astype(np.int32)
+        return arr.astype(np.int64)
+    if k == "c":
+        return arr.astype(np.complex128)
+    return arr
+
+
+def _cannot_convert(value: Any, npd: np.dtype) -> TypeError:
+    return TypeError(
+        with_hint(
+            f"Cannot convert {value!r} to EagerTensor of dtype {npd.name}",
+            "TensorFlow does not convert between kinds implicitly: write the value in the "
+            f"tensor's kind, or tf.cast(x, tf.{npd.name}) explicitly",
+        )
+    )
+
+
+def _to_numeric(value: Any) -> np.ndarray:
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(
+            with_hint(
+                f"Can't convert non-rectangular Python sequence to Tensor. ({exc})",
+                "every row of a nested list must have the same length",
+            )
+        ) from None
+    if arr.dtype.kind not in "biufc":
+        raise ValueError(
+            with_hint(
+                f"Attempt to convert a value ({value!r}) with an unsupported type "
+                f"({type(value)}) to a Tensor.",
+                "pass numbers, nested lists of numbers, numpy arrays or tensors",
+            )
+        )
+    return arr
+
+
+def constant_array(value: Any, dtype: Any = None) -> np.ndarray:
+    """The array ``tf.constant(value, dtype)`` would hold (TensorFlow's inference)."""
+    npd = None if dtype is None else _dt.np_dtype(dtype)
+    if isinstance(value, Tensor):
+        arr = value._data
+        if npd is not None and arr.dtype != npd:
+            raise TypeError(
+                with_hint(
+                    f"Expected tensor {value._data.tolist()!r} with dtype tf.{npd.name}, "
+                    f"but got dtype tf.{arr.dtype.name}.",
+                    f"use tf.cast(x, tf.{npd.name}) to change a tensor's dtype",
+                )
+            )
+        return arr
+    if isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biufc":
+            arr = _to_numeric(value)
+        return arr if npd is None else arr.astype(npd)
+    if isinstance(value, (list, tuple)) and not _all_python(value):
+        arr = _to_numeric([constant_array(v) if isinstance(v, (Tensor, list, tuple)) else v
+                           for v in value])
+        return arr if npd is None else arr.astype(npd)
+    arr = _to_numeric(value)
+    if npd is None:
+        return _infer_python(arr)
+    k, tk = arr.dtype.kind, npd.kind
+    if (k == "f" and tk in "iub") or (k == "c" and tk != "c") or (k in "iu" and tk == "b"):
+        raise _cannot_convert(value, npd)
+    return arr.astype(npd)
+
+
+def _pack(values: list[Any], dtype: Any) -> Tensor:
+    from .. import ops
+
+    parts = [convert(v, dtype) for v in values]
+    return ops.stack(parts)
+
+
+def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
+    """``tf.convert_to_tensor``: tensors pass through, variables are read, data is converted.
+
+    A list holding tensors is stacked (recorded, as TensorFlow's auto-packing).
+    """
+    if isinstance(value, Tensor):
+        if isinstance(value, VariableBase):
+            value = read(value)
+        if dtype is not None:
+            npd = _dt.np_dtype(dtype)
+            if value._data.dtype != npd:
+                raise ValueError(
+                    with_hint(
+                        f"Tensor conversion requested dtype {npd.name} for Tensor with dtype "
+                        f"{value._data.dtype.name}: {value!r}",
+                        f"use tf.cast(x, tf.{npd.name}) to change a tensor's dtype",
+                    )
+                )
+        if value._style != TF:
+            # a core/PyTorch-style tensor: same node or accumulator (so gradients reach
+            # the original), printed and combined the TensorFlow way
+            if value._node is None and value._acc is None and value._data.dtype.kind in "fc":
+                get_acc(value)
+            t = make(value._data, value._node, value._rg, TF)
+            t._acc = value._acc
+            t._vc = value._vc
+            t._tv = value._tv
+            return t
+        return value
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        return _pack(list(value), dtype)
+    if dtype is None and dtype_hint is not None:
+        try:
+            return tft(constant_array(value, dtype_hint))
+        except (TypeError, ValueError):
+            pass
+    return tft(constant_array(value, dtype))
+
+
+def convert_like(value: Any, npd: np.dtype, strict: bool) -> Tensor:
+    """Convert a non-tensor operand for a binary op whose other operand has dtype ``npd``.
+
+    NumPy values are cast; Python values are converted when TensorFlow allows
+    it and otherwise (``strict=False``) keep their own dtype, so that the op
+    reports the mismatch as TensorFlow does.
+    """
+    if isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value)
+        if arr.dtype.kind in "biufc":
+            return tft(arr.astype(npd, copy=False))
+    try:
+        return tft(constant_array(value, npd))
+    except TypeError:
+        if strict:
+            raise
+    return tft(constant_array(value))
+
+
+# TensorFlow's kernel names of the core ops used by operators.
+OPNAMES: dict[str, str] = {
+    "add": "AddV2", "subtract": "Sub", "multiply": "Mul", "divide": "RealDiv",
+    "floor_divide": "FloorDiv", "remainder": "FloorMod", "power": "Pow", "matmul": "MatMul",
+    "less": "Less", "less_equal": "LessEqual", "greater": "Greater",
+    "greater_equal": "GreaterEqual", "equal": "Equal", "not_equal": "NotEqual",
+    "logical_and": "LogicalAnd", "logical_or": "LogicalOr", "logical_xor": "LogicalXor",
+    "maximum": "Maximum", "minimum": "Minimum", "squared_difference": "SquaredDifference",
+    "atan2": "Atan2",
+}
+
+
+def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
+    da, db = a._data.dtype, b._data.dtype
+    if op == "RealDiv":
+        return TypeError(
+            with_hint(
+                f"`x` and `y` must have the same dtype, got tf.{da.name} != tf.{db.name}.",
+                "TensorFlow never mixes dtypes: tf.cast one operand first",
+            )
+        )
+    return InvalidArgumentError(
+        None, None,
+        with_hint(
+            f"cannot compute {op} as input #1(zero-based) was expected to be a "
+            f"{_dt.kernel_name(da)} tensor but is a {_dt.kernel_name(db)} tensor "
+            f"[Op:{op}] name: ",
+            f"TensorFlow never mixes dtypes ({da.name} vs {db.name}): tf.cast one operand "
+            "first",
+        ),
+    )
+
+
+def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
+    sa, sb = a._data.shape, b._data.shape
+    if sa != sb:
+        try:
+            np.broadcast_shapes(sa, sb)
+        except ValueError:
+            raise InvalidArgumentError(
+                None, None,
+                with_hint(
+                    f"Incompatible shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} [Op:{op}] name: ",
+                    f"shapes {tuple(sa)} and {tuple(sb)} do not broadcast: each axis must "
+                    "match or be 1",
+                ),
+            ) from None
+
+
+def check_matmul(a: Tensor, b: Tensor) -> None:
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) < 2 or len(sb) < 2:
+        if len(sa) == len(sb):
+            msg = f"In[0] and In[1] ndims must be == 2: {len(sa)}"
+        else:
+            msg = f"In[0] and In[1] has different ndims: {fmt_shape(sa)} vs. {fmt_shape(sb)}"
+        raise InvalidArgumentError(
+            None, None,
+            with_hint(
+                f"{msg} [Op:MatMul] name: ",
+                "tf.matmul needs operands of rank >= 2: use tf.reshape(v, [1, -1]) / "
+                "[-1, 1], tf.tensordot(a, b, 1), or tf.linalg.matvec",
+            ),
+        )
+    if sa[-1] != sb[-2]:
+        raise InvalidArgumentError(
+            None, None,
+            with_hint(
+                f"Matrix size-incompatible: In[0]: {fmt_shape(sa)}, In[1]: {fmt_shape(sb)} "
+                "[Op:MatMul] name: ",
+                f"the inner dimensions differ: {sa[-1]} (columns of a) vs {sb[-2]} (rows of b)",
+            ),
+        )
+    try:
+        np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        raise InvalidArgumentError(
+            None, None,
+            with_hint(
+                f"Incompatible batch shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} "
+                "[Op:BatchMatMulV2] name: ",
+                "the leading (batch) dimensions must broadcast",
+            ),
+        ) from None
+
+
+def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tensor, Tensor]:
+    """TensorFlow's operand conversion and checks for a binary op (core name ``name``).
+
+    Operators convert a Python operand to the tensor operand's dtype on either
+    side; the function forms (``tf.add(x, y)``) convert ``x`` on its own
+    first (``function=True``).
+    """
+    op = OPNAMES.get(name, name)
+    strict = name == "power"
+    if function and not isinstance(a, Tensor):
+        a = convert(a)
+    if isinstance(a, Tensor):
+        if isinstance(a, VariableBase):
+            a = read(a)
+        if isinstance(b, Tensor):
+            if isinstance(b, VariableBase):
+                b = read(b)
+        else:
+            b = convert_like(b, a._data.dtype, strict)
+    elif isinstance(b, Tensor):
+        if isinstance(b, VariableBase):
+            b = read(b)
+        a = convert_like(a, b._data.dtype, strict)
+    else:
+        a = convert(a)
+        b = convert_like(b, a._data.dtype, strict)
+    if a._data.dtype != b._data.dtype:
+        raise _mismatch(a, b, op)
+    if name == "matmul":
+        check_matmul(a, b)
+    else:
+        check_broadcast(a, b, op)
+    return a, b
+
+
+def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+    return binary_args(a, b, name)
+
+
+# ---------------------------------------------------------------------------- printing
+def numpy_value(t: Tensor) -> Any:
+    """TensorFlow's ``_numpy()``: a NumPy scalar for 0-d tensors, else the array."""
+    arr = t._data
+    return arr[()] if arr.ndim == 0 else arr
+
+
+def numpy_text(t: Tensor, is_repr: bool = False) -> str:
+    v: Any = numpy_value(t)
+    if is_repr:
+        text = repr(v.item()) if isinstance(v, np.generic) else repr(v)
+    else:
+        text = str(v)
+    if "\n" in text:
+        text = "\n" + text
+    return text
+
+
+def _shape_str(t: Tensor) -> str:
+    return str(TensorShape(t._data.shape))
+
+
+def _repr(t: Tensor) -> str:
+    return (f"<tf.Tensor: shape={_shape_str(t)}, dtype={t._data.dtype.name}, "
+            f"numpy={numpy_text(t, True)}>")
+
+
+def _str(t: Tensor) -> str:
+    return f"tf.Tensor({numpy_text(t)}, shape={_shape_str(t)}, dtype={t._data.dtype.name})"
+
+
+def _format(t: Tensor, spec: str) -> str:
+    return numpy_value(t).__format__(spec)
+
+
+def _numpy(t: Tensor, force: bool = False) -> Any:
+    arr = t._data
+    return arr[()] if arr.ndim == 0 else arr.copy()
+
+
+def _inplace(t: Tensor, name: str, other: Any) -> Any:
+    if isinstance(t, VariableBase):
+        raise RuntimeError(
+            with_hint(
+                "`variable += value` with `tf.Variable`s is not supported. Use "
+                "`variable.assign_add(value)` to modify the variable, or `out = variable + "
+                "value` if you need to get a new output Tensor.",
+                "variables change only through assign / assign_add / assign_sub",
+            )
+        )
+    # TensorFlow tensors are immutable: ``x += 1`` rebinds x to a new tensor
+    return NotImplemented
+
+
+def _setitem(t: Tensor, index: Any, value: Any) -> None:
+    if isinstance(t, VariableBase):
+        raise TypeError(
+            with_hint(
+                "'ResourceVariable' object does not support item assignment",
+                "build the new value (e.g. with tf.tensor_scatter_nd_update) and "
+                "v.assign(new_value)",
+            )
+        )
+    raise AttributeError(
+        with_hint(
+            "'tensorflow.python.framework.ops.EagerTensor' object has no attribute "
+            "'__setitem__'",
+            "TensorFlow tensors are immutable: build a new tensor (tf.where, "
+            "tf.tensor_scatter_nd_update) or keep the value in a tf.Variable",
+        )
+    )
+
+
+def _shape_hook(shape: tuple[int, ...]) -> TensorShape:
+    return TensorShape(shape)
+
+
+def _get_shape(self: Tensor) -> TensorShape:
+    """TensorFlow's ``Tensor.get_shape()`` (same as ``.shape``)."""
+    return TensorShape(self._data.shape)
+
+
+class Reference:
+    """``tensor.ref()``: a hashable handle to a tensor or variable (compared by identity)."""
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
+
+    def deref(self) -> Any:
+        return self._wrapped
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reference) and other._wrapped is self._wrapped
+
+    def __hash__(self) -> int:
+        return id(self._wrapped)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._wrapped!r}>"
+
+
+def _ref(self: Tensor) -> Reference:
+    """A hashable reference to this tensor (TensorFlow's ``Tensor.ref()``)."""
+    return Reference(self)
+
+
+_INSTALLED = [False]
+
+
+def install() -> None:
+    """Register the TensorFlow style (printing, shape, dtype, operators). Idempotent."""
+    if _INSTALLED[0]:
+        return
+    hooks = STYLE_HOOKS[TF]
+    hooks["repr"] = _repr
+    hooks["str"] = _str
+    hooks["format"] = _format
+    hooks["shape"] = _shape_hook
+    hooks["dtype"] = _dt.from_numpy
+    hooks["numpy"] = _numpy
+    hooks["inplace"] = _inplace
+    hooks["setitem"] = _setitem
+    PROMOTE[TF] = _promote
+    from ._ops import pow_operator
+
+    hooks["pow"] = pow_operator
+    # TensorFlow-only method names (the core does not define them)
+    for name, fn in (("get_shape", _get_shape), ("ref", _ref), ("experimental_ref", _ref)):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+    _INSTALLED[0] = True
+
+
+def is_float(t: Tensor) -> bool:
+    return t._data.dtype.kind in "fc"
+
+
+def ensure_float(t: Tensor, op: str) -> None:
+    """Raise TensorFlow's error for a float-only kernel given a non-float tensor."""
+    k = t._data.dtype.kind
+    if k not in "fc":
+        raise InvalidArgumentError(
+            None, None,
+            with_hint(
+                f"Value for attr 'T' of {_dt.kernel_name(t._data.dtype)} is not in the list of "
+                "allowed values: bfloat16, half, float, double, complex64, complex128\n\t; "
+                f"NodeDef: {{{{node {op}}}}}; Op<name={op}; signature=x:T -> y:T; "
+                "attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, "
+                f"DT_COMPLEX128]> [Op:{op}] name: ",
+                f"{op} needs a floating tensor: tf.cast(x, tf.float32) first",
+            ),
+        )
+

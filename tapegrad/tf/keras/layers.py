@@ -1,0 +1,407 @@
+"""``keras.layers``: ``Layer`` and ``Dense`` (Keras 3 semantics).
+
+Layers are built on their first call (or by ``build(input_shape)``): that is
+when the weights are created, with Keras's default initialisers
+(``glorot_uniform`` kernel, ``zeros`` bias) drawn from ``tf.random``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import ops
+from ..._core import mode
+from ..._core.errors import with_hint
+from ..._core.tensor import Tensor
+from .. import dtypes as _dt
+from .._ops import matmul as _tf_matmul
+from .._tensor import VariableBase, convert, read
+from . import activations, initializers
+from .variables import KerasVariable
+
+__all__ = ["Layer", "Dense", "InputLayer", "Input", "KerasInput", "auto_name"]
+
+_STATE = mode.STATE
+_NAME_COUNTS: dict[str, int] = {}
+# Keras's name scope: weights created while a layer runs get "outer/inner/weight" paths
+_SCOPE: list[str] = []
+
+
+def _snake(name: str) -> str:
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+
+
+def auto_name(prefix: str) -> str:
+    """Keras's unique names: ``dense``, ``dense_1``, ``dense_2`` ..."""
+    n = _NAME_COUNTS.get(prefix, 0)
+    _NAME_COUNTS[prefix] = n + 1
+    return prefix if n == 0 else f"{prefix}_{n}"
+
+
+class _Paused:
+    """Run a dummy forward pass (building weights) without recording anything."""
+
+    def __enter__(self) -> None:
+        self._prev = (_STATE.tapes, _STATE.grad_enabled)
+        _STATE.tapes = ()
+        _STATE.grad_enabled = False
+
+    def __exit__(self, *exc: object) -> None:
+        _STATE.tapes, _STATE.grad_enabled = self._prev
+
+
+def _to_input(x: Any, dtype: np.dtype) -> Any:
+    """Keras's input conversion: data becomes tensors, floating inputs take the layer dtype."""
+    if isinstance(x, Tensor):
+        if isinstance(x, VariableBase):
+            x = read(x)
+        if x._data.dtype.kind == "f" and x._data.dtype != dtype:
+            return ops.cast(x, dtype=dtype)
+        return convert(x)
+    if isinstance(x, (list, tuple, dict)):
+        if isinstance(x, dict) or any(isinstance(v, Tensor) for v in x):
+            return x
+    arr = np.asarray(x)
+    if arr.dtype.kind in "f":
+        return convert(arr.astype(dtype))
+    if arr.dtype.kind in "iub":
+        return convert(arr)
+    return x
+
+
+class Layer:
+    """Base class of layers: weights, building, naming, ``get_weights``/``set_weights``.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> class Scale(tf.keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.s = self.add_weight(shape=(), initializer="ones", name="s")
+    ...     def call(self, x):
+    ...         return x * self.s
+    >>> layer = Scale()
+    >>> layer(tf.constant([1.0, 2.0])).numpy()
+    array([1., 2.], dtype=float32)
+    >>> [w.name for w in layer.trainable_weights]
+    ['s']
+    """
+
+    built: bool
+    _sublayers: list[Layer]
+    _own_weights: list[KerasVariable]
+
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        d = self.__dict__
+        d["_name"] = name or auto_name(_snake(type(self).__name__))
+        d["_trainable"] = bool(trainable)
+        d["built"] = False
+        d.setdefault("_own_weights", [])
+        d.setdefault("_sublayers", [])
+        d["_dtype"] = np.dtype(np.float32) if dtype is None else _dt.np_dtype(dtype)
+        shape = kwargs.pop("input_shape", None)
+        dim = kwargs.pop("input_dim", None)
+        if shape is None and dim is not None:
+            shape = (dim,)
+        if shape is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                "Sequential models, prefer using an `Input(shape)` object as the first layer "
+                "in the model instead.",
+                UserWarning, stacklevel=3)
+        d["_input_shape_arg"] = None if shape is None else (None,) + tuple(shape)
+        kwargs.pop("activity_regularizer", None)
+        if kwargs:
+            raise TypeError(with_hint(
+                f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}",
+                "check the argument names"))
+
+    # ------------------------------------------------------------------ tracking
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        if not name.startswith("_"):
+            subs = d.setdefault("_sublayers", [])
+            items = value if isinstance(value, (list, tuple)) else [value]
+            for v in items:
+                if isinstance(v, Layer) and v is not self and all(v is not s for s in subs):
+                    subs.append(v)
+        object.__setattr__(self, name, value)
+
+    @property
+    def name(self) -> str:
+        return self.__dict__["_name"]
+
+    @property
+    def dtype(self) -> str:
+        return str(self.__dict__["_dtype"].name)
+
+    @property
+    def trainable(self) -> bool:
+        return self.__dict__["_trainable"]
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self.__dict__["_trainable"] = bool(value)
+        for s in self._sublayers:
+            s.trainable = value
+
+    # ------------------------------------------------------------------ weights
+    def add_weight(self, shape: Any = None, initializer: Any = "glorot_uniform",
+                   dtype: Any = None, trainable: bool = True, name: str | None = None,
+                   **kwargs: Any) -> KerasVariable:
+        """Create a weight of this layer (a :class:`KerasVariable`)."""
+        shp = () if shape is None else tuple(int(s) for s in shape)
+        npd = self.__dict__["_dtype"] if dtype is None else _dt.np_dtype(dtype)
+        init = initializers.get(initializer)
+        value = init(shp, dtype=_dt.from_numpy(npd))
+        wname = name or f"variable_{len(self._own_weights)}"
+        scope = _SCOPE if _SCOPE and _SCOPE[-1] == self.name else _SCOPE + [self.name]
+        v = KerasVariable(value, name=wname, path="/".join(scope + [wname]),
+                          trainable=trainable, dtype=_dt.from_numpy(npd))
+        self._own_weights.append(v)
+        return v
+
+    def _all_weights(self) -> list[KerasVariable]:
+        out: list[KerasVariable] = []
+        seen: set[int] = set()
+        for w in self._own_weights:
+            if id(w) not in seen:
+                seen.add(id(w))
+                out.append(w)
+        for layer in self._sublayers:
+            for w in layer._all_weights():
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out.append(w)
+        return out
+
+    @property
+    def weights(self) -> list[KerasVariable]:
+        return self._all_weights()
+
+    variables = weights
+
+    @property
+    def trainable_weights(self) -> list[KerasVariable]:
+        if not self.trainable:
+            return []
+        out = [w for w in self._own_weights if w.trainable]
+        seen = {id(w) for w in out}
+        for layer in self._sublayers:
+            for w in layer.trainable_weights:
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out.append(w)
+        return out
+
+    @property
+    def trainable_variables(self) -> list[KerasVariable]:
+        return self.trainable_weights
+
+    @property
+    def non_trainable_weights(self) -> list[KerasVariable]:
+        tw = {id(w) for w in self.trainable_weights}
+        return [w for w in self.weights if id(w) not in tw]
+
+    non_trainable_variables = non_trainable_weights
+
+    def get_weights(self) -> list[np.ndarray]:
+        """The weights' values as NumPy arrays (copies)."""
+        return [np.array(w._data, copy=True) for w in self.weights]
+
+    def set_weights(self, weights: Any) -> None:
+        """Set every weight from a list of arrays (Keras's checks and messages)."""
+        ws = self.weights
+        weights = list(weights)
+        if len(weights) != len(ws):
+            raise ValueError(with_hint(
+                f"You called `set_weights(weights)` on layer '{self.name}' with a weight list "
+                f"of length {len(weights)}, but the layer was expecting {len(ws)} weights.",
+                "pass one array per weight, in the order of layer.weights"))
+        for w, value in zip(ws, weights):
+            arr = np.asarray(value._data if isinstance(value, Tensor) else value)
+            if arr.shape != w._data.shape:
+                raise ValueError(with_hint(
+                    f"Layer {self.name} weight shape {tuple(w._data.shape)} is not compatible "
+                    f"with provided weight shape {tuple(arr.shape)}.",
+                    f"weight {w.path} needs shape {tuple(w._data.shape)}"))
+        for w, value in zip(ws, weights):
+            arr = np.asarray(value._data if isinstance(value, Tensor) else value)
+            w.assign(arr.astype(w._data.dtype))
+
+    # ------------------------------------------------------------------ calling
+    def build(self, input_shape: Any = None) -> None:
+        self.__dict__["built"] = True
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(with_hint(
+            f"Layer {type(self).__name__} does not have a `call()` method implemented.",
+            "define call(self, inputs) in your layer"))
+
+    def _maybe_build(self, x: Any) -> None:
+        if self.built:
+            return
+        shape = x._data.shape if isinstance(x, Tensor) else None
+        self.build(None if shape is None else (None,) + tuple(shape[1:]) if len(shape) else ())
+        self.__dict__["built"] = True
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        x = _to_input(inputs, self.__dict__["_dtype"])
+        _SCOPE.append(self.name)
+        try:
+            self._maybe_build(x)
+            return self.call(x, *args, **kwargs)
+        finally:
+            _SCOPE.pop()
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        from .._tensor import tft
+
+        shp = tuple(1 if s is None else int(s) for s in input_shape)
+        with _Paused():
+            y = self(tft(np.zeros(shp, dtype=self.__dict__["_dtype"])))
+        return (input_shape[0],) + tuple(y._data.shape[1:])
+
+    def count_params(self) -> int:
+        return int(sum(w._data.size for w in self.weights))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+class Dense(Layer):
+    """A densely connected layer: ``activation(inputs @ kernel + bias)``.
+
+    Parameters
+    ----------
+    units : int
+        Output size.
+    activation : str or callable, optional
+        ``None`` (linear), ``"relu"``, ``"sigmoid"``, ``"tanh"``, ``"softmax"``...
+    use_bias : bool, default True
+    kernel_initializer, bias_initializer
+        Keras's defaults: ``"glorot_uniform"`` and ``"zeros"``.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> layer = tf.keras.layers.Dense(3, activation="relu")
+    >>> y = layer(tf.ones([2, 4]))
+    >>> y.shape, layer.kernel.shape, layer.bias.shape
+    (TensorShape([2, 3]), TensorShape([4, 3]), TensorShape([3]))
+    """
+
+    bias: KerasVariable | None
+
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, lora_rank: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if int(units) <= 0:
+            raise ValueError(with_hint(
+                f"Received an invalid value for `units`, expected a positive integer. Received: "
+                f"units={units}", "units is the number of outputs"))
+        self.units = int(units)
+        self.activation: Callable[..., Any] = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.__dict__["_in_dim"] = None
+
+    @property
+    def kernel(self) -> KerasVariable:
+        k = self.__dict__.get("_kernel")
+        if k is None:
+            raise AttributeError(with_hint(
+                "You must build the layer before accessing `kernel`.",
+                "call the layer on an input, or layer.build(input_shape), first"))
+        return k
+
+    def build(self, input_shape: Any = None) -> None:
+        if input_shape is None:
+            raise ValueError(with_hint("Dense.build needs an input shape",
+                                       "e.g. layer.build((None, 4))"))
+        shp = tuple(input_shape.as_list() if hasattr(input_shape, "as_list") else input_shape)
+        in_dim = shp[-1]
+        if in_dim is None:
+            raise ValueError(with_hint(
+                "The last dimension of the inputs to a Dense layer should be defined. Found "
+                "None.", "give the input's feature size"))
+        self.__dict__["_in_dim"] = int(in_dim)
+        self.__dict__["_kernel"] = self.add_weight(
+            shape=(int(in_dim), self.units), initializer=self.kernel_initializer, name="kernel")
+        if self.use_bias:
+            self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
+                                        name="bias")
+        else:
+            self.bias = None
+        self.__dict__["built"] = True
+
+    def call(self, inputs: Any) -> Any:
+        x = inputs if isinstance(inputs, Tensor) else convert(inputs)
+        in_dim = self.__dict__["_in_dim"]
+        if x._data.ndim < 1 or x._data.shape[-1] != in_dim:
+            raise ValueError(with_hint(
+                f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
+                f"layer: expected axis -1 of input shape to have value {in_dim}, but received "
+                f"input with shape {tuple(x._data.shape)}",
+                f"this layer was built for {in_dim} input features"))
+        if x._data.ndim == 2:
+            y = _tf_matmul(x, self.kernel)
+        else:
+            y = ops.matmul(x, read(self.kernel))
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return tuple(input_shape[:-1]) + (self.units,)
+
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        cfg.update(units=self.units, use_bias=self.use_bias,
+                   activation=getattr(self.activation, "__name__", str(self.activation)))
+        return cfg
+
+
+class KerasInput:
+    """What ``keras.Input(shape)`` returns: the input shape for a ``Sequential`` model."""
+
+    def __init__(self, shape: Any, batch_size: int | None = None, dtype: Any = None,
+                 name: str | None = None) -> None:
+        self.shape = (batch_size,) + tuple(None if s is None else int(s) for s in shape)
+        self.dtype = "float32" if dtype is None else _dt.as_dtype(dtype).name
+        self.name = name or auto_name("input_layer")
+
+    def __repr__(self) -> str:
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
+
+
+def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,
+          name: str | None = None, **kwargs: Any) -> KerasInput:
+    """An input placeholder: use it as the first element of a ``Sequential``."""
+    return KerasInput(() if shape is None else shape, batch_size, dtype, name)
+
+
+class InputLayer(Layer):
+    """An explicit input layer (only records the input shape)."""
+
+    def __init__(self, shape: Any = None, batch_size: int | None = None, dtype: Any = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(name=name)
+        self.input_spec = KerasInput(() if shape is None else shape, batch_size, dtype, name)
+
+    def call(self, inputs: Any) -> Any:
+        return inputs

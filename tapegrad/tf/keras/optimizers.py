@@ -1,0 +1,264 @@
+"""``keras.optimizers``: SGD and Adam with Keras 3's update rules and defaults.
+
+The update arithmetic is the shared optimizer core
+(:mod:`tapegrad.optim.rules`, ``style="keras"``); this module only keeps
+Keras's bookkeeping: the ``iterations`` counter, the float32 learning-rate
+variable, per-variable slots, and ``apply_gradients``'s checks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..._core.errors import with_hint
+from ..._core.tensor import Tensor
+from ...optim.rules import adam_update, sgd_update
+from .._tensor import VariableBase, convert, fmt_shape, read
+from ..errors import InvalidArgumentError
+from .variables import KerasVariable
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "get"]
+
+
+class Optimizer:
+    """Base class: ``apply_gradients(zip(grads, vars))`` updates the variables in place."""
+
+    _default_name = "optimizer"
+
+    def __init__(self, learning_rate: Any, weight_decay: float | None = None,
+                 clipnorm: float | None = None, clipvalue: float | None = None,
+                 global_clipnorm: float | None = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        kwargs.pop("use_ema", None)
+        kwargs.pop("loss_scale_factor", None)
+        kwargs.pop("gradient_accumulation_steps", None)
+        if kwargs:
+            raise TypeError(with_hint(f"Argument(s) not recognized: {kwargs}",
+                                      "check the optimizer's argument names"))
+        if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(with_hint(
+                "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set.",
+                "choose one clipping method"))
+        self.name = name or self._default_name  # Keras does not number optimizer names
+        self.weight_decay = weight_decay
+        self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self.iterations = KerasVariable(np.int64(0), name="iteration",
+                                        path=f"{self.name.lower()}/iteration", trainable=False)
+        self._schedule: Callable[[Any], Any] | None = None
+        if callable(learning_rate) and not isinstance(learning_rate, Tensor):
+            self._schedule = learning_rate
+            lr0 = float(np.asarray(convert(learning_rate(0))._data))
+        else:
+            lr0 = float(np.asarray(convert(learning_rate)._data))
+        self._lr = KerasVariable(np.float32(lr0), name="learning_rate",
+                                 path=f"{self.name.lower()}/learning_rate", trainable=False)
+        self._slots: dict[int, dict[str, Any]] = {}
+        self._vars: dict[int, Any] = {}
+
+    # ------------------------------------------------------------------ learning rate
+    @property
+    def learning_rate(self) -> KerasVariable:
+        """The learning rate, a float32 variable (as in Keras 3)."""
+        return self._lr
+
+    @learning_rate.setter
+    def learning_rate(self, value: Any) -> None:
+        if callable(value) and not isinstance(value, Tensor):
+            self._schedule = value
+            return
+        self._schedule = None
+        self._lr.assign(np.float32(float(np.asarray(convert(value)._data))))
+
+    def _current_lr(self) -> float:
+        if self._schedule is not None:
+            v = self._schedule(int(self.iterations._data))
+            self._lr.assign(np.float32(float(np.asarray(convert(v)._data))))
+        # the float32 value, as Keras casts its float32 variable to each weight's dtype
+        return float(self._lr._data)
+
+    @property
+    def variables(self) -> list[Any]:
+        return [self.iterations, self._lr]
+
+    # ------------------------------------------------------------------ updates
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                lr: float) -> None:
+        raise NotImplementedError
+
+    def _clip(self, grads: list[np.ndarray]) -> list[np.ndarray]:
+        if self.clipvalue is not None:
+            c = float(self.clipvalue)
+            return [np.clip(g, -c, c).astype(g.dtype) for g in grads]
+        if self.clipnorm is not None:
+            out = []
+            for g in grads:
+                n = np.sqrt(np.sum(g * g))
+                out.append((g * float(self.clipnorm) / max(n, float(self.clipnorm))).astype(g.dtype))
+            return out
+        if self.global_clipnorm is not None:
+            n = np.sqrt(sum(float(np.sum(g.astype(np.float64) ** 2)) for g in grads))
+            c = float(self.global_clipnorm)
+            return [(g * c / max(n, c)).astype(g.dtype) for g in grads]
+        return grads
+
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Any]], **kwargs: Any) -> Any:
+        """Apply one update step for each ``(gradient, variable)`` pair.
+
+        Pairs whose gradient is ``None`` are skipped (with Keras's warning);
+        if every gradient is ``None`` Keras's ``ValueError`` is raised.
+
+        >>> import tapegrad.tf as tf
+        >>> w = tf.Variable(1.0)
+        >>> opt = tf.keras.optimizers.SGD(learning_rate=0.1)
+        >>> _ = opt.apply_gradients([(tf.constant(2.0), w)])
+        >>> round(float(w), 6)
+        0.8
+        """
+        pairs = list(grads_and_vars)
+        kept = [(g, v) for g, v in pairs if g is not None]
+        if not kept:
+            raise ValueError(with_hint(
+                "No gradients provided for any variable.",
+                "every gradient is None: the loss does not depend on these variables as "
+                "recorded (compute the loss inside the GradientTape block; tf.explain."
+                "why_none(tape, loss, var) says why)"))
+        if len(kept) < len(pairs):
+            missing = [getattr(v, "path", getattr(v, "name", repr(v))) for g, v in pairs
+                       if g is None]
+            warnings.warn(
+                f"Gradients do not exist for variables {missing} when minimizing the loss. If "
+                "using `model.compile()`, did you forget to provide a `loss` argument?",
+                UserWarning, stacklevel=2)
+        grads: list[np.ndarray] = []
+        for g, v in kept:
+            if not isinstance(v, VariableBase):
+                raise TypeError(with_hint(
+                    f"Expected a tf.Variable to update, got {type(v).__name__}",
+                    "pass (gradient, variable) pairs, e.g. zip(grads, model.trainable_variables)"))
+            gt = read(g) if isinstance(g, VariableBase) else convert(g)
+            ga = np.asarray(gt._data)
+            if ga.shape != v._data.shape:
+                raise InvalidArgumentError(None, None, with_hint(
+                    f"Cannot update variable with shape {fmt_shape(v._data.shape)} using a "
+                    f"Tensor with shape {fmt_shape(ga.shape)}, shapes must be equal. "
+                    "[Op:AssignSubVariableOp] name: ",
+                    "each gradient must have its variable's shape: check the zip order"))
+            grads.append(ga.astype(v._data.dtype, copy=False))
+        grads = self._clip(grads)
+        lr = self._current_lr()
+        for ga, (_, v) in zip(grads, kept):
+            key = id(v)
+            self._vars[key] = v
+            state = self._slots.setdefault(key, {})
+            p = np.array(v._data, copy=True)
+            self._update(p, ga, state, lr)
+            v._set(p, False)
+        self.iterations.assign(self.iterations._data + 1)
+        return self.iterations
+
+    def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
+        """Keras 3's ``apply(grads, trainable_variables)``."""
+        return self.apply_gradients(zip(grads, trainable_variables))
+
+    def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> Any:
+        """Differentiate ``loss`` (a callable, or a tensor with its ``tape``) and apply."""
+        from ..tape import GradientTape
+
+        vars_ = list(var_list() if callable(var_list) else var_list)
+        if callable(loss):
+            with GradientTape() as t:
+                value = loss()
+            grads = t.gradient(value, vars_)
+        else:
+            if tape is None:
+                raise ValueError(with_hint("`tape` is required when a `Tensor` loss is passed.",
+                                           "pass tape=the GradientTape that recorded the loss"))
+            grads = tape.gradient(loss, vars_)
+        return self.apply_gradients(zip(grads, vars_))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"name": self.name, "learning_rate": float(self._lr._data),
+                "weight_decay": self.weight_decay}
+
+    def __repr__(self) -> str:
+        return f"<keras.src.optimizers.{type(self).__name__.lower()}.{type(self).__name__} " \
+               f"object name={self.name}>"
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional (Nesterov) momentum, Keras's rule.
+
+    ``v = momentum * v - lr * g``; ``w += v`` (Nesterov: ``w += momentum * v - lr * g``).
+    """
+
+    _default_name = "sgd"
+
+    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
+                 weight_decay: float | None = None, clipnorm: float | None = None,
+                 clipvalue: float | None = None, global_clipnorm: float | None = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        if not isinstance(momentum, (int, float)) or momentum < 0 or momentum > 1:
+            raise ValueError(with_hint("`momentum` must be a float between [0, 1].",
+                                       f"got momentum={momentum!r}"))
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **kwargs)
+        self.momentum = float(momentum)
+        self.nesterov = bool(nesterov)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                lr: float) -> None:
+        sgd_update(param, grad, state, lr=lr, momentum=self.momentum, nesterov=self.nesterov,
+                   weight_decay=self.weight_decay or 0.0, style="keras")
+
+
+class Adam(Optimizer):
+    """Adam with Keras's defaults (``epsilon=1e-7``) and update rule."""
+
+    _default_name = "adam"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: float | None = None,
+                 clipnorm: float | None = None, clipvalue: float | None = None,
+                 global_clipnorm: float | None = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **kwargs)
+        self.beta_1, self.beta_2 = float(beta_1), float(beta_2)
+        self.epsilon = float(epsilon)
+        self.amsgrad = bool(amsgrad)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                lr: float) -> None:
+        # Keras counts steps with the optimizer's global ``iterations``
+        state["step"] = int(self.iterations._data)
+        adam_update(param, grad, state, lr=lr, beta1=self.beta_1, beta2=self.beta_2,
+                    eps=self.epsilon, weight_decay=self.weight_decay or 0.0,
+                    amsgrad=self.amsgrad, style="keras")
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Keras's default ``weight_decay=0.004``)."""
+
+    _default_name = "adamw"
+
+    def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
+                 beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
+                 amsgrad: bool = False, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay,
+                         name=name, **kwargs)
+
+
+def get(identifier: Any) -> Optimizer:
+    """An optimizer from a name (``"sgd"``, ``"adam"``) or an instance."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
+    cls = table.get(str(identifier).lower())
+    if cls is None:
+        raise ValueError(with_hint(f"Could not interpret optimizer identifier: {identifier}",
+                                   "use 'sgd', 'adam' or 'adamw'"))
+    return cls()

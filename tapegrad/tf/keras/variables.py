@@ -1,0 +1,60 @@
+"""Keras variables: ``tf.Variable`` with Keras 3's name, path and printing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..variables import Variable
+
+__all__ = ["KerasVariable", "epsilon"]
+
+
+class KerasVariable(Variable):
+    """A layer or optimizer weight: ``name`` is ``"kernel"``, ``path`` ``"dense/kernel"``.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> d = tf.keras.layers.Dense(2, kernel_initializer="ones", name="d")
+    >>> d.build((None, 1))
+    >>> d.kernel
+    <Variable path=d/kernel, shape=(1, 2), dtype=float32, value=[[1. 1.]]>
+    """
+
+    __slots__ = ()
+
+    def __init__(self, initial_value: Any, name: str, path: str, trainable: bool = True,
+                 dtype: Any = None) -> None:
+        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
+        self.__dict__["_name"] = name
+        self.__dict__["_path"] = path
+
+    @property
+    def path(self) -> str:
+        return self.__dict__["_path"]
+
+    @property
+    def dtype(self) -> str:
+        """The dtype name (Keras 3 variables report a string, e.g. ``"float32"``)."""
+        return str(self._data.dtype.name)
+
+    @property
+    def value(self) -> Any:
+        """The current value as a tensor (Keras 3's ``variable.value``)."""
+        return Variable.value(self)
+
+    def __repr__(self) -> str:
+        return (f"<Variable path={self.path}, shape={tuple(self._data.shape)}, "
+                f"dtype={self._data.dtype.name}, value={np.asarray(self._data)}>")
+
+    __str__ = __repr__
+
+
+_EPSILON = [1e-7]
+
+
+def epsilon() -> float:
+    """Keras's fuzz factor (1e-7)."""
+    return _EPSILON[0]

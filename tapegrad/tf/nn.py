@@ -1,0 +1,301 @@
+"""``tf.nn``: activations and losses under TensorFlow's names.
+
+Composites follow TensorFlow's own formulas where the gradient at a boundary
+depends on the formula (``sigmoid_cross_entropy_with_logits`` at logits 0,
+``moments``' stop-gradient on the mean); ``softplus`` and ``relu6`` are ops
+with TensorFlow's gradients (``sigmoid(x)``; 0 at both kinks of relu6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._core.errors import with_hint
+from .._core.registry import defop
+from .._core.tensor import Tensor
+from ._ops import (
+    _invalid,
+    _pow,
+    erfc,
+    gather,
+    reduce_mean,
+    reduce_sum,
+    sigmoid,
+    stop_gradient,
+    tanh,
+)
+from ._tensor import binary_args, convert, convert_like, ensure_float, tft
+
+__all__ = [
+    "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "sigmoid", "tanh",
+    "softplus", "softsign", "softmax", "log_softmax", "sigmoid_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits", "l2_loss",
+    "l2_normalize", "bias_add", "dropout", "moments", "embedding_lookup",
+]
+
+
+def _t(x: Any) -> Tensor:
+    return convert(x)
+
+
+def relu(features: Any, name: str | None = None) -> Tensor:
+    """``max(x, 0)``; gradient 0 at 0.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.relu(tf.constant([-1.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    """
+    return ops.relu(_t(features))
+
+
+@defop("tf_relu6", saves=("x",), grad_name="Relu6Backward0")
+def _relu6(x: Any) -> Any:
+    return np.clip(x, 0, 6).astype(np.asarray(x).dtype, copy=False)
+
+
+@_relu6.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # TensorFlow's Relu6Grad: g where 0 < x < 6
+    return (ops.multiply(g, ops.logical_and(ops.greater(x, 0), ops.less(x, 6))),)
+
+
+def relu6(features: Any, name: str | None = None) -> Tensor:
+    """``min(max(x, 0), 6)``; gradient 0 at both 0 and 6 (as TensorFlow)."""
+    return _relu6(_t(features))
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    """``x`` for ``x > 0``, ``alpha * x`` otherwise (TensorFlow's default alpha 0.2)."""
+    # TensorFlow stores alpha as a float32 attribute, also for float64 kernels
+    return ops.leaky_relu(_t(features), negative_slope=float(np.float32(alpha)))
+
+
+def elu(features: Any, name: str | None = None) -> Tensor:
+    return ops.elu(_t(features), alpha=1.0)
+
+
+def selu(features: Any, name: str | None = None) -> Tensor:
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    return ops.multiply(ops.elu(_t(features), alpha=alpha), scale)
+
+
+def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
+    """Gaussian error linear unit (``approximate=True``: the tanh form), TensorFlow's formulas.
+
+    ``0.5 x erfc(-x / sqrt(2))``, or
+    ``0.5 x (1 + tanh(0.7978845608028654 (x + 0.044715 x^3)))``.
+    """
+    x = _t(features)
+    if x._data.dtype.kind != "f":
+        raise ValueError(with_hint(
+            f"`features.dtype` must be a floating point tensor.Received:features.dtype="
+            f"{x.dtype!r}", "cast the input to a float dtype"))
+    dt = x._data.dtype
+    half = ops.multiply(0.5, x)
+    if approximate:
+        # TensorFlow casts its Python constants through float32 (math_ops.cast(0.044715, ..))
+        coeff = tft(np.asarray(np.float32(0.044715), dtype=dt))
+        cube = _pow(x, tft(np.asarray(3.0, dtype=dt)))
+        inner = ops.multiply(0.7978845608028654, ops.add(x, ops.multiply(coeff, cube)))
+        return ops.multiply(half, ops.add(1.0, ops.tanh(inner)))  # type: ignore[no-any-return]
+    c = tft(np.asarray(np.float32(0.7071067811865476), dtype=dt))
+    return ops.multiply(half, erfc(ops.multiply(ops.negative(x), c)))  # type: ignore[no-any-return]
+
+
+def silu(features: Any, beta: float = 1.0) -> Tensor:
+    """``x * sigmoid(beta * x)``."""
+    x = _t(features)
+    bx = x if beta == 1.0 else ops.multiply(x, beta)
+    return ops.multiply(x, ops.sigmoid(bx))
+
+
+swish = silu
+
+
+@defop("tf_softplus", saves=("x",), grad_name="SoftplusBackward0")
+def _softplus(x: Any) -> Any:
+    a = np.asarray(x)
+    return np.logaddexp(np.zeros((), dtype=a.dtype), a)
+
+
+@_softplus.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d softplus(x) = sigmoid(x) dx
+    return (ops.multiply(g, ops.sigmoid(x)),)
+
+
+def softplus(features: Any, name: str | None = None) -> Tensor:
+    """``log(exp(x) + 1)``, gradient ``sigmoid(x)`` (0.5 at 0, as TensorFlow)."""
+    x = _t(features)
+    ensure_float(x, "Softplus")
+    return _softplus(x)
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    x = _t(features)
+    return ops.divide(x, ops.add(ops.abs(x), 1.0))
+
+
+def _axis(axis: Any) -> int:
+    return -1 if axis is None else int(axis)
+
+
+def softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (last by default)."""
+    x = _t(logits)
+    ensure_float(x, "Softmax")
+    return ops.softmax(x, axis=_axis(axis))
+
+
+def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis`` (last by default)."""
+    x = _t(logits)
+    ensure_float(x, "LogSoftmax")
+    return ops.log_softmax(x, axis=_axis(axis))
+
+
+def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
+                                      name: str | None = None) -> Tensor:
+    """Elementwise logistic loss, TensorFlow's stable formula.
+
+    ``max(x, 0) - x * z + log(1 + exp(-|x|))`` written with ``where`` as
+    TensorFlow does, so the gradient at ``x = 0`` is ``sigmoid(0) - z``.
+
+    >>> import tapegrad.tf as tf
+    >>> float(tf.nn.sigmoid_cross_entropy_with_logits(labels=1.0, logits=0.0))
+    0.6931471824645996
+    """
+    if labels is None or logits is None:
+        raise ValueError(with_hint("Both labels and logits must be provided.",
+                                   "call with labels=..., logits=..."))
+    x = _t(logits)
+    z = convert_like(labels, x._data.dtype, False) if not isinstance(labels, Tensor) else labels
+    x, z = binary_args(x, z, "Mul")
+    if x._data.shape != z._data.shape:
+        raise ValueError(with_hint(
+            f"`logits` and `labels` must have the same shape, received "
+            f"({tuple(x._data.shape)} vs {tuple(z._data.shape)}).",
+            "labels and logits must have one shape"))
+    cond = x._data >= 0
+    relu_logits = ops.where(cond, x, 0.0)
+    neg_abs = ops.where(cond, ops.negative(x), x)
+    return ops.add(ops.subtract(relu_logits, ops.multiply(x, z)),
+                   ops.log1p(ops.exp(neg_abs)))
+
+
+def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
+                                      name: str | None = None) -> Tensor:
+    """``-sum(labels * log_softmax(logits))`` along ``axis`` (gradient to both)."""
+    x = _t(logits)
+    ensure_float(x, "SoftmaxCrossEntropyWithLogits")
+    z = labels if isinstance(labels, Tensor) else convert_like(labels, x._data.dtype, False)
+    x, z = binary_args(x, z, "SoftmaxCrossEntropyWithLogits")
+    if x._data.shape != z._data.shape:
+        try:
+            np.broadcast_shapes(x._data.shape, z._data.shape)
+        except ValueError:
+            raise _invalid(
+                f"logits and labels must be broadcastable: logits_size="
+                f"{list(x._data.shape)} labels_size={list(z._data.shape)}".replace(" ", ""),
+                "labels and logits must have one shape", "SoftmaxCrossEntropyWithLogits"
+            ) from None
+    return ops.negative(ops.sum(ops.multiply(z, ops.log_softmax(x, axis=axis)),
+                                axis=axis))
+
+
+def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
+                                             name: str | None = None) -> Tensor:
+    """``-log_softmax(logits)[..., labels]`` for integer class labels.
+
+    >>> import tapegrad.tf as tf
+    >>> loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
+    ...     labels=[0], logits=[[2.0, 0.0]])
+    >>> loss.shape
+    TensorShape([1])
+    """
+    x = _t(logits)
+    ensure_float(x, "SparseSoftmaxCrossEntropyWithLogits")
+    lab = labels._data if isinstance(labels, Tensor) else np.asarray(labels)
+    if lab.dtype.kind not in "iu":
+        raise ValueError(with_hint(f"labels must be integers, got dtype {lab.dtype}",
+                                   "pass integer class indices"))
+    if lab.shape != x._data.shape[:-1]:
+        raise ValueError(with_hint(
+            f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+            f"labels.shape={tuple(lab.shape)} of rank {lab.ndim} and "
+            f"logits.shape={tuple(x._data.shape)} of rank {x._data.ndim}",
+            "labels holds one class index per row of logits"))
+    c = x._data.shape[-1]
+    if lab.size and (lab.min() < 0 or lab.max() >= c):
+        vals = " ".join(str(int(v)) for v in lab.ravel())
+        bad = int(lab.max()) if lab.max() >= c else int(lab.min())
+        raise _invalid(f"Received a label value of {bad} which is outside the valid range of "
+                       f"[0, {c}).  Label values: {vals}", f"class indices must be in [0, {c})",
+                       "SparseSoftmaxCrossEntropyWithLogits")
+    lp = ops.log_softmax(x, axis=-1)
+    index = tuple(np.indices(lab.shape, sparse=True)) + (lab,) if lab.ndim else (int(lab),)
+    return ops.negative(ops.getitem(lp, index))
+
+
+def l2_loss(t: Any, name: str | None = None) -> Tensor:
+    """``sum(t ** 2) / 2``."""
+    x = _t(t)
+    return ops.divide(ops.sum(ops.square(x)), 2.0)
+
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
+                 dim: Any = None) -> Tensor:
+    """``x / sqrt(max(sum(x ** 2), epsilon))`` along ``axis``."""
+    t = _t(x)
+    ax = dim if axis is None else axis
+    sq = reduce_sum(ops.square(t), axis=ax, keepdims=True)
+    inv = ops.reciprocal(ops.sqrt(ops.maximum(sq, epsilon, ties="first"), zero_safe=True))
+    return ops.multiply(t, inv)
+
+
+def bias_add(value: Any, bias: Any, data_format: Any = None, name: str | None = None) -> Tensor:
+    v = _t(value)
+    b = bias if isinstance(bias, Tensor) else convert_like(bias, v._data.dtype, False)
+    v, b = binary_args(v, b, "BiasAdd")
+    if b._data.ndim != 1 or b._data.shape[0] != v._data.shape[-1]:
+        raise ValueError(with_hint(
+            f"Dimensions must be equal, but are {v._data.shape[-1]} and "
+            f"{b._data.shape[0] if b._data.ndim else 0} for 'BiasAdd'",
+            "bias must be 1-D with the size of value's last axis"))
+    return ops.add(v, b)
+
+
+def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None,
+            name: str | None = None) -> Tensor:
+    """Zero elements with probability ``rate`` and scale the rest by ``1 / (1 - rate)``."""
+    from .random import _generator
+
+    t = _t(x)
+    if not 0 <= float(rate) < 1:
+        raise ValueError(with_hint(f"`rate` must be a scalar tensor or a float in the range "
+                                   f"[0, 1). Received: rate={rate}", "0 <= rate < 1"))
+    if float(rate) == 0:
+        return t
+    shp = t._data.shape if noise_shape is None else tuple(int(s) for s in noise_shape)
+    keep = _generator(seed).random(shp) >= float(rate)
+    return ops.multiply(t, (keep / (1.0 - float(rate))).astype(t._data.dtype))
+
+
+def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
+            name: str | None = None) -> tuple[Tensor, Tensor]:
+    """Mean and variance over ``axes`` (TensorFlow's formula: the variance stops the mean's gradient)."""
+    t = _t(x)
+    mean = reduce_mean(t, axes, keepdims=True)
+    var = reduce_mean(ops.square(ops.subtract(t, stop_gradient(mean))), axes, keepdims=True)
+    if not keepdims:
+        ax = tuple(int(a) % t._data.ndim for a in ([axes] if isinstance(axes, int) else axes))
+        shp = tuple(s for i, s in enumerate(t._data.shape) if i not in ax)
+        mean = ops.reshape(mean, shp)
+        var = ops.reshape(var, shp)
+    return mean, var
+
+
+def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Tensor:
+    return gather(params, ids)
+

@@ -1,0 +1,145 @@
+"""``tapegrad.torch``: PyTorch-style autograd on the shared tapegrad core.
+
+Change only the import line (``import tapegrad.torch as torch``) and code
+written for PyTorch's autograd runs on tapegrad, printing the same numbers:
+
+>>> import tapegrad.torch as torch
+>>> w = torch.tensor(2.0, requires_grad=True)
+>>> b = torch.tensor(1.0, requires_grad=True)
+>>> y = w * w + b
+>>> y.backward()
+>>> y, w.grad, b.grad
+(tensor(5., grad_fn=<AddBackward0>), tensor(4.), tensor(1.))
+
+Tensors are :class:`tapegrad.Tensor` objects in PyTorch style (they print,
+promote dtypes and name their ``grad_fn`` like PyTorch); every op, gradient
+and the engine are the core's.  ``torch.nn`` and ``torch.optim`` give
+``Module``/``Linear``/losses and ``SGD``/``Adam``/``AdamW`` (update rules
+from :mod:`tapegrad.optim`).
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+from .._core.mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._core.tensor import Tensor
+from . import _methods, _ops, _tensor
+from ._dtype import (
+    Size,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._dtype import bool_ as bool  # noqa: A001  (torch.bool)
+from ._ops import *  # noqa: F403
+from ._ops import return_types
+from ._print import get_printoptions, printoptions, set_printoptions
+from ._random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ._tensor import (
+    arange,
+    as_tensor,
+    device,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+
+_tensor.install()
+_methods.install()
+
+from . import autograd, cuda, nn, optim  # noqa: E402
+from ._misc import (  # noqa: E402
+    compile,
+    get_num_threads,
+    is_inference,
+    load,
+    save,
+    set_default_device,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
+from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
+
+half = float16
+float = float32  # noqa: A001
+double = float64
+cfloat = complex64
+cdouble = complex128
+short = int16
+int = int32  # noqa: A001
+long = int64
+
+FloatTensor = Tensor
+DoubleTensor = Tensor
+LongTensor = Tensor
+BoolTensor = Tensor
+strided = "torch.strided"
+inf = _builtins.float("inf")
+nan = inf - inf
+pi = 3.141592653589793
+e = 2.718281828459045
+__version__ = "2.13.0+tapegrad"
+
+
+__all__ = [
+    # tensors, dtypes, devices
+    "Tensor", "Size", "dtype", "device", "float16", "float32", "float64", "complex64",
+    "complex128", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "bool", "half", "float", "double", "cfloat", "cdouble", "short", "int", "long",
+    "get_default_dtype", "set_default_dtype", "FloatTensor", "DoubleTensor", "LongTensor",
+    "BoolTensor", "inf", "nan", "pi", "e",
+    # creation and random numbers
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+    "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
+    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
+    "initial_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
+    # grad mode
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "is_inference_mode_enabled", "is_inference",
+    # printing, io, misc
+    "set_printoptions", "get_printoptions", "printoptions", "save", "load", "return_types",
+    "set_default_device", "use_deterministic_algorithms", "get_num_threads",
+    "set_num_threads", "compile",
+    # submodules
+    "autograd", "nn", "optim", "cuda",
+] + list(_ops.__all__)
+

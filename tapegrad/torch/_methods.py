@@ -1,0 +1,497 @@
+"""PyTorch's Tensor methods, installed on the shared :class:`tapegrad.Tensor`.
+
+Names the core does not define are added to the class (``view``, ``add_``,
+``unsqueeze``, ...); names it does define but PyTorch gives another meaning
+(``max``, ``var``, ``transpose``, ``x[i] = v``, ``+=``) go through the core's
+per-style hooks, so core- and TensorFlow-style tensors are unaffected.
+
+In-place methods follow PyTorch: the leaf check, a version bump, and
+rebasing the tensor onto the new node (``y.mul_(2)`` gives ``y`` a
+``MulBackward0``).  When the op is recorded, it reads a snapshot of the old
+values, so the backward pass uses the values from before the update, as
+PyTorch's ``original_self`` does.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import ops as core
+from .._core import mode
+from .._core.errors import with_hint
+from .._core.tensor import STYLE_HOOKS, TORCH, Tensor, make
+from . import _ops as O
+from ._dtype import default_np, from_np, to_np
+from ._dtype import dtype as torch_dtype
+from ._random import gen
+from ._tensor import CPU, _wrap, check_device, device, promote
+from .autograd.grad_mode import _INF_VC
+
+_STATE = mode.STATE
+
+
+# ----------------------------------------------------------------------------- in place
+def _can_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """PyTorch's ``canCast``: no float->int, complex->real or number->bool."""
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    if order[src.kind] > order[dst.kind]:
+        return False
+    return True
+
+
+_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _scalar_name(d: np.dtype) -> str:
+    return _SCALAR_NAME.get(d.name, d.name)
+
+
+def _records(t: Tensor, others: tuple[Any, ...]) -> bool:
+    if not _STATE.grad_enabled:
+        return False
+    if t._rg:
+        return True
+    return any(isinstance(o, Tensor) and o._rg for o in others)
+
+
+def _source(t: Tensor, others: tuple[Any, ...]) -> Tensor:
+    """What an in-place op reads as ``self``: ``t``, or a snapshot of it when recording."""
+    if not _records(t, others):
+        return t
+    a = make(t._data.copy(), t._node, t._rg, TORCH)
+    a._acc = t._acc
+    return a
+
+
+def check_writable(t: Tensor, what: str) -> None:
+    """The leaf check, and PyTorch's rule for inference tensors outside inference mode."""
+    t._check_inplace(what)
+    if t._vc is _INF_VC and not _STATE.inference:
+        _INF_VC[0] = 0  # raises the PyTorch message
+
+
+def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) -> Tensor:
+    """Run ``fn(self)`` and write the result into ``t`` (PyTorch's in-place semantics)."""
+    check_writable(t, what)
+    res = fn(_source(t, others))
+    if not isinstance(res, Tensor):
+        res = _wrap(np.asarray(res))
+    rd, td = res._data.dtype, t._data.dtype
+    if rd != td and not _can_cast(rd, td):
+        raise RuntimeError(with_hint(
+            f"result type {_scalar_name(rd)} can't be cast to the desired output type "
+            f"{_scalar_name(td)}",
+            f"the in-place {what} would change the dtype of a {from_np(td)} tensor; use the "
+            "out-of-place form (x = x + y)"))
+    if res._data.shape != t._data.shape:
+        raise RuntimeError(with_hint(
+            f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+            f"{list(np.broadcast_shapes(t._data.shape, res._data.shape))}",
+            f"the in-place {what} would change the tensor's shape"))
+    return t._assign_result(res, what)
+
+
+_INPLACE_NAMES = {"add": "add_", "subtract": "sub_", "multiply": "mul_", "divide": "div_",
+                  "power": "pow_"}
+
+
+def _inplace_hook(t: Tensor, name: str, other: Any) -> Tensor:
+    return inplace(t, lambda s: O.binary(name, s, other), _INPLACE_NAMES.get(name, name), other)
+
+
+def _setitem_hook(t: Tensor, index: Any, value: Any) -> None:
+    if t._node is None and t._rg and _STATE.grad_enabled:
+        raise RuntimeError(with_hint(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation.", "x[i] = v on a leaf that requires grad: wrap it in `with "
+            "torch.no_grad():` or assign into x.data"))
+    check_writable(t, "setitem")
+    if isinstance(value, Tensor):
+        if value._data.dtype != t._data.dtype:
+            value = core.cast(value, dtype=t._data.dtype)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        value = np.asarray(value, dtype=t._data.dtype)
+    elif isinstance(value, complex) and t._data.dtype.kind != "c":
+        raise TypeError("can't convert complex to float")
+    t._assign_result(core.setitem(t, index, value), "setitem")
+
+
+# ----------------------------------------------------------------------------- hooks
+def _max_hook(self: Tensor, dim: Any = None, keepdim: bool = False, **kw: Any) -> Any:
+    return O.max(self, kw.pop("dim", dim), kw.pop("keepdim", keepdim), **kw)
+
+
+def _min_hook(self: Tensor, dim: Any = None, keepdim: bool = False, **kw: Any) -> Any:
+    return O.min(self, kw.pop("dim", dim), kw.pop("keepdim", keepdim), **kw)
+
+
+def _transpose_hook(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
+    if kw:
+        dims = (kw.get("dim0", dims[0] if dims else None), kw.get("dim1"))
+    if len(dims) != 2:
+        raise TypeError(with_hint(
+            f"transpose() received an invalid combination of arguments - got {len(dims)} "
+            "dims, but expected (int dim0, int dim1)", "use permute(...) to reorder all dims"))
+    return O.transpose(self, dims[0], dims[1])
+
+
+def _flatten_hook(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return O.flatten(self, start_dim, end_dim)
+
+
+# ----------------------------------------------------------------------------- methods
+def _to_dtype(self: Tensor, dt: Any, copy: bool = False) -> Tensor:
+    nd = to_np(dt)
+    if nd == self._data.dtype and not copy:
+        return self
+    return core.cast(self, dtype=nd)
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``."""
+    dt = kwargs.get("dtype")
+    copy = bool(kwargs.get("copy", False))
+    dev = kwargs.get("device")
+    for a in args:
+        if isinstance(a, (torch_dtype, np.dtype)) or a in (float, int, bool):
+            dt = a
+        elif isinstance(a, Tensor):
+            dt = a._data.dtype
+        elif isinstance(a, (str, device)):
+            dev = a
+    check_device(dev)
+    if dt is None:
+        return self.clone() if copy else self
+    return _to_dtype(self, dt, copy)
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    if dtype is None:
+        return f"torch.{names.get(self._data.dtype.name, 'Float')}Tensor"
+    if isinstance(dtype, str):
+        inv = {f"torch.{v}Tensor": k for k, v in names.items()}
+        dtype = np.dtype(inv[dtype])
+    return _to_dtype(self, dtype)
+
+
+def _cuda(self: Tensor, *a: Any, **k: Any) -> Tensor:
+    raise AssertionError(with_hint("Torch not compiled with CUDA enabled",
+                                   "tapegrad runs on the CPU; use .cpu() or .to('cpu')"))
+
+
+def _new(fill: Callable[..., np.ndarray]) -> Callable[..., Tensor]:
+    def f(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False, **kw: Any) -> Tensor:
+        from ._tensor import _finish, size_arg
+
+        dt = self._data.dtype if dtype is None else to_np(dtype)
+        return _finish(fill(size_arg(size), dt), requires_grad)
+
+    return f
+
+
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
+              device: Any = None, requires_grad: bool = False) -> Tensor:
+    from ._tensor import _finish, size_arg
+
+    dt = self._data.dtype if dtype is None else to_np(dtype)
+    return _finish(np.full(size_arg((size,)), fill_value, dtype=dt), requires_grad)
+
+
+def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    from ._tensor import _finish, _infer_array
+
+    dt = self._data.dtype if dtype is None else to_np(dtype)
+    return _finish(_infer_array(data, dt), requires_grad)
+
+
+def _view(self: Tensor, *shape: Any) -> Tensor:
+    return O.view(self, *shape)
+
+
+def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    return O.reshape(self, other._data.shape)
+
+
+def _expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return O.expand(self, other._data.shape)
+
+
+def _permute(self: Tensor, *dims: Any) -> Tensor:
+    return O.permute(self, *dims)
+
+
+def _bin(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def m(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
+        return fn(self, other, *args, **kwargs)
+
+    m.__name__ = name
+    return m
+
+
+def _un(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return fn(self, *args, **kwargs)
+
+    m.__name__ = name
+    return m
+
+
+def _ip(name: str, fn: Callable[..., Tensor], private_out: bool = False) -> Callable[..., Tensor]:
+    """In-place form ``name`` of the out-of-place ``fn(self, *args)``.
+
+    ``private_out``: the node's saved output is its own array, not this tensor's storage
+    (PyTorch's ``pow_`` saves the original ``self``, so later in-place ops do not invalidate
+    it); its version is then not tied to this tensor.
+    """
+
+    def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        r = inplace(self, lambda s: fn(s, *args, **kwargs), name, *args, *kwargs.values())
+        if private_out and r._node is not None:
+            r._node.out_vc = None
+        return r
+
+    m.__name__ = name
+    return m
+
+
+def _zero_(self: Tensor) -> Tensor:
+    """Fill with zeros in place (not recorded: the result does not depend on the old values)."""
+    return _fill_(self, 0)
+
+
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    check_writable(self, "fill_")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(with_hint(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor"))
+        if _records(self, (value,)):
+            res = core.broadcast_to(core.cast(value, dtype=self._data.dtype), self._data.shape)
+            return self._assign_result(res, "fill_")
+        value = value.item()
+    self._data[...] = value
+    self._vc[0] += 1
+    if self._node is not None and _STATE.grad_enabled:
+        # the new values no longer depend on the graph
+        self._node = None
+        self._rg = False
+    return self
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` into this tensor (broadcast, cast), recorded like PyTorch's ``copy_``."""
+    s = src if isinstance(src, Tensor) else _wrap(np.asarray(src))
+    check_writable(self, "copy_")
+    if _STATE.grad_enabled and (s._rg or self._rg):
+        res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
+        return self._assign_result(res, "copy_")
+    try:
+        np.copyto(self._data, np.broadcast_to(s._data, self._data.shape), casting="unsafe")
+    except ValueError:
+        raise RuntimeError(with_hint(
+            f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
+            f"the size of tensor b ({s._data.shape[-1] if s._data.ndim else 1}) at non-singleton "
+            "dimension 0", f"copy_ of {list(s._data.shape)} into {list(self._data.shape)}")
+        ) from None
+    self._vc[0] += 1
+    if self._node is not None and _STATE.grad_enabled:
+        self._node = None
+        self._rg = False
+    return self
+
+
+def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_writable(self, "uniform_")
+    self._data[...] = gen(generator).uniform(self._data.size, self._data.dtype, a, b).reshape(
+        self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
+def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
+             generator: Any = None) -> Tensor:
+    check_writable(self, "normal_")
+    self._data[...] = gen(generator).normal(self._data.size, self._data.dtype, mean,
+                                            std).reshape(self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
+def _random_(self: Tensor, low: int = 0, high: int | None = None, *,
+             generator: Any = None) -> Tensor:
+    check_writable(self, "random_")
+    if high is None:
+        low, high = 0, low if low else 2 ** 24
+    self._data[...] = gen(generator).integers(self._data.size, low, high).reshape(
+        self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return inplace(self, lambda s: O.clamp(s, min, max), "clamp_", min, max)
+
+
+def _requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    self.requires_grad = requires_grad
+    return self
+
+
+def _element_size(self: Tensor) -> int:
+    return int(self._data.itemsize)
+
+
+def _data_ptr(self: Tensor) -> int:
+    return int(self._data.__array_interface__["data"][0])
+
+
+def _where_m(self: Tensor, condition: Any, other: Any) -> Tensor:
+    return O.where(condition, self, other)
+
+
+def _masked_fill(self: Tensor, mask: Any, value: Any) -> Tensor:
+    return O.masked_fill(self, mask, value)
+
+
+def _softmax_m(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return O.softmax(self, dim, dtype)
+
+
+def _log_softmax_m(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return O.log_softmax(self, dim, dtype)
+
+
+def _split_m(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    return O.split(self, split_size, dim)
+
+
+def _apply_(self: Tensor, fn: Callable[[Any], Any]) -> Tensor:
+    check_writable(self, "apply_")
+    flat = self._data.reshape(-1)
+    for i in range(flat.size):
+        flat[i] = fn(flat[i].item())
+    self._vc[0] += 1
+    return self
+
+
+def _float_check_method(name: str) -> Callable[..., Any]:
+    def m(self: Tensor) -> bool:
+        return bool(self._data.dtype.kind == ("f" if name == "is_floating_point" else "c"))
+
+    return m
+
+
+METHODS: dict[str, Any] = {
+    # conversion / info
+    "to": _to, "type": _type, "float": lambda self: _to_dtype(self, np.float32),
+    "double": lambda self: _to_dtype(self, np.float64),
+    "half": lambda self: _to_dtype(self, np.float16),
+    "long": lambda self: _to_dtype(self, np.int64),
+    "int": lambda self: _to_dtype(self, np.int32),
+    "short": lambda self: _to_dtype(self, np.int16),
+    "bool": lambda self: _to_dtype(self, np.bool_),
+    "byte": lambda self: _to_dtype(self, np.uint8),
+    "type_as": lambda self, other: _to_dtype(self, other._data.dtype),
+    "cpu": lambda self, *a, **k: self, "cuda": _cuda,
+    "contiguous": lambda self, *a, **k: self, "is_contiguous": lambda self, *a, **k: True,
+    "pin_memory": lambda self: self,
+    "device": property(lambda self: CPU), "_version": property(lambda self: self._vc[0]), "is_cuda": property(lambda self: False),
+    "is_cpu": property(lambda self: True), "is_sparse": property(lambda self: False),
+    "is_floating_point": _float_check_method("is_floating_point"),
+    "is_complex": _float_check_method("is_complex"),
+    "element_size": _element_size, "nelement": lambda self: int(self._data.size),
+    "ndimension": lambda self: self._data.ndim, "data_ptr": _data_ptr,
+    "new_tensor": _new_tensor,
+    "new_zeros": _new(lambda s, d: np.zeros(s, dtype=d)),
+    "new_ones": _new(lambda s, d: np.ones(s, dtype=d)),
+    "new_empty": _new(lambda s, d: np.zeros(s, dtype=d)),
+    "new_full": _new_full,
+    # shapes
+    "view": _view, "view_as": _reshape_as, "reshape_as": _reshape_as,
+    "expand": lambda self, *s: O.expand(self, *s), "expand_as": _expand_as,
+    "broadcast_to": lambda self, size: O.broadcast_to(self, size),
+    "permute": _permute, "t": O.t, "unsqueeze": O.unsqueeze, "unflatten": O.unflatten,
+    "movedim": O.movedim, "swapaxes": O.transpose, "swapdims": O.transpose,
+    "repeat": lambda self, *s: O.repeat(self, *s), "tile": O.tile,
+    "split": _split_m, "chunk": O.chunk, "unbind": O.unbind, "narrow": O.narrow,
+    "select": O.select, "index_select": O.index_select, "gather": O.gather, "take": O.take,
+    "masked_fill": _masked_fill, "flip": lambda self, *d: O.flip(self, d[0] if len(d) == 1
+                                                               else d),
+    "roll": O.roll, "sort": O.sort, "argsort": O.argsort, "topk": O.topk,
+    "tril": O.tril, "triu": O.triu, "diag": O.diag, "trace": O.trace, "nonzero": O.nonzero,
+    "where": _where_m,
+    # arithmetic
+    "add": _bin("add", O.add), "sub": _bin("sub", O.sub), "subtract": _bin("sub", O.sub),
+    "mul": _bin("mul", O.mul), "multiply": _bin("mul", O.mul), "div": _bin("div", O.div),
+    "divide": _bin("div", O.div), "true_divide": _bin("div", O.div),
+    "floor_divide": _bin("floor_divide", O.floor_divide),
+    "remainder": _bin("remainder", O.remainder), "fmod": _bin("fmod", O.fmod),
+    "pow": _bin("pow", O.pow), "matmul": _bin("matmul", O.matmul), "mm": _bin("mm", O.mm),
+    "bmm": _bin("bmm", O.bmm), "mv": _bin("mv", O.mv), "dot": _bin("dot", O.dot),
+    "inner": _bin("inner", O.dot), "outer": _bin("outer", O.outer),
+    "maximum": _bin("maximum", O.maximum), "minimum": _bin("minimum", O.minimum),
+    "lerp": O.lerp,
+    "neg": O.neg, "negative": O.neg, "square": O.square, "sin": O.sin, "cos": O.cos,
+    "tan": O.tan, "log1p": O.log1p, "expm1": O.expm1, "log2": O.log2, "log10": O.log10,
+    "rsqrt": O.rsqrt, "reciprocal": O.reciprocal, "sign": O.sign, "floor": O.floor,
+    "ceil": O.ceil, "round": O.round, "trunc": O.trunc, "erf": O.erf, "exp2": O.exp2,
+    "sinh": O.sinh, "cosh": O.cosh,
+    "clamp": _un("clamp", O.clamp), "clip": _un("clip", O.clamp),
+    "clamp_min": O.clamp_min, "clamp_max": O.clamp_max,
+    "softmax": _softmax_m, "log_softmax": _log_softmax_m, "logsumexp": O.logsumexp,
+    "cumsum": O.cumsum, "amax": O.amax, "amin": O.amin, "norm": O.norm,
+    "count_nonzero": O.count_nonzero,
+    # comparisons
+    "eq": O.eq, "ne": O.ne, "lt": O.lt, "le": O.le, "gt": O.gt, "ge": O.ge,
+    "greater": O.gt, "less": O.lt, "greater_equal": O.ge, "less_equal": O.le,
+    "not_equal": O.ne, "equal": O.equal, "allclose": O.allclose, "isclose": O.isclose,
+    "isnan": O.isnan, "isinf": O.isinf, "isfinite": O.isfinite,
+    "logical_not": O.logical_not, "logical_and": O.logical_and, "logical_or": O.logical_or,
+    "logical_xor": O.logical_xor,
+    # in place
+    "add_": _ip("add_", O.add), "sub_": _ip("sub_", O.sub), "mul_": _ip("mul_", O.mul),
+    "div_": _ip("div_", O.div), "pow_": _ip("pow_", O.pow, private_out=True), "neg_": _ip("neg_", O.neg),
+    "abs_": _ip("abs_", O.abs), "exp_": _ip("exp_", O.exp), "log_": _ip("log_", O.log),
+    "sqrt_": _ip("sqrt_", O.sqrt), "sigmoid_": _ip("sigmoid_", O.sigmoid),
+    "tanh_": _ip("tanh_", O.tanh), "relu_": _ip("relu_", O.relu),
+    "square_": _ip("square_", O.square), "floor_": _ip("floor_", O.floor),
+    "clamp_": _clamp_, "clip_": _clamp_, "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
+    "masked_fill_": _ip("masked_fill_", O.masked_fill), "lerp_": _ip("lerp_", O.lerp),
+    "uniform_": _uniform_, "normal_": _normal_, "random_": _random_, "apply_": _apply_,
+    "addmm": lambda self, m1, m2, *, beta=1, alpha=1: O.add(O.mul(self, beta),
+                                                           O.mul(O.matmul(m1, m2), alpha)),
+}
+
+
+def install() -> None:
+    """Add the PyTorch methods to :class:`Tensor` and register the style hooks."""
+    done = Tensor.__dict__.get("_torch_methods")
+    for name, fn in METHODS.items():
+        if name in Tensor.__dict__ and not (done and name in done):
+            raise RuntimeError(f"tapegrad.torch: Tensor.{name} is defined by the core")
+        setattr(Tensor, name, fn)
+    Tensor._torch_methods = frozenset(METHODS)  # type: ignore[attr-defined]
+    h = STYLE_HOOKS[TORCH]
+    h["max"] = _max_hook
+    h["min"] = _min_hook
+    h["var"] = lambda self, *a, **k: O.var(self, *a, **k)
+    h["std"] = lambda self, *a, **k: O.std(self, *a, **k)
+    h["transpose"] = _transpose_hook
+    h["setitem"] = _setitem_hook
+    h["inplace"] = _inplace_hook
+    h["flatten"] = _flatten_hook
+    h["mean"] = lambda self, dim, keepdim, dtype=None: O.mean(self, dim, keepdim, dtype=dtype)
+
+
+_ = (warnings, default_np, promote)

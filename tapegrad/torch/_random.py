@@ -1,0 +1,206 @@
+"""PyTorch's CPU random number generator, reproduced.
+
+PyTorch's default CPU generator is an MT19937 seeded with ``init_genrand``
+(default seed 67280421310721, truncated to 32 bits).  NumPy's ``MT19937`` bit
+generator with legacy seeding produces the same 32-bit stream, and the
+transformations below are PyTorch's (``uniform_real_distribution``,
+``normal_distribution`` with its cached second Box-Muller sample,
+``normal_fill`` for float32 tensors of 16 or more elements, ``random_from_to``
+and ``randperm``).  So ``torch.manual_seed(0); torch.rand(3)`` gives the same
+numbers as PyTorch (float32 normals of 16+ elements to within one ulp).
+
+>>> import tapegrad.torch as torch
+>>> _ = torch.manual_seed(0)
+>>> torch.rand(2)
+tensor([0.4963, 0.7682])
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from typing import Any
+
+import numpy as np
+
+DEFAULT_SEED = 67280421310721
+
+
+class Generator:
+    """A PyTorch-compatible CPU random generator (``torch.Generator``).
+
+    >>> import tapegrad.torch as torch
+    >>> g = torch.Generator().manual_seed(0)
+    >>> torch.rand(1, generator=g)
+    tensor([0.4963])
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self.device = device
+        self._bg = np.random.MT19937()
+        self._seed = DEFAULT_SEED
+        self._next_double: float | None = None
+        self._bg._legacy_seeding(DEFAULT_SEED & 0xFFFFFFFF)
+
+    # -- seeding ---------------------------------------------------------------
+    def manual_seed(self, seed: int) -> Generator:
+        seed = int(seed)
+        if seed < 0:
+            seed &= 0xFFFFFFFFFFFFFFFF
+        self._seed = seed
+        self._bg._legacy_seeding(seed & 0xFFFFFFFF)
+        self._next_double = None
+        return self
+
+    def seed(self) -> int:
+        s = int.from_bytes(np.random.default_rng().bytes(8), "little") & ((1 << 63) - 1)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Any:
+        from ._tensor import _wrap
+
+        blob = pickle.dumps((self._bg.state, self._next_double, self._seed))
+        return _wrap(np.frombuffer(blob, dtype=np.uint8).copy())
+
+    def set_state(self, state: Any) -> Generator:
+        arr = state._data if hasattr(state, "_data") else np.asarray(state)
+        st, nd, seed = pickle.loads(arr.astype(np.uint8).tobytes())
+        self._bg.state = st
+        self._next_double = nd
+        self._seed = seed
+        return self
+
+    # -- raw streams -------------------------------------------------------------
+    def _u32(self, n: int) -> np.ndarray:
+        if n == 0:
+            return np.zeros(0, dtype=np.uint64)
+        return np.asarray(self._bg.random_raw(n), dtype=np.uint64)
+
+    def _u64(self, n: int) -> np.ndarray:
+        r = self._u32(2 * n)
+        return (r[0::2] << np.uint64(32)) | r[1::2]
+
+    # -- distributions -----------------------------------------------------------
+    def uniform(self, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        """``n`` draws of U(low, high) in ``dtype`` (PyTorch's ``uniform_``)."""
+        dtype = np.dtype(dtype)
+        if dtype == np.float64:
+            x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+            return x * (high - low) + low
+        digits = 24 if dtype == np.float32 else 11
+        ft = np.float32 if dtype == np.float32 else dtype.type
+        x = ((self._u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64)
+             * 2.0 ** -digits).astype(ft)
+        lo, hi = ft(low), ft(high)
+        # PyTorch's kernel computes x * (to - from) + from with a fused multiply-add (one
+        # rounding): exact in float64, then rounded once
+        span = np.float64(ft(hi - lo))
+        return (x.astype(np.float64) * span + np.float64(lo)).astype(dtype)
+
+    def _normal_doubles(self, n: int) -> np.ndarray:
+        out = np.empty(n, dtype=np.float64)
+        k = 0
+        if n and self._next_double is not None:
+            out[0] = self._next_double
+            self._next_double = None
+            k = 1
+        m = n - k
+        if m > 0:
+            pairs = (m + 1) // 2
+            r = self._u64(2 * pairs) & np.uint64((1 << 53) - 1)
+            u = r.astype(np.float64) * 2.0 ** -53
+            u1, u2 = u[0::2], u[1::2]
+            radius = np.sqrt(-2.0 * np.log1p(-u2))
+            theta = 2.0 * math.pi * u1
+            c = radius * np.cos(theta)
+            s = radius * np.sin(theta)
+            inter = np.empty(2 * pairs, dtype=np.float64)
+            inter[0::2] = c
+            inter[1::2] = s
+            out[k:] = inter[:m]
+            if m % 2:
+                self._next_double = float(s[-1])
+        return out
+
+    def normal(self, n: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+        """``n`` draws of N(mean, std^2) in ``dtype`` (PyTorch's ``normal_``)."""
+        dtype = np.dtype(dtype)
+        if dtype == np.float32 and n >= 16:
+            data = self.uniform(n, np.dtype(np.float32))
+            _normal_fill(data, n, mean, std)
+            tail = n % 16
+            if tail:
+                data[n - 16:] = self.uniform(16, np.dtype(np.float32))
+                _normal_fill(data[n - 16:], 16, mean, std)
+            return data
+        return (self._normal_doubles(n) * std + mean).astype(dtype)
+
+    def integers(self, n: int, low: int, high: int) -> np.ndarray:
+        """``n`` draws from [low, high) (PyTorch's ``random_(from, to)``)."""
+        rng = high - low
+        raw = self._u64(n) if rng >= (1 << 28) else self._u32(n)
+        return (raw % np.uint64(rng)).astype(np.int64) + low
+
+    def permutation(self, n: int) -> np.ndarray:
+        """PyTorch's CPU ``randperm`` (forward Fisher-Yates on 32-bit draws)."""
+        r = np.arange(n, dtype=np.int64)
+        raw = self._u32(max(n - 1, 0)) if n < (1 << 24) else self._u64(max(n - 1, 0))
+        for i in range(n - 1):
+            z = int(raw[i] % np.uint64(n - i))
+            r[i], r[i + z] = r[i + z], r[i]
+        return r
+
+
+def _normal_fill(data: np.ndarray, n: int, mean: float, std: float) -> None:
+    """PyTorch's ``normal_fill``: Box-Muller on blocks of 16 uniforms, in float32."""
+    blocks = n // 16
+    if not blocks:
+        return
+    d = data[: blocks * 16].reshape(blocks, 16)
+    u1 = np.float32(1) - d[:, :8]
+    u2 = d[:, 8:].copy()
+    with np.errstate(all="ignore"):
+        radius = np.sqrt(np.float32(-2) * np.log(u1))
+    theta = np.float32(2.0 * math.pi) * u2
+    d[:, :8] = radius * np.cos(theta) * np.float32(std) + np.float32(mean)
+    d[:, 8:] = radius * np.sin(theta) * np.float32(std) + np.float32(mean)
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed PyTorch's default generator; ``torch.manual_seed(0)`` reproduces PyTorch's draws.
+
+    >>> import tapegrad.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.randint(0, 10, (3,))
+    tensor([4, 9, 3])
+    """
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator non-deterministically and return the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Any:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: Any) -> None:
+    default_generator.set_state(state)
+
+
+def gen(generator: Generator | None) -> Generator:
+    return default_generator if generator is None else generator

@@ -1,0 +1,814 @@
+"""Tensors in PyTorch style: creation, dtypes, printing, promotion and style hooks.
+
+Every tensor made here is a core :class:`tapegrad.Tensor` with ``_style =
+TORCH``: it prints like PyTorch, its ``shape`` is a ``torch.Size``, its
+``dtype`` a torch dtype, and binary operators promote dtypes like PyTorch
+(float32 tensor * int64 tensor is float32; int tensor * Python float is
+float32).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._core import errors, mode
+from .._core.errors import with_hint
+from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make
+from ..ops import cast
+from . import _dtype, _print
+from ._dtype import Size, default_np, from_np, result_type, to_np
+from ._random import gen
+
+_STATE = mode.STATE
+
+
+def _wrap(arr: np.ndarray, rg: bool = False) -> Tensor:
+    return make(arr, None, rg, TORCH)
+
+
+# ----------------------------------------------------------------------------- devices
+class device:
+    """``torch.device``: tapegrad runs on the CPU only.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.device("cpu")
+    device(type='cpu')
+    """
+
+    type: str
+    index: int | None
+
+    def __init__(self, type: Any = "cpu", index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        s = str(type)
+        if ":" in s:
+            s, idx = s.split(":", 1)
+            index = int(idx)
+        self.type = s
+        self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
+
+
+def check_device(dev: Any) -> None:
+    if dev is None:
+        return
+    d = dev if isinstance(dev, device) else device(dev) if isinstance(dev, str) else None
+    if d is not None and d.type not in ("cpu", "meta"):
+        raise RuntimeError(
+            with_hint(
+                f"Attempting to use device '{d}', but tapegrad runs on the CPU only "
+                "(Torch not compiled with CUDA enabled)",
+                "use device='cpu', or `torch.device('cuda' if torch.cuda.is_available() "
+                "else 'cpu')`",
+            )
+        )
+
+
+# ----------------------------------------------------------------------------- data → array
+def _leaf_kind(data: Any) -> Any:
+    """The first scalar inside nested sequences (decides PyTorch's inferred dtype)."""
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _ragged_error(data: Any) -> ValueError:
+    def walk(d: Any, dim: int) -> ValueError | None:
+        if not isinstance(d, (list, tuple)) or not d:
+            return None
+        lens = [len(x) if isinstance(x, (list, tuple)) else None for x in d]
+        first = lens[0]
+        for n in lens:
+            if n != first:
+                return ValueError(
+                    with_hint(
+                        f"expected sequence of length {first} at dim {dim + 1} (got {n})",
+                        "nested lists must be rectangular",
+                    )
+                )
+        for x in d:
+            e = walk(x, dim + 1)
+            if e is not None:
+                return e
+        return None
+
+    return walk(data, 0) or ValueError(with_hint("could not build a tensor from this data",
+                                                 "nested lists must be rectangular"))
+
+
+def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
+    """A new array from ``data`` with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        arr = data._data
+        return arr.astype(dt) if dt is not None else arr.copy()
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.array(data, dtype=dt)
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(with_hint(f"can't convert np.ndarray of type {arr.dtype}. The only "
+                                      "supported types are: float64, float32, float16, "
+                                      "complex64, complex128, int64, int32, int16, int8, "
+                                      "uint64, uint32, uint16, uint8, and bool.",
+                                      "convert the array to a numeric dtype first"))
+        return arr
+    if isinstance(data, str) or isinstance(_leaf_kind(data), str):
+        raise TypeError(with_hint(f"new(): invalid data type '{type(_leaf_kind(data)).__name__}'",
+                                  "tensors hold numbers: pass numbers or nested lists of them"))
+    if isinstance(data, (set, dict)):
+        raise TypeError(with_hint(f"new(): data must be a sequence (got {type(data).__name__})",
+                                  "pass a list or tuple"))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            arr = np.array(data)
+    except ValueError:
+        raise _ragged_error(data) from None
+    if arr.dtype == object:
+        raise _ragged_error(data) if isinstance(data, (list, tuple)) else TypeError(
+            with_hint(f"new(): invalid data type '{type(data).__name__}'",
+                      "pass numbers, nested lists of numbers or a numpy array"))
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(with_hint(f"new(): invalid data type '{arr.dtype}'",
+                                  "pass numbers or nested lists of numbers"))
+    if dt is not None:
+        return arr.astype(dt)
+    leaf = _leaf_kind(data)
+    if arr.dtype.kind == "f" and not isinstance(leaf, (np.generic, np.ndarray, Tensor)):
+        arr = arr.astype(default_np())
+    elif arr.dtype.kind == "c" and not isinstance(leaf, (np.generic, np.ndarray, Tensor)):
+        arr = arr.astype(np.complex128 if default_np() == np.float64 else np.complex64)
+    elif arr.dtype.kind in "iu" and isinstance(leaf, (int, bool)):
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
+    t = _wrap(arr)
+    if requires_grad:
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError(with_hint(errors.INT_REQUIRES_GRAD,
+                                         f"the data is {from_np(arr.dtype)}; pass floats or "
+                                         "dtype=torch.float32"))
+        t.requires_grad = True
+    if _STATE.inference:
+        _STATE.inference(t)
+    return t
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data``.
+
+    Python floats give ``torch.float32`` (the default dtype), ints
+    ``torch.int64``, bools ``torch.bool``; NumPy arrays keep their dtype.
+
+    Examples
+    --------
+    >>> import tapegrad.torch as torch
+    >>> torch.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    >>> torch.tensor([1, 2]).dtype
+    torch.int64
+    """
+    check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
+            "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr = _infer_array(data, None if dtype is None else to_np(dtype))
+    return _finish(arr, requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with a NumPy array or tensor when it can.
+
+    >>> import numpy as np, tapegrad.torch as torch
+    >>> a = np.array([1.0, 2.0])
+    >>> t = torch.as_tensor(a); a[0] = 5.0; t
+    tensor([5., 2.], dtype=torch.float64)
+    """
+    check_device(device)
+    dt = None if dtype is None else to_np(dtype)
+    if isinstance(data, Tensor):
+        if dt is None or data._data.dtype == dt:
+            return data
+        return cast(data, dtype=dt)
+    if isinstance(data, np.ndarray) and (dt is None or data.dtype == dt) \
+            and data.dtype.kind in "biufc":
+        return _wrap(data)
+    return _finish(_infer_array(data, dt), False)
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """A tensor sharing memory with ``ndarray`` (its dtype kept).
+
+    >>> import numpy as np, tapegrad.torch as torch
+    >>> torch.from_numpy(np.array([1, 2], dtype=np.int32))
+    tensor([1, 2], dtype=torch.int32)
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(with_hint(f"expected np.ndarray (got {type(ndarray).__name__})",
+                                  "use torch.tensor() for lists and numbers"))
+    if ndarray.dtype.kind not in "biufc":
+        raise TypeError(with_hint(f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The "
+                                  "only supported types are: float64, float32, float16, "
+                                  "complex64, complex128, int64, int32, int16, int8, uint64, "
+                                  "uint32, uint16, uint8, and bool.",
+                                  "convert the array to a numeric dtype first"))
+    return _wrap(ndarray)
+
+
+def size_arg(size: Sequence[Any]) -> tuple[int, ...]:
+    """Sizes given as ``f(2, 3)`` or ``f((2, 3))``, checked like PyTorch."""
+    if len(size) == 1 and isinstance(size[0], (list, tuple, Size)):
+        size = tuple(size[0])
+    out: list[int] = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                with_hint(
+                    f"empty(): argument 'size' must be tuple of ints, but found element of type "
+                    f"{type(s).__name__} at pos {len(out)}",
+                    "sizes are integers, e.g. torch.zeros(2, 3) or torch.zeros((2, 3))",
+                )
+            )
+        out.append(int(s))
+    for s in out:
+        if s < 0:
+            raise RuntimeError(
+                with_hint(f"Trying to create tensor with negative dimension {s}: {out}",
+                          "every size must be >= 0")
+            )
+    return tuple(out)
+
+
+def _dt(dtype: Any, default: Any = None) -> np.dtype:
+    if dtype is None:
+        return default_np() if default is None else np.dtype(default)
+    return to_np(dtype)
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """A tensor of zeros of the given size.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.zeros(2, 3).shape
+    torch.Size([2, 3])
+    """
+    check_device(device)
+    return _finish(np.zeros(size_arg(size), dtype=_dt(dtype)), requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """A tensor of ones of the given size.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.ones(2)
+    tensor([1., 1.])
+    """
+    check_device(device)
+    return _finish(np.ones(size_arg(size), dtype=_dt(dtype)), requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          out: Any = None, layout: Any = None, pin_memory: bool = False,
+          memory_format: Any = None) -> Tensor:
+    """An uninitialised tensor (zeros in tapegrad)."""
+    check_device(device)
+    return _finish(np.zeros(size_arg(size), dtype=_dt(dtype)), requires_grad)
+
+
+def _scalar_dtype(v: Any) -> np.dtype:
+    if isinstance(v, Tensor):
+        return v._data.dtype
+    if isinstance(v, bool):
+        return np.dtype(np.bool_)
+    if isinstance(v, (int, np.integer)):
+        return np.dtype(np.int64)
+    if isinstance(v, complex):
+        return np.dtype(np.complex128 if default_np() == np.float64 else np.complex64)
+    if isinstance(v, np.floating):
+        return np.dtype(v.dtype)
+    return default_np()
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it).
+
+    >>> import tapegrad.torch as torch
+    >>> torch.full((2,), 7)
+    tensor([7, 7])
+    """
+    check_device(device)
+    shape = size_arg((size,) if not isinstance(size, (int, np.integer)) else (size,))
+    dt = _dt(dtype, _scalar_dtype(fill_value))
+    fv = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    return _finish(np.full(shape, fv, dtype=dt), requires_grad)
+
+
+def _like(input: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
+    if not isinstance(input, Tensor):
+        raise TypeError(with_hint(f"zeros_like(): argument 'input' (position 1) must be Tensor, "
+                                  f"not {type(input).__name__}", "pass a tensor"))
+    return input._data.shape, (input._data.dtype if dtype is None else to_np(dtype))
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False, layout: Any = None,
+               memory_format: Any = None) -> Tensor:
+    """Zeros with the shape and dtype of ``input``."""
+    s, d = _like(input, dtype)
+    return _finish(np.zeros(s, dtype=d), requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, layout: Any = None,
+              memory_format: Any = None) -> Tensor:
+    """Ones with the shape and dtype of ``input``.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.ones_like(torch.tensor([1, 2]))
+    tensor([1, 1])
+    """
+    s, d = _like(input, dtype)
+    return _finish(np.ones(s, dtype=d), requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False, layout: Any = None,
+               memory_format: Any = None) -> Tensor:
+    s, d = _like(input, dtype)
+    return _finish(np.zeros(s, dtype=d), requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False, layout: Any = None,
+              memory_format: Any = None) -> Tensor:
+    """``fill_value`` with the shape and dtype of ``input``."""
+    s, d = _like(input, dtype)
+    return _finish(np.full(s, fill_value, dtype=d), requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, generator: Any = None,
+              requires_grad: bool = False, device: Any = None) -> Tensor:
+    s, d = _like(input, dtype)
+    return rand(*s, dtype=d, generator=generator, requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, generator: Any = None,
+               requires_grad: bool = False, device: Any = None) -> Tensor:
+    s, d = _like(input, dtype)
+    return randn(*s, dtype=d, generator=generator, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
+                 generator: Any = None, requires_grad: bool = False,
+                 device: Any = None) -> Tensor:
+    s, d = _like(input, dtype)
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, s, dtype=d, generator=generator, requires_grad=requires_grad)
+
+
+def _num(v: Any) -> Any:
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False, out: Any = None,
+           layout: Any = None) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``.
+
+    int64 when all arguments are integers, else the default float dtype.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.arange(3), torch.arange(0, 1, 0.25)
+    (tensor([0, 1, 2]), tensor([0.0000, 0.2500, 0.5000, 0.7500]))
+    """
+    check_device(device)
+    if end is None:
+        start, end = 0, start
+    start, end, step = _num(start), _num(end), _num(step)
+    if step == 0:
+        raise RuntimeError(with_hint("step must be nonzero", "pass a non-zero step"))
+    if (end - start) / step < 0:
+        raise RuntimeError(
+            with_hint("upper bound and larger bound inconsistent with step sign",
+                      f"start={start}, end={end}, step={step}")
+        )
+    allint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    dt = _dt(dtype, np.int64 if allint else None)
+    n = int(np.ceil((end - start) / step))
+    vals = start + np.arange(n, dtype=np.float64 if not allint else np.int64) * step
+    return _finish(vals.astype(dt), requires_grad)
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (PyTorch's symmetric formula).
+
+    >>> import tapegrad.torch as torch
+    >>> torch.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
+    check_device(device)
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError(with_hint("number of steps must be non-negative",
+                                     f"got steps={steps}"))
+    dt = _dt(dtype)
+    if steps == 0:
+        return _finish(np.zeros(0, dtype=dt), requires_grad)
+    if steps == 1:
+        return _finish(np.full(1, start, dtype=dt), requires_grad)
+    ct = dt if dt.kind in "fc" else np.dtype(np.float64)
+    s, e = ct.type(start), ct.type(end)
+    step = (e - s) / ct.type(steps - 1)
+    idx = np.arange(steps)
+    half = steps // 2
+    # PyTorch's kernel uses fused multiply-adds: one rounding, emulated by computing the
+    # float32/float16 case in float64
+    wt = np.float64 if ct.itemsize < 8 and ct.kind == "f" else \
+        np.longdouble if ct == np.float64 else ct
+    s2, e2, st2 = np.asarray(s, wt), np.asarray(e, wt), np.asarray(step, wt)
+    lo = s2 + st2 * idx[:half].astype(wt)
+    hi = e2 - st2 * (steps - idx[half:] - 1).astype(wt)
+    vals = np.concatenate([lo, hi])
+    return _finish(vals.astype(dt), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    """The identity matrix.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.eye(2)
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    check_device(device)
+    return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad)
+
+
+def _float_dt(dtype: Any, what: str) -> np.dtype:
+    dt = _dt(dtype)
+    if dt.kind != "f":
+        raise RuntimeError(with_hint(f"\"{what}\" not implemented for '{from_np(dt)}'",
+                                     "random floats need a floating dtype"))
+    return dt
+
+
+def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False, out: Any = None, layout: Any = None,
+         pin_memory: bool = False) -> Tensor:
+    """Uniform samples on [0, 1), drawn exactly as PyTorch's CPU generator draws them.
+
+    >>> import tapegrad.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.rand(3)
+    tensor([0.4963, 0.7682, 0.0885])
+    """
+    check_device(device)
+    shape = size_arg(size)
+    dt = _float_dt(dtype, "check_uniform_bounds")
+    n = int(np.prod(shape)) if shape else 1
+    return _finish(gen(generator).uniform(n, dt).reshape(shape), requires_grad)
+
+
+def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False, out: Any = None, layout: Any = None,
+          pin_memory: bool = False) -> Tensor:
+    """Standard normal samples, drawn as PyTorch's CPU generator draws them.
+
+    >>> import tapegrad.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.randn(3, dtype=torch.float64)
+    tensor([ 1.5410, -0.2934, -2.1788], dtype=torch.float64)
+    """
+    check_device(device)
+    shape = size_arg(size)
+    dt = _float_dt(dtype, "normal_kernel_cpu")
+    n = int(np.prod(shape)) if shape else 1
+    return _finish(gen(generator).normal(n, dt).reshape(shape), requires_grad)
+
+
+def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None,
+            requires_grad: bool = False, out: Any = None, layout: Any = None,
+            **kwargs: Any) -> Tensor:
+    """Integers from [low, high): ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    >>> import tapegrad.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.randint(0, 10, (4,))
+    tensor([4, 9, 3, 0])
+    """
+    check_device(device)
+    low = kwargs.pop("low", None)
+    high = kwargs.pop("high", None)
+    size = kwargs.pop("size", None)
+    rest = list(args)
+    if size is None and rest and isinstance(rest[-1], (tuple, list, Size)):
+        size = rest.pop()
+    if len(rest) == 2:
+        low, high = rest
+    elif len(rest) == 1:
+        if high is None:
+            low, high = 0 if low is None else low, rest[0]
+        else:
+            low = rest[0]
+    if low is None:
+        low = 0
+    if high is None or size is None:
+        raise TypeError(with_hint("randint() missing required arguments: high and size",
+                                  "call randint(low, high, size) or randint(high, size)"))
+    low, high = int(_num(low)), int(_num(high))
+    if high <= low:
+        raise RuntimeError(with_hint(f"random_ expects 'from' to be less than 'to', but got "
+                                     f"from={low} >= to={high}", "pass low < high"))
+    shape = size_arg((size,))
+    n = int(np.prod(shape)) if shape else 1
+    dt = _dt(dtype, np.int64)
+    vals = gen(generator).integers(n, low, high).reshape(shape).astype(dt)
+    return _finish(vals, requires_grad)
+
+
+def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
+    """A random permutation of ``0..n-1`` (PyTorch's CPU algorithm)."""
+    check_device(device)
+    return _finish(gen(generator).permutation(int(n)).astype(_dt(dtype, np.int64)),
+                   requires_grad)
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: Any = None, out: Any = None, requires_grad: bool = False,
+           device: Any = None) -> Tensor:
+    """Normal samples with the given mean and standard deviation."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
+        s = std._data if isinstance(std, Tensor) else np.asarray(std)
+        shape = np.broadcast_shapes(m.shape, s.shape)
+        dt = (m if isinstance(mean, Tensor) else s).dtype
+        n = int(np.prod(shape)) if shape else 1
+        z = gen(generator).normal(n, dt).reshape(shape)
+        return _finish((z * s + m).astype(dt), requires_grad)
+    shape = size_arg((size,)) if size is not None else ()
+    dt = _float_dt(dtype, "normal_kernel_cpu")
+    n = int(np.prod(shape)) if shape else 1
+    return _finish(gen(generator).normal(n, dt, float(mean), float(std)).reshape(shape),
+                   requires_grad)
+
+
+# ----------------------------------------------------------------------------- promotion
+_COMPARE = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
+_SCALARS = (float, int)
+_CTYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+          "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+          "bool": "bool", "complex64": "c10::complex<float>",
+          "complex128": "c10::complex<double>"}
+
+
+def ctype_name(d: np.dtype) -> str:
+    return _CTYPE.get(np.dtype(d).name, np.dtype(d).name)
+
+
+def _to(x: Any, dt: np.dtype) -> Any:
+    if isinstance(x, Tensor):
+        return x if x._data.dtype == dt else cast(x, dtype=dt)
+    if isinstance(x, np.ndarray):
+        return x.astype(dt, copy=False)
+    return x
+
+
+def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+    """PyTorch's dtype promotion for a binary operator (PROMOTE hook)."""
+    # fast paths: same dtypes, or a Python number that cannot change a float tensor
+    if isinstance(a, Tensor):
+        da = a._data.dtype
+        if isinstance(b, Tensor):
+            if b._data.dtype == da and (da.kind in "fc" or name != "divide"):
+                return a, b
+        elif b.__class__ in _SCALARS and da.kind in "fc":
+            return a, b
+        elif b.__class__ is int and da.kind in "iu" and name != "divide":
+            if name == "power" and b < 0:
+                _neg_int_power()
+            return a, b
+    elif isinstance(b, Tensor) and a.__class__ in _SCALARS and b._data.dtype.kind in "fc":
+        return a, b
+    return promote_slow(a, b, name)
+
+
+def _neg_int_power() -> None:
+    raise RuntimeError(with_hint("Integers to negative integer powers are not allowed.",
+                                 "use a float base, e.g. x.float() ** -1"))
+
+
+def promote_slow(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+    if name == "matmul":
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
+            raise RuntimeError(
+                with_hint(
+                    f"expected m1 and m2 to have the same dtype, but got: "
+                    f"{ctype_name(a._data.dtype)} != {ctype_name(b._data.dtype)}",
+                    f"matmul of {from_np(a._data.dtype)} and {from_np(b._data.dtype)}: convert "
+                    "one side, e.g. with .float() or .double()",
+                )
+            )
+        return a, b
+    if name in _COMPARE:
+        return a, b
+    rt = result_type(a, b)
+    if name == "divide" and rt.kind in "biu":
+        rt = default_np()
+    if name == "power" and rt.kind in "iu":
+        e = b._data if isinstance(b, Tensor) else np.asarray(b)
+        if np.any(e < 0):
+            _neg_int_power()
+    if name in ("logical_and", "logical_or", "logical_xor"):
+        return a, b
+    return _to(a, rt), _to(b, rt)
+
+
+# ----------------------------------------------------------------------------- style hooks
+def _repr(t: Tensor) -> str:
+    return _print.tensor_repr(t)
+
+
+def _format(t: Tensor, spec: str) -> str:
+    if t._data.ndim == 0 and type(t) is Tensor:
+        return format(t._data.item(), spec)
+    if spec:
+        raise TypeError(f"unsupported format string passed to {type(t).__name__}.__format__")
+    return str(t)
+
+
+def _shape(s: tuple[int, ...]) -> Size:
+    return Size(s)
+
+
+def _numpy(t: Tensor, force: bool = False) -> np.ndarray:
+    if t._rg and not force:
+        raise RuntimeError(
+            with_hint(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.",
+                "numpy() shares memory and would drop the graph; detach first",
+            )
+        )
+    return t._data
+
+
+_NONLEAF_MSG = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+def _grad_nonleaf(t: Tensor) -> None:
+    warnings.warn(
+        with_hint(_NONLEAF_MSG, "call .retain_grad() before backward, or read the .grad of the "
+                  "leaf (the tensor you created with requires_grad=True)"),
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def _grad_set(t: Tensor, value: Any) -> Any:
+    if value is None:
+        return None
+    if not isinstance(value, Tensor):
+        raise TypeError(with_hint(f"assigned grad expected to be a Tensor or None but got grad "
+                                  f"of type {type(value).__name__}", "assign a tensor or None"))
+    if value._data.dtype != t._data.dtype:
+        raise RuntimeError(with_hint("assigned grad has data of a different type",
+                                     f"the tensor is {from_np(t._data.dtype)}, the grad "
+                                     f"{from_np(value._data.dtype)}"))
+    if value._data.shape != t._data.shape:
+        raise RuntimeError(with_hint("assigned grad has data of a different size",
+                                     f"the tensor has shape {list(t._data.shape)}, the grad "
+                                     f"{list(value._data.shape)}"))
+    return value
+
+
+_CYCLE_MSG = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using autograd.grad "
+    "when creating the graph to avoid this. If you have to use this function, make sure to "
+    "reset the .grad fields of your parameters to None after use to break the cycle and avoid "
+    "the leak."
+)
+
+
+def backward_check(create_graph: bool, inputs: Any, stacklevel: int) -> None:
+    if create_graph and inputs is None:
+        warnings.warn(_CYCLE_MSG, UserWarning, stacklevel=stacklevel)
+
+
+def _backward_hook(t: Tensor, gradient: Any, retain_graph: Any, create_graph: bool,
+                   inputs: Any) -> None:
+    backward_check(create_graph, inputs, 4)
+
+
+_FLOAT_WARNED = [False]
+
+
+def _float_hook(t: Tensor) -> None:
+    if t._rg and not _FLOAT_WARNED[0]:
+        _FLOAT_WARNED[0] = True  # PyTorch warns once per process
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.",
+                      UserWarning, stacklevel=3)
+
+
+def _requires_grad_hook(t: Tensor) -> None:
+    if t._data.dtype.kind not in "fc":
+        raise RuntimeError(with_hint("only Tensors of floating point dtype can require gradients",
+                                     f"this tensor is {from_np(t._data.dtype)}; convert it "
+                                     "with .float() first"))
+    if t._vc.__class__ is not list and not _STATE.inference:
+        raise RuntimeError(with_hint("Setting requires_grad=True on inference tensor outside "
+                                     "InferenceMode is not allowed.",
+                                     "clone the tensor made under inference_mode() first"))
+
+
+def _restyle_grad(g: Any) -> Any:
+    if isinstance(g, Tensor) and g._style != TORCH:
+        if g._node is None:
+            r = make(g._data, None, False, TORCH)
+            r._vc = g._vc
+            return r
+        g._style = TORCH
+    return g
+
+
+def _wrap_hook(fn: Any) -> Any:
+    """Tensor hooks see PyTorch-style gradients."""
+
+    def hook(g: Tensor) -> Any:
+        return fn(_restyle_grad(g))
+
+    return hook
+
+
+def install() -> None:
+    """Register the PyTorch style hooks and promotion with the core."""
+    h = STYLE_HOOKS[TORCH]
+    h["repr"] = _repr
+    h["str"] = _repr
+    h["format"] = _format
+    h["shape"] = _shape
+    h["dtype"] = from_np
+    h["numpy"] = _numpy
+    h["grad_nonleaf"] = _grad_nonleaf
+    h["grad_set"] = _grad_set
+    h["backward"] = _backward_hook
+    h["requires_grad"] = _requires_grad_hook
+    h["float"] = _float_hook
+    h["wrap_hook"] = _wrap_hook
+    PROMOTE[TORCH] = promote
+
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+    "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
+    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "device",
+]
+
+# keep module names referenced for re-export
+_ = (errors, numbers, _dtype)

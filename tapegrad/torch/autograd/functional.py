@@ -1,0 +1,289 @@
+"""``torch.autograd.functional``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
+
+All are built on the one reverse-mode engine: Jacobians row by row with
+vector-Jacobian products, forward products (``jvp``) with the double-VJP
+trick (differentiate ``u -> vjp(u)``, which is linear in ``u``), Hessians as
+Jacobians of gradients.  Inputs are detached copies that require grad, so the
+caller's tensors are never modified.
+
+>>> import tapegrad.torch as torch
+>>> from tapegrad.torch.autograd.functional import jacobian, hvp
+>>> jacobian(lambda x: x ** 2, torch.tensor([1.0, 2.0]))
+tensor([[2., 0.],
+        [0., 4.]])
+>>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.ones(2))
+(tensor(9.), tensor([ 6., 12.]))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import engine
+from ... import ops as core
+from ..._core import mode
+from ..._core.errors import with_hint
+from ..._core.tensor import TORCH, Tensor, make
+
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
+
+
+def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple[Tensor, ...]]:
+    if isinstance(x, Tensor):
+        return False, (x,)
+    if not isinstance(x, (tuple, list)):
+        raise TypeError(with_hint(
+            f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but the "
+            f"value at index 0 has type {type(x).__name__}.", "pass tensors"))
+    for i, t in enumerate(x):
+        if not isinstance(t, Tensor):
+            raise TypeError(with_hint(
+                f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but the "
+                f"value at index {i} has type {type(t).__name__}.", "pass tensors"))
+    return True, tuple(x)
+
+
+def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Tensor, ...]:
+    out = []
+    for x in inputs:
+        if create_graph and x._rg:
+            # keep the caller's graph: a differentiable alias of x
+            out.append(core.identity(x) if x._node is None else core.clone(x))
+        else:
+            t = make(x._data, None, False, TORCH)
+            t._vc = x._vc
+            t.requires_grad_(True)
+            out.append(t)
+    return tuple(out)
+
+
+def _restyle(t: Any) -> Any:
+    if isinstance(t, Tensor) and t._style != TORCH:
+        if t._node is None:
+            return make(t._data, None, False, TORCH)
+        t._style = TORCH
+    return t
+
+
+def _post(t: Any, create_graph: bool) -> Any:
+    if t is None:
+        return None
+    if not create_graph and t._node is not None:
+        t = t.detach()
+    return _restyle(t)
+
+
+def _autograd(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grad_outputs: Any,
+              create_graph: bool, retain_graph: bool = True) -> tuple[Tensor | None, ...]:
+    outs = [o for o in outputs if o._node is not None or o._rg]
+    gos = None
+    if grad_outputs is not None:
+        gos = [g for o, g in zip(outputs, grad_outputs) if o._node is not None or o._rg]
+    if not outs:
+        return (None,) * len(inputs)
+    return engine.grad(outs, list(inputs), gos, retain_graph, create_graph, True)
+
+
+def _fill_none(grads: tuple[Any, ...], refs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
+    return tuple(make(np.zeros_like(r._data), None, False, TORCH) if g is None else g
+                 for g, r in zip(grads, refs))
+
+
+def _check_strict(outputs: tuple[Tensor, ...], strict: bool, fn: str) -> None:
+    if not strict:
+        return
+    for i, o in enumerate(outputs):
+        if o._node is None and not o._rg:
+            raise RuntimeError(with_hint(
+                f"Output {i} of the user-provided function does not require gradients. The "
+                "outputs must be computed in a differentiable manner from the input when running "
+                "in strict mode.", f"{fn}: make every output depend on the inputs"))
+
+
+def _check_unused(grads: tuple[Any, ...], strict: bool, what: str) -> None:
+    if not strict:
+        return
+    for i, g in enumerate(grads):
+        if g is None:
+            raise RuntimeError(with_hint(
+                f"The output of the user-provided function is independent of input {i}. This "
+                f"is not allowed in strict mode.", f"{what}: every input must be used"))
+
+
+def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """``(func(inputs), v^T J)``.
+
+    >>> import tapegrad.torch as torch
+    >>> from tapegrad.torch.autograd.functional import vjp
+    >>> vjp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.ones(2))
+    (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
+    with mode.enable_grad():
+        xs = _grad_preprocess(ins, create_graph)
+        out = func(*xs)
+        is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "vjp")
+        _check_strict(outs, strict, "vjp")
+        if v is None:
+            if len(outs) != 1 or outs[0]._data.size != 1:
+                raise RuntimeError(with_hint(
+                    "The vector v can only be None if the user-provided function returns a "
+                    "single Tensor with a single element.", "pass v with the output's shape"))
+            vs: tuple[Any, ...] = (make(np.ones_like(outs[0]._data), None, False, TORCH),)
+        else:
+            _, vs = _as_tuple(v, "v", "vjp")
+            for o, vv in zip(outs, vs):
+                if o._data.shape != vv._data.shape:
+                    raise RuntimeError(with_hint(
+                        f"Mismatch in shape: the v given has shape {list(vv._data.shape)} but "
+                        f"the output of the function has shape {list(o._data.shape)}",
+                        "v must have the output's shape"))
+        grads = _autograd(outs, xs, vs, create_graph)
+        _check_unused(grads, strict, "vjp")
+    res = tuple(_post(g, create_graph) for g in _fill_none(grads, xs))
+    o_res = tuple(_post(o, create_graph) for o in outs)
+    return (o_res if is_out_tuple else o_res[0]), (res if is_in_tuple else res[0])
+
+
+def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """``(func(inputs), J v)`` via the double-VJP trick.
+
+    >>> import tapegrad.torch as torch
+    >>> from tapegrad.torch.autograd.functional import jvp
+    >>> jvp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.ones(2))
+    (tensor([1., 4.]), tensor([2., 4.]))
+    """
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
+    if v is None:
+        if len(ins) != 1 or ins[0]._data.size != 1:
+            raise RuntimeError(with_hint(
+                "The vector v can only be None if the input to the user-provided function is a "
+                "single Tensor with a single element.", "pass v with the input's shape"))
+        vs: tuple[Any, ...] = (make(np.ones_like(ins[0]._data), None, False, TORCH),)
+    else:
+        _, vs = _as_tuple(v, "v", "jvp")
+    with mode.enable_grad():
+        xs = _grad_preprocess(ins, create_graph)
+        out = func(*xs)
+        is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "jvp")
+        _check_strict(outs, strict, "jvp")
+        # u -> (d out / d x)^T u is linear in u; its VJP with v is J v
+        us = tuple(make(np.zeros_like(o._data), None, True, TORCH) for o in outs)
+        g = _autograd(outs, xs, us, create_graph=True)
+        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and
+                 (gi._node is not None or gi._rg)]
+        if pairs:
+            jv = engine.grad([p[0] for p in pairs], list(us), [p[1] for p in pairs],
+                             True, create_graph, True)
+        else:
+            jv = (None,) * len(us)
+    res = tuple(_post(t, create_graph) for t in _fill_none(tuple(jv), outs))
+    o_res = tuple(_post(o, create_graph) for o in outs)
+    return (o_res if is_out_tuple else o_res[0]), (res if is_out_tuple else res[0])
+
+
+def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> Any:
+    """The Jacobian ``d func(inputs) / d inputs`` (shape ``out.shape + in.shape``).
+
+    A tuple of inputs gives a tuple; a tuple of outputs a tuple (of tuples).
+    """
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    with mode.enable_grad():
+        xs = _grad_preprocess(ins, create_graph)
+        out = func(*xs)
+        is_out_tuple, outs = _as_tuple(out, "outputs of the user-provided function",
+                                       "jacobian")
+        _check_strict(outs, strict, "jacobian")
+        rows: list[tuple[Tensor, ...]] = []
+        for o in outs:
+            per_input: list[list[Tensor]] = [[] for _ in xs]
+            for j in range(o._data.size):
+                seed = np.zeros(o._data.shape, dtype=o._data.dtype)
+                seed.reshape(-1)[j] = 1
+                gs = _autograd((o,), xs, (make(seed, None, False, TORCH),), create_graph)
+                if strict:
+                    _check_unused(gs, True, "jacobian")
+                for k, (g, x) in enumerate(zip(gs, xs)):
+                    if g is None:
+                        g = make(np.zeros_like(x._data), None, False, TORCH)
+                    per_input[k].append(g)
+            blocks = []
+            for k, x in enumerate(xs):
+                shape = o._data.shape + x._data.shape
+                if per_input[k]:
+                    blk = core.reshape(core.stack(per_input[k]), shape)
+                else:
+                    blk = make(np.zeros(shape, dtype=x._data.dtype), None, False, TORCH)
+                blocks.append(_post(blk, create_graph))
+            rows.append(tuple(blocks))
+    if is_out_tuple:
+        return tuple(r if is_in_tuple else r[0] for r in rows)
+    return rows[0] if is_in_tuple else rows[0][0]
+
+
+def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    """The Hessian of a scalar function (a tuple of tuples for several inputs)."""
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
+
+    def jac_func(*xs: Tensor) -> Any:
+        out = func(*xs)
+        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        if len(outs) != 1 or outs[0]._data.size != 1:
+            raise RuntimeError(with_hint(
+                "The function given to hessian should return a single Tensor with a single "
+                "element.", "reduce the output to a scalar"))
+        gs = _autograd(outs, xs, None, create_graph=True)
+        return tuple(make(np.zeros_like(x._data), None, False, TORCH) if g is None else g
+                     for g, x in zip(gs, xs))
+
+    res = jacobian(jac_func, ins, create_graph=create_graph, strict=strict)
+    if not is_in_tuple:
+        return res[0][0]
+    return res
+
+
+def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """``(func(inputs), v^T H)``."""
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
+    if v is None:
+        if len(ins) != 1 or ins[0]._data.size != 1:
+            raise RuntimeError(with_hint(
+                "The vector v can only be None if the input to the user-provided function is a "
+                "single Tensor with a single element.", "pass v"))
+        vs: tuple[Any, ...] = (make(np.ones_like(ins[0]._data), None, False, TORCH),)
+    else:
+        _, vs = _as_tuple(v, "v", "vhp")
+    with mode.enable_grad():
+        xs = _grad_preprocess(ins, create_graph)
+        out = func(*xs)
+        _, outs = _as_tuple(out, "outputs of the user-provided function", "vhp")
+        if len(outs) != 1 or outs[0]._data.size != 1:
+            raise RuntimeError(with_hint(
+                "The function given to vhp should return a single Tensor with a single "
+                "element.", "reduce the output to a scalar"))
+        g = _autograd(outs, xs, None, create_graph=True)
+        pairs = [(gi, vi, k) for k, (gi, vi) in enumerate(zip(g, vs))
+                 if gi is not None and (gi._node is not None or gi._rg)]
+        if pairs:
+            h = engine.grad([p[0] for p in pairs], list(xs), [p[1] for p in pairs], True,
+                            create_graph, True)
+        else:
+            h = (None,) * len(xs)
+    res = tuple(_post(t, create_graph) for t in _fill_none(tuple(h), xs))
+    return _post(outs[0], create_graph), (res if is_in_tuple else res[0])
+
+
+def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """``(func(inputs), H v)`` (equal to ``vhp`` since the Hessian is symmetric)."""
+    return vhp(func, inputs, v, create_graph, strict)

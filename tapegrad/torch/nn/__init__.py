@@ -1,0 +1,17 @@
+"""``torch.nn``: modules, ``Parameter``, ``functional``, ``init``.
+
+>>> import tapegrad.torch as torch
+>>> torch.nn.MSELoss()(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 0.0]))
+tensor(5.)
+"""
+
+from __future__ import annotations
+
+from . import functional, init, utils
+from .modules import *  # noqa: F403
+from .modules import Module
+from .parameter import Buffer, Parameter
+
+__all__ = ["functional", "init", "utils", "Parameter", "Buffer", "Module"] + [
+    n for n in dir() if n[:1].isupper() and n not in ("Parameter", "Buffer", "Module")
+]

@@ -1,0 +1,517 @@
+"""``torch.nn.functional``: activations, softmax, losses, ``pad``, ``linear``, ``dropout``.
+
+Losses and softmax are single nodes named as in PyTorch (``MseLossBackward0``,
+``NllLossBackward0``, ``SoftmaxBackward0``, ...), with VJPs in tapegrad ops.
+
+>>> import tapegrad.torch as torch
+>>> import tapegrad.torch.nn.functional as F
+>>> x = torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+>>> F.cross_entropy(x, torch.tensor([2]))
+tensor(0.4076, grad_fn=<NllLossBackward0>)
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import ops as core
+from ..._core.errors import with_hint
+from ..._core.tensor import TORCH, Tensor, make
+from ...ops.reduce import norm_axis
+from .. import _ops as O
+from .. import _prims as P
+from .._dtype import Size, to_np
+from .._random import gen
+
+
+def _check(x: Any, fn: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(with_hint(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                                  f"{type(x).__name__}", "pass a tensor"))
+    return x
+
+
+def _float(x: Tensor, fn: str) -> Tensor:
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(with_hint(f"\"{fn}\" not implemented for "
+                                     f"'{_type_name(x._data.dtype)}'",
+                                     "convert the input with .float() first"))
+    return x
+
+
+_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short",
+          "int8": "Char", "float32": "Float", "float64": "Double", "float16": "Half"}
+
+
+def _type_name(d: np.dtype) -> str:
+    return _NAMES.get(np.dtype(d).name, np.dtype(d).name)
+
+
+# ----------------------------------------------------------------------------- activations
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0); gradient 0 at 0."""
+    x = _check(input, "relu")
+    if inplace:
+        return x.relu_()  # type: ignore[attr-defined]
+    return core.relu(x)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return O.clamp(input, 0.0, 6.0)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x for x > 0, ``negative_slope * x`` otherwise."""
+    return core.leaky_relu(_float(_check(input, "leaky_relu"), "leaky_relu"),
+                           negative_slope=negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return core.elu(_float(_check(input, "elu"), "elu"), alpha=alpha)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """``x * Phi(x)`` (or the tanh approximation), one ``GeluBackward0`` node."""
+    x = _float(_check(input, "gelu"), "GeluKernelImpl")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(with_hint("approximate argument must be either none or tanh.",
+                                     "pass approximate='none' or 'tanh'"))
+    return P.gelu_op(x, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (``SiluBackward0``)."""
+    return P.silu_op(_float(_check(input, "silu"), "silu"))  # type: ignore[no-any-return]
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return core.multiply(input, core.tanh(softplus(input)))
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
+    x = _float(_check(input, "softplus"), "softplus")
+    return P.softplus_op(x, beta=float(beta), threshold=float(threshold))
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return O.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return O.tanh(input)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    return O.clamp(input, min_val, max_val)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return core.negative(softplus(core.negative(input)))
+
+
+def _softmax_dim(ndim: int) -> int:
+    warnings.warn(
+        "Implicit dimension choice for softmax has been deprecated. Change the call to include "
+        "dim=X as an argument.", UserWarning, stacklevel=4)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _sm_input(input: Tensor, dim: int | None, dtype: Any, fn: str) -> tuple[Tensor, int]:
+    x = _check(input, fn)
+    if dtype is not None:
+        x = core.cast(x, dtype=to_np(dtype))
+    x = _float(x, fn)
+    if dim is None:
+        dim = _softmax_dim(x._data.ndim)
+    ax = norm_axis(int(dim), x._data.ndim)
+    return x, (ax[0] if ax else 0)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (one ``SoftmaxBackward0`` node).
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.functional.softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    x, d = _sm_input(input, dim, dtype, "softmax")
+    if x._data.ndim == 0:
+        return P.softmax_op(core.reshape(x, (1,)), axis=0).reshape(())
+    return P.softmax_op(x, axis=d)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x)`` along ``dim`` (one ``LogSoftmaxBackward0`` node)."""
+    x, d = _sm_input(input, dim, dtype, "log_softmax")
+    if x._data.ndim == 0:
+        return P.log_softmax_op(core.reshape(x, (1,)), axis=0).reshape(())
+    return P.log_softmax_op(x, axis=d)
+
+
+def softmin(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    return softmax(core.negative(input), dim, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------- losses
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> str:
+    if size_average is not None or reduce is not None:
+        sa = True if size_average is None else size_average
+        rd = True if reduce is None else reduce
+        reduction = ("mean" if sa else "sum") if rd else "none"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(with_hint(f"{reduction} is not a valid value for reduction",
+                                   "use 'mean', 'sum' or 'none'"))
+    return reduction
+
+
+def _target_size_warning(input: Tensor, target: Any) -> None:
+    ts = target._data.shape if isinstance(target, Tensor) else np.shape(target)
+    if ts != input._data.shape:
+        warnings.warn(
+            f"Using a target size ({Size(ts)}) that is different to the input size "
+            f"({Size(input._data.shape)}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Any = None) -> Tensor:
+    """Mean squared error (``MseLossBackward0``).
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.functional.mse_loss(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+    x = _check(input, "mse_loss")
+    r = _reduction(reduction, size_average, reduce)
+    _target_size_warning(x, target)
+    O._broadcast_check(x, target)
+    return P.mse_loss_op(x, target, reduction=r)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    x = _check(input, "l1_loss")
+    r = _reduction(reduction, size_average, reduce)
+    _target_size_warning(x, target)
+    return _reduce(core.abs(core.subtract(x, target)), r)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    d = core.abs(core.subtract(input, target))
+    quad = core.divide(core.multiply(core.multiply(d, d), 0.5), beta)
+    lin = core.subtract(d, 0.5 * beta)
+    v = core.where(core.less(d, beta), quad, lin)
+    return _reduce(v, r)
+
+
+def _reduce(v: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return core.mean(v)
+    if reduction == "sum":
+        return core.sum(v)
+    return v
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
+    x = _check(input, "nll_loss")
+    r = _reduction(reduction, size_average, reduce)
+    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(with_hint(
+            f"expected scalar type Long but found {_type_name(t.dtype)}",
+            "class-index targets are integers (torch.long)"))
+    nd = x._data.ndim
+    if nd < 1:
+        raise ValueError(with_hint("Expected 1 or more dimensions (got 0)",
+                                   "pass (N, C) log-probabilities"))
+    c = x._data.shape[0] if nd == 1 else x._data.shape[1]
+    exp_t = () if nd == 1 else (x._data.shape[0],) + x._data.shape[2:]
+    if t.shape != exp_t:
+        if nd >= 2 and t.ndim >= 1 and t.shape[0] != x._data.shape[0]:
+            raise ValueError(with_hint(
+                f"Expected input batch_size ({x._data.shape[0]}) to match target batch_size "
+                f"({t.shape[0]}).", f"input {list(x._data.shape)}, target {list(t.shape)}"))
+        raise RuntimeError(with_hint(
+            f"Expected target size {list(exp_t)}, got {list(t.shape)}",
+            f"input {list(x._data.shape)}: targets are one class index per sample"))
+    valid = t[t != ignore_index]
+    if valid.size and (valid.min() < 0 or valid.max() >= c):
+        bad = int(valid.max()) if valid.max() >= c else int(valid.min())
+        raise IndexError(with_hint(f"Target {bad} is out of bounds.",
+                                   f"class indices must be in [0, {c - 1}]"))
+    w = None if weight is None else weight._data
+    op = P.nll_loss_op if nd <= 2 else P.nll_loss2d_op
+    return op(x, target=t.astype(np.int64), weight=w,
+                         ignore_index=int(ignore_index), reduction=r)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """``nll_loss(log_softmax(input, 1), target)``; class indices or class probabilities.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.functional.cross_entropy(torch.zeros(2, 4), torch.tensor([0, 3]))
+    tensor(1.3863)
+    """
+    x = _check(input, "cross_entropy")
+    r = _reduction(reduction, size_average, reduce)
+    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    cdim = 0 if x._data.ndim == 1 else 1
+    lp = log_softmax(x, cdim)
+    if t.shape == x._data.shape and t.dtype.kind in "fc":
+        # class probabilities
+        c = x._data.shape[cdim]
+        tt = target if isinstance(target, Tensor) else make(t, None, False, TORCH)
+        if label_smoothing > 0:
+            tt = core.add(core.multiply(tt, 1 - label_smoothing), label_smoothing / c)
+        if weight is not None:
+            shape = [1] * x._data.ndim
+            shape[cdim] = c
+            tt = core.multiply(tt, core.reshape(weight, tuple(shape)))
+        per = core.negative(core.sum(core.multiply(lp, tt), axis=cdim))
+        if r == "mean":
+            n = x._data.shape[0] if x._data.ndim > 1 else 1
+            n = int(np.prod(per._data.shape)) if per._data.ndim else 1
+            return core.divide(core.sum(per), float(n)) if per._data.ndim else per
+        return _reduce(per, r)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(with_hint(
+            f"expected target dtype to be Long or Byte, but got {_type_name(t.dtype)}",
+            "class-index targets are integers; for probabilities pass a float target shaped "
+            "like the input"))
+    nll = nll_loss(lp, target, weight, ignore_index=ignore_index, reduction=r)
+    if label_smoothing <= 0:
+        return nll
+    c = x._data.shape[cdim]
+    smooth = core.negative(core.sum(lp, axis=cdim))
+    valid = make((t != ignore_index).astype(lp._data.dtype), None, False, TORCH)
+    smooth = core.multiply(smooth, valid)
+    if r == "mean":
+        smooth = core.divide(core.sum(smooth), float(max(valid._data.sum(), 1)))
+    elif r == "sum":
+        smooth = core.sum(smooth)
+    return core.add(core.multiply(nll, 1 - label_smoothing),
+                    core.multiply(smooth, label_smoothing / c))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
+    x = _check(input, "binary_cross_entropy")
+    r = _reduction(reduction, size_average, reduce)
+    if isinstance(target, Tensor) and target._data.shape != x._data.shape:
+        raise ValueError(with_hint(
+            f"Using a target size ({Size(target._data.shape)}) that is different to the input "
+            f"size ({Size(x._data.shape)}) is deprecated. Please ensure they have the same size.",
+            "pass a target shaped like the input"))
+    if np.any((x._data < 0) | (x._data > 1)):
+        raise RuntimeError(with_hint("all elements of input should be between 0 and 1",
+                                     "pass probabilities (apply sigmoid), or use "
+                                     "binary_cross_entropy_with_logits"))
+    if weight is None:
+        return P.bce_op(x, target, reduction=r)
+    v = core.multiply(P.bce_op(x, target, reduction="none"), weight)
+    return _reduce(v, r)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """``max(x, 0) - x t + log(1 + exp(-|x|))``, stable for large logits."""
+    x = _check(input, "binary_cross_entropy_with_logits")
+    r = _reduction(reduction, size_average, reduce)
+    if isinstance(target, Tensor) and target._data.shape != x._data.shape:
+        raise ValueError(with_hint(
+            f"Target size ({Size(target._data.shape)}) must be the same as input size "
+            f"({Size(x._data.shape)})", "pass a target shaped like the input"))
+    if pos_weight is None:
+        v = core.sigmoid_cross_entropy_with_logits(target, x)
+    else:
+        lw = core.add(core.multiply(core.subtract(pos_weight, 1.0), target), 1.0)
+        v = core.add(core.multiply(core.subtract(1.0, target), x),
+                     core.multiply(lw, logsigmoid(core.negative(x)) * -1.0))
+    if weight is not None:
+        v = core.multiply(v, weight)
+    return _reduce(v, r)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    r = _reduction(reduction, size_average, reduce)
+    if log_target:
+        v = core.multiply(core.exp(target), core.subtract(target, input))
+    else:
+        t = target
+        v = core.where(core.greater(t, 0), core.multiply(t, core.subtract(
+            core.log(core.where(core.greater(t, 0), t, 1.0)), input)), 0.0)
+    if r == "batchmean":
+        return core.divide(core.sum(v), float(input._data.shape[0]))
+    return _reduce(v, r)
+
+
+# ----------------------------------------------------------------------------- layers
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` (``AddmmBackward0`` for 2-D input with bias).
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
+    tensor([[2., 2., 2.]])
+    """
+    x = _check(input, "linear")
+    if x._data.dtype != weight._data.dtype:
+        raise RuntimeError(with_hint(
+            f"mat1 and mat2 must have the same dtype, but got {_type_name(x._data.dtype)} and "
+            f"{_type_name(weight._data.dtype)}",
+            "convert the input (x.float()) or the module (model.double())"))
+    k = x._data.shape[-1] if x._data.ndim else 1
+    if weight._data.ndim != 2 or (x._data.ndim and k != weight._data.shape[1]):
+        rows = int(np.prod(x._data.shape[:-1])) if x._data.ndim > 1 else 1
+        raise RuntimeError(with_hint(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
+            f"{weight._data.shape[1]}x{weight._data.shape[0]})",
+            f"the layer expects {weight._data.shape[1]} input features, the input has {k} "
+            f"(shape {list(x._data.shape)})"))
+    if x._data.ndim == 2 and bias is not None:
+        return P.linear_op(x, weight, bias)
+    y = O.matmul(x, O.t(weight))
+    if bias is not None:
+        y = core.add(y, bias)
+    return y
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    y = core.einsum("bi,oij,bj->bo", input1, weight, input2)
+    return core.add(y, bias) if bias is not None else y
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(with_hint(f"dropout probability has to be between 0 and 1, but got {p}",
+                                   "pass 0 <= p <= 1"))
+    if not training or p == 0.0:
+        return input
+    x = input
+    if p == 1.0:
+        return core.multiply(x, 0.0)
+    keep = gen(None).uniform(x._data.size, np.dtype(np.float64)).reshape(x._data.shape) >= p
+    scale = (keep / (1.0 - p)).astype(x._data.dtype)
+    return core.multiply(x, scale)
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last dims: ``pad = (left, right, top, bottom, ...)`` from the last dim backwards.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.functional.pad(torch.ones(2), (1, 2))
+    tensor([0., 1., 1., 0., 0.])
+    """
+    x = _check(input, "pad")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(with_hint("Padding length must be divisible by 2",
+                                     "pass (left, right[, top, bottom, ...])"))
+    if len(pad) // 2 > x._data.ndim:
+        raise RuntimeError(with_hint(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {x._data.ndim}",
+            "pad at most every dimension"))
+    nd = x._data.ndim
+    widths = [(0, 0)] * nd
+    for i in range(len(pad) // 2):
+        widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode != "constant":
+        np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}.get(mode)
+        if np_mode is None:
+            raise NotImplementedError(with_hint(f"Unsupported padding mode: {mode}",
+                                                "use constant, reflect, replicate or circular"))
+        idx = []
+        for d, (a, b) in enumerate(widths):
+            n = x._data.shape[d]
+            src = np.pad(np.arange(n), (a, b), mode=np_mode)  # type: ignore[call-overload]
+            idx.append(src)
+        grids = np.ix_(*idx)
+        return core.getitem(x, grids)
+    # negative padding crops first
+    crop = tuple(slice(-a if a < 0 else None, b if b < 0 else None) for a, b in widths)
+    if any(a < 0 or b < 0 for a, b in widths):
+        x = core.getitem(x, crop)
+        widths = [(max(a, 0), max(b, 0)) for a, b in widths]
+    return core.pad(x, widths, constant_values=0.0 if value is None else value)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    t = tensor._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(with_hint("one_hot is only applicable to index tensor of type "
+                                     "LongTensor.", "pass integer class indices"))
+    n = int(t.max()) + 1 if num_classes < 0 else num_classes
+    if t.size and (t.min() < 0 or t.max() >= n):
+        raise RuntimeError(with_hint("Class values must be smaller than num_classes.",
+                                     f"num_classes={n}"))
+    return make(np.eye(n, dtype=np.int64)[t], None, False, TORCH)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    n = O.norm(input, p, dim, keepdim=True)
+    return core.divide(input, core.maximum(n, eps))
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    num = core.sum(core.multiply(x1, x2), axis=dim)
+    den = core.multiply(core.maximum(O.norm(x1, 2, dim), eps), core.maximum(O.norm(x2, 2, dim),
+                                                                            eps))
+    return core.divide(num, den)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(with_hint(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{_type_name(idx.dtype)}Tensor instead (while "
+            "checking arguments for embedding)", "indices must be integers"))
+    return core.getitem(weight, (idx,))
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    axes = tuple(range(input._data.ndim - len(shape), input._data.ndim))
+    m = core.mean(input, axis=axes, keepdims=True)
+    c = core.subtract(input, m)
+    v = core.mean(core.multiply(c, c), axis=axes, keepdims=True)
+    y = core.divide(c, core.sqrt(core.add(v, eps)))
+    if weight is not None:
+        y = core.multiply(y, weight)
+    if bias is not None:
+        y = core.add(y, bias)
+    return y
+
+
+__all__ = [
+    "relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "mish", "softplus", "sigmoid",
+    "tanh", "hardtanh", "logsigmoid", "softmax", "log_softmax", "softmin", "mse_loss",
+    "l1_loss", "smooth_l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "linear", "bilinear", "dropout", "pad",
+    "one_hot", "normalize", "cosine_similarity", "embedding", "layer_norm",
+]

@@ -1,0 +1,87 @@
+"""``torch.nn.Parameter``: a thin tensor type that modules register automatically."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._core.tensor import TORCH, Tensor
+from .._print import tensor_repr
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad (by default) and is registered by ``Module``.
+
+    It shares storage with the tensor it wraps, as in PyTorch.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.Parameter(torch.zeros(2))
+    Parameter containing:
+    tensor([0., 0.], requires_grad=True)
+    """
+
+    def __new__(cls, data: Any = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            arr = np.zeros(0, dtype=np.float32)
+        elif isinstance(data, Tensor):
+            arr = data._data
+        else:
+            arr = np.asarray(data)
+        p = object.__new__(cls)
+        p._data = arr
+        p._node = None
+        p._rg = False
+        p._grad = None
+        p._vc = data._vc if isinstance(data, Tensor) else [0]
+        p._acc = None
+        p._style = TORCH
+        p._tv = False
+        p._retains = False
+        if requires_grad:
+            p.requires_grad = True
+        return p
+
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + tensor_repr(self)
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            raise TypeError("unsupported format string passed to Parameter.__format__")
+        return str(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_parameter, (self._data, self._rg))
+
+
+def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
+    return Parameter(_plain(data), requires_grad)
+
+
+def _plain(data: np.ndarray) -> Tensor:
+    from ..._core.tensor import make
+
+    return make(data, None, False, TORCH)
+
+
+class Buffer(Tensor):
+    """Marker type: ``Module`` registers a ``Buffer`` attribute as a buffer."""
+
+    def __new__(cls, data: Any = None, *, persistent: bool = True) -> Buffer:
+        from ..._core.tensor import make
+
+        arr = data._data if isinstance(data, Tensor) else np.asarray(
+            [] if data is None else data)
+        t = make(arr, None, False, TORCH)
+        t.__dict__["_persistent"] = persistent
+        return t  # type: ignore[return-value]
+
+
+def is_lazy(param: Any) -> bool:
+    return False

@@ -1,0 +1,18 @@
+"""``torch.optim``: ``SGD``, ``Adam``, ``AdamW`` (update rules from :mod:`tapegrad.optim`).
+
+>>> import tapegrad.torch as torch
+>>> torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=-0.1)
+Traceback (most recent call last):
+...
+ValueError: Invalid learning rate: -0.1
+[tapegrad hint] use lr >= 0
+"""
+
+from __future__ import annotations
+
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]

@@ -1,0 +1,203 @@
+"""``torch.optim.Optimizer``: parameter groups, state, ``step``/``zero_grad``.
+
+The update rules themselves live in :mod:`tapegrad.optim` (shared with the
+Keras front-end); this class only keeps PyTorch's bookkeeping and messages.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..._core import mode
+from ..._core.errors import with_hint
+from ..._core.tensor import TORCH, Tensor, make
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+def _type_str(p: Any) -> str:
+    if isinstance(p, Tensor):
+        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
+        return f"torch.{names.get(p._data.dtype.name, 'Float')}Tensor"
+    return type(p).__name__
+
+
+class Optimizer:
+    """Base class: ``param_groups`` (list of dicts with ``params`` and hyper-parameters) and
+    per-parameter ``state``."""
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(with_hint(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_type_str(params)}",
+                "pass model.parameters() or a list of tensors"))
+        groups = list(params)
+        if not groups:
+            raise ValueError(with_hint("optimizer got an empty parameter list",
+                                       "did the model register its parameters (nn.Parameter)?"))
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            params = list(params)
+        if params and isinstance(params[0], tuple):
+            params = [p for _, p in params]
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(with_hint("optimizer can only optimize Tensors, but one of the "
+                                          f"params is {type(p).__name__}", "pass tensors"))
+            if p._node is not None:
+                raise ValueError(with_hint("can't optimize a non-leaf Tensor",
+                                           "optimize the leaf tensors (parameters) themselves"))
+        group = dict(param_group)
+        group["params"] = params
+        for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {k}")
+            group.setdefault(k, v)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError(with_hint("some parameters appear in more than one parameter group",
+                                       "list each parameter in one group only"))
+        self._check_group(group)
+        self.param_groups.append(group)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        """Validate a group's hyper-parameters (subclasses)."""
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters (to ``None`` by default)."""
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    gr = p._grad
+                    if gr._node is not None:
+                        gr = gr.detach()
+                        p._grad = gr
+                    gr._data[...] = 0
+                    gr._vc[0] += 1
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        loss = None
+        if closure is not None:
+            with mode.enable_grad():
+                loss = closure()
+        with mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    g = p._grad._data
+                    if p._data.dtype != g.dtype:
+                        g = g.astype(p._data.dtype)
+                    if not p._data.flags.writeable:
+                        p._data = p._data.copy()
+                    self._update(p._data, g, self.state[p], group)
+                    p._vc[0] += 1
+        return loss
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    # -- state dicts -----------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            ids = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            d = {k: v for k, v in g.items() if k != "params"}
+            d["params"] = ids
+            groups.append(d)
+        state = {}
+        for p, st in self.state.items():
+            if id(p) in index:
+                state[index[id(p)]] = {k: _to_tensor(v) for k, v in st.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        params = [p for g in self.param_groups for p in g["params"]]
+        for g, sg in zip(self.param_groups, groups):
+            if len(g["params"]) != len(sg["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+            for k, v in sg.items():
+                if k != "params":
+                    g[k] = v
+        self.state = defaultdict(dict)
+        for i, st in state_dict["state"].items():
+            self.state[params[i]] = {k: _from_tensor(v) for k, v in st.items()}
+
+    def __repr__(self) -> str:
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += "\n" + f"Parameter Group {i}"
+            for k in sorted(g):
+                if k != "params":
+                    s += "\n" + f"    {k}: {g[k]}"
+        return s + "\n)"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
+def _to_tensor(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return make(v.copy(), None, False, TORCH)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return make(np.asarray(float(v), dtype=np.float32), None, False, TORCH)
+    return v
+
+
+def _from_tensor(v: Any) -> Any:
+    if isinstance(v, Tensor):
+        if v._data.ndim == 0:
+            return int(v._data.item())
+        return v._data.copy()
+    return v
+
+
+def _params_list(params: Iterable[Any]) -> Any:
+    return params

@@ -1,0 +1,24 @@
+"""What the real frameworks print for each tour example (same order as EXAMPLES).
+
+Recorded with TensorFlow 2.21 (CPU) and PyTorch 2.13 (CPU); refresh with
+``python -m tapegrad tour --against-real --record`` when they are installed.
+"""
+
+from __future__ import annotations
+
+EXPECTED: list[str] = [
+    'TensorFlow y: 5.0\nTensorFlow d(y)/d(w): 4.0\nTensorFlow d(y)/d(b): 1.0\n',
+    'PyTorch y: 5.0\nPyTorch d(y)/d(w): 4.0\nPyTorch d(y)/d(b): 1.0\n',
+    'First gradient: 4.0\nSecond gradient (fresh, no accumulation): 3.0\n',
+    'After first backward(): w.grad = 4.0\nAfter second backward() (no zero_grad): w.grad = 7.0\nAfter third backward() (with zero_grad): w.grad = 4.0\n',
+    'dy/dx = 6.0, dz/dx = 27.0\nsecond call: A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)\n',
+    'dz/dx = 27.0\nafter a second backward (accumulated): 54.0\nthird call: Trying to backward through the graph a second time\n',
+    'TensorFlow dy/dx: 12.0, d2y/dx2: 12.0\n',
+    'PyTorch dy/dx: 12.0, d2y/dx2: 12.0\n',
+    'dy/dx: [[2.0, 2.0], [2.0, 2.0]]\nfrozen variable gradient: None\n',
+    'y.requires_grad: True\nz.requires_grad: False\nw.requires_grad: True\nw_detached.requires_grad: False\n',
+    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\nw: [0.01592, -0.07077, 0.22582] b: -0.15992\n',
+    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\nw: [0.01592, -0.07077, 0.22582] b: -0.15992\n',
+    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\n',
+    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\n',
+]
