@@ -9,18 +9,22 @@ HIPS autograd, TensorFlow, JAX), in one process:
   time is divided by it (ratios are paired run by run); medians are reported;
   slow implementations stop after 3 rounds once they have used ``--budget``
   seconds;
+- W3 only: an implementation whose 100,000-op run is projected (from its
+  warm-up) to take more than ``--max-run`` seconds is measured on a shorter
+  chain, paired with hand NumPy on that same chain, and flagged;
 - every run's gradients are checked against the hand-NumPy reference;
-- W3 peak memory is measured in a fresh child process per implementation
-  (peak RSS above the level after setup, via ``/proc/self/clear_refs``; for
-  NumPy-based implementations the ``tracemalloc`` peak too);
+- W3 peak memory is measured in a fresh child process per implementation:
+  peak RSS above the level after setup, via ``/proc/self/clear_refs``
+  (``--tracemalloc`` adds the ``tracemalloc`` peak of NumPy-based ones);
 - thread counts are equal across frameworks: PyTorch and TensorFlow are set to
-  NumPy's BLAS thread count;
+  NumPy's BLAS thread count, or all to ``--threads N``;
 - results print as a table, are saved as JSON (``benchmarks/results/latest.json``)
   and drawn as a chart (``latest.png``, needs matplotlib).
 
 Options: ``--quick`` (tiny sizes, 2 rounds: for tests and CI), ``--only
 W1,W3,M`` (``M``: the memory suite), ``--json PATH``, ``--chart PATH``,
-``--markdown PATH``, ``--no-peers``, ``--repeats N``, ``--budget S``.
+``--markdown PATH``, ``--no-peers``, ``--repeats N``, ``--budget S``,
+``--max-run S``, ``--threads N``, ``--no-memory``, ``--no-chart``.
 """
 
 from __future__ import annotations
@@ -213,7 +217,7 @@ def _instance(w: Workload, sz: dict[str, int]) -> _Instance:
 
 
 def bench_workload(w: Workload, loaded: list[Loaded], quick: bool, repeats: int,
-                   budget: float, log: Any, max_run: float = 15.0) -> dict[str, Any]:
+                   budget: float, log: Any, max_run: float = 8.0) -> dict[str, Any]:
     sz = sizes_of(w, quick)
     full = _instance(w, sz)
     tol = w.tolerance()
@@ -245,7 +249,7 @@ def bench_workload(w: Workload, loaded: list[Loaded], quick: bool, repeats: int,
         inst[ld.impl.name] = full
         if w.scale is not None and w.ops is not None and ld.impl.kind != "limit":
             projected = t_warm * w.ops(sz) / w.ops(warm_sz)
-            if projected > max_run:
+            if projected > max_run * 1.5:  # well over: a little over is not worth a flag
                 rsz = w.scale(sz, max_run / projected)
                 if rsz != sz:
                     inst[ld.impl.name] = _instance(w, rsz)
@@ -355,7 +359,8 @@ def _reset_peak_rss() -> bool:
 
 
 def memory_child(wkey: str, impl_name: str, quick: bool,
-                 sizes: dict[str, int] | None = None, threads: int | None = None) -> dict[str, Any]:
+                 sizes: dict[str, int] | None = None, threads: int | None = None,
+                 tracemalloc_too: bool = False) -> dict[str, Any]:
     """In a fresh process: peak memory of one run of ``impl_name`` on ``wkey``."""
     import resource
     import tracemalloc
@@ -388,7 +393,7 @@ def memory_child(wkey: str, impl_name: str, quick: bool,
         ru1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         out["rss_peak_mb"] = max(0, ru1 - base) / memory.MB
         out["rss_method"] = "ru_maxrss minus RSS after setup (lower bound)"
-    if ld.impl.memory == "tracemalloc":
+    if tracemalloc_too and ld.impl.memory == "tracemalloc":
         run = setup(data)
         gc.collect()
         tracemalloc.start()
@@ -399,7 +404,7 @@ def memory_child(wkey: str, impl_name: str, quick: bool,
 
 
 def measure_memory(wkey: str, cells: dict[str, dict[str, Any]], quick: bool, log: Any,
-                   threads: int | None = None) -> None:
+                   threads: int | None = None, tracemalloc_too: bool = False) -> None:
     for name, cell in cells.items():
         if cell["status"] != "ok":
             continue
@@ -410,6 +415,8 @@ def measure_memory(wkey: str, cells: dict[str, dict[str, Any]], quick: bool, log
             cmd += ["--memory-sizes", json.dumps(cell["sizes"])]
         if threads is not None:
             cmd += ["--threads", str(threads)]
+        if tracemalloc_too:
+            cmd.append("--tracemalloc")
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
                                   cwd=str(Path(__file__).resolve().parent.parent))
@@ -684,16 +691,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-peers", action="store_true", help="only hand NumPy and tapegrad")
     p.add_argument("--no-chart", action="store_true")
     p.add_argument("--repeats", type=int, default=None, help="rounds per workload (default 7)")
-    p.add_argument("--budget", type=float, default=20.0,
+    p.add_argument("--budget", type=float, default=15.0,
                    help="seconds per implementation and workload after which it stops at "
                         f"{MIN_REPEATS} rounds")
     p.add_argument("--no-memory", action="store_true", help="skip W3 memory and the memory suite")
-    p.add_argument("--max-run", type=float, default=15.0,
+    p.add_argument("--max-run", type=float, default=8.0,
                    help="seconds: an implementation whose full-size W3 run is projected to "
                         "take longer is measured on a shorter chain (flagged in the results)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads for every framework (default: NumPy's BLAS thread count); "
                         "1 gives steadier timings on a busy machine")
+    p.add_argument("--tracemalloc", action="store_true",
+                   help="W3: also measure the tracemalloc peak of NumPy-based "
+                        "implementations (one more run each, slow)")
     p.add_argument("--memory-child", nargs=2, metavar=("WORKLOAD", "IMPL"),
                    help=argparse.SUPPRESS)
     p.add_argument("--memory-sizes", default=None, help=argparse.SUPPRESS)
@@ -706,7 +716,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         try:
             res = memory_child(args.memory_child[0], args.memory_child[1], args.quick,
                                json.loads(args.memory_sizes) if args.memory_sizes else None,
-                               args.threads)
+                               args.threads, args.tracemalloc)
         except Exception as exc:
             traceback.print_exc()
             res = {"status": "failed", "note": _err(exc)}
@@ -761,7 +771,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         log(f"{wkey}: {w.title}" + (" [quick sizes]" if args.quick else ""))
         wres = bench_workload(w, loaded, args.quick, repeats, args.budget, log, args.max_run)
         if w.measure_memory and not args.no_memory:
-            measure_memory(wkey, wres["results"], args.quick, log, args.threads)
+            measure_memory(wkey, wres["results"], args.quick, log, args.threads,
+                           args.tracemalloc)
         results["workloads"][wkey] = wres
     if "M" in selected and not args.no_memory:
         log("M: memory (W1 training steps; persistent vs non-persistent tape)")

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import ops
-from ._core.tensor import Tensor
+from ._core.tensor import PROMOTE, Tensor
 
 _UFUNCS: dict[Any, Any] = {
     np.add: ops.add, np.subtract: ops.subtract, np.multiply: ops.multiply,
@@ -48,6 +48,14 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
                            keepdims=kwargs.get("keepdims", False))
         arrays = [i._data if isinstance(i, Tensor) else i for i in inputs]
         return getattr(ufunc, method)(*arrays, **kwargs)
+    if len(inputs) == 2:
+        # a NumPy operand on the left (np.float64(2) * t) follows the front-end's operand
+        # rules, as the reflected operator would (TensorFlow: converted to t's dtype)
+        t = inputs[0] if isinstance(inputs[0], Tensor) else inputs[1]
+        p = PROMOTE[t._style]
+        if p is not None:
+            a, b = p(inputs[0], inputs[1], getattr(fn, "name", ufunc.__name__))
+            return fn(a, b)
     return fn(*inputs)
 
 

@@ -105,8 +105,11 @@ def _check(fn: Callable[..., Any], xs: list[Tensor], diff: list[int], order: int
     gs = analytic(xs, False)
     for _ in range(n_dir):
         vs = {i: rng.standard_normal(xs[i]._data.shape).astype(xs[i]._data.dtype) for i in diff}
-        plus = [make(x._data + e * vs[i]) if i in vs else x for i, x in enumerate(xs)]
-        minus = [make(x._data - e * vs[i]) if i in vs else x for i, x in enumerate(xs)]
+        # keep each input's style: a front-end's methods (x.var(), x.max(dim)) must mean the same
+        plus = [make(x._data + e * vs[i], None, False, x._style) if i in vs else x
+                for i, x in enumerate(xs)]
+        minus = [make(x._data - e * vs[i], None, False, x._style) if i in vs else x
+                 for i, x in enumerate(xs)]
         num = (f_scalar(plus) - f_scalar(minus)) / (2 * e)
         ana = 0.0
         for g, i in zip(gs, diff):

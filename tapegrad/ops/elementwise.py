@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._core.errors import with_hint
+from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
 
@@ -49,6 +50,19 @@ def _binary_fwd(op: str, fn: Any, x: Any, y: Any) -> Any:
         if err is None:
             raise
         raise err from None
+
+
+def _link(result: Any, x: Any) -> Any:
+    """Connect a piecewise-constant derivative to ``x`` with a zero derivative.
+
+    When differentiating a backward pass (create_graph / nested tapes), both
+    frameworks give relu, leaky_relu and abs a second derivative of 0 rather
+    than "not connected"; ``result + 0 * sign(x)`` does that at no cost to
+    first-order backward (grad mode is off there).
+    """
+    if _STATE.grad_enabled and isinstance(x, Tensor) and (x._rg or x._node is not None):
+        return add(result, multiply(sign(x), 0.0))
+    return result
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -359,7 +373,7 @@ def relu(x: Any) -> Any:
 
 @relu.defvjp
 def _(g: Tensor, out: Tensor) -> Any:  # d relu x = [x > 0] dx (0 at x = 0)
-    return (multiply(g, greater(out, 0)),)
+    return (_link(multiply(g, greater(out, 0)), out),)
 
 
 @defop("leaky_relu", saves=("x",), grad_name="LeakyReluBackward0")
@@ -370,7 +384,7 @@ def leaky_relu(x: Any, *, negative_slope: float = 0.01) -> Any:
 @leaky_relu.defvjp
 def _(g: Tensor, x: Tensor, negative_slope: float = 0.01) -> Any:
     # slope 1 for x > 0, negative_slope otherwise
-    return (multiply(g, where(greater(x, 0), 1.0, negative_slope)),)
+    return (_link(multiply(g, where(greater(x, 0), 1.0, negative_slope)), x),)
 
 
 @defop("elu", saves=("x", "out"), grad_name="EluBackward0")

@@ -209,8 +209,9 @@ def adam_update(
     b1p = np.power(b1, t)
     b2p = np.power(b2, t)
     alpha = lr_c * np.sqrt(dt(1) - b2p) / (dt(1) - b1p)
-    m += (g - m) * (dt(1) - b1)
-    v += (np.square(g) - v) * (dt(1) - b2)
+    # Keras computes ``1 - beta`` in Python (float64), then casts it to the weight dtype
+    m += (g - m) * dt(1 - beta1)
+    v += (np.square(g) - v) * dt(1 - beta2)
     if amsgrad:
         v_hat = state.setdefault("v_hat", np.zeros_like(param))
         np.maximum(v_hat, v, out=v_hat)

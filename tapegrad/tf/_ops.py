@@ -331,7 +331,7 @@ def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
 def pow_operator(x: Any, y: Any) -> Tensor:
     """``x ** y`` and ``y.__rpow__``: operator conversion (either side may be Python)."""
     a, b = binary_args(x, y, "power")
-    return _pow(a, b)  # type: ignore[no-any-return]
+    return _pow(a, b)
 
 
 def square(x: Any, name: str | None = None) -> Tensor:

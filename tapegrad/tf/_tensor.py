@@ -425,6 +425,20 @@ def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tens
     side; the function forms (``tf.add(x, y)``) convert ``x`` on its own
     first (``function=True``).
     """
+    ca, cb = a.__class__, b.__class__
+    if ca is Tensor:
+        # fast paths (hot: every operator): two plain tensors of one dtype and shape, or a
+        # tensor and a Python number its dtype can hold
+        ad = a._data
+        if cb is Tensor:
+            bd = b._data
+            if ad.dtype == bd.dtype and ad.shape == bd.shape and name != "matmul":
+                return a, b
+        elif (cb is float and ad.dtype.kind in "fc") or (cb is int and ad.dtype.kind in "fc"):
+            return a, make(np.array(b, dtype=ad.dtype), None, False, TF)
+    elif cb is Tensor and (ca is float or ca is int) and not function \
+            and b._data.dtype.kind in "fc":
+        return make(np.array(a, dtype=b._data.dtype), None, False, TF), b
     op = OPNAMES.get(name, name)
     strict = name == "power"
     if function and not isinstance(a, Tensor):

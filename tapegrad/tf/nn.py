@@ -99,9 +99,9 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
         coeff = tft(np.asarray(np.float32(0.044715), dtype=dt))
         cube = _pow(x, tft(np.asarray(3.0, dtype=dt)))
         inner = ops.multiply(0.7978845608028654, ops.add(x, ops.multiply(coeff, cube)))
-        return ops.multiply(half, ops.add(1.0, ops.tanh(inner)))  # type: ignore[no-any-return]
+        return ops.multiply(half, ops.add(1.0, ops.tanh(inner)))
     c = tft(np.asarray(np.float32(0.7071067811865476), dtype=dt))
-    return ops.multiply(half, erfc(ops.multiply(ops.negative(x), c)))  # type: ignore[no-any-return]
+    return ops.multiply(half, erfc(ops.multiply(ops.negative(x), c)))
 
 
 def silu(features: Any, beta: float = 1.0) -> Tensor:

@@ -81,7 +81,8 @@ class _Token:
     and the watched variables, but no reference to the tape itself.
     """
 
-    __slots__ = ("watched", "auto", "variables", "var_ids", "alive", "keep", "__weakref__")
+    __slots__ = ("watched", "auto", "variables", "var_ids", "alive", "keep", "shared",
+                 "__weakref__")
 
     def __init__(self, auto: bool) -> None:
         self.watched: set[Node] = set()
@@ -90,13 +91,20 @@ class _Token:
         self.var_ids: set[int] = set()
         self.alive = True
         self.keep: list[Tensor] = []  # watched tensors, held as TensorFlow's tape holds them
+        # False while every node this tape recorded is recorded by it alone (no other tape on
+        # the stack, no PyTorch-style input): its one gradient call may then free as it goes
+        self.shared = False
 
     def _interested(self, args: Sequence[Any]) -> bool:
         """Called by the core for each op while this tape records (hot path)."""
         hit = False
         w = self.watched
+        if not self.shared and len(_STATE.tapes) > 1:
+            self.shared = True
         for a in args:
             if isinstance(a, Tensor):
+                if a._rg:
+                    self.shared = True
                 n = a._node
                 if n is not None:
                     if self in n.tapes or n in w:
@@ -412,11 +420,15 @@ class GradientTape:
                     )
                 )
         create_graph = bool(_STATE.tapes)
+        # a non-persistent tape that shares no node frees saved values as the engine goes
+        free_now = not self._persistent and not tok.shared
         try:
-            grads, roots = self._compute(tok, flat_t, flat_s, ogs, zero, create_graph)
+            grads, roots = self._compute(tok, flat_t, flat_s, ogs, zero, create_graph,
+                                         retain=not free_now)
         finally:
             if not self._persistent:
-                self._finish(tok, [r for r in (_key(tok, t) for t in flat_t) if r is not None])
+                self._finish(tok, [] if free_now else
+                             [r for r in (_key(tok, t) for t in flat_t) if r is not None])
         return _nest.pack_sequence_as(sources, grads)
 
     def _compute(
@@ -427,6 +439,7 @@ class GradientTape:
         ogs: list[Any] | None,
         zero: bool,
         create_graph: bool,
+        retain: bool = True,
     ) -> tuple[list[Tensor | None], list[Node]]:
         roots: list[Node] = []
         seeds: list[Tensor] = []
@@ -443,7 +456,7 @@ class GradientTape:
         res: dict[Node, Tensor] = {}
         wanted = [k for k in keys if k is not None]
         if roots and wanted:
-            res, _ = _engine.run_backward(roots, seeds, wanted, True, create_graph,
+            res, _ = _engine.run_backward(roots, seeds, wanted, retain, create_graph,
                                           node_filter=tok.owns)
         out: list[Tensor | None] = []
         for s, k in zip(flat_s, keys):

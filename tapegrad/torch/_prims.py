@@ -324,6 +324,26 @@ def _(g: Tensor, x_shape: tuple[int, ...], target: np.ndarray, weight: Any, igno
 nll_loss2d_op = nll_loss_op.renamed("NllLoss2DBackward0")
 
 
+@defop("bce_logits", saves=("x", "y"), grad_name="BinaryCrossEntropyWithLogitsBackward0",
+       needs=True)
+def bce_logits_op(x: Any, y: Any, *, reduction: str) -> Any:
+    # max(x, 0) - x y + log(1 + exp(-|x|)), stable for large |x|
+    a = np.asarray(x)
+    with np.errstate(all="ignore"):
+        v = np.maximum(a, 0) - a * y + np.log1p(np.exp(-np.abs(a)))
+    return _reduce_np(np.asarray(v).astype(a.dtype, copy=False), reduction)
+
+
+@bce_logits_op.defvjp
+def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any:
+    # dx = sigmoid(x) - y ; dy = -x
+    shape = x._data.shape
+    ge = _reduce_back(g, shape, reduction)
+    gx = multiply(ge, subtract(sigmoid(x), y)) if needs[0] else None
+    gy = multiply(ge, negative(x)) if needs[1] else None
+    return gx, gy
+
+
 @defop("bce", saves=("x", "y"), grad_name="BinaryCrossEntropyBackward0", needs=True)
 def bce_op(x: Any, y: Any, *, reduction: str) -> Any:
     x = np.asarray(x)

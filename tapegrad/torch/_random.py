@@ -129,12 +129,12 @@ class Generator:
     def normal(self, n: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
         """``n`` draws of N(mean, std^2) in ``dtype`` (PyTorch's ``normal_``)."""
         dtype = np.dtype(dtype)
-        if dtype == np.float32 and n >= 16:
-            data = self.uniform(n, np.dtype(np.float32))
+        if dtype in (np.float32, np.float64) and n >= 16:
+            data = self.uniform(n, dtype)
             _normal_fill(data, n, mean, std)
             tail = n % 16
             if tail:
-                data[n - 16:] = self.uniform(16, np.dtype(np.float32))
+                data[n - 16:] = self.uniform(16, dtype)
                 _normal_fill(data[n - 16:], 16, mean, std)
             return data
         return (self._normal_doubles(n) * std + mean).astype(dtype)
@@ -156,18 +156,19 @@ class Generator:
 
 
 def _normal_fill(data: np.ndarray, n: int, mean: float, std: float) -> None:
-    """PyTorch's ``normal_fill``: Box-Muller on blocks of 16 uniforms, in float32."""
+    """PyTorch's ``normal_fill``: Box-Muller on blocks of 16 uniforms, in the data's dtype."""
     blocks = n // 16
     if not blocks:
         return
+    ft = data.dtype.type
     d = data[: blocks * 16].reshape(blocks, 16)
-    u1 = np.float32(1) - d[:, :8]
+    u1 = ft(1) - d[:, :8]
     u2 = d[:, 8:].copy()
     with np.errstate(all="ignore"):
-        radius = np.sqrt(np.float32(-2) * np.log(u1))
-    theta = np.float32(2.0 * math.pi) * u2
-    d[:, :8] = radius * np.cos(theta) * np.float32(std) + np.float32(mean)
-    d[:, 8:] = radius * np.sin(theta) * np.float32(std) + np.float32(mean)
+        radius = np.sqrt(ft(-2) * np.log(u1))
+    theta = ft(2.0 * math.pi) * u2
+    d[:, :8] = radius * np.cos(theta) * ft(std) + ft(mean)
+    d[:, 8:] = radius * np.sin(theta) * ft(std) + ft(mean)
 
 
 default_generator = Generator()

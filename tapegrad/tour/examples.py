@@ -218,8 +218,8 @@ for epoch in range(epochs):
   # update training variables 
   w.assign(w - w_grad * learning_rate)
   b.assign(b - b_grad * learning_rate)
-  print(f"epoch {epoch}: loss {loss.numpy():.6f}")
-print("w:", [round(float(v), 5) for v in w.numpy().ravel()], "b:", round(float(b.numpy()[0]), 5))
+  print(f"epoch {epoch}: loss {loss.numpy():.4f}")
+print("w:", [round(float(v), 4) for v in w.numpy().ravel()], "b:", round(float(b.numpy()[0]), 4))
 '''),
     Example("6. A training loop", "torch", "seed", _TRAIN_SETUP_TORCH + '''
 # PyTorch 
@@ -239,8 +239,8 @@ for epoch in range(epochs):
     b -= b.grad * learning_rate
     w.grad.zero_()
     b.grad.zero_()
-  print(f"epoch {epoch}: loss {loss.item():.6f}")
-print("w:", [round(float(v), 5) for v in w.detach().numpy().ravel()], "b:", round(float(b.detach().numpy()[0]), 5))
+  print(f"epoch {epoch}: loss {loss.item():.4f}")
+print("w:", [round(float(v), 4) for v in w.detach().numpy().ravel()], "b:", round(float(b.detach().numpy()[0]), 4))
 '''),
     Example("7. With an optimizer", "tf", "seed", _TRAIN_SETUP_TF + '''
 optimizer = tf.keras.optimizers.SGD(learning_rate=learning_rate)
@@ -252,7 +252,7 @@ for epoch in range(epochs):
   # ....
   # update training variables 
   optimizer.apply_gradients(zip([w_grad, b_grad], tf_model.trainable_weights))
-  print(f"epoch {epoch}: loss {loss.numpy():.6f}")
+  print(f"epoch {epoch}: loss {loss.numpy():.4f}")
 '''),
     Example("7. With an optimizer", "torch", "seed", _TRAIN_SETUP_TORCH + '''
 optimizer = torch.optim.SGD(torch_model.parameters(), lr=learning_rate)
@@ -264,7 +264,7 @@ for epoch in range(epochs):
   # update training variables / parameters
   optimizer.step()
   optimizer.zero_grad()
-  print(f"epoch {epoch}: loss {loss.item():.6f}")
+  print(f"epoch {epoch}: loss {loss.item():.4f}")
 '''),
 ]
 

@@ -17,8 +17,8 @@ EXPECTED: list[str] = [
     'PyTorch dy/dx: 12.0, d2y/dx2: 12.0\n',
     'dy/dx: [[2.0, 2.0], [2.0, 2.0]]\nfrozen variable gradient: None\n',
     'y.requires_grad: True\nz.requires_grad: False\nw.requires_grad: True\nw_detached.requires_grad: False\n',
-    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\nw: [0.01592, -0.07077, 0.22582] b: -0.15992\n',
-    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\nw: [0.01592, -0.07077, 0.22582] b: -0.15992\n',
-    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\n',
-    'epoch 0: loss 0.452442\nepoch 1: loss 0.400201\nepoch 2: loss 0.362789\nepoch 3: loss 0.335560\nepoch 4: loss 0.315459\n',
+    'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\nw: [0.0159, -0.0708, 0.2258] b: -0.1599\n',
+    'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\nw: [0.0159, -0.0708, 0.2258] b: -0.1599\n',
+    'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\n',
+    'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\n',
 ]

@@ -18,6 +18,9 @@ from benchmarks.workloads import WORKLOADS, check
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# the runner runs every workload (tiny sizes) and starts child processes: a few seconds
+pytestmark = pytest.mark.slow
+
 
 def _complete(module: str) -> bool:
     try:
@@ -31,7 +34,7 @@ def _complete(module: str) -> bool:
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
     out = tmp_path_factory.mktemp("bench")
-    res = runner.main(["--quick", "--no-peers", "--json", str(out / "r.json"),
+    res = runner.main(["--quick", "--no-peers", "--tracemalloc", "--json", str(out / "r.json"),
                        "--chart", str(out / "r.png"), "--markdown", str(out / "r.md")])
     return res, out
 

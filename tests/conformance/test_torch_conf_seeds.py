@@ -30,6 +30,7 @@ def test_all_seed_scripts_found() -> None:
     assert len(SCRIPTS) >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
 def test_seed_script_prints_the_same(script: Path, tmp_path: Path) -> None:
     src = script.read_text()

@@ -166,13 +166,13 @@ def test_listing_under_no_grad_records_nothing() -> None:
 def test_deep_graph_is_listed_without_recursion() -> None:
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = x
-    for _ in range(20_000):
+    for _ in range(5_000):  # far beyond the interpreter's recursion limit
         y = y * 1.0
     entries = debug.list_graph(y)
-    assert len(entries) == 20_001
+    assert len(entries) == 5_001
     assert entries[0]["kind"] == "leaf" and entries[-1]["node"] is y.grad_fn
     dot = debug.to_dot(y)
-    assert len(dot_nodes(dot)) == 20_002  # + the target
+    assert len(dot_nodes(dot)) == 5_002  # + the target
 
 
 def test_format_graph_text() -> None:

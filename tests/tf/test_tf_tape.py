@@ -99,7 +99,7 @@ def test_watch_accessed_variables_false() -> None:
 def test_watched_variables_in_order_of_creation() -> None:
     a, b, c = tf.Variable(1.0), tf.Variable(2.0), tf.Variable(3.0, trainable=False)
     with tf.GradientTape() as tape:
-        y = b * a + b + c
+        b * a + b + c
     wv = tape.watched_variables()
     assert len(wv) == 2 and wv[0] is a and wv[1] is b
 

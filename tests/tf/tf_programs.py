@@ -145,7 +145,7 @@ def no_auto_watch(tf: Any) -> Any:
 def watched_variables_order(tf: Any) -> Any:
     a, b = tf.Variable(1.0, name="a"), tf.Variable(2.0, name="b")
     with tf.GradientTape() as t:
-        y = b * a + b
+        b * a + b
     return [v.name for v in t.watched_variables()]
 
 
@@ -469,7 +469,7 @@ def custom_gradient_missing_variables(tf: Any) -> Any:
     def f(x: Any) -> Any:
         return x * v, lambda dy: dy * v
 
-    with tf.GradientTape() as t:
+    with tf.GradientTape():
         return f(tf.constant(1.0))
 
 

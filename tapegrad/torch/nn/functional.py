@@ -341,6 +341,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
         raise ValueError(with_hint(
             f"Target size ({Size(target._data.shape)}) must be the same as input size "
             f"({Size(x._data.shape)})", "pass a target shaped like the input"))
+    if pos_weight is None and weight is None:
+        return P.bce_logits_op(x, target, reduction=r)  # type: ignore[no-any-return]
     if pos_weight is None:
         v = core.sigmoid_cross_entropy_with_logits(target, x)
     else:
@@ -388,8 +390,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"{weight._data.shape[1]}x{weight._data.shape[0]})",
             f"the layer expects {weight._data.shape[1]} input features, the input has {k} "
             f"(shape {list(x._data.shape)})"))
-    if x._data.ndim == 2 and bias is not None:
+    if bias is not None and x._data.ndim == 2:
         return P.linear_op(x, weight, bias)
+    if bias is not None and x._data.ndim >= 1:
+        # PyTorch flattens the batch dims, runs one addmm and views the result back
+        y2 = P.linear_op(core.reshape(x, (-1, k)), weight, bias)
+        return core.reshape(y2, x._data.shape[:-1] + (weight._data.shape[0],))
     y = O.matmul(x, O.t(weight))
     if bias is not None:
         y = core.add(y, bias)

@@ -12,7 +12,7 @@ def squared_error(y_pred, y_true):
     return ((y_pred - y_true) ** 2).mean()
 
 
-for epoch in range(20):
+for epoch in range(20):  # noqa: B007  (the seed's own loop)
   y_pred = torch_model(inputs)
   loss = squared_error(y_pred, labels)
   loss.backward()
