@@ -58,6 +58,8 @@ from benchmarks.workloads import WORKLOADS, Run, Setup, Workload, check
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 SEED = 0
 MIN_REPEATS = 3
+#: W3 memory is measured at full size (one run) unless that run is projected longer
+MEMORY_MAX_RUN = 60.0
 
 
 # ---------------------------------------------------------------------------- machine
@@ -368,6 +370,8 @@ def memory_child(wkey: str, impl_name: str, quick: bool,
     prepare_threads(threads)
     loaded, mods = load_impls(False, [impl_name])
     configure_threads(mods, threads or blas_threads(), forced=threads is not None)
+    gc.collect()
+    gc.freeze()
     ld = loaded[0]
     if ld.skipped:
         return {"status": "skipped", "note": ld.skipped}
@@ -411,7 +415,7 @@ def measure_memory(wkey: str, cells: dict[str, dict[str, Any]], quick: bool, log
         cmd = [sys.executable, "-m", "benchmarks.run", "--memory-child", wkey, name]
         if quick:
             cmd.append("--quick")
-        if "sizes" in cell:
+        if "sizes" in cell and cell.get("projected_full_s", 0.0) > MEMORY_MAX_RUN:
             cmd += ["--memory-sizes", json.dumps(cell["sizes"])]
         if threads is not None:
             cmd += ["--threads", str(threads)]
@@ -428,6 +432,7 @@ def measure_memory(wkey: str, cells: dict[str, dict[str, Any]], quick: bool, log
         cell["memory"] = res
         if "rss_peak_mb" in res:
             cell["peak_mb"] = res["rss_peak_mb"]
+
             log(f"  {name:28s} peak RSS +{res['rss_peak_mb']:.1f} MB"
                 + (f", tracemalloc peak {res['tracemalloc_peak_mb']:.1f} MB"
                    if "tracemalloc_peak_mb" in res else ""))
@@ -518,7 +523,12 @@ def footnotes(results: dict[str, Any]) -> list[str]:
     for wkey, wres in results["workloads"].items():
         for name, cell in wres["results"].items():
             if cell.get("status") == "ok" and "reduced_note" in cell:
-                out.append(f"* {name}, {wkey}: {cell['reduced_note']}.")
+                mem = cell.get("memory", {}).get("sizes")
+                where = ""
+                if mem is not None:
+                    where = ("; peak memory at full size" if mem == wres["sizes"] else
+                             "; peak memory on that shorter chain too")
+                out.append(f"* {name}, {wkey}: {cell['reduced_note']}{where}.")
     return out
 
 
@@ -755,6 +765,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "workloads": {},
         "notes": [],
     }
+    # All frameworks share this process (so that ratios are paired run by run); their
+    # modules are ~500k Python objects that a user's process with one framework does not
+    # have.  Freezing them keeps each full collection (ours before every run, and the
+    # interpreter's own during graph-heavy runs) at the cost of the run's own objects.
+    gc.collect()
+    gc.freeze()
     for ld in loaded:
         if ld.skipped:
             results["notes"].append(f"{ld.impl.name} skipped: {ld.skipped}")
@@ -777,6 +793,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if "M" in selected and not args.no_memory:
         log("M: memory (W1 training steps; persistent vs non-persistent tape)")
         results["memory"] = memory_suite(loaded, args.quick, log)
+    gc.unfreeze()
     results["elapsed_s"] = round(time.perf_counter() - t_start, 1)
     results["load_average_at_end"] = _loadavg()
 

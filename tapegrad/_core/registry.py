@@ -89,7 +89,43 @@ class Op:
         return fn
 
     def __call__(self, *args: Any, **attrs: Any) -> Any:
-        return apply(self, args, attrs)
+        """Run the op forward and, when anything is tracked, record one node.
+
+        This is the hot path of every op: one pass over the arguments collects
+        the arrays, the style and whether any input is tracked.
+        """
+        style = -1
+        rg = False
+        arrays: list[Any] = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if style < 0:
+                    style = a._style
+                if a._rg:
+                    rg = True
+                arrays.append(a._data)
+            else:
+                arrays.append(a)
+        out = self.fwd(*arrays, **attrs)
+        if out.__class__ is not np.ndarray:
+            out = np.asarray(out)
+        if style < 0:
+            return make(out, None, False, 0)
+        state = _STATE
+        if not state.grad_enabled or self.vjp is None:
+            if state.inference:  # a front-end's marker for tensors made in inference mode
+                return state.inference(make(out, None, False, style))
+            return make(out, None, False, style)
+        rec: tuple[Any, ...] = ()
+        if state.tapes:
+            rec = tuple(tp for tp in state.tapes if tp._interested(args))
+            if not (rg or rec):
+                return make(out, None, False, style)
+        elif not rg:
+            return make(out, None, False, style)
+        if out.dtype.kind not in _FLOAT_KINDS:
+            return make(out, None, False, style)
+        return _record(self, args, arrays, attrs, out, rg, rec, style)
 
     def __repr__(self) -> str:
         return f"<tapegrad op {self.name}>"
@@ -139,43 +175,8 @@ def edge_of(t: Any) -> Node:
 
 
 def apply(op: Op, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
-    """Run ``op`` forward and, when anything is tracked, record one node.
-
-    This is the hot path of every op: one pass over the arguments collects
-    the arrays, the style and whether any input is tracked.
-    """
-    style = -1
-    rg = False
-    arrays: list[Any] = []
-    for a in args:
-        if isinstance(a, Tensor):
-            if style < 0:
-                style = a._style
-            if a._rg:
-                rg = True
-            arrays.append(a._data)
-        else:
-            arrays.append(a)
-    out = op.fwd(*arrays, **attrs)
-    if out.__class__ is not np.ndarray:
-        out = np.asarray(out)
-    if style < 0:
-        return make(out, None, False, 0)
-    state = _STATE
-    if not state.grad_enabled or op.vjp is None:
-        if state.inference:  # a front-end's marker for tensors made in inference mode
-            return state.inference(make(out, None, False, style))
-        return make(out, None, False, style)
-    rec: tuple[Any, ...] = ()
-    if state.tapes:
-        rec = tuple(tp for tp in state.tapes if tp._interested(args))
-        if not (rg or rec):
-            return make(out, None, False, style)
-    elif not rg:
-        return make(out, None, False, style)
-    if out.dtype.kind not in _FLOAT_KINDS:
-        return make(out, None, False, style)
-    return _record(op, args, arrays, attrs, out, rg, rec, style)
+    """Run ``op`` forward and, when anything is tracked, record one node."""
+    return op(*args, **attrs)
 
 
 def _record(
@@ -208,7 +209,7 @@ def _record(
     node.tapes = rec
     node.rg = rg
     if ANOMALY[0]:
-        node.trace = traceback.extract_stack()[:-3]
+        node.trace = traceback.extract_stack()[:-1]
     res = make(out, node, rg, style)
     node.out_vc = res._vc
     codes = op.save_codes

@@ -35,12 +35,8 @@ def make(data: np.ndarray, node: Node | None = None, rg: bool = False, style: in
     t._data = data
     t._node = node
     t._rg = rg
-    t._grad = None
     t._vc = [0]
-    t._acc = None
     t._style = style
-    t._tv = False
-    t._retains = False
     return t
 
 
@@ -123,19 +119,20 @@ class Tensor:
     array([2., 4.])
     """
 
-    __slots__ = ("_data", "_node", "_rg", "_grad", "_vc", "_acc", "_style", "_tv", "_retains",
-                 "__weakref__", "__dict__")
+    # hot attributes are slots; rarely set ones are class-level defaults whose
+    # instance values go to ``__dict__`` (so ``make`` sets five fields, not nine)
+    __slots__ = ("_data", "_node", "_rg", "_vc", "_style", "__weakref__", "__dict__")
     __array_priority__ = 1000
 
     _data: np.ndarray
     _node: Node | None
     _rg: bool
-    _grad: Tensor | None
+    _grad: Tensor | None = None
     _vc: list[int]
-    _acc: Any
+    _acc: Any = None
     _style: int
-    _tv: bool
-    _retains: bool
+    _tv: bool = False
+    _retains: bool = False
 
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
         arr = as_array(data, dtype)
@@ -144,12 +141,8 @@ class Tensor:
         self._data = arr
         self._node = None
         self._rg = False
-        self._grad = None
         self._vc = [0]
-        self._acc = None
         self._style = CORE
-        self._tv = False
-        self._retains = False
         if requires_grad:
             self.requires_grad = True
 
@@ -480,13 +473,13 @@ class Tensor:
     def __pow__(self, other: Any) -> Tensor:
         h = STYLE_HOOKS[self._style].get("pow")  # TensorFlow's Pow has its own gradient
         if h is not None:
-            return h(self, other)  # type: ignore[no-any-return]
+            return h(self, other)
         return _binary("power", self, other)
 
     def __rpow__(self, other: Any) -> Tensor:
         h = STYLE_HOOKS[self._style].get("pow")
         if h is not None:
-            return h(other, self)  # type: ignore[no-any-return]
+            return h(other, self)
         return _binary("power", other, self)
 
     def __matmul__(self, other: Any) -> Tensor:
@@ -792,6 +785,48 @@ def _binary(name: str, a: Any, b: Any) -> Tensor:
     if p is not None:
         a, b = p(a, b, name)
     return fn(a, b)  # type: ignore[no-any-return]
+
+
+def _forward_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    def operator(self: Tensor, other: Any) -> Any:
+        p = PROMOTE[self._style]
+        if p is None:
+            return fn(self, other)
+        a, b = p(self, other, name)
+        return fn(a, b)
+
+    return operator
+
+
+def _reflected_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    def operator(self: Tensor, other: Any) -> Any:
+        p = PROMOTE[self._style]
+        if p is None:
+            return fn(other, self)
+        a, b = p(other, self, name)
+        return fn(a, b)
+
+    return operator
+
+
+def install_fast_operators(ops: Any) -> None:
+    """Bind the hot arithmetic operators straight to their ops.
+
+    Called once by ``tapegrad.ops`` (which imports this module, so the class
+    body cannot reference the ops); saves a name lookup and a call per op.
+    """
+    for fwd, rev, name in (("__add__", "__radd__", "add"), ("__sub__", "__rsub__", "subtract"),
+                           ("__mul__", "__rmul__", "multiply"),
+                           ("__truediv__", "__rtruediv__", "divide"),
+                           ("__matmul__", "__rmatmul__", "matmul")):
+        fn = getattr(ops, name)
+        _BINARY[name] = fn
+        f = _forward_operator(fn, name)
+        r = _reflected_operator(fn, name)
+        f.__name__, f.__qualname__ = fwd, f"Tensor.{fwd}"
+        r.__name__, r.__qualname__ = rev, f"Tensor.{rev}"
+        setattr(Tensor, fwd, f)
+        setattr(Tensor, rev, r)
 
 
 def _inplace_op(t: Tensor, name: str, other: Any) -> Tensor:

@@ -122,3 +122,14 @@ __all__ = [
     "square", "squeeze", "stack", "std", "subtract", "sum", "sum_to", "swapaxes", "take",
     "tan", "tanh", "transpose", "true_divide", "var", "where",
 ]
+
+
+def _install() -> None:
+    import sys
+
+    from .._core.tensor import install_fast_operators
+
+    install_fast_operators(sys.modules[__name__])
+
+
+_install()

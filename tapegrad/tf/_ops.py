@@ -109,23 +109,43 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
 
 
 def zeros(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
-    """A tensor of zeros (float32 by default)."""
+    """A tensor of zeros (float32 by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.zeros([2])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
+    """
     return tft(np.zeros(_shape_arg(shape), dtype=_dt.np_dtype(dtype)))
 
 
 def ones(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
-    """A tensor of ones (float32 by default)."""
+    """A tensor of ones (float32 by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.ones([2], dtype=tf.int32)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 1], dtype=int32)>
+    """
     return tft(np.ones(_shape_arg(shape), dtype=_dt.np_dtype(dtype)))
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
-    """Zeros with the shape (and dtype, unless given) of ``input``."""
+    """Zeros with the shape (and dtype, unless given) of ``input``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.zeros_like(tf.constant([1, 2]))
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 0], dtype=int32)>
+    """
     x = _t(input)
     return tft(np.zeros_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
-    """Ones with the shape (and dtype, unless given) of ``input``."""
+    """Ones with the shape (and dtype, unless given) of ``input``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.ones_like(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    """
     x = _t(input)
     return tft(np.ones_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
 
@@ -166,7 +186,12 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
-    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive)."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.linspace(0.0, 1.0, 3)
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([0. , 0.5, 1. ], dtype=float32)>
+    """
     a, b = _t(start), _t(stop)
     npd = a._data.dtype if a._data.dtype.kind == "f" else np.dtype(np.float32)
     return tft(np.linspace(a._data, b._data, int(num), axis=axis).astype(npd))
@@ -174,7 +199,14 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
         dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
-    """The identity matrix (float32 by default)."""
+    """The identity matrix (float32 by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.eye(2)
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 0.],
+           [0., 1.]], dtype=float32)>
+    """
     m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
                dtype=_dt.np_dtype(dtype))
     if batch_shape is not None:
@@ -186,6 +218,10 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """Change the dtype (float to int truncates toward zero, as TensorFlow does).
 
     The gradient passes through casts between floating dtypes.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([ 1, -1], dtype=int32)>
     """
     t = _t(x)
     npd = _dt.np_dtype(dtype)
@@ -201,7 +237,12 @@ def ops_real(t: Tensor) -> Tensor:
 
 
 def identity(input: Any, name: str | None = None) -> Tensor:
-    """The same value as a new tensor (recorded: gradients pass through)."""
+    """The same value as a new tensor (recorded: gradients pass through).
+
+    >>> import tapegrad.tf as tf
+    >>> float(tf.identity(tf.constant(2.0)))
+    2.0
+    """
     return ops.identity(_t(input))
 
 
@@ -234,15 +275,32 @@ def is_tensor(x: Any) -> bool:
 
 
 def shape(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Tensor:
-    """The shape as an int32 tensor."""
+    """The shape as an int32 tensor.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.shape(tf.ones([2, 3]))
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
+    """
     return tft(np.asarray(_t(input)._data.shape, dtype=_dt.np_dtype(out_type)))
 
 
 def size(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Tensor:
+    """The number of elements as an int32 tensor.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.size(tf.ones([2, 3]))
+    <tf.Tensor: shape=(), dtype=int32, numpy=6>
+    """
     return tft(np.asarray(_t(input)._data.size, dtype=_dt.np_dtype(out_type)))
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:
+    """The number of axes as an int32 tensor.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.rank(tf.ones([2, 3]))
+    <tf.Tensor: shape=(), dtype=int32, numpy=2>
+    """
     return tft(np.asarray(_t(input)._data.ndim, dtype=np.int32))
 
 
@@ -260,20 +318,42 @@ def _binary(fn: Any, x: Any, y: Any, name: str, **kw: Any) -> Tensor:
 
 
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``x + y`` (same dtype required, as in TensorFlow)."""
+    """``x + y`` (same dtype required, as in TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.add(tf.constant([1.0, 2.0]), 1.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 3.], dtype=float32)>
+    """
     return _binary(ops.add, x, y, "add")
 
 
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x - y``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.subtract(tf.constant(5.0), 2.0)
+    <tf.Tensor: shape=(), dtype=float32, numpy=3.0>
+    """
     return _binary(ops.subtract, x, y, "subtract")
 
 
 def multiply(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x * y`` (one dtype; Python numbers take the other operand's dtype).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.multiply(tf.constant([1.0, 2.0]), 3.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 6.], dtype=float32)>
+    """
     return _binary(ops.multiply, x, y, "multiply")
 
 
 def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``x / y``; integer tensors divide to float64, as TensorFlow's truediv."""
+    """``x / y``; integer tensors divide to float64, as TensorFlow's truediv.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.divide(tf.constant([1, 2]), 2)
+    <tf.Tensor: shape=(2,), dtype=float64, numpy=array([0.5, 1. ])>
+    """
     return _binary(ops.divide, x, y, "divide")
 
 
@@ -281,6 +361,12 @@ truediv = divide
 
 
 def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x // y`` (rounding toward minus infinity).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.floordiv(tf.constant([7, -7]), 2)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([ 3, -4], dtype=int32)>
+    """
     return _binary(ops.floor_divide, x, y, "floor_divide")
 
 
@@ -288,6 +374,12 @@ floor_div = floordiv
 
 
 def floormod(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x % y`` with the sign of ``y`` (TensorFlow's FloorMod).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.floormod(tf.constant([7, -7]), 3)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
+    """
     return _binary(ops.remainder, x, y, "remainder")
 
 
@@ -295,6 +387,12 @@ mod = floormod
 
 
 def negative(x: Any, name: str | None = None) -> Tensor:
+    """``-x``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.negative(tf.constant([1.0, -2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-1.,  2.], dtype=float32)>
+    """
     return ops.negative(_t(x))
 
 
@@ -324,7 +422,12 @@ def _(g: Tensor, x: Tensor, y: Tensor, out: Tensor, needs: tuple[bool, ...]) -> 
 
 
 def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``x ** y`` with TensorFlow's gradient (0 for the exponent where ``x <= 0``)."""
+    """``x ** y`` with TensorFlow's gradient (0 for the exponent where ``x <= 0``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.pow(tf.constant([2.0, 3.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 9.], dtype=float32)>
+    """
     return _binary(_pow, x, y, "power")
 
 
@@ -335,6 +438,12 @@ def pow_operator(x: Any, y: Any) -> Tensor:
 
 
 def square(x: Any, name: str | None = None) -> Tensor:
+    """``x * x``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.square(tf.constant([2.0, -3.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 9.], dtype=float32)>
+    """
     return ops.square(_t(x))
 
 
@@ -342,61 +451,143 @@ def sqrt(x: Any, name: str | None = None) -> Tensor:
     """Square root; its gradient is 0 wherever the incoming gradient is 0 (TensorFlow).
 
     So ``tf.where(x > 0, tf.sqrt(x), 0.)`` has gradient 0 (not NaN) at 0.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.sqrt(tf.constant([4.0, 9.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 3.], dtype=float32)>
     """
     return _unary(ops.sqrt, x, "Sqrt", zero_safe=True)
 
 
 def rsqrt(x: Any, name: str | None = None) -> Tensor:
+    """``1 / sqrt(x)``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.rsqrt(tf.constant(4.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.5>
+    """
     return ops.reciprocal(_unary(ops.sqrt, x, "Rsqrt", zero_safe=True))
 
 
 def exp(x: Any, name: str | None = None) -> Tensor:
+    """Exponential (gradient ``exp(x)``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.exp(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return _unary(ops.exp, x, "Exp")
 
 
 def expm1(x: Any, name: str | None = None) -> Tensor:
+    """``exp(x) - 1``, accurate near 0.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.expm1(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.expm1, x, "Expm1")
 
 
 def log(x: Any, name: str | None = None) -> Tensor:
+    """Natural logarithm (gradient ``1 / x``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.log(tf.constant(1.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.log, x, "Log")
 
 
 def log1p(x: Any, name: str | None = None) -> Tensor:
+    """``log(1 + x)``, accurate near 0.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.log1p(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.log1p, x, "Log1p")
 
 
 def sin(x: Any, name: str | None = None) -> Tensor:
+    """Sine (gradient ``cos(x)``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.sin(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.sin, x, "Sin")
 
 
 def cos(x: Any, name: str | None = None) -> Tensor:
+    """Cosine (gradient ``-sin(x)``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.cos(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return _unary(ops.cos, x, "Cos")
 
 
 def tan(x: Any, name: str | None = None) -> Tensor:
+    """Tangent.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.tan(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.tan, x, "Tan")
 
 
 def tanh(x: Any, name: str | None = None) -> Tensor:
+    """Hyperbolic tangent (gradient ``1 - tanh(x)^2``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.tanh(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.tanh, x, "Tanh")
 
 
 def sinh(x: Any, name: str | None = None) -> Tensor:
+    """Hyperbolic sine.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.sinh(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     t = _unary(ops.exp, x, "Sinh")
     return ops.multiply(ops.subtract(t, ops.reciprocal(t)), 0.5)
 
 
 def cosh(x: Any, name: str | None = None) -> Tensor:
+    """Hyperbolic cosine.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.cosh(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     t = _unary(ops.exp, x, "Cosh")
     return ops.multiply(ops.add(t, ops.reciprocal(t)), 0.5)
 
 
 def sigmoid(x: Any, name: str | None = None) -> Tensor:
+    """Logistic sigmoid ``1 / (1 + exp(-x))``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.sigmoid(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.5>
+    """
     return _unary(ops.sigmoid, x, "Sigmoid")
 
 
 def erf(x: Any, name: str | None = None) -> Tensor:
+    """The error function.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.erf(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     return _unary(ops.erf, x, "Erf")
 
 
@@ -416,53 +607,113 @@ def _(g: Tensor, x: Tensor) -> Any:  # d erfc(x) = -2/sqrt(pi) e^(-x^2) dx
 
 
 def erfc(x: Any, name: str | None = None) -> Tensor:
-    """Complementary error function ``1 - erf(x)`` (accurate where erf is near 1)."""
+    """Complementary error function ``1 - erf(x)`` (accurate where erf is near 1).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.erfc(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return _unary(_erfc, x, "Erfc")
 
 
 def abs(x: Any, name: str | None = None) -> Tensor:
-    """Absolute value (gradient ``sign(x)``, 0 at 0)."""
+    """Absolute value (gradient ``sign(x)``, 0 at 0).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.abs(tf.constant([-1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
     return ops.abs(_t(x))
 
 
 def sign(x: Any, name: str | None = None) -> Tensor:
+    """-1, 0 or 1 (gradient 0).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.sign(tf.constant([-2.0, 0.0, 3.0]))
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([-1.,  0.,  1.], dtype=float32)>
+    """
     return ops.sign(_t(x))
 
 
 def reciprocal(x: Any, name: str | None = None) -> Tensor:
+    """``1 / x``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.reciprocal(tf.constant(4.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.25>
+    """
     return _unary(ops.reciprocal, x, "Reciprocal")
 
 
 def floor(x: Any, name: str | None = None) -> Tensor:
+    """Round down (no gradient).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.floor(tf.constant([1.5, -1.5]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 1., -2.], dtype=float32)>
+    """
     return ops.floor(_t(x))
 
 
 def ceil(x: Any, name: str | None = None) -> Tensor:
+    """Round up (no gradient).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.ceil(tf.constant([1.2, -1.2]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 2., -1.], dtype=float32)>
+    """
     return ops.ceil(_t(x))
 
 
 def round(x: Any, name: str | None = None) -> Tensor:
-    """Round half to even (banker's rounding), as TensorFlow does."""
+    """Round half to even (banker's rounding), as TensorFlow does.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.round(tf.constant([0.5, 1.5, 2.5]))
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([0., 2., 2.], dtype=float32)>
+    """
     return ops.round(_t(x))
 
 
 def maximum(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """Elementwise maximum; at ties the whole gradient goes to ``x`` (TensorFlow)."""
+    """Elementwise maximum; at ties the whole gradient goes to ``x`` (TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.maximum(tf.constant([1.0, 3.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 3.], dtype=float32)>
+    """
     return _binary(ops.maximum, x, y, "maximum", ties="first")
 
 
 def minimum(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """Elementwise minimum; at ties the whole gradient goes to ``x`` (TensorFlow)."""
+    """Elementwise minimum; at ties the whole gradient goes to ``x`` (TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.minimum(tf.constant([1.0, 3.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
     return _binary(ops.minimum, x, y, "minimum", ties="first")
 
 
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``(x - y) ** 2``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.squared_difference(tf.constant(3.0), 1.0)
+    <tf.Tensor: shape=(), dtype=float32, numpy=4.0>
+    """
     a, b = binary_args(x, y, function=True, name="squared_difference")
     return ops.square(ops.subtract(a, b))
 
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``x / y``, and 0 where ``y == 0`` (gradients 0 there too)."""
+    """``x / y``, and 0 where ``y == 0`` (gradients 0 there too).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.divide_no_nan(tf.constant([1.0, 1.0]), tf.constant([2.0, 0.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0. ], dtype=float32)>
+    """
     a, b = binary_args(x, y, function=True, name="DivNoNan")
     zero = ops.equal(b, 0)
     safe = ops.where(zero, 1.0, b)
@@ -470,14 +721,24 @@ def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``x * log(y)``, 0 where ``x == 0``."""
+    """``x * log(y)``, 0 where ``x == 0``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.xlogy(tf.constant([0.0, 1.0]), tf.constant([0.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
+    """
     a, b = binary_args(x, y, function=True, name="Xlogy")
     zero = ops.equal(a, 0)
     return ops.where(zero, 0.0, ops.multiply(a, ops.log(ops.where(zero, 1.0, b))))
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
-    """Sum of a list of tensors of one shape and dtype."""
+    """Sum of a list of tensors of one shape and dtype.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.add_n([tf.constant(1.0), tf.constant(2.0)])
+    <tf.Tensor: shape=(), dtype=float32, numpy=3.0>
+    """
     ts = [_t(x) for x in inputs]
     if not ts:
         raise ValueError(with_hint("inputs must be a list of at least one Tensor with the same "
@@ -494,26 +755,62 @@ def _compare(fn: Any, x: Any, y: Any, name: str) -> Tensor:
 
 
 def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x == y`` (bool; operands of one dtype).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.equal(tf.constant([1, 2]), 2)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     return _compare(ops.equal, x, y, "equal")
 
 
 def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x != y`` (bool).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.not_equal(tf.constant([1, 2]), 2)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """
     return _compare(ops.not_equal, x, y, "not_equal")
 
 
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x < y`` (bool).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.less(tf.constant([1.0, 3.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """
     return _compare(ops.less, x, y, "less")
 
 
 def less_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x <= y`` (bool).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.less_equal(tf.constant([1.0, 2.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True,  True])>
+    """
     return _compare(ops.less_equal, x, y, "less_equal")
 
 
 def greater(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x > y`` (bool).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.greater(tf.constant([1.0, 3.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     return _compare(ops.greater, x, y, "greater")
 
 
 def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise ``x >= y`` (bool).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.greater_equal(tf.constant([1.0, 2.0]), 2.0)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     return _compare(ops.greater_equal, x, y, "greater_equal")
 
 
@@ -525,38 +822,80 @@ def _check_bool(t: Tensor, op: str) -> None:
 
 
 def logical_and(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise AND of bool tensors.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.logical_and(tf.constant([True, True]), tf.constant([True, False]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """
     a, b = binary_args(x, y, function=True, name="logical_and")
     _check_bool(a, "LogicalAnd")
     return ops.logical_and(a, b)
 
 
 def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Elementwise OR of bool tensors.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.logical_or(tf.constant([True, False]), tf.constant([False, False]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """
     a, b = binary_args(x, y, function=True, name="logical_or")
     _check_bool(a, "LogicalOr")
     return ops.logical_or(a, b)
 
 
 def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
+    """Elementwise XOR of bool tensors.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.logical_xor(tf.constant([True, False]), tf.constant([True, True]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     a, b = binary_args(x, y, function=True, name="logical_xor")
     _check_bool(a, "LogicalXor")
     return ops.logical_xor(a, b)
 
 
 def logical_not(x: Any, name: str | None = None) -> Tensor:
+    """Elementwise NOT of a bool tensor.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.logical_not(tf.constant([True, False]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     t = _t(x)
     _check_bool(t, "LogicalNot")
     return ops.logical_not(t)
 
 
 def is_nan(x: Any, name: str | None = None) -> Tensor:
+    """True where ``x`` is NaN.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.is_nan(tf.constant([1.0, float('nan')]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     return ops.isnan(_t(x))
 
 
 def is_inf(x: Any, name: str | None = None) -> Tensor:
+    """True where ``x`` is +-inf.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.is_inf(tf.constant([1.0, float('inf')]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     return ops.isinf(_t(x))
 
 
 def is_finite(x: Any, name: str | None = None) -> Tensor:
+    """True where ``x`` is neither inf nor NaN.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.is_finite(tf.constant([1.0, float('inf')]))
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """
     return ops.isfinite(_t(x))
 
 
@@ -603,7 +942,12 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                 name: str | None = None) -> Tensor:
-    """Mean over ``axis``; integer tensors give the truncated integer mean, as TensorFlow."""
+    """Mean over ``axis``; integer tensors give the truncated integer mean, as TensorFlow.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_mean(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 3.5], dtype=float32)>
+    """
     t = _t(input_tensor)
     ax = _axes(axis, t, "Mean")
     if t._data.dtype.kind not in "fc":
@@ -617,7 +961,12 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: str | None = None) -> Tensor:
-    """Largest element over ``axis``; tied maxima share the gradient evenly (TensorFlow)."""
+    """Largest element over ``axis``; tied maxima share the gradient evenly (TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_max(tf.constant([[1.0, 5.0], [3.0, 2.0]]), axis=0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 5.], dtype=float32)>
+    """
     t = _t(input_tensor)
     ax = _axes(axis, t, "Max")
     if t._data.dtype.kind not in "fc":
@@ -627,7 +976,14 @@ def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: str | None = None) -> Tensor:
-    """Smallest element over ``axis``; tied minima share the gradient evenly."""
+    """Smallest element over ``axis``; tied minima share the gradient evenly.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_min(tf.constant([[1.0, 5.0], [3.0, 2.0]]), axis=1, keepdims=True)
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[1.],
+           [2.]], dtype=float32)>
+    """
     t = _t(input_tensor)
     ax = _axes(axis, t, "Min")
     if t._data.dtype.kind not in "fc":
@@ -637,6 +993,12 @@ def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                 name: str | None = None) -> Tensor:
+    """Product over ``axis`` (the gradient handles zeros exactly).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_prod(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 2., 12.], dtype=float32)>
+    """
     t = _t(input_tensor)
     ax = _axes(axis, t, "Prod")
     if t._data.dtype.kind not in "fc":
@@ -646,7 +1008,12 @@ def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                      name: str | None = None) -> Tensor:
-    """``log(sum(exp(x)))`` over ``axis``, computed stably."""
+    """``log(sum(exp(x)))`` over ``axis``, computed stably.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_logsumexp(tf.constant([0.0, 0.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.6931471824645996>
+    """
     t = _t(input_tensor)
     ensure_float(t, "Exp")
     ax = _axes(axis, t, "Max")
@@ -655,18 +1022,36 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: str | None = None) -> Tensor:
+    """Logical OR over ``axis``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_any(tf.constant([True, False]))
+    <tf.Tensor: shape=(), dtype=bool, numpy=True>
+    """
     t = _t(input_tensor)
     return tft(np.any(t._data, axis=_axes(axis, t, "Any"), keepdims=bool(keepdims)))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: str | None = None) -> Tensor:
+    """Logical AND over ``axis``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reduce_all(tf.constant([True, False]))
+    <tf.Tensor: shape=(), dtype=bool, numpy=False>
+    """
     t = _t(input_tensor)
     return tft(np.all(t._data, axis=_axes(axis, t, "All"), keepdims=bool(keepdims)))
 
 
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                     name: str | None = None) -> Tensor:
+    """Variance over ``axis`` (population, as TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.reduce_variance(tf.constant([1.0, 3.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     t = _t(input_tensor)
     ensure_float(t, "Mean")
     ax = _axes(axis, t, "Mean")
@@ -675,18 +1060,35 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
 
 def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                name: str | None = None) -> Tensor:
+    """Standard deviation over ``axis`` (population, as TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.reduce_std(tf.constant([1.0, 3.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return ops.sqrt(reduce_variance(input_tensor, axis, keepdims), zero_safe=True)
 
 
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> Tensor:
+    """``sqrt(sum(x ** 2))`` over ``axis``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.reduce_euclidean_norm(tf.constant([3.0, 4.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
     t = _t(input_tensor)
     return ops.sqrt(reduce_sum(ops.square(t), axis, keepdims), zero_safe=True)
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
            name: str | None = None) -> Tensor:
-    """Index of the largest value along ``axis`` (0 when None), int64 by default."""
+    """Index of the largest value along ``axis`` (0 when None), int64 by default.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.argmax(tf.constant([1.0, 3.0, 2.0]))
+    <tf.Tensor: shape=(), dtype=int64, numpy=1>
+    """
     t = _t(input)
     ax = 0 if axis is None else int(axis)
     return tft(np.argmax(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
@@ -694,6 +1096,12 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
            name: str | None = None) -> Tensor:
+    """Index of the smallest value along ``axis`` (0 when None), int64 by default.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.argmin(tf.constant([3.0, 1.0, 2.0]))
+    <tf.Tensor: shape=(), dtype=int64, numpy=1>
+    """
     t = _t(input)
     ax = 0 if axis is None else int(axis)
     return tft(np.argmin(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
@@ -701,7 +1109,12 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
            name: str | None = None) -> Tensor:
-    """Cumulative sum along ``axis`` (``exclusive``/``reverse`` as in TensorFlow)."""
+    """Cumulative sum along ``axis`` (``exclusive``/``reverse`` as in TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.cumsum(tf.constant([1.0, 2.0, 3.0]))
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 3., 6.], dtype=float32)>
+    """
     t = _t(x)
     ax = int(axis) % _bmax(t._data.ndim, 1)
     if reverse:
@@ -753,13 +1166,23 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
 
 def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
            name: str | None = None) -> Tensor:
-    """Matrix times vector: ``matmul(a, b[..., None])[..., 0]``."""
+    """Matrix times vector: ``matmul(a, b[..., None])[..., 0]``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.linalg.matvec(tf.eye(2), tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
     bb = expand_dims(b, -1)
     return squeeze(matmul(a, bb, transpose_a=transpose_a, adjoint_a=adjoint_a), -1)
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
-    """Sum over the given axes of ``a`` and ``b`` (``axes`` an int or a pair of lists)."""
+    """Sum over the given axes of ``a`` and ``b`` (``axes`` an int or a pair of lists).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.tensordot(tf.ones([2, 3]), tf.ones([3]), axes=1)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
+    """
     x, y = _t(a), _t(b)
     if x._data.dtype != y._data.dtype:
         binary_args(x, y, function=True, name="matmul")
@@ -783,13 +1206,24 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    """Einstein summation (differentiable in every operand).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.einsum('ij,j->i', tf.ones([2, 3]), tf.ones([3]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
+    """
     ts = [_t(x) for x in inputs]
     return ops.einsum(equation, *ts)
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,
          name: str | None = None) -> Tensor:
-    """Vector norm (``'euclidean'``/2, 1, ``np.inf``) or Frobenius norm."""
+    """Vector norm (``'euclidean'``/2, 1, ``np.inf``) or Frobenius norm.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.norm(tf.constant([3.0, 4.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
     t = _t(tensor)
     keep = bool(keepdims)
     if ord in ("euclidean", "fro", 2, 2.0):
@@ -811,7 +1245,14 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = 
 
 # ============================================================================ shapes
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
-    """Reshape (one ``-1`` allowed), with TensorFlow's error message."""
+    """Reshape (one ``-1`` allowed), with TensorFlow's error message.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reshape(tf.range(6), [2, -1])
+    <tf.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)>
+    """
     t = _t(tensor)
     shp = _shape_arg(shape)
     n = t._data.size
@@ -832,7 +1273,12 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
-    """Permute axes (reverse them when ``perm`` is None)."""
+    """Permute axes (reverse them when ``perm`` is None).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.transpose(tf.ones([2, 3])).shape
+    TensorShape([3, 2])
+    """
     t = _t(a)
     if perm is None:
         return ops.transpose(t)
@@ -845,6 +1291,12 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
 
 
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    """Swap the last two axes.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.linalg.matrix_transpose(tf.ones([2, 3])).shape
+    TensorShape([3, 2])
+    """
     return _swap_last(_t(a))
 
 
@@ -905,7 +1357,14 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
-    """Join tensors of one shape along a new axis."""
+    """Join tensors of one shape along a new axis.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.stack([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])], axis=1)
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 3.],
+           [2., 4.]], dtype=float32)>
+    """
     ts = _same_dtype(list(values), "Pack")
     s0 = ts[0]._data.shape
     for i, t in enumerate(ts[1:], 1):
@@ -921,7 +1380,12 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
-    """Split along ``axis`` into a list of tensors of one rank less."""
+    """Split along ``axis`` into a list of tensors of one rank less.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.unstack(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    [<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>, <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 4.], dtype=float32)>]
+    """
     t = _t(value)
     ax = int(axis) % _bmax(t._data.ndim, 1)
     n = t._data.shape[ax]
@@ -931,7 +1395,12 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unst
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
           name: str = "split") -> list[Tensor]:
-    """Split into ``n`` equal parts, or parts of the given sizes (one may be -1)."""
+    """Split into ``n`` equal parts, or parts of the given sizes (one may be -1).
+
+    >>> import tapegrad.tf as tf
+    >>> [t.shape for t in tf.split(tf.ones([5, 2]), [2, -1])]
+    [TensorShape([2, 2]), TensorShape([3, 2])]
+    """
     t = _t(value)
     nd = t._data.ndim
     ax = int(axis) % _bmax(nd, 1)
@@ -962,6 +1431,12 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
 
 
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    """Remove size-1 axes (only ``axis`` when given; other sizes are an error).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.squeeze(tf.ones([1, 2, 1])).shape
+    TensorShape([2])
+    """
     t = _t(input)
     if axis is None:
         return ops.squeeze(t)
@@ -980,6 +1455,12 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
 
 
 def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
+    """Insert a size-1 axis at ``axis``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.expand_dims(tf.ones([2]), 0).shape
+    TensorShape([1, 2])
+    """
     t = _t(input)
     nd = t._data.ndim
     a = int(axis)
@@ -990,6 +1471,14 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
+    """Broadcast to ``shape`` (the gradient is summed back).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.broadcast_to(tf.constant([1.0, 2.0]), [2, 2])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 2.],
+           [1., 2.]], dtype=float32)>
+    """
     t = _t(input)
     shp = _shape_arg(shape)
     try:
@@ -1004,7 +1493,14 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
-    """Repeat the tensor ``multiples[i]`` times along axis ``i``."""
+    """Repeat the tensor ``multiples[i]`` times along axis ``i``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.tile(tf.constant([[1, 2]]), [2, 1])
+    <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[1, 2],
+           [1, 2]], dtype=int32)>
+    """
     t = _t(input)
     m = _shape_arg(multiples)
     s = t._data.shape
@@ -1018,6 +1514,14 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
         name: str | None = None) -> Tensor:
+    """Constant padding (``paddings`` one ``[before, after]`` pair per axis).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.pad(tf.constant([[1.0]]), [[1, 0], [0, 1]])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0., 0.],
+           [1., 0.]], dtype=float32)>
+    """
     t = _t(tensor)
     if str(mode).upper() != "CONSTANT":
         raise NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
@@ -1027,6 +1531,12 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    """Reverse the order of elements along the given axes.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.reverse(tf.constant([1.0, 2.0, 3.0]), [0])
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([3., 2., 1.], dtype=float32)>
+    """
     t = _t(tensor)
     return ops.flip(t, axis=_shape_arg(axis))
 
@@ -1043,6 +1553,10 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
 
     Repeated indices accumulate in the gradient.  (TensorFlow returns that
     gradient as ``tf.IndexedSlices``; here it is the equivalent dense tensor.)
+
+    >>> import tapegrad.tf as tf
+    >>> tf.gather(tf.constant([10.0, 20.0, 30.0]), [2, 0])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([30., 10.], dtype=float32)>
     """
     t = _t(params)
     idx = _indices(indices)
@@ -1073,7 +1587,12 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:
-    """Gather by index tuples: ``indices[..., k]`` indexes axis ``k`` of ``params``."""
+    """Gather by index tuples: ``indices[..., k]`` indexes axis ``k`` of ``params``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.gather_nd(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [[1, 0]])
+    <tf.Tensor: shape=(1,), dtype=float32, numpy=array([3.], dtype=float32)>
+    """
     t = _t(params)
     idx = _indices(indices)
     k = idx.shape[-1]
@@ -1087,6 +1606,12 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None =
 
 
 def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Tensor:
+    """The elements of ``tensor`` where ``mask`` is True (gradient scattered back).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.boolean_mask(tf.constant([1.0, 2.0, 3.0]), [True, False, True])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 3.], dtype=float32)>
+    """
     t = _t(tensor)
     m = _indices(mask).astype(bool)
     ax = 0 if axis is None else int(axis)
@@ -1095,6 +1620,14 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_
 
 def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
             axis: Any = None, dtype: Any = None, name: str | None = None) -> Tensor:
+    """One-hot encoding of integer ``indices`` (float32 by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.one_hot([0, 2], depth=3)
+    <tf.Tensor: shape=(2, 3), dtype=float32, numpy=
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)>
+    """
     idx = _indices(indices).astype(np.int64)
     npd = _dt.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
     on = 1 if on_value is None else np.asarray(_t(on_value)._data)
@@ -1113,6 +1646,10 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     gradient goes only to the branch taken, so a NaN/inf in the other branch's
     value does not reach the gradient (but its own gradient must be finite:
     see ``tf.sqrt``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.where(tf.constant([True, False]), 1.0, 0.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 0.], dtype=float32)>
     """
     c = _t(condition)
     if x is None and y is None:
@@ -1132,7 +1669,12 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
 
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
                   name: str | None = None) -> Tensor:
-    """Clip to ``[min, max]``; the gradient is 1 inside and *at* the bounds (TensorFlow)."""
+    """Clip to ``[min, max]``; the gradient is 1 inside and *at* the bounds (TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.clip_by_value(tf.constant([-2.0, 0.5, 2.0]), -1.0, 1.0)
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([-1. ,  0.5,  1. ], dtype=float32)>
+    """
     x = _t(t)
     lo = clip_value_min if isinstance(clip_value_min, Tensor) else \
         convert_like(clip_value_min, x._data.dtype, False)
@@ -1147,7 +1689,12 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
 
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Tensor:
-    """Scale ``t`` so that its L2 norm over ``axes`` is at most ``clip_norm`` (TF's formula)."""
+    """Scale ``t`` so that its L2 norm over ``axes`` is at most ``clip_norm`` (TF's formula).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>
+    """
     x = _t(t)
     cn = convert_like(clip_norm, x._data.dtype, False)
     l2sum = reduce_sum(ops.multiply(x, x), axis=axes, keepdims=True)
@@ -1158,6 +1705,12 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
 
 
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: str | None = None) -> Tensor:
+    """Sorted values along ``axis`` (the gradient follows the permutation).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.sort(tf.constant([3.0, 1.0, 2.0]))
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 2., 3.], dtype=float32)>
+    """
     t = _t(values)
     idx = argsort(t, axis, direction)._data
     ax = int(axis) % _bmax(t._data.ndim, 1)
@@ -1168,6 +1721,12 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: str | 
 
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
             name: str | None = None) -> Tensor:
+    """Indices that sort ``values`` along ``axis`` (int32).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.argsort(tf.constant([3.0, 1.0, 2.0]))
+    <tf.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 0], dtype=int32)>
+    """
     t = _t(values)
     idx = np.argsort(t._data, axis=axis, kind="stable")
     if direction == "DESCENDING":
@@ -1176,6 +1735,12 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: b
 
 
 def meshgrid(*args: Any, indexing: str = "xy", **kwargs: Any) -> list[Tensor]:
+    """Coordinate grids (no gradient), ``indexing='xy'`` as NumPy.
+
+    >>> import tapegrad.tf as tf
+    >>> [t.shape for t in tf.meshgrid(tf.range(2), tf.range(3))]
+    [TensorShape([3, 2]), TensorShape([3, 2])]
+    """
     arrays: list[Any] = [_t(x)._data for x in args]
     return [tft(a) for a in np.meshgrid(*arrays, indexing=indexing)]  # type: ignore[call-overload]
 

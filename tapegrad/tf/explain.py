@@ -67,6 +67,13 @@ def why_none(tape: Any, target: Any, source: Any) -> Any:
 
     ``source`` may be a nest; the answer then has the same structure.
     Returns a short text: the cause and the fix.
+
+    >>> import tapegrad.tf as tf
+    >>> x = tf.Variable(2.0)
+    >>> with tf.GradientTape() as tape:
+    ...     y = tf.stop_gradient(x) * 3.0
+    >>> print(tf.explain.why_none(tape, y, x).splitlines()[0])
+    gradient(target, source) is None: every path from the target to the source goes through tf.stop_gradient.
     """
     if isinstance(source, (list, tuple, dict)):
         return _nest.map_structure(lambda s: why_none(tape, target, s), source)

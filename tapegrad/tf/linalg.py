@@ -20,10 +20,20 @@ adjoint = matrix_transpose
 
 
 def trace(x: Any, name: str | None = None) -> Tensor:
-    """Sum of the main diagonal of the last two axes."""
+    """Sum of the main diagonal of the last two axes.
+
+    >>> import tapegrad.tf as tf
+    >>> float(tf.linalg.trace(tf.eye(3)))
+    3.0
+    """
     return einsum("...ii->...", convert(x))
 
 
 def diag_part(input: Any, name: str = "diag_part", k: int = 0) -> Tensor:
-    """The main diagonal of the last two axes."""
+    """The main diagonal of the last two axes.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.linalg.diag_part(tf.eye(2)).numpy()
+    array([1., 1.], dtype=float32)
+    """
     return einsum("...ii->...i", convert(input))

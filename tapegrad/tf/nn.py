@@ -62,21 +62,43 @@ def _(g: Tensor, x: Tensor) -> Any:  # TensorFlow's Relu6Grad: g where 0 < x < 6
 
 
 def relu6(features: Any, name: str | None = None) -> Tensor:
-    """``min(max(x, 0), 6)``; gradient 0 at both 0 and 6 (as TensorFlow)."""
+    """``min(max(x, 0), 6)``; gradient 0 at both 0 and 6 (as TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.relu6(tf.constant([-1.0, 3.0, 8.0]))
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([0., 3., 6.], dtype=float32)>
+    """
     return _relu6(_t(features))
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
-    """``x`` for ``x > 0``, ``alpha * x`` otherwise (TensorFlow's default alpha 0.2)."""
+    """``x`` for ``x > 0``, ``alpha * x`` otherwise (TensorFlow's default alpha 0.2).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.leaky_relu(tf.constant([-1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.2,  2. ], dtype=float32)>
+    """
     # TensorFlow stores alpha as a float32 attribute, also for float64 kernels
     return ops.leaky_relu(_t(features), negative_slope=float(np.float32(alpha)))
 
 
 def elu(features: Any, name: str | None = None) -> Tensor:
+    """``x`` for ``x > 0``, ``exp(x) - 1`` otherwise (gradient 1 at 0).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.elu(tf.constant([-1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.63212055,  2.        ], dtype=float32)>
+    """
     return ops.elu(_t(features), alpha=1.0)
 
 
 def selu(features: Any, name: str | None = None) -> Tensor:
+    """Scaled ELU with TensorFlow's constants.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.selu(tf.constant([0.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.      , 1.050701], dtype=float32)>
+    """
     alpha, scale = 1.6732632423543772, 1.0507009873554805
     return ops.multiply(ops.elu(_t(features), alpha=alpha), scale)
 
@@ -86,6 +108,10 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
 
     ``0.5 x erfc(-x / sqrt(2))``, or
     ``0.5 x (1 + tanh(0.7978845608028654 (x + 0.044715 x^3)))``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.gelu(tf.constant([0.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.8413447], dtype=float32)>
     """
     x = _t(features)
     if x._data.dtype.kind != "f":
@@ -105,7 +131,12 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
 
 
 def silu(features: Any, beta: float = 1.0) -> Tensor:
-    """``x * sigmoid(beta * x)``."""
+    """``x * sigmoid(beta * x)``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.silu(tf.constant([0.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.7310586], dtype=float32)>
+    """
     x = _t(features)
     bx = x if beta == 1.0 else ops.multiply(x, beta)
     return ops.multiply(x, ops.sigmoid(bx))
@@ -126,13 +157,24 @@ def _(g: Tensor, x: Tensor) -> Any:  # d softplus(x) = sigmoid(x) dx
 
 
 def softplus(features: Any, name: str | None = None) -> Tensor:
-    """``log(exp(x) + 1)``, gradient ``sigmoid(x)`` (0.5 at 0, as TensorFlow)."""
+    """``log(exp(x) + 1)``, gradient ``sigmoid(x)`` (0.5 at 0, as TensorFlow).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.softplus(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.6931471824645996>
+    """
     x = _t(features)
     ensure_float(x, "Softplus")
     return _softplus(x)
 
 
 def softsign(features: Any, name: str | None = None) -> Tensor:
+    """``x / (1 + |x|)``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.softsign(tf.constant([1.0, -3.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 0.5 , -0.75], dtype=float32)>
+    """
     x = _t(features)
     return ops.divide(x, ops.add(ops.abs(x), 1.0))
 
@@ -142,14 +184,24 @@ def _axis(axis: Any) -> int:
 
 
 def softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``axis`` (last by default)."""
+    """``exp(x) / sum(exp(x))`` along ``axis`` (last by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.softmax(tf.constant([0.0, 0.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
+    """
     x = _t(logits)
     ensure_float(x, "Softmax")
     return ops.softmax(x, axis=_axis(axis))
 
 
 def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
-    """``x - logsumexp(x)`` along ``axis`` (last by default)."""
+    """``x - logsumexp(x)`` along ``axis`` (last by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.log_softmax(tf.constant([0.0, 0.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.6931472, -0.6931472], dtype=float32)>
+    """
     x = _t(logits)
     ensure_float(x, "LogSoftmax")
     return ops.log_softmax(x, axis=_axis(axis))
@@ -186,7 +238,12 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
                                       name: str | None = None) -> Tensor:
-    """``-sum(labels * log_softmax(logits))`` along ``axis`` (gradient to both)."""
+    """``-sum(labels * log_softmax(logits))`` along ``axis`` (gradient to both).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.softmax_cross_entropy_with_logits(labels=[[1.0, 0.0]], logits=[[0.0, 0.0]])
+    <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
+    """
     x = _t(logits)
     ensure_float(x, "SoftmaxCrossEntropyWithLogits")
     z = labels if isinstance(labels, Tensor) else convert_like(labels, x._data.dtype, False)
@@ -239,14 +296,24 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
 
 
 def l2_loss(t: Any, name: str | None = None) -> Tensor:
-    """``sum(t ** 2) / 2``."""
+    """``sum(t ** 2) / 2``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.l2_loss(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=2.5>
+    """
     x = _t(t)
     return ops.divide(ops.sum(ops.square(x)), 2.0)
 
 
 def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
                  dim: Any = None) -> Tensor:
-    """``x / sqrt(max(sum(x ** 2), epsilon))`` along ``axis``."""
+    """``x / sqrt(max(sum(x ** 2), epsilon))`` along ``axis``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.l2_normalize(tf.constant([3.0, 4.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>
+    """
     t = _t(x)
     ax = dim if axis is None else axis
     sq = reduce_sum(ops.square(t), axis=ax, keepdims=True)
@@ -255,6 +322,12 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
 
 
 def bias_add(value: Any, bias: Any, data_format: Any = None, name: str | None = None) -> Tensor:
+    """Add a 1-D ``bias`` along the last axis.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.bias_add(tf.zeros([1, 2]), tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    """
     v = _t(value)
     b = bias if isinstance(bias, Tensor) else convert_like(bias, v._data.dtype, False)
     v, b = binary_args(v, b, "BiasAdd")
@@ -268,7 +341,12 @@ def bias_add(value: Any, bias: Any, data_format: Any = None, name: str | None = 
 
 def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None,
             name: str | None = None) -> Tensor:
-    """Zero elements with probability ``rate`` and scale the rest by ``1 / (1 - rate)``."""
+    """Zero elements with probability ``rate`` and scale the rest by ``1 / (1 - rate)``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.dropout(tf.ones([3]), rate=0.0)
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 1., 1.], dtype=float32)>
+    """
     from .random import _generator
 
     t = _t(x)
@@ -284,7 +362,12 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None,
 
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
             name: str | None = None) -> tuple[Tensor, Tensor]:
-    """Mean and variance over ``axes`` (TensorFlow's formula: the variance stops the mean's gradient)."""
+    """Mean and variance over ``axes`` (TensorFlow's formula: the variance stops the mean's gradient).
+
+    >>> import tapegrad.tf as tf
+    >>> [float(t) for t in tf.nn.moments(tf.constant([1.0, 3.0]), axes=[0])]
+    [2.0, 1.0]
+    """
     t = _t(x)
     mean = reduce_mean(t, axes, keepdims=True)
     var = reduce_mean(ops.square(ops.subtract(t, stop_gradient(mean))), axes, keepdims=True)
@@ -297,5 +380,13 @@ def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
 
 
 def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Tensor:
+    """Rows of ``params`` at ``ids`` (``tf.gather``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.nn.embedding_lookup(tf.constant([[1.0], [2.0]]), [1, 1])
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[2.],
+           [2.]], dtype=float32)>
+    """
     return gather(params, ids)
 

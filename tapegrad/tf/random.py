@@ -31,7 +31,13 @@ _OP_RNGS: dict[int, np.random.Generator] = {}
 
 
 def set_seed(seed: int | None) -> None:
-    """Set the global random seed (resets every random stream)."""
+    """Set the global random seed (resets every random stream).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.set_seed(1); a = tf.random.uniform([2])
+    >>> tf.random.set_seed(1); bool(tf.reduce_all(a == tf.random.uniform([2])))
+    True
+    """
     _GLOBAL["seed"] = None if seed is None else int(seed)
     _GLOBAL["rng"] = np.random.default_rng(seed)
     _OP_RNGS.clear()
@@ -75,7 +81,12 @@ def _float_dtype(dtype: Any) -> np.dtype:
 
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.float32,
            seed: Any = None, name: str | None = None) -> Tensor:
-    """Samples from a normal distribution (float32 by default)."""
+    """Samples from a normal distribution (float32 by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.normal([2, 3], stddev=0.1).shape
+    TensorShape([2, 3])
+    """
     npd = _float_dtype(dtype)
     z = _generator(seed).standard_normal(_shape(shape))
     m = convert(mean)._data.astype(npd)
@@ -98,7 +109,13 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
 
 def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dt.float32,
             seed: Any = None, name: str | None = None) -> Tensor:
-    """Uniform samples in ``[minval, maxval)`` (``maxval`` 1 for floats)."""
+    """Uniform samples in ``[minval, maxval)`` (``maxval`` 1 for floats).
+
+    >>> import tapegrad.tf as tf
+    >>> x = tf.random.uniform([100], minval=2.0, maxval=3.0)
+    >>> bool(tf.reduce_all(x >= 2.0)), x.dtype
+    (True, tf.float32)
+    """
     npd = _dt.np_dtype(dtype)
     g = _generator(seed)
     shp = _shape(shape)

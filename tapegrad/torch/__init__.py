@@ -86,8 +86,20 @@ from ._tensor import (
 _tensor.install()
 _methods.install()
 
-from . import autograd, cuda, nn, optim  # noqa: E402
+from . import (  # noqa: E402
+    _misc,  # noqa: E402
+    autograd,
+    cuda,
+    nn,
+    optim,
+)
 from ._misc import (  # noqa: E402
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
     compile,
     get_num_threads,
     is_inference,
@@ -108,10 +120,7 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-FloatTensor = Tensor
-DoubleTensor = Tensor
-LongTensor = Tensor
-BoolTensor = Tensor
+Tensor = _misc.TorchTensor  # type: ignore[misc, assignment]  # noqa: F811
 strided = "torch.strided"
 inf = _builtins.float("inf")
 nan = inf - inf
@@ -126,7 +135,7 @@ __all__ = [
     "complex128", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bool", "half", "float", "double", "cfloat", "cdouble", "short", "int", "long",
     "get_default_dtype", "set_default_dtype", "FloatTensor", "DoubleTensor", "LongTensor",
-    "BoolTensor", "inf", "nan", "pi", "e",
+    "BoolTensor", "IntTensor", "HalfTensor", "inf", "nan", "pi", "e",
     # creation and random numbers
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",

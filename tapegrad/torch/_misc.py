@@ -55,3 +55,64 @@ def compile(model: Any = None, **kwargs: Any) -> Any:
     if model is None:
         return lambda m: m
     return model
+
+
+class _TensorMeta(type):
+    """``torch.Tensor`` stands for tapegrad's one Tensor class (isinstance, attributes),
+    while calling it builds a tensor the way ``torch.Tensor(...)`` does."""
+
+    _dtype: Any = None
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if not isinstance(obj, Tensor):
+            return False
+        return cls._dtype is None or obj._data.dtype == cls._dtype
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return isinstance(sub, type) and issubclass(sub, Tensor)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(Tensor, name)
+
+
+def _legacy_new(dt: Any, args: tuple[Any, ...]) -> Tensor:
+    import numpy as np
+
+    if not args:
+        return _tensor._finish(np.zeros(0, dtype=dt), False)
+    if len(args) == 1 and not isinstance(args[0], int):
+        return _tensor._finish(_tensor._infer_array(args[0], np.dtype(dt)), False)
+    return _tensor._finish(np.zeros(_tensor.size_arg(args), dtype=dt), False)
+
+
+class TorchTensor(metaclass=_TensorMeta):
+    """``torch.Tensor``: ``isinstance(t, torch.Tensor)`` holds for every tapegrad tensor;
+    ``torch.Tensor([1, 2])`` makes a float32 tensor and ``torch.Tensor(2, 3)`` an
+    (zero-filled) float32 tensor of that size, as PyTorch's legacy constructor does.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.Tensor([1, 2]), isinstance(torch.ones(1), torch.Tensor)
+    (tensor([1., 2.]), True)
+    """
+
+    def __new__(cls, *args: Any) -> Tensor:  # type: ignore[misc]
+        from . import _dtype
+
+        return _legacy_new(_dtype.default_np(), args)
+
+
+def _typed(name: str, dt: Any) -> type:
+    def new(cls: Any, *args: Any) -> Tensor:
+        return _legacy_new(dt, args)
+
+    return _TensorMeta(name, (), {"__new__": new, "_dtype": dt,
+                                  "__doc__": f"``torch.{name}``: legacy constructor and "
+                                             "isinstance check for one dtype."})
+
+
+FloatTensor = _typed("FloatTensor", "float32")
+DoubleTensor = _typed("DoubleTensor", "float64")
+LongTensor = _typed("LongTensor", "int64")
+IntTensor = _typed("IntTensor", "int32")
+BoolTensor = _typed("BoolTensor", "bool")
+HalfTensor = _typed("HalfTensor", "float16")

@@ -251,11 +251,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    return P.round_op(input, decimals=decimals)  # type: ignore[no-any-return]
+    return P.round_op(input, decimals=decimals)
 
 
 def trunc(input: Tensor) -> Tensor:
-    return P.trunc_op(input)  # type: ignore[no-any-return]
+    return P.trunc_op(input)
 
 
 def log2(input: Tensor) -> Tensor:
@@ -322,13 +322,13 @@ clip = clamp
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     if isinstance(min, Tensor):
         return clamp(input, min=min)
-    return P.clamp_min_op(_check_tensor(input, "clamp_min"), min, None)  # type: ignore[no-any-return]
+    return P.clamp_min_op(_check_tensor(input, "clamp_min"), min, None)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     if isinstance(max, Tensor):
         return clamp(input, max=max)
-    return P.clamp_max_op(_check_tensor(input, "clamp_max"), None, max)  # type: ignore[no-any-return]
+    return P.clamp_max_op(_check_tensor(input, "clamp_max"), None, max)
 
 
 def where(condition: Any, input: Any = None, other: Any = None) -> Any:
@@ -376,7 +376,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     from ..ops.linalg import _bmm
 
     a, b = promote(input, mat2, "matmul")
-    return _bmm(a, b)  # type: ignore[no-any-return]
+    return _bmm(a, b)
 
 
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
@@ -1086,7 +1086,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     idx = _index_array(index, "take")
-    return P.take_op(core.reshape(input, (-1,)), index=(idx,))  # type: ignore[no-any-return]
+    return P.take_op(core.reshape(input, (-1,)), index=(idx,))
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -1096,7 +1096,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
             f"{from_np(m.dtype)}", "compare first, e.g. x > 0"))
     v = value if isinstance(value, Tensor) else input._data.dtype.type(value)
-    return P.masked_fill_op(m, v, input)  # type: ignore[no-any-return]
+    return P.masked_fill_op(m, v, input)
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:
@@ -1154,12 +1154,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     m = np.tril(np.ones(input._data.shape[-2:], dtype=bool), diagonal)
-    return P.tril_op(m, input, input._data.dtype.type(0))  # type: ignore[no-any-return]
+    return P.tril_op(m, input, input._data.dtype.type(0))
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     m = np.triu(np.ones(input._data.shape[-2:], dtype=bool), diagonal)
-    return P.triu_op(m, input, input._data.dtype.type(0))  # type: ignore[no-any-return]
+    return P.triu_op(m, input, input._data.dtype.type(0))
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:

@@ -301,9 +301,6 @@ def _nll_index(shape: tuple[int, ...], target: np.ndarray, weight: np.ndarray | 
     return idx, w
 
 
-nll_loss2d_op = None  # set below, once the VJP is attached
-
-
 @nll_loss_op.defvjp
 def _(g: Tensor, x_shape: tuple[int, ...], target: np.ndarray, weight: Any, ignore_index: int,
       reduction: str) -> Any:

@@ -609,6 +609,8 @@ def _to(x: Any, dt: np.dtype) -> Any:
         return x if x._data.dtype == dt else cast(x, dtype=dt)
     if isinstance(x, np.ndarray):
         return x.astype(dt, copy=False)
+    if isinstance(x, np.generic):
+        return dt.type(x)  # NumPy scalars are not "weak" in NumPy 2: cast them explicitly
     return x
 
 

@@ -50,7 +50,9 @@ def p_promotion(torch: Any) -> Any:
              b + 1, b + 1.5, b & b, i64 / i64, i64 / 2, f32 * torch.tensor(2.0, dtype=torch.float64),
              i64 * torch.tensor(2.0, dtype=torch.float64), f16 * 2.0, f16 * f32, i64 ** 2,
              2 ** i64, i64 // 2, i64 % 2, f32 > i64, f32 + True, i32 * torch.tensor(3),
-             torch.cat([f32, f64]), torch.where(b, f32, 0), torch.where(b, f32, f64)]
+             torch.cat([f32, f64]), torch.where(b, f32, 0), torch.where(b, f32, f64),
+             f32 * np.float64(2.0), np.float64(2.0) * f32, i64 * np.float64(1.5),
+             i64 * np.float32(1.5), f32 + np.array([1.0, 2.0])]
     return [(str(p.dtype), p) for p in pairs]
 
 

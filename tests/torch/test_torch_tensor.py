@@ -224,6 +224,9 @@ def test_core_style_unaffected() -> None:
     (lambda f32, f64, i64, b: f32 > i64, "bool"),
     (lambda f32, f64, i64, b: torch.cat([f32, f64]), "float64"),
     (lambda f32, f64, i64, b: torch.add(i64, f32), "float32"),
+    (lambda f32, f64, i64, b: f32 * np.float64(2.0), "float32"),
+    (lambda f32, f64, i64, b: i64 * np.float32(1.5), "float32"),
+    (lambda f32, f64, i64, b: f32 + np.array([1.0, 2.0]), "float64"),
 ])
 def test_promotion(fn: object, dtype: str) -> None:
     f32 = torch.tensor([1.0, 2.0])

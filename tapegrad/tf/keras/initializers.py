@@ -118,7 +118,13 @@ class VarianceScaling(Initializer):
 
 
 class GlorotUniform(VarianceScaling):
-    """Uniform in ``[-limit, limit]``, ``limit = sqrt(6 / (fan_in + fan_out))`` (Dense's default)."""
+    """Uniform in ``[-limit, limit]``, ``limit = sqrt(6 / (fan_in + fan_out))`` (Dense's default).
+
+    >>> import tapegrad.tf as tf
+    >>> k = tf.keras.initializers.GlorotUniform()((3, 5))
+    >>> bool(tf.reduce_all(tf.abs(k) <= (6 / 8) ** 0.5)), k.dtype
+    (True, tf.float32)
+    """
 
     def __init__(self, seed: Any = None) -> None:
         super().__init__(1.0, "fan_avg", "uniform", seed)

@@ -391,7 +391,13 @@ class KerasInput:
 
 def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,
           name: str | None = None, **kwargs: Any) -> KerasInput:
-    """An input placeholder: use it as the first element of a ``Sequential``."""
+    """An input placeholder: use it as the first element of a ``Sequential``.
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2)])
+    >>> [tuple(w.shape) for w in m.weights]
+    [(3, 2), (2,)]
+    """
     return KerasInput(() if shape is None else shape, batch_size, dtype, name)
 
 

@@ -55,6 +55,12 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Tensor:
 
 
 def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample mean of absolute errors over the last axis.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.losses.mean_absolute_error([[1.0, 2.0]], [[0.0, 0.0]])
+    <tf.Tensor: shape=(1,), dtype=float32, numpy=array([1.5], dtype=float32)>
+    """
     p = _pred(y_pred)
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
@@ -118,7 +124,18 @@ _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", 
 
 
 class Loss:
-    """Base class: ``loss(y_true, y_pred, sample_weight=None)`` reduces per-sample values."""
+    """Base class: ``loss(y_true, y_pred, sample_weight=None)`` reduces per-sample values.
+
+    ``reduction``: ``"sum_over_batch_size"`` (default: the sum divided by the
+    number of per-sample values), ``"sum"``, or ``None`` (per-sample values).
+
+    >>> import tapegrad.tf as tf
+    >>> class Abs(tf.keras.losses.Loss):
+    ...     def call(self, y_true, y_pred):
+    ...         return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+    >>> float(Abs()(tf.constant([[1.0], [3.0]]), tf.constant([[0.0], [0.0]])))
+    2.0
+    """
 
     def __init__(self, name: str | None = None, reduction: Any = "sum_over_batch_size",
                  dtype: Any = None) -> None:

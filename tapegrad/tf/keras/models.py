@@ -38,7 +38,7 @@ class Model(Layer):
     >>> import tapegrad.tf as tf
     >>> class Net(tf.keras.Model):
     ...     def __init__(self):
-    ...         super().__init__()
+    ...         super().__init__(name="net")
     ...         self.hidden = tf.keras.layers.Dense(4, activation="tanh")
     ...         self.out = tf.keras.layers.Dense(1)
     ...     def call(self, x):
@@ -68,6 +68,10 @@ class Model(Layer):
             with _Paused(), _scope(self.name):
                 self.__dict__["built"] = True
                 self.call(tft(np.zeros(shp, dtype=self.__dict__["_dtype"])))
+        self.__dict__["built"] = True
+
+    def _maybe_build(self, x: Any) -> None:
+        # the sublayers build themselves inside the first call (in this model's name scope)
         self.__dict__["built"] = True
 
     def summary(self, print_fn: Any = print) -> None:

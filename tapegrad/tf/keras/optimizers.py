@@ -193,6 +193,14 @@ class SGD(Optimizer):
     """Stochastic gradient descent with optional (Nesterov) momentum, Keras's rule.
 
     ``v = momentum * v - lr * g``; ``w += v`` (Nesterov: ``w += momentum * v - lr * g``).
+
+    >>> import tapegrad.tf as tf
+    >>> w = tf.Variable(1.0)
+    >>> opt = tf.keras.optimizers.SGD(learning_rate=0.1, momentum=0.9)
+    >>> for _ in range(2):
+    ...     _ = opt.apply_gradients([(tf.constant(1.0), w)])
+    >>> round(float(w), 6)
+    0.71
     """
 
     _default_name = "sgd"
@@ -216,7 +224,15 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam with Keras's defaults (``epsilon=1e-7``) and update rule."""
+    """Adam with Keras's defaults (``epsilon=1e-7``) and update rule.
+
+    >>> import tapegrad.tf as tf
+    >>> w = tf.Variable(1.0)
+    >>> opt = tf.keras.optimizers.Adam(learning_rate=0.1)
+    >>> _ = opt.apply_gradients([(tf.constant(5.0), w)])
+    >>> round(float(w), 5), opt.epsilon
+    (0.9, 1e-07)
+    """
 
     _default_name = "adam"
 

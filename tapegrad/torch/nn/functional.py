@@ -84,7 +84,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (``SiluBackward0``)."""
-    return P.silu_op(_float(_check(input, "silu"), "silu"))  # type: ignore[no-any-return]
+    return P.silu_op(_float(_check(input, "silu"), "silu"))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -342,7 +342,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             f"Target size ({Size(target._data.shape)}) must be the same as input size "
             f"({Size(x._data.shape)})", "pass a target shaped like the input"))
     if pos_weight is None and weight is None:
-        return P.bce_logits_op(x, target, reduction=r)  # type: ignore[no-any-return]
+        return P.bce_logits_op(x, target, reduction=r)
     if pos_weight is None:
         v = core.sigmoid_cross_entropy_with_logits(target, x)
     else:
