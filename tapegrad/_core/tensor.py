@@ -10,7 +10,6 @@ those in :data:`STYLE_HOOKS`.
 
 from __future__ import annotations
 
-import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -275,7 +274,7 @@ class Tensor:
         """The underlying array (shared, not copied)."""
         h = STYLE_HOOKS[self._style].get("numpy")
         if h is not None:
-            return h(self, force)  # type: ignore[no-any-return]
+            return h(self, force)
         return self._data
 
     @property
@@ -386,7 +385,7 @@ class Tensor:
     def __repr__(self) -> str:
         h = STYLE_HOOKS[self._style].get("repr")
         if h is not None:
-            return h(self)  # type: ignore[no-any-return]
+            return h(self)
         body = np.array2string(self._data, separator=", ", prefix="tensor(")
         extra = ""
         if self._node is not None:
@@ -397,12 +396,12 @@ class Tensor:
 
     def __str__(self) -> str:
         h = STYLE_HOOKS[self._style].get("str")
-        return h(self) if h is not None else repr(self)  # type: ignore[no-any-return]
+        return h(self) if h is not None else repr(self)
 
     def __format__(self, spec: str) -> str:
         h = STYLE_HOOKS[self._style].get("format")
         if h is not None:
-            return h(self, spec)  # type: ignore[no-any-return]
+            return h(self, spec)
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         return format(str(self), spec)
@@ -431,7 +430,7 @@ class Tensor:
     def clone(self) -> Tensor:
         from ..ops import clone
 
-        return clone(self)  # type: ignore[no-any-return]
+        return clone(self)
 
     # ------------------------------------------------------------------ operators
     def __add__(self, other: Any) -> Tensor:
@@ -491,7 +490,7 @@ class Tensor:
     def __neg__(self) -> Tensor:
         from ..ops import negative
 
-        return negative(self)  # type: ignore[no-any-return]
+        return negative(self)
 
     def __pos__(self) -> Tensor:
         return self
@@ -499,12 +498,12 @@ class Tensor:
     def __abs__(self) -> Tensor:
         from ..ops import abs as _abs
 
-        return _abs(self)  # type: ignore[no-any-return]
+        return _abs(self)
 
     def __invert__(self) -> Tensor:
         from ..ops import logical_not
 
-        return logical_not(self)  # type: ignore[no-any-return]
+        return logical_not(self)
 
     def __and__(self, other: Any) -> Tensor:
         return _binary("logical_and", self, other)
@@ -521,16 +520,16 @@ class Tensor:
     def __xor__(self, other: Any) -> Tensor:
         return _binary("logical_xor", self, other)
 
-    def __lt__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __lt__(self, other: Any) -> Tensor:
         return _binary("less", self, other)
 
-    def __le__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __le__(self, other: Any) -> Tensor:
         return _binary("less_equal", self, other)
 
-    def __gt__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __gt__(self, other: Any) -> Tensor:
         return _binary("greater", self, other)
 
-    def __ge__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __ge__(self, other: Any) -> Tensor:
         return _binary("greater_equal", self, other)
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
@@ -559,7 +558,7 @@ class Tensor:
     def __getitem__(self, index: Any) -> Tensor:
         from ..ops import getitem
 
-        return getitem(self, index)  # type: ignore[no-any-return]
+        return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         from ..ops import setitem
@@ -620,22 +619,22 @@ class Tensor:
             keepdim: Any = None, dtype: Any = None) -> Tensor:
         from ..ops import sum as _sum
 
-        return _sum(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))  # type: ignore[no-any-return]
+        return _sum(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))
 
     def mean(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
              keepdim: Any = None, dtype: Any = None) -> Tensor:
         h = self._hook("mean")
         if h is not None:
-            return h(self, _axis(axis, dim), _keep(keepdims, keepdim), dtype=dtype)  # type: ignore[no-any-return]
+            return h(self, _axis(axis, dim), _keep(keepdims, keepdim), dtype=dtype)
         from ..ops import mean
 
-        return mean(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))  # type: ignore[no-any-return]
+        return mean(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))
 
     def prod(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
              keepdim: Any = None) -> Tensor:
         from ..ops import prod
 
-        return prod(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))  # type: ignore[no-any-return]
+        return prod(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))
 
     def max(self, *args: Any, **kwargs: Any) -> Any:
         h = self._hook("max")
@@ -656,18 +655,18 @@ class Tensor:
     def var(self, *args: Any, **kwargs: Any) -> Tensor:
         h = self._hook("var")
         if h is not None:
-            return h(self, *args, **kwargs)  # type: ignore[no-any-return]
+            return h(self, *args, **kwargs)
         from ..ops import var
 
-        return var(self, *args, **kwargs)  # type: ignore[no-any-return]
+        return var(self, *args, **kwargs)
 
     def std(self, *args: Any, **kwargs: Any) -> Tensor:
         h = self._hook("std")
         if h is not None:
-            return h(self, *args, **kwargs)  # type: ignore[no-any-return]
+            return h(self, *args, **kwargs)
         from ..ops import std
 
-        return std(self, *args, **kwargs)  # type: ignore[no-any-return]
+        return std(self, *args, **kwargs)
 
     def reshape(self, *shape: Any, **kwargs: Any) -> Tensor:
         from ..ops import reshape
@@ -676,94 +675,94 @@ class Tensor:
             shp = kwargs.pop("shape")
         else:
             shp = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
-        return reshape(self, tuple(shp) if not isinstance(shp, int) else (shp,))  # type: ignore[no-any-return]
+        return reshape(self, tuple(shp) if not isinstance(shp, int) else (shp,))
 
     def transpose(self, *axes: Any) -> Tensor:
         h = self._hook("transpose")
         if h is not None:
-            return h(self, *axes)  # type: ignore[no-any-return]
+            return h(self, *axes)
         from ..ops import transpose
 
         if len(axes) == 1 and not isinstance(axes[0], int):
             axes = tuple(axes[0])
-        return transpose(self, axes or None)  # type: ignore[no-any-return]
+        return transpose(self, axes or None)
 
     @property
     def T(self) -> Tensor:
         from ..ops import transpose
 
-        return transpose(self)  # type: ignore[no-any-return]
+        return transpose(self)
 
     def astype(self, dtype: Any) -> Tensor:
         from ..ops import cast
 
-        return cast(self, dtype)  # type: ignore[no-any-return]
+        return cast(self, dtype)
 
     def flatten(self, *args: Any, **kwargs: Any) -> Tensor:
         h = self._hook("flatten")
         if h is not None:
-            return h(self, *args, **kwargs)  # type: ignore[no-any-return]
+            return h(self, *args, **kwargs)
         return self.reshape(-1)
 
     def squeeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
         from ..ops import squeeze
 
-        return squeeze(self, _axis(axis, dim))  # type: ignore[no-any-return]
+        return squeeze(self, _axis(axis, dim))
 
     def exp(self) -> Tensor:
         from ..ops import exp
 
-        return exp(self)  # type: ignore[no-any-return]
+        return exp(self)
 
     def log(self) -> Tensor:
         from ..ops import log
 
-        return log(self)  # type: ignore[no-any-return]
+        return log(self)
 
     def sqrt(self) -> Tensor:
         from ..ops import sqrt
 
-        return sqrt(self)  # type: ignore[no-any-return]
+        return sqrt(self)
 
     def tanh(self) -> Tensor:
         from ..ops import tanh
 
-        return tanh(self)  # type: ignore[no-any-return]
+        return tanh(self)
 
     def sigmoid(self) -> Tensor:
         from ..ops import sigmoid
 
-        return sigmoid(self)  # type: ignore[no-any-return]
+        return sigmoid(self)
 
     def relu(self) -> Tensor:
         from ..ops import relu
 
-        return relu(self)  # type: ignore[no-any-return]
+        return relu(self)
 
     def abs(self) -> Tensor:
         from ..ops import abs as _abs
 
-        return _abs(self)  # type: ignore[no-any-return]
+        return _abs(self)
 
     def any(self, axis: Any = None) -> Tensor:
         from ..ops import any as _any
 
-        return _any(self, axis=axis)  # type: ignore[no-any-return]
+        return _any(self, axis=axis)
 
     def all(self, axis: Any = None) -> Tensor:
         from ..ops import all as _all
 
-        return _all(self, axis=axis)  # type: ignore[no-any-return]
+        return _all(self, axis=axis)
 
     def argmax(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor:
         from ..ops import argmax
 
-        return argmax(self, axis=_axis(axis, dim), keepdims=keepdim)  # type: ignore[no-any-return]
+        return argmax(self, axis=_axis(axis, dim), keepdims=keepdim)
 
     def argmin(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor:
         from ..ops import argmin
 
-        return argmin(self, axis=_axis(axis, dim), keepdims=keepdim)  # type: ignore[no-any-return]
+        return argmin(self, axis=_axis(axis, dim), keepdims=keepdim)
 
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:
@@ -784,7 +783,7 @@ def _binary(name: str, a: Any, b: Any) -> Tensor:
     p = PROMOTE[style]
     if p is not None:
         a, b = p(a, b, name)
-    return fn(a, b)  # type: ignore[no-any-return]
+    return fn(a, b)
 
 
 def _forward_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -832,7 +831,7 @@ def install_fast_operators(ops: Any) -> None:
 def _inplace_op(t: Tensor, name: str, other: Any) -> Tensor:
     h = STYLE_HOOKS[t._style].get("inplace")
     if h is not None:
-        return h(t, name, other)  # type: ignore[no-any-return]
+        return h(t, name, other)
     t._check_inplace(f"in-place {name}")
     src = t
     if name not in ("add", "subtract") and _STATE.grad_enabled and (

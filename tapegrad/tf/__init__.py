@@ -14,6 +14,24 @@ with only the import line changed.
 >>> grads = tape.gradient(y, {"w": w, "b": b})
 >>> float(y), float(grads["w"]), float(grads["b"])
 (5.0, 4.0, 1.0)
+
+Where tapegrad.tf knowingly differs from TensorFlow:
+
+- Gradients of ``tf.gather``/indexing are dense tensors (TensorFlow returns
+  ``tf.IndexedSlices``, which ``tf.convert_to_tensor`` turns into the same
+  dense values).
+- ``tf.random`` draws from NumPy: reproducible with ``tf.random.set_seed``,
+  but not TensorFlow's numbers.
+- A Python float (or ``None``) passed as a gradient source is a clear
+  ``TypeError`` (TensorFlow fails with an ``AttributeError``).
+- ``tf.function`` is accepted and ignored (everything runs eagerly);
+  ``tf.Tensor`` is :class:`tapegrad.Tensor` (so ``isinstance(v, tf.Tensor)``
+  is also true for variables), and tensors are hashable.
+- The recorded graph lives as long as the tensors computed from it (the tape
+  holds no graph): deleting or resetting a tape frees the tape at once, and a
+  non-persistent tape releases the values it saved after its ``gradient``.
+- ``tf.explain.why_none(tape, target, source)`` (also ``tape.explain``) is a
+  tapegrad addition: it says why a gradient is ``None``.
 """
 
 from __future__ import annotations

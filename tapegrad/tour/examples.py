@@ -203,37 +203,37 @@ print(f"w.requires_grad: {w.requires_grad}")             # True
 print(f"w_detached.requires_grad: {w_detached.requires_grad}") # False
 '''),
     Example("6. A training loop", "tf", "seed", _TRAIN_SETUP_TF + '''
-# TensorFlow 
+# TensorFlow
 [w, b] = tf_model.trainable_variables
 for epoch in range(epochs):
   with tf.GradientTape() as tape:
-    # forward passing and loss calculations 
-    # within explicit tape scope 
+    # forward passing and loss calculations
+    # within explicit tape scope
     predictions = tf_model(x)
     loss = squared_error(predictions, y)
 
   # compute gradients (grad)
   w_grad, b_grad = tape.gradient(loss, tf_model.trainable_variables)
 
-  # update training variables 
+  # update training variables
   w.assign(w - w_grad * learning_rate)
   b.assign(b - b_grad * learning_rate)
   print(f"epoch {epoch}: loss {loss.numpy():.4f}")
 print("w:", [round(float(v), 4) for v in w.numpy().ravel()], "b:", round(float(b.numpy()[0]), 4))
 '''),
     Example("6. A training loop", "torch", "seed", _TRAIN_SETUP_TORCH + '''
-# PyTorch 
+# PyTorch
 [w, b] = torch_model.parameters()
 for epoch in range(epochs):
-  # forward pass and loss calculation 
-  # implicit tape-based AD 
+  # forward pass and loss calculation
+  # implicit tape-based AD
   y_pred = torch_model(inputs)
   loss = squared_error(y_pred, labels)
 
   # compute gradients (grad)
   loss.backward()
-  
-  # update training variables / parameters  
+
+  # update training variables / parameters
   with torch.no_grad():
     w -= w.grad * learning_rate
     b -= b.grad * learning_rate
@@ -248,9 +248,9 @@ for epoch in range(epochs):
   with tf.GradientTape() as tape:
     loss = squared_error(tf_model(x), y)
   w_grad, b_grad = tape.gradient(loss, tf_model.trainable_variables)
-  # TensorFlow 
+  # TensorFlow
   # ....
-  # update training variables 
+  # update training variables
   optimizer.apply_gradients(zip([w_grad, b_grad], tf_model.trainable_weights))
   print(f"epoch {epoch}: loss {loss.numpy():.4f}")
 '''),
