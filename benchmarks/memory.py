@@ -84,6 +84,8 @@ def _measure(forward: Callable[[], Any], backward: Callable[[Any], Any]) -> dict
         "after_forward_mb": round((after_fwd - base) / MB, 3),
         "held_after_gradient_mb": round((after_grad - base) / MB, 3),
         "after_release_mb": round((after_release - base) / MB, 3),
+        # what the tape (or retained graph) still holds once the gradients are computed
+        "held_by_graph_mb": round((after_grad - after_release) / MB, 3),
     }
 
 

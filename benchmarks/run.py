@@ -485,8 +485,8 @@ def memory_suite(loaded: list[Loaded], quick: bool, log: Any) -> dict[str, Any]:
         for mode, m in res.items():
             if isinstance(m, dict):
                 log(f"  {lab} {mode}: peak {m['peak_mb']:.2f} MB, held after gradient "
-                    f"{m['held_after_gradient_mb']:.2f} MB, after release "
-                    f"{m['after_release_mb']:.2f} MB")
+                    f"{m['held_after_gradient_mb']:.2f} MB, of which the tape/graph "
+                    f"{m['held_by_graph_mb']:.2f} MB")
     return out
 
 
@@ -598,14 +598,15 @@ def markdown(results: dict[str, Any], chart: str | None = None) -> str:
         if mem["persistence"]:
             out += ["", "One W1 forward + gradient: persistent vs non-persistent tape "
                     "(and retain_graph):", "",
-                    "| front-end | mode | peak | held after gradient | after release |",
+                    "| front-end | mode | peak | held after the gradient call | "
+                    "of which the tape/graph (freed on release) |",
                     "|---|---|---|---|---|"]
             for lab, res in mem["persistence"].items():
                 for mode, r in res.items():
                     if isinstance(r, dict):
-                        out.append(f"| {lab} | {mode} | {r['peak_mb']:.1f} MB | "
-                                   f"{r['held_after_gradient_mb']:.1f} MB | "
-                                   f"{r['after_release_mb']:.1f} MB |")
+                        out.append(f"| {lab} | {mode} | {r['peak_mb']:.2f} MB | "
+                                   f"{r['held_after_gradient_mb']:.2f} MB | "
+                                   f"{r['held_by_graph_mb']:.2f} MB |")
     notes = results.get("notes") or []
     if notes:
         out += [""] + [f"- {n}" for n in notes]
@@ -628,23 +629,29 @@ def make_chart(results: dict[str, Any], path: Path) -> bool:
                 names.append(n)
     if not names:
         return False
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(wkeys) + 4), 5.2))
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(wkeys) + 4), 5.8))
     width = 0.8 / len(names)
     cmap = plt.get_cmap("tab10")
     for j, n in enumerate(names):
-        xs, ys = [], []
+        xs, ys, marks = [], [], []
         for i, wk in enumerate(wkeys):
             c = results["workloads"][wk]["results"].get(n)
             if c and c.get("status") == "ok":
                 xs.append(i + (j - (len(names) - 1) / 2) * width)
                 ys.append(c["median_ratio"])
+                marks.append("*" if "sizes" in c else "")
         bars = ax.bar(xs, ys, width=width * 0.95, label=n, color=cmap(j % 10),
                       hatch="//" if n.startswith("tapegrad") else None, edgecolor="white")
-        for b, y in zip(bars, ys):
-            ax.text(b.get_x() + b.get_width() / 2, y * 1.05, f"{y:.1f}" if y < 10 else f"{y:.0f}",
+        for b, y, mk in zip(bars, ys, marks):
+            ax.text(b.get_x() + b.get_width() / 2, y * 1.05,
+                    (f"{y:.1f}" if y < 10 else f"{y:.0f}") + mk,
                     ha="center", va="bottom", fontsize=6.5, rotation=90)
-    ax.axhline(1.0, color="black", lw=1, ls="--")
-    ax.text(-0.5, 1.02, " hand-written NumPy = 1", ha="left", va="bottom", fontsize=8)
+        for i, wk in enumerate(wkeys):  # workloads this implementation cannot do
+            c = results["workloads"][wk]["results"].get(n)
+            if c and c.get("status") in ("none", "failed"):
+                ax.text(i + (j - (len(names) - 1) / 2) * width, 1.05, c["status"],
+                        ha="center", va="bottom", fontsize=6.5, rotation=90, color="#777777")
+    ax.axhline(1.0, color="black", lw=1, ls="--", label="hand-written NumPy (= 1)")
     ax.set_yscale("log")
     lows = [c["median_ratio"] for wres in results["workloads"].values()
             for c in wres["results"].values() if c.get("status") == "ok"]
@@ -652,13 +659,19 @@ def make_chart(results: dict[str, Any], path: Path) -> bool:
     ax.set_xticks(range(len(wkeys)))
     ax.set_xticklabels([f"{k}\n{_short(results['workloads'][k]['title'])}" for k in wkeys],
                        fontsize=8)
-    ax.set_ylabel("time / hand-written NumPy time (log scale, lower is better)")
+    ax.set_ylabel("time / hand-written NumPy time\n(log scale, lower is better)")
     m = results["machine"]
-    ax.set_title(f"tapegrad vs hand-written NumPy and peers — {m['cpu']}, {m['cores']} cores, "
-                 f"NumPy {m['numpy']}" + (" (quick sizes)" if results.get("quick") else ""),
-                 fontsize=9)
-    ax.legend(fontsize=7.5, ncol=3, loc="upper left")
-    ax.set_ylim(bottom=min([0.5] + [v * 0.6 for v in lows]), top=ax.get_ylim()[1] * 3)
+    thr = results.get("threads", {}).get("numpy_blas")
+    ax.set_title(f"tapegrad vs hand-written NumPy and peers: {m['cpu']}, {m['cores']} cores, "
+                 f"{thr} thread(s) each, NumPy {m['numpy']}"
+                 + (" (quick sizes)" if results.get("quick") else ""), fontsize=9)
+    ax.set_ylim(bottom=min([0.5] + [v * 0.6 for v in lows]), top=ax.get_ylim()[1] * 2.5)
+    ax.legend(fontsize=7.5, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.13),
+              frameon=False)
+    if any("sizes" in c for wres in results["workloads"].values()
+           for c in wres["results"].values()):
+        fig.text(0.01, 0.01, "* measured on a shorter chain (see the JSON / README notes)",
+                 fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)
@@ -780,24 +793,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         log(f"warning: load average {load[0]} before the run: other processes compete for "
             "the CPUs, timings will be noisy")
     t_start = time.perf_counter()
-    for wkey in WORKLOADS:
-        if wkey not in selected:
-            continue
-        w = WORKLOADS[wkey]
-        log(f"{wkey}: {w.title}" + (" [quick sizes]" if args.quick else ""))
-        wres = bench_workload(w, loaded, args.quick, repeats, args.budget, log, args.max_run)
-        if w.measure_memory and not args.no_memory:
-            measure_memory(wkey, wres["results"], args.quick, log, args.threads,
-                           args.tracemalloc)
-        results["workloads"][wkey] = wres
-    if "M" in selected and not args.no_memory:
-        log("M: memory (W1 training steps; persistent vs non-persistent tape)")
-        results["memory"] = memory_suite(loaded, args.quick, log)
-    gc.unfreeze()
+    try:
+        for wkey in WORKLOADS:
+            if wkey not in selected:
+                continue
+            w = WORKLOADS[wkey]
+            log(f"{wkey}: {w.title}" + (" [quick sizes]" if args.quick else ""))
+            wres = bench_workload(w, loaded, args.quick, repeats, args.budget, log,
+                                  args.max_run)
+            if w.measure_memory and not args.no_memory:
+                measure_memory(wkey, wres["results"], args.quick, log, args.threads,
+                               args.tracemalloc)
+            results["workloads"][wkey] = wres
+        if "M" in selected and not args.no_memory:
+            log("M: memory (W1 training steps; persistent vs non-persistent tape)")
+            results["memory"] = memory_suite(loaded, args.quick, log)
+    finally:
+        gc.unfreeze()
     results["elapsed_s"] = round(time.perf_counter() - t_start, 1)
     results["load_average_at_end"] = _loadavg()
 
-    print(format_table(results))
+    if results["workloads"]:
+        print(format_table(results))
     json_path = Path(args.json) if args.json else RESULTS_DIR / "latest.json"
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(results, indent=1, default=_json_default) + "\n")
@@ -807,7 +824,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         chart_path = Path(args.chart) if args.chart else RESULTS_DIR / "latest.png"
         if make_chart(results, chart_path):
             log(f"saved {chart_path}")
-            chart_rel = chart_path.name
+            md_dir = Path(args.markdown).resolve().parent if args.markdown else RESULTS_DIR
+            chart_rel = os.path.relpath(chart_path.resolve(), md_dir)
         else:
             log("chart skipped: matplotlib is not installed")
     if args.markdown:
