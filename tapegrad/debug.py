@@ -65,6 +65,12 @@ def _fmt_meta(shape: Any, dtype: Any) -> str:
     return f"{'?' if dtype is None else np.dtype(dtype).name}{_fmt_shape(shape)}"
 
 
+def _passes_gradient(n: Node) -> bool:
+    """False for nodes that cut the gradient on purpose (``tf.stop_gradient``)."""
+    op = getattr(n, "op", None)
+    return op is None or op.name != "stop_gradient"
+
+
 def _flatten(obj: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     """Flatten a nest of dicts/lists/tuples into ``(path, leaf)`` pairs (insertion order)."""
     stack: list[tuple[str, Any]] = [(prefix, obj)]
@@ -586,7 +592,11 @@ def to_dot(
     if src_keys:
         for e in entries:
             n = e["node"]
-            if n in src_keys or any(c is not None and c in on_path and c in index for c in n.next):
+            if n in src_keys:
+                on_path.add(n)
+            elif _passes_gradient(n) and any(
+                c is not None and c in on_path and c in index for c in n.next
+            ):
                 on_path.add(n)
 
     lines = [

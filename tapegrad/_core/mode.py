@@ -17,7 +17,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _State(threading.local):
     def __init__(self) -> None:
         self.grad_enabled: bool = True
-        # Tapes whose ``with`` block is open and that are not paused.
+        # Tapes whose ``with`` block is open and that are not paused.  A tape is any
+        # object with ``_interested(args) -> bool`` (record this op?) and
+        # ``_recorded(node)`` (told of each node it recorded).
         self.tapes: tuple[Any, ...] = ()
         # None/False, or a callable marking each tensor made in inference mode (set by a
         # front-end's inference_mode; the core only calls it)

@@ -208,6 +208,8 @@ def _record(
     node.attrs = attrs
     node.tapes = rec
     node.rg = rg
+    for tp in rec:
+        tp._recorded(node)
     if ANOMALY[0]:
         node.trace = traceback.extract_stack()[:-1]
     res = make(out, node, rg, style)

@@ -31,7 +31,7 @@ import numpy as np
 from .. import engine as _engine
 from .._core import mode
 from .._core.errors import with_hint
-from .._core.node import FREED, AccumulateGrad, Node
+from .._core.node import FREED, Node
 from .._core.registry import get_acc
 from .._core.tensor import TF, Tensor, make
 from . import _nest
@@ -82,7 +82,7 @@ class _Token:
     """
 
     __slots__ = ("watched", "auto", "variables", "var_ids", "alive", "keep", "shared",
-                 "__weakref__")
+                 "nodes", "__weakref__")
 
     def __init__(self, auto: bool) -> None:
         self.watched: set[Node] = set()
@@ -94,6 +94,13 @@ class _Token:
         # False while every node this tape recorded is recorded by it alone (no other tape on
         # the stack, no PyTorch-style input): its one gradient call may then free as it goes
         self.shared = False
+        # weak references to the nodes this tape recorded, so that deleting or resetting
+        # the tape releases their saved values even while an output still holds the graph
+        self.nodes: list[weakref.ref[Node]] = []
+
+    def _recorded(self, node: Node) -> None:
+        """Called by the core for each node this tape recorded."""
+        self.nodes.append(weakref.ref(node))
 
     def _interested(self, args: Sequence[Any]) -> bool:
         """Called by the core for each op while this tape records (hot path)."""
@@ -145,8 +152,16 @@ class _Token:
         return self in n.tapes
 
     def release(self) -> None:
+        """The tape is gone (deleted, reset, or its one gradient taken): free what it held."""
         self.alive = False
         self.keep = []
+        refs, self.nodes = self.nodes, []
+        for ref in refs:
+            n = ref()
+            if n is None or n.rg or not n.saved or n.saved is FREED:
+                continue
+            if all(tp is self or not getattr(tp, "alive", True) for tp in n.tapes):
+                n.saved = FREED
 
 
 def _key(tok: _Token, t: Tensor) -> Node | None:
@@ -357,12 +372,6 @@ class GradientTape:
         self._spent = tok  # kept (without the watched tensors) so explain() can still answer
         self._token = None
         self._used = True
-        if roots:
-            for n in _engine._graph_order(roots, tok.owns):
-                if n.__class__ is AccumulateGrad or n.rg or not n.saved or n.saved is FREED:
-                    continue
-                if all(tp is tok or not getattr(tp, "alive", True) for tp in n.tapes):
-                    n.saved = FREED
 
     def gradient(
         self,

@@ -65,6 +65,9 @@ class FakeTape:
                     return True
         return False
 
+    def _recorded(self, node: Any) -> None:
+        pass
+
     def __enter__(self) -> FakeTape:
         mode.STATE.tapes = mode.STATE.tapes + (self,)
         return self
