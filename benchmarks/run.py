@@ -450,7 +450,7 @@ def memory_suite(loaded: list[Loaded], quick: bool, log: Any) -> dict[str, Any]:
         if ld.skipped or ld.impl.kind == "peer" or "W1" not in ld.setups:
             continue
         try:
-            prof = memory.steps_profile(ld.setups["W1"], data, steps, warmup=min(5, steps // 2))
+            prof = memory.steps_profile(ld.setups["W1"], data, steps, warmup=min(50, steps // 2))
         except Exception as exc:
             out["training"][ld.impl.name] = {"status": "failed", "note": _err(exc)}
             continue
@@ -562,13 +562,15 @@ def markdown(results: dict[str, Any], chart: str | None = None) -> str:
     header, rows = table_rows(results)
     m = results["machine"]
     blas = ", ".join(f"{b.get('internal_api')} {b.get('version')} ({b.get('architecture')}, "
-                     f"{b.get('num_threads')} threads)" for b in m["blas"]) or "unknown"
+                     f"{_threads_text(b.get('num_threads'))})" for b in m["blas"]) or "unknown"
     thr = results["threads"]
+    load = results.get("load_average_at_start")
     out = [
         f"Measured {results['date']} on {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
         f"NumPy {m['numpy']} with {blas}. Threads: "
         + ", ".join(f"{k} {v if not isinstance(v, dict) else v['intra_op']}"
-                    for k, v in thr.items()) + ".",
+                    for k, v in thr.items()) + "."
+        + (f" Load average before the run: {load[0]}." if load else ""),
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in results["versions"].items()) + ".",
         "",
@@ -663,7 +665,7 @@ def make_chart(results: dict[str, Any], path: Path) -> bool:
     m = results["machine"]
     thr = results.get("threads", {}).get("numpy_blas")
     ax.set_title(f"tapegrad vs hand-written NumPy and peers: {m['cpu']}, {m['cores']} cores, "
-                 f"{thr} thread(s) each, NumPy {m['numpy']}"
+                 f"{_threads_text(thr)} each, NumPy {m['numpy']}"
                  + (" (quick sizes)" if results.get("quick") else ""), fontsize=9)
     ax.set_ylim(bottom=min([0.5] + [v * 0.6 for v in lows]), top=ax.get_ylim()[1] * 2.5)
     ax.legend(fontsize=7.5, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.13),
@@ -677,6 +679,10 @@ def make_chart(results: dict[str, Any], path: Path) -> bool:
     fig.savefig(path, dpi=130)
     plt.close(fig)
     return True
+
+
+def _threads_text(n: Any) -> str:
+    return f"{n} thread" + ("" if n == 1 else "s")
 
 
 def _short(title: str) -> str:
@@ -727,6 +733,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tracemalloc", action="store_true",
                    help="W3: also measure the tracemalloc peak of NumPy-based "
                         "implementations (one more run each, slow)")
+    p.add_argument("--from-json", default=None,
+                   help="do not measure: print/draw/write the results saved in this JSON file")
     p.add_argument("--memory-child", nargs=2, metavar=("WORKLOAD", "IMPL"),
                    help=argparse.SUPPRESS)
     p.add_argument("--memory-sizes", default=None, help=argparse.SUPPRESS)
@@ -748,6 +756,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
+
+    if args.from_json:
+        saved: dict[str, Any] = json.loads(Path(args.from_json).read_text())
+        return _outputs(saved, args, log, save_json=False)
 
     selected = [s.strip().upper() for s in args.only.split(",")] if args.only else \
         list(WORKLOADS) + ["M"]
@@ -813,12 +825,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["elapsed_s"] = round(time.perf_counter() - t_start, 1)
     results["load_average_at_end"] = _loadavg()
 
+    return _outputs(results, args, log, save_json=True)
+
+
+def _outputs(results: dict[str, Any], args: argparse.Namespace, log: Any,
+             save_json: bool) -> dict[str, Any]:
+    """Print the table; write the JSON, the chart and the Markdown table."""
     if results["workloads"]:
         print(format_table(results))
-    json_path = Path(args.json) if args.json else RESULTS_DIR / "latest.json"
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(results, indent=1, default=_json_default) + "\n")
-    log(f"saved {json_path}")
+    if save_json:
+        json_path = Path(args.json) if args.json else RESULTS_DIR / "latest.json"
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(results, indent=1, default=_json_default) + "\n")
+        log(f"saved {json_path}")
     chart_rel: str | None = None
     if not args.no_chart and results["workloads"]:
         chart_path = Path(args.chart) if args.chart else RESULTS_DIR / "latest.png"

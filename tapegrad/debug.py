@@ -89,21 +89,20 @@ def _flatten(obj: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def _tape_nodes(tape: Any) -> list[Node]:
-    """The nodes a tape recorded, if the tape keeps them."""
-    for attr in ("_nodes", "nodes", "_recorded"):
-        got = getattr(tape, attr, None)
-        if got is None:
-            continue
-        if callable(got):
-            got = got()
-        items = list(got.values()) if isinstance(got, Mapping) else list(got)
-        nodes: list[Node] = []
-        for it in items:
-            if not isinstance(it, Node) and callable(it):  # a weak reference
-                it = it()
-            if isinstance(it, Node):
-                nodes.append(it)
-        return nodes
+    """The nodes a tape recorded, when it keeps them (weakly or not), oldest first."""
+    for obj in (tape, _tape_ident(tape)):
+        for attr in ("nodes", "_nodes"):
+            got = getattr(obj, attr, None)
+            if got is None or callable(got):
+                continue
+            items = list(got.values()) if isinstance(got, Mapping) else list(got)
+            nodes: list[Node] = []
+            for it in items:
+                if not isinstance(it, Node) and callable(it):  # a weak reference
+                    it = it()
+                if isinstance(it, Node):
+                    nodes.append(it)
+            return nodes
     raise TypeError(
         errors.with_hint(
             f"cannot list the graph of {type(tape).__name__}: it keeps no recorded nodes",

@@ -52,25 +52,26 @@ def flatten(x: Any) -> list[Any]:
 
 def pack_sequence_as(structure: Any, flat: list[Any]) -> Any:
     """Rebuild ``structure`` with its leaves replaced by ``flat`` (in order)."""
-    it = iter(flat)
+    return _build(structure, iter(flat))
 
-    def build(s: Any) -> Any:
-        if isinstance(s, Mapping):
-            vals = {k: build(s[k]) for k in _sorted_keys(s)}
-            try:
-                return type(s)((k, vals[k]) for k in s)  # type: ignore[call-arg]
-            except TypeError:
-                return {k: vals[k] for k in s}
-        if isinstance(s, tuple):
-            items = [build(c) for c in s]
-            if hasattr(s, "_fields"):  # namedtuple
-                return type(s)(*items)
-            return type(s)(items) if type(s) is not tuple else tuple(items)
-        if isinstance(s, list):
-            return [build(c) for c in s]
-        return next(it)
 
-    return build(structure)
+def _build(s: Any, it: Iterator[Any]) -> Any:
+    # a module-level function (not a self-referencing closure): a closure cycle would keep
+    # the iterator, and every tensor in ``flat``, alive until the garbage collector runs
+    if isinstance(s, Mapping):
+        vals = {k: _build(s[k], it) for k in _sorted_keys(s)}
+        try:
+            return type(s)((k, vals[k]) for k in s)  # type: ignore[call-arg]
+        except TypeError:
+            return {k: vals[k] for k in s}
+    if isinstance(s, tuple):
+        items = [_build(c, it) for c in s]
+        if hasattr(s, "_fields"):  # namedtuple
+            return type(s)(*items)
+        return type(s)(items) if type(s) is not tuple else tuple(items)
+    if isinstance(s, list):
+        return [_build(c, it) for c in s]
+    return next(it)
 
 
 def map_structure(fn: Callable[[Any], Any], structure: Any) -> Any:

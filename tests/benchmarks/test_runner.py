@@ -166,3 +166,12 @@ def test_script_entry_point_and_only(tmp_path: Path) -> None:
 def test_unknown_workload_is_refused() -> None:
     with pytest.raises(SystemExit, match="unknown workload"):
         runner.main(["--only", "W9"])
+
+
+def test_outputs_can_be_redrawn_from_json(quick: tuple[dict[str, Any], Path],
+                                          tmp_path: Path) -> None:
+    _, out = quick
+    res = runner.main(["--from-json", str(out / "r.json"), "--no-chart",
+                       "--markdown", str(tmp_path / "again.md")])
+    assert set(res["workloads"]) == set(WORKLOADS)
+    assert "| workload |" in (tmp_path / "again.md").read_text()

@@ -493,3 +493,42 @@ def test_deleting_a_persistent_tape_frees_its_saved_values_while_the_output_live
     # exp(x), sin(x) and the saved product inputs (3 x 0.8 MB) go; y (a scalar) stays
     assert held - after > 2_000_000
     assert float(y.numpy()) != 0.0
+
+
+def test_training_steps_leak_nothing_without_the_garbage_collector() -> None:
+    """Each step's graph and gradients go by reference counting alone (no cycles)."""
+    import gc
+    import tracemalloc
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.normal(size=(32, 16)).astype(np.float32))
+    w = tf.Variable(rng.normal(size=(16, 8)).astype(np.float32))
+    b = tf.Variable(np.zeros(8, np.float32))
+
+    def step() -> None:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+        gw, gb = tape.gradient(loss, [w, b])
+        w.assign_sub(0.01 * gw)
+        b.assign_sub(0.01 * gb)
+
+    for _ in range(5):
+        step()
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    tracemalloc.start()
+    try:
+        for _ in range(10):
+            step()
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(100):
+            step()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+        if was_enabled:
+            gc.enable()
+    assert grown < 64_000, grown
