@@ -448,32 +448,41 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") ->
 
 
 @defop("clip", saves=("x", "lo", "hi"), grad_name="ClampBackward1", needs=True)
-def clip(x: Any, lo: Any, hi: Any) -> Any:
+def clip(x: Any, lo: Any, hi: Any, *, bounds: str = "numpy") -> Any:
     out = np.asarray(x)
     if lo is not None:
         out = _binary_fwd("clip", np.maximum, out, lo)
     if hi is not None:
         out = _binary_fwd("clip", np.minimum, out, hi)
+    if bounds == "torch":  # PyTorch promotes with tensor bounds
+        return out
     return out.astype(np.result_type(x), copy=False) if np.ndim(out) else out
 
 
 @clip.defvjp
-def _(g: Tensor, x: Any, lo: Any, hi: Any, needs: tuple[bool, ...]) -> Any:
-    # dx passes where lo <= x <= hi (both frameworks give 1 at a bound);
-    # a tensor bound gets the gradient where it is the active one
+def _(g: Tensor, x: Any, lo: Any, hi: Any, needs: tuple[bool, ...], bounds: str = "numpy") -> Any:
+    # dx passes where lo <= x <= hi (both frameworks give 1 at a bound); a tensor bound gets
+    # the gradient where it is the active one.  When lo > hi the output is hi: "numpy" gives
+    # the gradient to hi only where x > hi as well, "torch" (PyTorch's clamp_backward_min_max)
+    # to hi everywhere and to lo nowhere.
     inside: Any = True
     if lo is not None:
         inside = greater_equal(x, lo)
     if hi is not None:
         inside = logical_and(inside, less_equal(x, hi)) if lo is not None else less_equal(x, hi)
     gx = multiply(g, inside) if needs[0] else None
-    glo = multiply(g, less(x, lo)) if needs[1] and lo is not None else None
-    ghi = None
+    glo = ghi = None
+    if needs[1] and lo is not None:
+        m = less(x, lo)
+        if hi is not None and bounds == "torch":
+            m = logical_and(m, less(lo, hi))
+        glo = multiply(g, m)
     if needs[2] and hi is not None:
-        above = greater(x, hi)
+        m = greater(x, hi)
         if lo is not None:
-            above = logical_and(above, greater_equal(hi, lo))
-        ghi = multiply(g, above)
+            m = logical_or(m, less(hi, lo)) if bounds == "torch" else \
+                logical_and(m, greater_equal(hi, lo))
+        ghi = multiply(g, m)
     return gx, glo, ghi
 
 

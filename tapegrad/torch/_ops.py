@@ -310,7 +310,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -
         raise RuntimeError(with_hint("torch.clamp: At least one of 'min' or 'max' must not be "
                                      "None", "pass min=, max= or both"))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return P.clamp_tensor_op(x, min, max)
+        return P.clamp_tensor_op(x, min, max, bounds="torch")
     if x._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
         x = _floatify(x)
     return core.clip(x, min, max)

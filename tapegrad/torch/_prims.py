@@ -386,6 +386,7 @@ def _(g: Tensor, x: Any, w: Any, needs: tuple[bool, ...]) -> Any:
 
 
 from ..ops.elementwise import _nondiff  # noqa: E402
+from ..ops.elementwise import clip as _clip_op  # noqa: E402
 from ..ops.elementwise import where as _where_op  # noqa: E402
 
 masked_fill_op = _where_op.renamed("MaskedFillBackward0")
@@ -393,40 +394,8 @@ tril_op = _where_op.renamed("TrilBackward0")
 triu_op = _where_op.renamed("TriuBackward0")
 
 
-@defop("clamp", saves=("x", "lo", "hi"), grad_name="ClampBackward0", needs=True)
-def clamp_tensor_op(x: Any, lo: Any, hi: Any) -> Any:
-    out = np.asarray(x)
-    if lo is not None:
-        out = np.maximum(out, lo)
-    if hi is not None:
-        out = np.minimum(out, hi)
-    return out
-
-
-@clamp_tensor_op.defvjp
-def _(g: Tensor, x: Any, lo: Any, hi: Any, needs: tuple[bool, ...]) -> Any:
-    # PyTorch's clamp_backward / clamp_backward_min_max: x passes inside [lo, hi] (inclusive);
-    # lo gets it where x < lo < hi; hi where x > hi or hi < lo
-    from ..ops import greater_equal, less, less_equal, logical_and, logical_or
-
-    inside: Any = True
-    if lo is not None:
-        inside = greater_equal(x, lo)
-    if hi is not None:
-        inside = logical_and(inside, less_equal(x, hi)) if lo is not None else less_equal(x, hi)
-    gx = multiply(g, inside) if needs[0] else None
-    glo = ghi = None
-    if needs[1] and lo is not None:
-        m = less(x, lo)
-        if hi is not None:
-            m = logical_and(m, less(lo, hi))
-        glo = multiply(g, m)
-    if needs[2] and hi is not None:
-        m = greater(x, hi)
-        if lo is not None:
-            m = logical_or(m, less(hi, lo))
-        ghi = multiply(g, m)
-    return gx, glo, ghi
+# torch.clamp with tensor bounds: the core clip under PyTorch's name and bound convention
+clamp_tensor_op = _clip_op.renamed("ClampBackward0")
 
 
 def _zero_grad_op(name: str, grad_name: str, fn: Any) -> Any:
