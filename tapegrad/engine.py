@@ -15,6 +15,7 @@ into ``.grad`` after the whole pass succeeded, so a failing pass changes no
 from __future__ import annotations
 
 import re
+import sys
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -410,8 +411,15 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
         if create_graph:
             t.grad = _restyle(g, t._style)
         else:
-            t.grad = make(np.array(g._data, dtype=t._data.dtype, copy=True), None, False,
-                          t._style)
+            arr = g._data
+            # Take the engine's fresh array as it is when nothing else can see it (as
+            # PyTorch's AccumulateGrad steals a gradient whose refcount is 1); copy otherwise,
+            # since later backward passes add into .grad in place.  References to ``g`` here:
+            # the caller's, this frame's and getrefcount's; to ``arr``: g's, ours, getrefcount's.
+            if not (arr.dtype == t._data.dtype and arr.base is None and arr.flags.writeable
+                    and sys.getrefcount(g) <= 3 and sys.getrefcount(arr) <= 3):
+                arr = np.array(arr, dtype=t._data.dtype, copy=True)
+            t.grad = make(arr, None, False, t._style)
     elif create_graph or cur._node is not None:
         t.grad = _restyle(cur + g, t._style)
     else:
@@ -446,10 +454,12 @@ def backward(
     res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
     # write phase: nothing above has touched any .grad
     if targets is None:
-        for key, g in res.items():
+        while res:
+            key, g = res.popitem()
             lf = key.variable_ref() if isinstance(key, AccumulateGrad) else None
             if lf is not None:
                 _accumulate(lf, g, create_graph)
+            del g
     else:
         for t, key in zip(ins, targets):
             gk = res.get(key)

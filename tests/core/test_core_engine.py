@@ -634,3 +634,27 @@ def test_anomaly_mode_names_the_forward_op() -> None:
             y.sum().backward()
     assert "test_core_engine.py" in str(ei.value)
     assert x.grad is None
+
+
+def test_leaf_grads_never_alias_each_other_or_graph_values() -> None:
+    """backward may hand a fresh gradient array to .grad without copying, but only when
+    nothing else holds it: two leaves fed the same upstream gradient get separate arrays."""
+    import numpy as np
+
+    a = tg.tensor([1.0, 2.0], requires_grad=True)
+    b = tg.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()
+    assert not np.shares_memory(a.grad._data, b.grad._data)
+    a.grad._data += 100.0  # changing one must not change the other
+    assert b.grad.tolist() == [1.0, 1.0]
+    kept: list[Any] = []
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3.0
+    y.register_hook(lambda g: kept.append(g))
+    y.sum().backward()
+    x.grad._data += 1.0
+    assert all(np.all(k._data == 1.0) for k in kept)
+    w = tg.tensor(np.ones((3, 3)), requires_grad=True)
+    (w @ w).sum().backward()
+    (w @ w).sum().backward()
+    assert w.grad.tolist() == [[12.0] * 3] * 3
