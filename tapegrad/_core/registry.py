@@ -15,6 +15,7 @@ an input's name (the input tensor itself), ``"out"`` (the forward result), or
 from __future__ import annotations
 
 import inspect
+import os
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -159,6 +160,17 @@ def defop(
     return deco
 
 
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stack() -> traceback.StackSummary:
+    """The current stack without tapegrad's own innermost frames (anomaly mode)."""
+    stack = traceback.extract_stack()
+    while len(stack) > 1 and os.path.abspath(stack[-1].filename).startswith(_PKG_DIR + os.sep):
+        stack.pop()
+    return stack
+
+
 def get_acc(t: Any) -> AccumulateGrad:
     """The leaf's AccumulateGrad node (made on first use, owned by the tensor)."""
     acc = t._acc
@@ -211,7 +223,7 @@ def _record(
     for tp in rec:
         tp._recorded(node)
     if ANOMALY[0]:
-        node.trace = traceback.extract_stack()[:-1]
+        node.trace = _user_stack()
     res = make(out, node, rg, style)
     node.out_vc = res._vc
     codes = op.save_codes
