@@ -10,12 +10,11 @@ import numpy as np
 
 from .._core.errors import with_hint
 from .._core.registry import defop
-from .._core.tensor import Tensor, make
+from .._core.tensor import Tensor
 from .elementwise import (
     divide,
     equal,
     exp,
-    log,
     multiply,
     sqrt,
     square,
@@ -259,39 +258,81 @@ def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tens
     return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
 
 
-def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
-    """``log(sum(exp(x)))`` computed stably (the max is subtracted as a constant)."""
-    ax = norm_axis(axis, _ndim(x))
-    xd = x._data if isinstance(x, Tensor) else np.asarray(x)
+# The softmax family are primitives rather than composites: one stable kernel
+# forward and a short VJP (still in tapegrad ops, so still differentiable to any
+# order) instead of ~6 recorded ops each way.
+@defop("logsumexp", saves=("x", "out"), grad_name="LogsumexpBackward0")
+def logsumexp_op(x: Any, *, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    x = np.asarray(x)
     with np.errstate(all="ignore"):
-        m = np.max(xd, axis=ax, keepdims=True) if xd.size else np.zeros((1,) * xd.ndim)
+        m = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros((1,) * x.ndim)
         m = np.where(np.isfinite(m), m, 0)
-    mt = make(m.astype(xd.dtype, copy=False))
-    s = sum(exp(subtract(x, mt)), axis=ax, keepdims=True)
-    out = log(s) + mt
+        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     if not keepdims:
-        out = reshape(out, shape=_reduced_shape(xd.shape, ax))
-    return out
+        r = np.squeeze(r, axis=axis) if axis is not None else r.reshape(())
+    return np.asarray(r).astype(x.dtype, copy=False)
 
 
-def _reduced_shape(shape: tuple[int, ...], ax: tuple[int, ...] | None) -> tuple[int, ...]:
-    if ax is None:
-        return ()
-    return tuple(s for i, s in enumerate(shape) if i not in ax)
+@logsumexp_op.defvjp
+def _(g: Tensor, x: Tensor, out: Tensor, axis: Any, keepdims: bool) -> Any:
+    # dx = g * exp(x - lse)
+    shape = x._data.shape
+    return (multiply(_expand(g, axis, keepdims, shape),
+                     exp(subtract(x, _expand(out, axis, keepdims, shape)))),)
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably (the max is subtracted)."""
+    return logsumexp_op(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)
+
+
+@defop("softmax", saves=("out",), grad_name="SoftmaxBackward0")
+def softmax_op(x: Any, *, axis: int) -> Any:
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
+        e = np.exp(x - np.where(np.isfinite(m), m, 0))
+        return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+
+
+@softmax_op.defvjp
+def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
+    return (multiply(out, subtract(g, _sum(multiply(g, out), axis=(axis,), keepdims=True))),)
+
+
+@defop("log_softmax", saves=("out",), grad_name="LogSoftmaxBackward0")
+def log_softmax_op(x: Any, *, axis: int) -> Any:
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
+        s = x - np.where(np.isfinite(m), m, 0)
+        return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(x.dtype,
+                                                                                copy=False)
+
+
+@log_softmax_op.defvjp
+def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = g - exp(y) * sum(g)
+    return (subtract(g, multiply(exp(out), _sum(g, axis=(axis,), keepdims=True))),)
+
+
+def _one_axis(x: Any, axis: int) -> int:
+    ax = norm_axis(axis, _ndim(x))
+    assert ax is not None
+    return ax[0] if ax else 0
 
 
 def softmax(x: Any, axis: int = -1) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``axis`` (max subtracted for stability)."""
-    ax = norm_axis(axis, _ndim(x))
-    xd = x._data if isinstance(x, Tensor) else np.asarray(x)
-    m = make(np.max(xd, axis=ax, keepdims=True)) if xd.size else 0.0
-    e = exp(subtract(x, m))
-    return divide(e, sum(e, axis=ax, keepdims=True))
+    """``exp(x) / sum(exp(x))`` along ``axis``, computed stably."""
+    if _ndim(x) == 0:
+        return reshape(softmax_op(reshape(x, shape=(1,)), axis=0), shape=())
+    return softmax_op(x, axis=_one_axis(x, axis))
 
 
 def log_softmax(x: Any, axis: int = -1) -> Tensor:
-    """``x - logsumexp(x)`` along ``axis``."""
-    return subtract(x, logsumexp(x, axis=axis, keepdims=True))
+    """``x - logsumexp(x)`` along ``axis``, computed stably."""
+    if _ndim(x) == 0:
+        return reshape(log_softmax_op(reshape(x, shape=(1,)), axis=0), shape=())
+    return log_softmax_op(x, axis=_one_axis(x, axis))
 
 
 @defop("cumsum", grad_name="CumsumBackward0")

@@ -76,55 +76,8 @@ def _reduced(a: np.ndarray, axis: tuple[int, ...] | None) -> int:
 
 
 # ----------------------------------------------------------------------------- softmax family
-@defop("softmax", saves=("out",), grad_name="SoftmaxBackward0")
-def softmax_op(x: Any, *, axis: int) -> Any:
-    # max subtracted for stability
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
-        e = np.exp(x - np.where(np.isfinite(m), m, 0))
-        return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
-
-
-@softmax_op.defvjp
-def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
-    return (multiply(out, subtract(g, _sum(multiply(g, out), axis=axis, keepdims=True))),)
-
-
-@defop("log_softmax", saves=("out",), grad_name="LogSoftmaxBackward0")
-def log_softmax_op(x: Any, *, axis: int) -> Any:
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
-        m = np.where(np.isfinite(m), m, 0)
-        s = x - m
-        return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(x.dtype,
-                                                                                copy=False)
-
-
-@log_softmax_op.defvjp
-def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = g - exp(y) * sum(g)
-    return (subtract(g, multiply(exp(out), _sum(g, axis=axis, keepdims=True))),)
-
-
-@defop("logsumexp", saves=("x", "out"), grad_name="LogsumexpBackward0")
-def logsumexp_op(x: Any, *, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros((1,) * x.ndim)
-        m = np.where(np.isfinite(m), m, 0)
-        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-    if not keepdims:
-        r = np.squeeze(r, axis=axis) if axis is not None else r.reshape(())
-    return np.asarray(r).astype(x.dtype, copy=False)
-
-
-@logsumexp_op.defvjp
-def _(g: Tensor, x: Tensor, out: Tensor, axis: Any, keepdims: bool) -> Any:
-    # dx = g * exp(x - lse)
-    shape = x._data.shape
-    return (multiply(_expand_back(g, shape, axis, keepdims),
-                     exp(subtract(x, _expand_back(out, shape, axis, keepdims)))),)
+# one stable kernel each, shared with the core and the TensorFlow style
+from ..ops.reduce import log_softmax_op, logsumexp_op, softmax_op  # noqa: E402,F401
 
 
 # ----------------------------------------------------------------------------- var / std
