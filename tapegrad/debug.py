@@ -251,19 +251,15 @@ def _entries(
     order, outside = _walk(roots.nodes, None if tape is None else _tape_ident(tape))
     index = {n: i for i, n in enumerate(order)}
 
-    # Output shape of a node = what its consumers recorded for that input (all ops
-    # have one output); roots take the target tensor's.
+    # Output shape of a node: what the node recorded (all ops have one output); roots
+    # take the target tensor's.
     out_meta: dict[Node, tuple[Any, Any]] = dict(roots.meta)
     consumers_taped: set[Node] = set()
     for n in order:
-        meta = n.in_meta
-        for k, e in enumerate(n.next):
-            if e is None:
-                continue
-            m = meta[k] if k < len(meta) else None
-            if m is not None and e not in out_meta:
-                out_meta[e] = (m[0], m[1])
-            if n.tapes:
+        if n not in out_meta and n.shape is not None:
+            out_meta[n] = (n.shape, n.dtype)
+        for e in n.next:
+            if e is not None and n.tapes:
                 consumers_taped.add(e)
 
     labels: dict[Node, str] = {}
@@ -318,11 +314,9 @@ def _entries(
             })
             continue
         inputs: list[dict[str, Any]] = []
-        meta = n.in_meta
-        for k, e in enumerate(n.next):
-            m = meta[k] if k < len(meta) else None
-            shape_k = None if m is None else tuple(m[0])
-            dtype_k = None if m is None else np.dtype(m[1]).name
+        for e in n.next:
+            shape_k = None if e is None or e.shape is None else tuple(e.shape)
+            dtype_k = None if e is None or e.dtype is None else np.dtype(e.dtype).name
             if e is None:
                 inputs.append({"from": None, "kind": "const", "shape": None, "dtype": None})
             elif e in index:

@@ -214,11 +214,12 @@ def run_backward(
                     if gi is not None and (needed is None or e in needed):
                         if gi.__class__ is not Tensor:
                             gi = gi if isinstance(gi, Tensor) else make(np.asarray(gi))
-                        shape, dtype = n.in_meta[k]
                         d = gi._data
-                        if d.shape != shape:
+                        shape = e.shape
+                        if d.shape != shape and shape is not None:
                             gi = sum_to(gi, shape=shape)
-                        if d.dtype != dtype:
+                        dtype = e.dtype
+                        if d.dtype is not dtype and d.dtype != dtype and dtype is not None:
                             gi = cast(gi, dtype=dtype)
                         prev = grads.get(e)
                         grads[e] = gi if prev is None else add(prev, gi)

@@ -2,7 +2,9 @@
 
 A node is one recorded op application: edges to the nodes of its inputs (not
 the input tensors), the values its VJP declared it needs, static attributes
-and the input shapes/dtypes the engine needs to undo broadcasting.  Leaves get
+and the shape and dtype of its output, which is what a gradient arriving at
+it must have (the engine undoes broadcasting against it, as PyTorch checks a
+gradient against the next node's input metadata).  Leaves get
 an :class:`AccumulateGrad` node, created lazily and owned by the tensor, which
 refers back to its tensor weakly: the graph holds no cycles, so dropping the
 last user reference to an output frees the whole graph.
@@ -29,7 +31,8 @@ class Node:
         "saved",
         "versions",
         "attrs",
-        "in_meta",
+        "shape",
+        "dtype",
         "out_vc",
         "tapes",
         "rg",
@@ -46,7 +49,8 @@ class Node:
     saved: Any
     versions: tuple[int, ...] | None
     attrs: dict[str, Any]
-    in_meta: tuple[Any, ...]
+    shape: tuple[int, ...] | None
+    dtype: Any
     out_vc: list[int] | None
     tapes: tuple[Any, ...]
     rg: bool
@@ -78,7 +82,6 @@ class AccumulateGrad(Node):
         self.saved = ()
         self.versions = None
         self.attrs = {}
-        self.in_meta = ()
         self.out_vc = None
         self.tapes = ()
         self.rg = False
@@ -87,6 +90,17 @@ class AccumulateGrad(Node):
     @property
     def variable(self) -> Tensor | None:
         return self.variable_ref()
+
+    # a leaf's gradient has the leaf's current shape and dtype
+    @property
+    def shape(self) -> tuple[int, ...] | None:  # type: ignore[override]
+        t = self.variable_ref()
+        return None if t is None else t._data.shape
+
+    @property
+    def dtype(self) -> Any:
+        t = self.variable_ref()
+        return None if t is None else t._data.dtype
 
     def name(self) -> str:
         return "AccumulateGrad"

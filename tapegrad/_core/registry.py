@@ -38,7 +38,7 @@ class Op:
     """A primitive: forward on ndarrays plus a VJP in tapegrad ops."""
 
     __slots__ = ("name", "fwd", "vjp", "save_codes", "grad_name", "node_cls", "saves", "needs",
-                 "save_all", "__dict__")
+                 "save_all", "save_if", "saves_out", "__dict__")
 
     def __init__(
         self,
@@ -47,6 +47,7 @@ class Op:
         saves: tuple[str, ...],
         grad_name: str | None,
         needs: bool = False,
+        save_for: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.name = name
         self.fwd = fwd
@@ -73,6 +74,16 @@ class Op:
             else:
                 raise ValueError(f"op {name!r}: cannot save {s!r} (inputs: {names})")
         self.save_codes = tuple(codes)
+        self.saves_out = any(kind == 1 for kind, _ in codes)
+        # save_for: a saved input is only needed for some inputs' gradients (x*y keeps x for
+        # dy only), so it is not kept when none of those inputs is tracked
+        self.save_if: tuple[tuple[int, ...] | None, ...] | None = None
+        if save_for:
+            conds: list[tuple[int, ...] | None] = []
+            for s in saves:
+                users = save_for.get(s)
+                conds.append(None if users is None else tuple(names.index(u) for u in users))
+            self.save_if = tuple(conds)
         # whether a node holds tensors that backward frees (shapes alone are kept, so a
         # graph that saved no tensor can be backwarded twice, as in PyTorch)
         self.save_tensors = self.save_all or any(kind != 2 for kind, _ in codes)
@@ -82,6 +93,7 @@ class Op:
         """The same op under another node name (e.g. ``TBackward0`` for ``t()``)."""
         op = Op(self.name, self.fwd, self.saves, grad_name, self.needs)
         op.vjp = self.vjp
+        op.save_if = self.save_if
         return op
 
     def defvjp(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -137,12 +149,16 @@ def _default_grad_name(name: str) -> str:
 
 
 def defop(
-    name: str, saves: tuple[str, ...] = (), grad_name: str | None = None, needs: bool = False
+    name: str, saves: tuple[str, ...] = (), grad_name: str | None = None, needs: bool = False,
+    save_for: dict[str, tuple[str, ...]] | None = None,
 ) -> Callable[[Callable[..., Any]], Op]:
     """Declare a primitive op.
 
     With ``needs=True`` the VJP also receives ``needs``: one bool per input
     saying whether that input's gradient is wanted, so it can skip work.
+    ``save_for`` maps a saved input to the inputs whose gradients use it; it is
+    then saved only when one of those is tracked (the VJP receives ``None``
+    in its place otherwise, and must not use it: pair it with ``needs=True``).
 
     Examples
     --------
@@ -155,7 +171,7 @@ def defop(
     """
 
     def deco(fwd: Callable[..., Any]) -> Op:
-        return Op(name, fwd, saves, grad_name, needs)
+        return Op(name, fwd, saves, grad_name, needs, save_for)
 
     return deco
 
@@ -201,51 +217,74 @@ def _record(
     rec: tuple[Any, ...],
     style: int,
 ) -> Any:
-    node = op.node_cls.__new__(op.node_cls)
+    cls = op.node_cls
+    node = cls.__new__(cls)
     nxt: list[Node | None] = []
-    meta: list[Any] = []
     for a in args:
         if isinstance(a, Tensor):
             n = a._node
             if n is None and (a._rg or (rec and a._acc is not None)):
-                n = get_acc(a)
+                n = a._acc or get_acc(a)
             nxt.append(n)
-            meta.append((a._data.shape, a._data.dtype) if n is not None else None)
         else:
             nxt.append(None)
-            meta.append(None)
     node.next = tuple(nxt)
-    node.in_meta = tuple(meta)
+    node.shape = out.shape
+    node.dtype = out.dtype
     node.op = op
     node.attrs = attrs
     node.tapes = rec
     node.rg = rg
-    for tp in rec:
-        tp._recorded(node)
+    if rec:
+        for tp in rec:
+            tp._recorded(node)
     if ANOMALY[0]:
         node.trace = _user_stack()
-    res = make(out, node, rg, style)
-    node.out_vc = res._vc
+    res = _new(Tensor)
+    res._data = out
+    res._node = node
+    res._rg = rg
+    res._vc = vc = [0]
+    res._style = style
+    # the output's version counter is kept only when the output itself is saved
+    node.out_vc = vc if op.saves_out else None
     codes = op.save_codes
     if op.save_all:
         codes = tuple((0, i) for i in range(len(args)))
-    if codes:
-        saved: list[Any] = []
-        versions: list[int] = []
-        for kind, idx in codes:
-            if kind == 0:
-                a = args[idx]
-                saved.append(a)
-                versions.append(a._vc[0] if isinstance(a, Tensor) else 0)
-            elif kind == 1:
-                saved.append(out)
-                versions.append(0)
-            else:
-                saved.append(np.shape(arrays[idx]))
-                versions.append(0)
-        node.saved = tuple(saved)
-        node.versions = tuple(versions)
-    else:
+    if not codes:
         node.saved = ()
         node.versions = None
+        return res
+    saved: list[Any] = []
+    versions: list[int] | None = None
+    cond = op.save_if
+    for j, (kind, idx) in enumerate(codes):
+        if kind == 0:
+            if cond is not None:
+                users = cond[j]
+                if users is not None and all(nxt[u] is None for u in users):
+                    saved.append(None)
+                    continue
+            a = args[idx]
+            saved.append(a)
+            if isinstance(a, Tensor):
+                if versions is None:
+                    versions = [0] * j
+                versions.append(a._vc[0])
+            elif versions is not None:
+                versions.append(0)
+        elif kind == 1:
+            saved.append(out)
+            if versions is None:
+                versions = [0] * j
+            versions.append(0)
+        else:
+            saved.append(np.shape(arrays[idx]))
+            if versions is not None:
+                versions.append(0)
+    node.saved = tuple(saved)
+    node.versions = None if versions is None else tuple(versions)
     return res
+
+
+_new = object.__new__

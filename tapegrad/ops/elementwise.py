@@ -92,7 +92,8 @@ def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
     return g, negative(g)
 
 
-@defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True)
+@defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True,
+       save_for={"x": ("y",), "y": ("x",)})
 def multiply(x: Any, y: Any) -> Any:
     try:
         return np.multiply(x, y)
@@ -105,7 +106,8 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y d
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
 
 
-@defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True)
+@defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True,
+       save_for={"x": ("y",)})
 def divide(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
         return _binary_fwd("divide", np.true_divide, x, y)

@@ -210,6 +210,53 @@ def test_intermediate_and_node_are_freed_after_backward_and_del() -> None:
     assert x.grad is not None
 
 
+def test_product_with_a_constant_does_not_keep_its_tensor_input() -> None:
+    """``h * c`` needs only ``c`` for dh (PyTorch saves ``self`` only when ``other`` needs grad)."""
+    x = leaf(np.ones(4))
+    h = x.exp()
+    h_ref = weakref.ref(h)
+    y = h * 3.0
+    del h
+    assert h_ref() is None  # nothing in the graph holds h: MulBackward0 kept only 3.0
+    y.sum().backward()
+    np.testing.assert_allclose(G(x).numpy(), 3.0 * np.e * np.ones(4))
+
+
+def test_product_keeps_what_a_tracked_input_needs() -> None:
+    a, b = leaf([1.0, 2.0]), tg.tensor([3.0, 4.0])
+    h = a * 1.0
+    y = (h * b).sum()  # dh needs b only: h itself is not saved
+    y.backward()
+    np.testing.assert_allclose(G(a).numpy(), [3.0, 4.0])
+    c = leaf([5.0, 6.0])
+    z = (b * c) / (a * 1.0)  # dz/dc needs b; dz/d(a) needs both sides of the division
+    z.sum().backward()
+    np.testing.assert_allclose(G(c).numpy(), [3.0 / 1.0, 4.0 / 2.0])
+    np.testing.assert_allclose(G(a).numpy(), np.array([3.0, 4.0]) - np.array([15.0, 24.0])
+                               / np.array([1.0, 4.0]))
+
+
+def test_second_derivative_through_a_product_with_an_untracked_side() -> None:
+    x = leaf(2.0)
+    y = (x * x * 3.0) / 4.0  # 0.75 x^2
+    (g,) = tg.grad(y, x, create_graph=True)
+    (gg,) = tg.grad(g, x)
+    assert float(g) == pytest.approx(3.0)
+    assert float(gg) == pytest.approx(1.5)
+
+
+def test_gradient_takes_the_shape_and_dtype_of_the_input_node() -> None:
+    """Each node records its output's shape and dtype; a gradient arriving there is reduced
+    (broadcasting undone) and cast to them."""
+    x = tg.tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    h = x * 2.0
+    assert h.grad_fn.shape == (3,) and h.grad_fn.dtype == np.float32
+    y = h + np.ones((4, 3))  # float64, broadcast over a new leading axis
+    y.sum().backward()
+    assert G(x).numpy().dtype == np.float32
+    np.testing.assert_allclose(G(x).numpy(), [8.0, 8.0, 8.0])
+
+
 def test_no_reference_cycle_keeps_a_graph_alive() -> None:
     """Dropping the output frees the graph by reference counting alone."""
     gc.collect()
