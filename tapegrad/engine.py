@@ -94,31 +94,56 @@ def _unpack(node: Node) -> list[Any]:
     return out
 
 
-def _graph_order(
-    roots: Sequence[Node], node_filter: Callable[[Node], bool] | None
-) -> list[Node]:
-    """Nodes reachable from ``roots``, in DFS post-order (children before parents)."""
-    order: list[Node] = []
-    visited: set[Node] = set()
-    for root in roots:
-        if root in visited:
+def _count_deps(
+    roots: Sequence[Node], node_filter: Callable[[Node], bool] | None,
+    parents: dict[Node, list[Node]] | None,
+) -> dict[Node, int]:
+    """Nodes reachable from ``roots``, each with how many reachable nodes feed it a gradient.
+
+    A node that ``node_filter`` rejects is reached but not followed.  With ``parents``,
+    also fills the reversed edges (to find which nodes lead to the targets).
+    """
+    deps: dict[Node, int] = {}
+    stack: list[Node] = []
+    for r in roots:
+        if r not in deps:
+            deps[r] = 0
+            stack.append(r)
+    is_acc = AccumulateGrad
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        n = pop()
+        if node_filter is not None and n.__class__ is not is_acc and not node_filter(n):
             continue
-        visited.add(root)
-        stack: list[tuple[Node, Any]] = [(root, iter(root.next))]
-        while stack:
-            node, it = stack[-1]
-            for child in it:
-                if child is not None and child not in visited:
-                    visited.add(child)
-                    if node_filter is None or isinstance(child, AccumulateGrad) or node_filter(child):
-                        stack.append((child, iter(child.next)))
+        for c in n.next:
+            if c is not None:
+                k = deps.get(c)
+                if k is None:
+                    deps[c] = 1
+                    push(c)
+                else:
+                    deps[c] = k + 1
+                if parents is not None:
+                    ps = parents.get(c)
+                    if ps is None:
+                        parents[c] = [n]
                     else:
-                        stack.append((child, iter(())))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    return order
+                        ps.append(n)
+    return deps
+
+
+def _leading_to(targets: set[Node], deps: dict[Node, int],
+                parents: dict[Node, list[Node]]) -> set[Node]:
+    """The reachable nodes from which some target can be reached (targets included)."""
+    needed = {t for t in targets if t in deps}
+    stack = list(needed)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
 
 
 def run_backward(
@@ -135,26 +160,21 @@ def run_backward(
     ``(grads, retained)``: gradients keyed by target node, and the
     ``(weakref-to-tensor, grad)`` pairs of non-leaf tensors that asked to
     retain their gradient.  Nothing is written anywhere.
+
+    A node runs once every node that feeds it has run (dependency counting, as
+    PyTorch's engine does), so its gradient is complete; ready nodes run last
+    in, first out.
     """
     from .ops import add, cast, sum_to
 
-    order = _graph_order(roots, node_filter)
-    if node_filter is not None:
-        allowed = {n for n in order if isinstance(n, AccumulateGrad) or node_filter(n)}
     target_set = set(targets) if targets is not None else None
+    parents: dict[Node, list[Node]] | None = {} if target_set is not None else None
+    deps = _count_deps(roots, node_filter, parents)
     needed: set[Node] | None = None
     if target_set is not None:
-        needed = set()
-        for n in order:
-            if n in target_set:
-                needed.add(n)
-                continue
-            if node_filter is not None and n not in allowed:
-                continue
-            for c in n.next:
-                if c is not None and c in needed:
-                    needed.add(n)
-                    break
+        assert parents is not None
+        needed = _leading_to(target_set, deps, parents)
+        del parents
 
     grads: dict[Node, Tensor] = {}
     for r, s in zip(roots, seeds):
@@ -162,6 +182,10 @@ def run_backward(
         grads[r] = s if prev is None else prev + s
     results: dict[Node, Tensor] = {}
     retained: list[tuple[Any, Tensor]] = []
+    ready: list[Node] = []
+    for r in roots:
+        if deps[r] == 0 and r not in ready and (needed is None or r in needed):
+            ready.append(r)
 
     state = _STATE
     prev_mode = state.grad_enabled
@@ -171,42 +195,66 @@ def run_backward(
     try:
         is_acc = AccumulateGrad
         anomaly = ANOMALY[0]
-        for i in range(len(order) - 1, -1, -1):
-            n = order[i]
-            if needed is not None and n not in needed:
-                continue
+        pop = ready.pop
+        push = ready.append
+        while ready:
+            n = pop()
             g = grads.pop(n, None)
-            if g is None:
-                continue
-            if n.hooks:
-                for h in tuple(n.hooks):
-                    r = h(g)
-                    if r is not None:
-                        g = r if isinstance(r, Tensor) else make(np.asarray(r))
-            if n.retain is not None:
-                retained.append((n.retain, g))
+            if g is not None:
+                if n.hooks:
+                    for h in tuple(n.hooks):
+                        r = h(g)
+                        if r is not None:
+                            g = r if isinstance(r, Tensor) else make(np.asarray(r))
+                if n.retain is not None:
+                    retained.append((n.retain, g))
             if n.__class__ is is_acc:
-                if target_set is None or n in target_set:
+                if g is not None and (target_set is None or n in target_set):
                     results[n] = g
                 continue
-            if target_set is not None and n in target_set:
+            if g is not None and target_set is not None and n in target_set:
                 results[n] = g
-            if node_filter is not None and n not in allowed:
+            if node_filter is not None and not node_filter(n):
+                continue
+            nxt = n.next
+            if g is None:  # nothing arrived: the inputs still wait for this node no more
+                for e in nxt:
+                    if e is not None:
+                        k = deps[e] - 1
+                        deps[e] = k
+                        if k == 0 and (needed is None or e in needed):
+                            push(e)
                 continue
             op = n.op
-            nxt = n.next
             saved = n.saved
-            args = _unpack(n) if saved else ()
+            if not saved:
+                args: Any = ()
+            elif n.versions is None and saved is not FREED:
+                args = saved  # constants and shapes only: nothing to check or wrap
+            else:
+                args = _unpack(n)
             if op.needs:
-                if needed is None:
+                if len(nxt) == 2:
+                    a, b = nxt
+                    if needed is None:
+                        needs: tuple[bool, ...] = (a is not None, b is not None)
+                    else:
+                        needs = (a is not None and a in needed, b is not None and b in needed)
+                elif needed is None:
                     needs = tuple([e is not None for e in nxt])
                 else:
                     needs = tuple([e is not None and e in needed for e in nxt])
-                gin = op.vjp(g, *args, needs=needs, **n.attrs)
+                attrs = n.attrs
+                if attrs:
+                    gin = op.vjp(g, *args, needs=needs, **attrs)
+                else:
+                    gin = op.vjp(g, *args, needs=needs)
             else:
-                gin = op.vjp(g, *args, **n.attrs)
+                attrs = n.attrs
+                gin = op.vjp(g, *args, **attrs) if attrs else op.vjp(g, *args)
             if anomaly:
                 _check_anomaly(n, gin)
+            del g
             k = 0
             for e in nxt:
                 if e is not None:
@@ -223,6 +271,10 @@ def run_backward(
                             gi = cast(gi, dtype=dtype)
                         prev = grads.get(e)
                         grads[e] = gi if prev is None else add(prev, gi)
+                    c = deps[e] - 1
+                    deps[e] = c
+                    if c == 0 and (needed is None or e in needed):
+                        push(e)
                 k += 1
             if saved and not retain_graph and op.save_tensors:
                 n.saved = FREED

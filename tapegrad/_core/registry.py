@@ -91,7 +91,7 @@ class Op:
 
     def renamed(self, grad_name: str) -> Op:
         """The same op under another node name (e.g. ``TBackward0`` for ``t()``)."""
-        op = Op(self.name, self.fwd, self.saves, grad_name, self.needs)
+        op = self.__class__(self.name, self.fwd, self.saves, grad_name, self.needs)
         op.vjp = self.vjp
         op.save_if = self.save_if
         return op
@@ -124,6 +124,11 @@ class Op:
             out = np.asarray(out)
         if style < 0:
             return make(out, None, False, 0)
+        return self._finish(args, arrays, attrs, out, rg, style)
+
+    def _finish(self, args: tuple[Any, ...], arrays: list[Any], attrs: dict[str, Any],
+                out: np.ndarray, rg: bool, style: int) -> Any:
+        """The general end of a call: grad mode, inference mode, tapes, then recording."""
         state = _STATE
         if not state.grad_enabled or self.vjp is None:
             if state.inference:  # a front-end's marker for tensors made in inference mode
@@ -171,9 +176,17 @@ def defop(
     """
 
     def deco(fwd: Callable[..., Any]) -> Op:
-        return Op(name, fwd, saves, grad_name, needs, save_for)
+        return _op_class(fwd)(name, fwd, saves, grad_name, needs, save_for)
 
     return deco
+
+
+def _op_class(fwd: Callable[..., Any]) -> type[Op]:
+    """``_Op1``/``_Op2`` for a forward of one/two plain positional inputs, else ``Op``."""
+    params = list(inspect.signature(fwd).parameters.values())
+    if all(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params):
+        return {1: _Op1, 2: _Op2}.get(len(params), Op)
+    return Op
 
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -248,13 +261,19 @@ def _record(
     res._style = style
     # the output's version counter is kept only when the output itself is saved
     node.out_vc = vc if op.saves_out else None
+    if op.save_codes or op.save_all:
+        _save(op, node, args, arrays, out, nxt)
+    else:
+        node.saved = ()
+        node.versions = None
+    return res
+
+
+def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any) -> None:
+    """Store what the VJP declared it needs, with the saved tensors' versions."""
     codes = op.save_codes
     if op.save_all:
         codes = tuple((0, i) for i in range(len(args)))
-    if not codes:
-        node.saved = ()
-        node.versions = None
-        return res
     saved: list[Any] = []
     versions: list[int] | None = None
     cond = op.save_if
@@ -284,7 +303,143 @@ def _record(
                 versions.append(0)
     node.saved = tuple(saved)
     node.versions = None if versions is None else tuple(versions)
-    return res
 
 
 _new = object.__new__
+
+
+class _Op1(Op):
+    """An op of one positional input and no attributes (exp, tanh, relu, ...).
+
+    Same behaviour as :meth:`Op.__call__`, unrolled for the common case: a
+    call records with no argument packing, and a call that records nothing
+    (no tracked input, grad mode off) builds only the result tensor.
+    """
+
+    __slots__ = ()
+
+    def __call__(self, x: Any) -> Any:
+        if not isinstance(x, Tensor):
+            return Op.__call__(self, x)
+        out = self.fwd(x._data)
+        if out.__class__ is not np.ndarray:
+            out = np.asarray(out)
+        state = _STATE
+        if not state.tapes:
+            rg = x._rg
+            if rg and state.grad_enabled and self.vjp is not None \
+                    and out.dtype.kind in _FLOAT_KINDS:
+                cls = self.node_cls
+                node = _new(cls)
+                nx = x._node
+                if nx is None:
+                    nx = x._acc or get_acc(x)
+                nxt = (nx,)
+                node.next = nxt
+                node.shape = out.shape
+                node.dtype = out.dtype
+                node.op = self
+                node.attrs = _EMPTY
+                node.tapes = ()
+                node.rg = True
+                if ANOMALY[0]:
+                    node.trace = _user_stack()
+                res = _new(Tensor)
+                res._data = out
+                res._node = node
+                res._rg = True
+                res._vc = vc = [0]
+                res._style = x._style
+                node.out_vc = vc if self.saves_out else None
+                if self.save_codes:
+                    _save(self, node, (x,), (x._data,), out, nxt)
+                else:
+                    node.saved = ()
+                    node.versions = None
+                return res
+            if not state.inference:
+                res = _new(Tensor)
+                res._data = out
+                res._node = None
+                res._rg = False
+                res._vc = [0]
+                res._style = x._style
+                return res
+        return self._finish((x,), [x._data], _EMPTY, out, x._rg, x._style)
+
+
+class _Op2(Op):
+    """An op of two positional inputs and no attributes (add, multiply, ...): see ``_Op1``."""
+
+    __slots__ = ()
+
+    def __call__(self, x: Any, y: Any) -> Any:
+        tx = isinstance(x, Tensor)
+        ty = isinstance(y, Tensor)
+        if tx:
+            style = x._style
+            xd = x._data
+            rg = x._rg
+            if ty:
+                yd = y._data
+                if y._rg:
+                    rg = True
+            else:
+                yd = y
+        elif ty:
+            style = y._style
+            xd = x
+            yd = y._data
+            rg = y._rg
+        else:
+            return Op.__call__(self, x, y)
+        out = self.fwd(xd, yd)
+        if out.__class__ is not np.ndarray:
+            out = np.asarray(out)
+        state = _STATE
+        if not state.tapes:
+            if rg and state.grad_enabled and self.vjp is not None \
+                    and out.dtype.kind in _FLOAT_KINDS:
+                cls = self.node_cls
+                node = _new(cls)
+                nx = ny = None
+                if tx:
+                    nx = x._node
+                    if nx is None and x._rg:
+                        nx = x._acc or get_acc(x)
+                if ty:
+                    ny = y._node
+                    if ny is None and y._rg:
+                        ny = y._acc or get_acc(y)
+                nxt = (nx, ny)
+                node.next = nxt
+                node.shape = out.shape
+                node.dtype = out.dtype
+                node.op = self
+                node.attrs = _EMPTY
+                node.tapes = ()
+                node.rg = True
+                if ANOMALY[0]:
+                    node.trace = _user_stack()
+                res = _new(Tensor)
+                res._data = out
+                res._node = node
+                res._rg = True
+                res._vc = vc = [0]
+                res._style = style
+                node.out_vc = vc if self.saves_out else None
+                if self.save_codes:
+                    _save(self, node, (x, y), (xd, yd), out, nxt)
+                else:
+                    node.saved = ()
+                    node.versions = None
+                return res
+            if not state.inference:
+                res = _new(Tensor)
+                res._data = out
+                res._node = None
+                res._rg = False
+                res._vc = [0]
+                res._style = style
+                return res
+        return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
