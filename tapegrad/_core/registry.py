@@ -135,8 +135,14 @@ class Op:
                 return state.inference(make(out, None, False, style))
             return make(out, None, False, style)
         rec: tuple[Any, ...] = ()
-        if state.tapes:
-            rec = tuple(tp for tp in state.tapes if tp._interested(args))
+        tapes = state.tapes
+        if tapes:
+            if len(tapes) == 1:
+                tp = tapes[0]
+                if tp._interested(args):
+                    rec = (tp,)
+            else:
+                rec = tuple([tp for tp in tapes if tp._interested(args)])
             if not (rg or rec):
                 return make(out, None, False, style)
         elif not rg:

@@ -94,13 +94,15 @@ class _Token:
         # False while every node this tape recorded is recorded by it alone (no other tape on
         # the stack, no PyTorch-style input): its one gradient call may then free as it goes
         self.shared = False
-        # weak references to the nodes this tape recorded, so that deleting or resetting
-        # the tape releases their saved values even while an output still holds the graph
-        self.nodes: list[weakref.ref[Node]] = []
+        # the nodes this tape recorded, held as TensorFlow's tape holds its operations until
+        # it is deleted, reset or its one gradient taken; ``release`` then frees their saved
+        # values even while an output still holds the graph (and drops the node <-> token
+        # reference cycle)
+        self.nodes: list[Node] = []
 
     def _recorded(self, node: Node) -> None:
         """Called by the core for each node this tape recorded."""
-        self.nodes.append(weakref.ref(node))
+        self.nodes.append(node)
 
     def _interested(self, args: Sequence[Any]) -> bool:
         """Called by the core for each op while this tape records (hot path)."""
@@ -155,13 +157,14 @@ class _Token:
         """The tape is gone (deleted, reset, or its one gradient taken): free what it held."""
         self.alive = False
         self.keep = []
-        refs, self.nodes = self.nodes, []
-        for ref in refs:
-            n = ref()
-            if n is None or n.rg or not n.saved or n.saved is FREED:
+        nodes = self.nodes
+        self.nodes = []
+        for n in nodes:
+            if n.rg or not n.saved or n.saved is FREED:
                 continue
             if all(tp is self or not getattr(tp, "alive", True) for tp in n.tapes):
                 n.saved = FREED
+        nodes.clear()
 
 
 def _key(tok: _Token, t: Tensor) -> Node | None:
