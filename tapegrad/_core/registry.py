@@ -140,7 +140,7 @@ class Op:
             if len(tapes) == 1:
                 tp = tapes[0]
                 if tp._interested(args):
-                    rec = (tp,)
+                    rec = tapes  # the one-tape tuple itself: nothing allocated per node
             else:
                 rec = tuple([tp for tp in tapes if tp._interested(args)])
             if not (rg or rec):
@@ -317,9 +317,9 @@ _new = object.__new__
 class _Op1(Op):
     """An op of one positional input and no attributes (exp, tanh, relu, ...).
 
-    Same behaviour as :meth:`Op.__call__`, unrolled for the common case: a
-    call records with no argument packing, and a call that records nothing
-    (no tracked input, grad mode off) builds only the result tensor.
+    Same behaviour as :meth:`Op.__call__`, unrolled for the common cases (no
+    tape or one tape recording, grad mode on or off): no argument packing, and
+    a call that records nothing builds only the result tensor.
     """
 
     __slots__ = ()
@@ -327,51 +327,60 @@ class _Op1(Op):
     def __call__(self, x: Any) -> Any:
         if not isinstance(x, Tensor):
             return Op.__call__(self, x)
-        out = self.fwd(x._data)
+        xd = x._data
+        out = self.fwd(xd)
         if out.__class__ is not np.ndarray:
             out = np.asarray(out)
         state = _STATE
-        if not state.tapes:
-            rg = x._rg
-            if rg and state.grad_enabled and self.vjp is not None \
-                    and out.dtype.kind in _FLOAT_KINDS:
-                cls = self.node_cls
-                node = _new(cls)
-                nx = x._node
-                if nx is None:
-                    nx = x._acc or get_acc(x)
-                nxt = (nx,)
-                node.next = nxt
-                node.shape = out.shape
-                node.dtype = out.dtype
-                node.op = self
-                node.attrs = _EMPTY
-                node.tapes = ()
-                node.rg = True
-                if ANOMALY[0]:
-                    node.trace = _user_stack()
-                res = _new(Tensor)
-                res._data = out
-                res._node = node
-                res._rg = True
-                res._vc = vc = [0]
-                res._style = x._style
-                node.out_vc = vc if self.saves_out else None
-                if self.save_codes:
-                    _save(self, node, (x,), (x._data,), out, nxt)
-                else:
-                    node.saved = ()
-                    node.versions = None
-                return res
-            if not state.inference:
-                res = _new(Tensor)
-                res._data = out
-                res._node = None
-                res._rg = False
-                res._vc = [0]
-                res._style = x._style
-                return res
-        return self._finish((x,), [x._data], _EMPTY, out, x._rg, x._style)
+        rg = x._rg
+        tapes = state.tapes
+        rec: tuple[Any, ...] = ()
+        if tapes:
+            if len(tapes) > 1 or not state.grad_enabled:
+                return self._finish((x,), [xd], _EMPTY, out, rg, x._style)
+            if tapes[0]._interested((x,)):
+                rec = tapes
+        if (rg or rec) and state.grad_enabled and self.vjp is not None \
+                and out.dtype.kind in _FLOAT_KINDS:
+            cls = self.node_cls
+            node = _new(cls)
+            nx = x._node
+            if nx is None and (rg or x._acc is not None):
+                nx = x._acc or get_acc(x)
+            nxt = (nx,)
+            node.next = nxt
+            node.shape = out.shape
+            node.dtype = out.dtype
+            node.op = self
+            node.attrs = _EMPTY
+            node.tapes = rec
+            node.rg = rg
+            if rec:
+                rec[0]._recorded(node)
+            if ANOMALY[0]:
+                node.trace = _user_stack()
+            res = _new(Tensor)
+            res._data = out
+            res._node = node
+            res._rg = rg
+            res._vc = vc = [0]
+            res._style = x._style
+            node.out_vc = vc if self.saves_out else None
+            if self.save_codes:
+                _save(self, node, (x,), (xd,), out, nxt)
+            else:
+                node.saved = ()
+                node.versions = None
+            return res
+        if state.inference:
+            return self._finish((x,), [xd], _EMPTY, out, rg, x._style)
+        res = _new(Tensor)
+        res._data = out
+        res._node = None
+        res._rg = False
+        res._vc = [0]
+        res._style = x._style
+        return res
 
 
 class _Op2(Op):
@@ -403,49 +412,57 @@ class _Op2(Op):
         if out.__class__ is not np.ndarray:
             out = np.asarray(out)
         state = _STATE
-        if not state.tapes:
-            if rg and state.grad_enabled and self.vjp is not None \
-                    and out.dtype.kind in _FLOAT_KINDS:
-                cls = self.node_cls
-                node = _new(cls)
-                nx = ny = None
-                if tx:
-                    nx = x._node
-                    if nx is None and x._rg:
-                        nx = x._acc or get_acc(x)
-                if ty:
-                    ny = y._node
-                    if ny is None and y._rg:
-                        ny = y._acc or get_acc(y)
-                nxt = (nx, ny)
-                node.next = nxt
-                node.shape = out.shape
-                node.dtype = out.dtype
-                node.op = self
-                node.attrs = _EMPTY
-                node.tapes = ()
-                node.rg = True
-                if ANOMALY[0]:
-                    node.trace = _user_stack()
-                res = _new(Tensor)
-                res._data = out
-                res._node = node
-                res._rg = True
-                res._vc = vc = [0]
-                res._style = style
-                node.out_vc = vc if self.saves_out else None
-                if self.save_codes:
-                    _save(self, node, (x, y), (xd, yd), out, nxt)
-                else:
-                    node.saved = ()
-                    node.versions = None
-                return res
-            if not state.inference:
-                res = _new(Tensor)
-                res._data = out
-                res._node = None
-                res._rg = False
-                res._vc = [0]
-                res._style = style
-                return res
-        return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
+        tapes = state.tapes
+        rec: tuple[Any, ...] = ()
+        if tapes:
+            if len(tapes) > 1 or not state.grad_enabled:
+                return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
+            if tapes[0]._interested((x, y)):
+                rec = tapes
+        if (rg or rec) and state.grad_enabled and self.vjp is not None \
+                and out.dtype.kind in _FLOAT_KINDS:
+            cls = self.node_cls
+            node = _new(cls)
+            nx = ny = None
+            if tx:
+                nx = x._node
+                if nx is None and (x._rg or (rec and x._acc is not None)):
+                    nx = x._acc or get_acc(x)
+            if ty:
+                ny = y._node
+                if ny is None and (y._rg or (rec and y._acc is not None)):
+                    ny = y._acc or get_acc(y)
+            nxt = (nx, ny)
+            node.next = nxt
+            node.shape = out.shape
+            node.dtype = out.dtype
+            node.op = self
+            node.attrs = _EMPTY
+            node.tapes = rec
+            node.rg = rg
+            if rec:
+                rec[0]._recorded(node)
+            if ANOMALY[0]:
+                node.trace = _user_stack()
+            res = _new(Tensor)
+            res._data = out
+            res._node = node
+            res._rg = rg
+            res._vc = vc = [0]
+            res._style = style
+            node.out_vc = vc if self.saves_out else None
+            if self.save_codes:
+                _save(self, node, (x, y), (xd, yd), out, nxt)
+            else:
+                node.saved = ()
+                node.versions = None
+            return res
+        if state.inference:
+            return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
+        res = _new(Tensor)
+        res._data = out
+        res._node = None
+        res._rg = False
+        res._vc = [0]
+        res._style = style
+        return res

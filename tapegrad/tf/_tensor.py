@@ -467,7 +467,23 @@ def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tens
     return a, b
 
 
+_WEAK_OK = frozenset(("add", "subtract", "multiply", "divide"))
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
+
+
 def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+    # A Python float beside a float64 tensor, or a float32 one within float32's range, is
+    # passed as it is: NumPy converts it to the tensor's dtype exactly as TensorFlow's
+    # conversion does, and no constant tensor is made (or saved) for it.
+    if name in _WEAK_OK:
+        if a.__class__ is Tensor and b.__class__ is float:
+            dt = a._data.dtype
+            if dt is _F64 or (dt is _F32 and -3.0e38 < b < 3.0e38):
+                return a, b
+        elif b.__class__ is Tensor and a.__class__ is float:
+            dt = b._data.dtype
+            if dt is _F64 or (dt is _F32 and -3.0e38 < a < 3.0e38):
+                return a, b
     return binary_args(a, b, name)
 
 
