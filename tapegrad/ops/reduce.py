@@ -11,6 +11,7 @@ import numpy as np
 from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from ._raw import mul_into, raw, wrap
 from .elementwise import (
     divide,
     equal,
@@ -59,6 +60,14 @@ def _expand(g: Tensor, axis: tuple[int, ...] | None, keepdims: bool, shape: tupl
     return broadcast_to(g, shape=shape)
 
 
+def _expand_raw(g: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool,
+                shape: tuple[int, ...]) -> np.ndarray:
+    """:func:`_expand` on arrays: a read-only broadcast view."""
+    if not keepdims and axis:
+        g = g.reshape(_kept_shape(shape, axis))
+    return g if g.shape == shape else np.broadcast_to(g, shape)
+
+
 def _kept_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
     if axis is None:
         return (1,) * len(shape)
@@ -73,6 +82,8 @@ def _sum(x: Any, *, axis: Any, keepdims: bool) -> Any:
 @_sum.defvjp
 def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
     # each summed element gets g
+    if raw():
+        return (wrap(_expand_raw(g._data, axis, keepdims, x_shape), g),)
     if axis is None and not keepdims:
         return (broadcast_to(g, shape=x_shape),)
     return (_expand(g, axis, keepdims, x_shape),)
@@ -111,9 +122,12 @@ def _mean(x: Any, *, axis: Any, keepdims: bool) -> Any:
 
 @_mean.defvjp
 def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
-    # each element gets g / n
+    # each element gets g / n (divided before it is spread: the same values, fewer of them)
     n = int(np.prod(x_shape)) if axis is None else int(np.prod([x_shape[a] for a in axis]))
-    return (divide(_expand(g, axis, keepdims, x_shape), builtins.max(n, 1)),)
+    if raw():
+        q = np.true_divide(g._data, builtins.max(n, 1))
+        return (wrap(_expand_raw(np.asarray(q), axis, keepdims, x_shape), g),)
+    return (_expand(divide(g, builtins.max(n, 1)), axis, keepdims, x_shape),)
 
 
 _mean_all = _mean.renamed("MeanBackward0")
@@ -297,6 +311,10 @@ def softmax_op(x: Any, *, axis: int) -> Any:
 
 @softmax_op.defvjp
 def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
+    if raw():
+        ga, o = g._data, out._data
+        s = np.sum(np.multiply(ga, o), axis=axis, keepdims=True)
+        return (wrap(mul_into(np.asarray(np.subtract(ga, s)), o), g),)
     return (multiply(out, subtract(g, _sum(multiply(g, out), axis=(axis,), keepdims=True))),)
 
 
@@ -312,6 +330,17 @@ def log_softmax_op(x: Any, *, axis: int) -> Any:
 
 @log_softmax_op.defvjp
 def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = g - exp(y) * sum(g)
+    if raw():
+        ga = g._data
+        e = np.asarray(np.exp(out._data))
+        s = np.sum(ga, axis=axis, keepdims=True)
+        if e.dtype == np.result_type(e, s):
+            np.multiply(e, s, out=e)
+        else:
+            e = np.multiply(e, s)
+        if e.dtype == np.result_type(ga, e) and e.shape == np.shape(ga):
+            return (wrap(np.subtract(ga, e, out=e), g),)
+        return (wrap(np.subtract(ga, e), g),)
     return (subtract(g, multiply(exp(out), _sum(g, axis=(axis,), keepdims=True))),)
 
 
