@@ -103,3 +103,57 @@ def test_tanh_double_backward_is_one_node() -> None:
     (h,) = tg.grad(tg.sum(g), x)
     np.testing.assert_allclose(h.numpy(), -2 * t * (1 - t * t), rtol=1e-12)
 
+
+
+def _xent_composite(z: Any, x: Any, axis: int) -> Any:
+    return -tg.sum(z * tg.log_softmax(x, axis=axis), axis=axis)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_cross_entropy_op_matches_composite(axis: int, dtype: Any) -> None:
+    from tapegrad.ops import softmax_cross_entropy_with_logits as xent
+
+    x = tg.tensor(A.astype(dtype), requires_grad=True)
+    z = tg.tensor(np.abs(W).astype(dtype), requires_grad=True)  # unnormalised labels too
+    fused, comp = xent(z, x, axis=axis), _xent_composite(z, x, axis)
+    assert fused.grad_fn.name() == "SoftmaxCrossEntropyWithLogitsBackward0"
+    np.testing.assert_array_equal(fused.numpy(), comp.numpy())
+    u = tg.tensor(RNG.standard_normal(fused.shape).astype(dtype))
+    for create in (False, True):
+        gf = tg.grad(tg.sum(fused * u), [x, z], create_graph=create, retain_graph=True)
+        gc = tg.grad(tg.sum(comp * u), [x, z], create_graph=create, retain_graph=True)
+        for a, b in zip(gf, gc):
+            tol = 1e-6 if dtype == np.float32 else 1e-14
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tol, atol=tol)
+    assert gradcheck(lambda z_, x_: xent(z_, x_, axis=axis), [tg.tensor(np.abs(W)), tg.tensor(A)],
+                     order=3)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_integer_targets_one_pick_node(reduction: str) -> None:
+    x3 = RNG.standard_normal((2, 4, 3))  # (N, C, d): class axis 1
+    t3 = np.array([[0, 3, 1], [2, 2, 0]])
+
+    def fn(x: Any) -> Any:
+        return tg.sum(tg.cross_entropy(x, t3, axis=1, reduction=reduction) * 1.5)
+
+    x = tg.tensor(x3, requires_grad=True)
+    loss = tg.cross_entropy(x, t3, axis=1, reduction=reduction)
+    assert loss.grad_fn.name() == "NllLossBackward0"
+    lp = x3 - np.log(np.exp(x3).sum(axis=1, keepdims=True))
+    picked = -np.take_along_axis(lp, t3[:, None, :], axis=1)[:, 0, :]
+    want = {"mean": picked.mean(), "sum": picked.sum(), "none": picked}[reduction]
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-12)
+    (g_raw,) = tg.grad(fn(x), x)
+    (g_rec,) = tg.grad(fn(x), x, create_graph=True)
+    np.testing.assert_allclose(g_raw.numpy(), g_rec.numpy(), rtol=1e-14, atol=1e-15)
+    assert gradcheck(fn, [tg.tensor(x3)], order=2)
+
+
+def test_cross_entropy_bad_reduction_and_target() -> None:
+    x = tg.tensor(A, requires_grad=True)
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        tg.cross_entropy(x, np.array([0, 1, 2, 3, 0]), reduction="avg")
+    with pytest.raises(IndexError, match="out of bounds"):
+        tg.cross_entropy(x, np.array([0, 1, 2, 4, 0]))
