@@ -304,9 +304,21 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 def softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
-        e = np.exp(x - np.where(np.isfinite(m), m, 0))
-        return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        if not x.size:
+            e = np.exp(x - np.where(np.isfinite(0), 0, 0))
+            return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        e = np.exp(np.subtract(x, _finite_max(x, axis)))
+        q = np.add.reduce(e, axis=axis, keepdims=True)
+        if e.dtype == x.dtype and e.dtype == np.result_type(e, q):
+            return np.true_divide(e, q, out=e)  # e is ours: divide in place
+        return (e / q).astype(x.dtype, copy=False)
+
+
+def _finite_max(x: np.ndarray, axis: int) -> np.ndarray:
+    """The max along ``axis`` (kept), with non-finite maxima replaced by 0 (stable softmax)."""
+    m = np.maximum.reduce(x, axis=axis, keepdims=True)
+    fin = np.isfinite(m)
+    return m if fin.all() else np.where(fin, m, 0)
 
 
 @softmax_op.defvjp
@@ -322,10 +334,15 @@ def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
 def log_softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
-        s = x - np.where(np.isfinite(m), m, 0)
-        return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(x.dtype,
-                                                                                copy=False)
+        if not x.size:
+            s = x - np.where(np.isfinite(0), 0, 0)
+            return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(
+                x.dtype, copy=False)
+        s = np.subtract(x, _finite_max(x, axis))
+        lse = np.log(np.add.reduce(np.exp(s), axis=axis, keepdims=True))
+        if s.dtype == x.dtype and s.dtype == np.result_type(s, lse):
+            return np.subtract(s, lse, out=s)  # s is ours: subtract in place
+        return (s - lse).astype(x.dtype, copy=False)
 
 
 @log_softmax_op.defvjp

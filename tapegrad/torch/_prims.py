@@ -242,16 +242,20 @@ def _nll_index(shape: tuple[int, ...], target: np.ndarray, weight: np.ndarray | 
     """Index of each target's entry in ``x`` and its weight (0 where ignored)."""
     t = target.reshape(-1)
     valid = t != ignore_index
-    tc = np.where(valid, t, 0)
+    every = bool(valid.all())
+    tc = t if every else np.where(valid, t, 0)
     if len(shape) == 1:
         idx: Any = (tc,)
+    elif len(shape) == 2:
+        idx = (np.arange(shape[0]), tc)
     else:
         n = shape[0]
         rest = shape[2:]
         grids = np.indices((n,) + rest).reshape(1 + len(rest), -1)
         idx = (grids[0], tc) + tuple(grids[1:])
     w = np.ones(t.shape, dtype=np.float64) if weight is None else weight[tc].astype(np.float64)
-    w = np.where(valid, w, 0.0)
+    if not every:
+        w = np.where(valid, w, 0.0)
     return idx, w
 
 
