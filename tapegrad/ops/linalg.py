@@ -11,7 +11,7 @@ from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw, wrap
-from .shape import broadcast_to, reshape, swapaxes
+from .shape import _transpose, broadcast_to, reshape, swapaxes
 
 
 def _nd(v: Any) -> int:
@@ -53,7 +53,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
                 gy = wrap(np.matmul(np.transpose(xa), ga), g)
             return gx, gy
         if needs[1]:
-            gy = _mv(swapaxes(x, -1, -2), g)
+            gy = _mv(_transpose(x, axes=(1, 0)), g)
             if not needs[0]:
                 return None, gy
     elif nx == 2 and ny == 2 and raw():
@@ -71,14 +71,19 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     if ny == 1:
         g2 = reshape(g2, _shape(g2) + (1,))
     if needs[0]:
-        gx = _matmul(g2, swapaxes(y2, -1, -2))
+        gx = _matmul(g2, _t(y2))
         if nx == 1:
             gx = reshape(_sum_lead(gx, 2), _shape(x))
     if needs[1] and gy is None:
-        gy = _matmul(swapaxes(x2, -1, -2), g2)
+        gy = _matmul(_t(x2), g2)
         if ny == 1:
             gy = reshape(_sum_lead(gy, 2), _shape(y))
     return gx, gy
+
+
+def _t(v: Any) -> Any:
+    """``v`` with its last two axes swapped."""
+    return _transpose(v, axes=(1, 0)) if _nd(v) == 2 else swapaxes(v, -1, -2)
 
 
 def _sum_lead(t: Tensor, keep: int) -> Tensor:
