@@ -10,7 +10,8 @@ import numpy as np
 from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
-from .shape import broadcast_to, reshape, swapaxes
+from ._raw import data, raw, wrap
+from .shape import _transpose, broadcast_to, reshape, swapaxes
 
 
 def _nd(v: Any) -> int:
@@ -43,6 +44,25 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     gx = gy = None
     if nx == 1 and ny == 1:  # inner product
         return (g * y if needs[0] else None), (g * x if needs[1] else None)
+    if ny == 1 and nx == 2:  # matrix-vector: gX = g y^T (outer product), gy = X^T g
+        if raw():
+            ga, xa, ya = g._data, data(x), data(y)
+            if needs[0]:
+                gx = wrap(np.multiply.outer(ga, ya), g)
+            if needs[1]:
+                gy = wrap(np.matmul(np.transpose(xa), ga), g)
+            return gx, gy
+        if needs[1]:
+            gy = _mv(_transpose(x, axes=(1, 0)), g)
+            if not needs[0]:
+                return None, gy
+    elif nx == 2 and ny == 2 and raw():
+        ga = g._data
+        if needs[0]:
+            gx = wrap(np.matmul(ga, np.transpose(data(y))), g)
+        if needs[1]:
+            gy = wrap(np.matmul(np.transpose(data(x)), ga), g)
+        return gx, gy
     x2 = reshape(x, (1,) + _shape(x)) if nx == 1 else x
     y2 = reshape(y, _shape(y) + (1,)) if ny == 1 else y
     g2 = g
@@ -51,14 +71,19 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     if ny == 1:
         g2 = reshape(g2, _shape(g2) + (1,))
     if needs[0]:
-        gx = _matmul(g2, swapaxes(y2, -1, -2))
+        gx = _matmul(g2, _t(y2))
         if nx == 1:
             gx = reshape(_sum_lead(gx, 2), _shape(x))
-    if needs[1]:
-        gy = _matmul(swapaxes(x2, -1, -2), g2)
+    if needs[1] and gy is None:
+        gy = _matmul(_t(x2), g2)
         if ny == 1:
             gy = reshape(_sum_lead(gy, 2), _shape(y))
     return gx, gy
+
+
+def _t(v: Any) -> Any:
+    """``v`` with its last two axes swapped."""
+    return _transpose(v, axes=(1, 0)) if _nd(v) == 2 else swapaxes(v, -1, -2)
 
 
 def _sum_lead(t: Tensor, keep: int) -> Tensor:

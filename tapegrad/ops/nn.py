@@ -3,16 +3,20 @@ order comes for free) unless stability says otherwise (noted inline)."""
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any
 
 import numpy as np
 
 from .._core.errors import with_hint
+from .._core.registry import defop
 from .._core.tensor import Tensor, make
+from ._raw import data, raw, wrap
 from .elementwise import (
     abs,
     add,
+    divide,
     erf,
     exp,
     greater,
@@ -24,8 +28,8 @@ from .elementwise import (
     tanh,
     where,
 )
-from .reduce import log_softmax, mean, sum
-from .shape import getitem
+from .reduce import log_softmax, log_softmax_op, mean, sum
+from .shape import _getitem, broadcast_to, expand_dims, index_add_zeros
 
 
 def gelu(x: Any, approximate: str = "none") -> Tensor:
@@ -99,10 +103,46 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
         # pick each target's log-probability along the class axis (any number of dims)
         idx: list[Any] = list(np.indices(t.shape, sparse=True))
         idx.insert(axis % lp._data.ndim, t)
-        picked = getitem(lp, tuple(idx))
-        return _reduce(negative(picked), reduction)
+        if reduction not in ("mean", "sum", "none"):
+            _reduce(lp, reduction)  # raises
+        return _nll_pick(lp, index=tuple(idx), reduction=reduction)
     per = negative(sum(multiply(target, lp), axis=axis))
     return _reduce(per, reduction)
+
+
+@defop("nll_pick", saves=("lp_shape",), grad_name="NllLossBackward0")
+def _nll_pick(lp: Any, *, index: tuple[Any, ...], reduction: str) -> Any:
+    """``-lp[index]``, reduced: one op for the values of getitem, negative and mean/sum.
+
+    ``index`` picks each position once (one class per sample), so the VJP scatters
+    without accumulating.
+    """
+    picked = np.negative(_getitem.fwd(lp, index=index))
+    if reduction == "mean":
+        return np.mean(picked, axis=None, keepdims=False)
+    if reduction == "sum":
+        return np.sum(picked, axis=None, keepdims=False)
+    return picked
+
+
+@_nll_pick.defvjp
+def _(g: Tensor, lp_shape: tuple[int, ...], index: tuple[Any, ...], reduction: str) -> Any:
+    # d(-lp[index]) = -g at each picked position (divided by their number for "mean")
+    pshape = np.broadcast_shapes(*[np.shape(i) for i in index])
+    n = builtins.max(int(np.prod(pshape)), 1)
+    if raw():
+        ga = g._data
+        q = np.negative(np.true_divide(ga, n) if reduction == "mean" else ga)
+        out = np.zeros(lp_shape, dtype=q.dtype)
+        out[index] += q  # positions are distinct: the same as np.add.at
+        return (wrap(out, g),)
+    if reduction == "mean":
+        gi = negative(broadcast_to(divide(g, n), pshape))
+    elif reduction == "sum":
+        gi = negative(broadcast_to(g, pshape))
+    else:
+        gi = negative(g)
+    return (index_add_zeros(gi, index=index, shape=lp_shape),)
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> Tensor:
@@ -112,8 +152,50 @@ def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> Tensor:
 
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1) -> Tensor:
-    """``-sum(labels * log_softmax(logits))`` along ``axis``."""
-    return negative(sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))
+    """``-sum(labels * log_softmax(logits))`` along ``axis``.
+
+    One op (one node): its forward and VJP give the values of that composite.
+    """
+    shape = np.shape(data(logits))
+    if not shape or np.shape(data(labels)) != shape or not -len(shape) <= axis < len(shape):
+        # broadcasting labels (or a bad axis, for the composite's error): the composite
+        return negative(sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))
+    return _softmax_xent(logits, labels, axis=axis % len(shape))
+
+
+@defop("softmax_cross_entropy", saves=("logits", "labels"),
+       grad_name="SoftmaxCrossEntropyWithLogitsBackward0", needs=True)
+def _softmax_xent(logits: Any, labels: Any, *, axis: int) -> Any:
+    lp = log_softmax_op.fwd(logits, axis=axis)
+    return np.negative(np.sum(np.multiply(labels, lp), axis=(axis,)))
+
+
+@_softmax_xent.defvjp
+def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...]) -> Any:
+    # loss = -sum(z * lp): dz = -g lp; dlp = -g z, and through log_softmax
+    # dlogits = dlp - exp(lp) * sum(dlp)
+    dx = dz = None
+    if raw():
+        ga, za = g._data, data(labels)
+        lp = np.asarray(log_softmax_op.fwd(data(logits), axis=axis))
+        ng = np.expand_dims(np.negative(ga), axis)
+        if needs[0]:
+            dlp = np.asarray(np.multiply(ng, za))
+            s = np.sum(dlp, axis=axis, keepdims=True)
+            e = np.asarray(np.exp(lp))
+            e = np.multiply(e, s, out=e) if e.dtype == np.result_type(e, s) else np.multiply(e, s)
+            dx = wrap(np.subtract(dlp, e), g)
+        if needs[1]:
+            dz = wrap(np.multiply(ng, lp), g)
+        return dx, dz
+    lpt = log_softmax(logits, axis=axis)
+    ngt = expand_dims(negative(g), axis)
+    if needs[0]:
+        dlpt = multiply(ngt, labels)
+        dx = subtract(dlpt, multiply(exp(lpt), sum(dlpt, axis=axis, keepdims=True)))
+    if needs[1]:
+        dz = multiply(ngt, lpt)
+    return dx, dz
 
 
 def _const(v: Any) -> Tensor:

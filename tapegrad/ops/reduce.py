@@ -11,6 +11,7 @@ import numpy as np
 from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from ._raw import mul_into, raw, wrap
 from .elementwise import (
     divide,
     equal,
@@ -59,6 +60,14 @@ def _expand(g: Tensor, axis: tuple[int, ...] | None, keepdims: bool, shape: tupl
     return broadcast_to(g, shape=shape)
 
 
+def _expand_raw(g: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool,
+                shape: tuple[int, ...]) -> np.ndarray:
+    """:func:`_expand` on arrays: a read-only broadcast view."""
+    if not keepdims and axis:
+        g = g.reshape(_kept_shape(shape, axis))
+    return g if g.shape == shape else np.broadcast_to(g, shape)
+
+
 def _kept_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[int, ...]:
     if axis is None:
         return (1,) * len(shape)
@@ -73,6 +82,8 @@ def _sum(x: Any, *, axis: Any, keepdims: bool) -> Any:
 @_sum.defvjp
 def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
     # each summed element gets g
+    if raw():
+        return (wrap(_expand_raw(g._data, axis, keepdims, x_shape), g),)
     if axis is None and not keepdims:
         return (broadcast_to(g, shape=x_shape),)
     return (_expand(g, axis, keepdims, x_shape),)
@@ -111,9 +122,12 @@ def _mean(x: Any, *, axis: Any, keepdims: bool) -> Any:
 
 @_mean.defvjp
 def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
-    # each element gets g / n
+    # each element gets g / n (divided before it is spread: the same values, fewer of them)
     n = int(np.prod(x_shape)) if axis is None else int(np.prod([x_shape[a] for a in axis]))
-    return (divide(_expand(g, axis, keepdims, x_shape), builtins.max(n, 1)),)
+    if raw():
+        q = np.true_divide(g._data, builtins.max(n, 1))
+        return (wrap(_expand_raw(np.asarray(q), axis, keepdims, x_shape), g),)
+    return (_expand(divide(g, builtins.max(n, 1)), axis, keepdims, x_shape),)
 
 
 _mean_all = _mean.renamed("MeanBackward0")
@@ -290,13 +304,29 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 def softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
-        e = np.exp(x - np.where(np.isfinite(m), m, 0))
-        return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        if not x.size:
+            e = np.exp(x - np.where(np.isfinite(0), 0, 0))
+            return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        e = np.exp(np.subtract(x, _finite_max(x, axis)))
+        q = np.add.reduce(e, axis=axis, keepdims=True)
+        if e.dtype == x.dtype and e.dtype == np.result_type(e, q):
+            return np.true_divide(e, q, out=e)  # e is ours: divide in place
+        return (e / q).astype(x.dtype, copy=False)
+
+
+def _finite_max(x: np.ndarray, axis: int) -> np.ndarray:
+    """The max along ``axis`` (kept), with non-finite maxima replaced by 0 (stable softmax)."""
+    m = np.maximum.reduce(x, axis=axis, keepdims=True)
+    fin = np.isfinite(m)
+    return m if fin.all() else np.where(fin, m, 0)
 
 
 @softmax_op.defvjp
 def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
+    if raw():
+        ga, o = g._data, out._data
+        s = np.sum(np.multiply(ga, o), axis=axis, keepdims=True)
+        return (wrap(mul_into(np.asarray(np.subtract(ga, s)), o), g),)
     return (multiply(out, subtract(g, _sum(multiply(g, out), axis=(axis,), keepdims=True))),)
 
 
@@ -304,14 +334,30 @@ def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
 def log_softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        m = np.max(x, axis=axis, keepdims=True) if x.size else 0
-        s = x - np.where(np.isfinite(m), m, 0)
-        return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(x.dtype,
-                                                                                copy=False)
+        if not x.size:
+            s = x - np.where(np.isfinite(0), 0, 0)
+            return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(
+                x.dtype, copy=False)
+        s = np.subtract(x, _finite_max(x, axis))
+        lse = np.log(np.add.reduce(np.exp(s), axis=axis, keepdims=True))
+        if s.dtype == x.dtype and s.dtype == np.result_type(s, lse):
+            return np.subtract(s, lse, out=s)  # s is ours: subtract in place
+        return (s - lse).astype(x.dtype, copy=False)
 
 
 @log_softmax_op.defvjp
 def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = g - exp(y) * sum(g)
+    if raw():
+        ga = g._data
+        e = np.asarray(np.exp(out._data))
+        s = np.sum(ga, axis=axis, keepdims=True)
+        if e.dtype == np.result_type(e, s):
+            np.multiply(e, s, out=e)
+        else:
+            e = np.multiply(e, s)
+        if e.dtype == np.result_type(ga, e) and e.shape == np.shape(ga):
+            return (wrap(np.subtract(ga, e, out=e), g),)
+        return (wrap(np.subtract(ga, e), g),)
     return (subtract(g, multiply(exp(out), _sum(g, axis=(axis,), keepdims=True))),)
 
 

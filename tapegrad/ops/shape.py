@@ -9,6 +9,7 @@ import numpy as np
 from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from ._raw import raw, wrap
 
 
 def _shape_of(x: Any) -> tuple[int, ...]:
@@ -146,10 +147,10 @@ def _sum_to(x: Any, *, shape: tuple[int, ...]) -> Any:
     x = np.asarray(x)
     lead = x.ndim - len(shape)
     if lead > 0:
-        x = x.sum(axis=tuple(range(lead)))
+        x = np.add.reduce(x, axis=tuple(range(lead)))
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and x.shape[i] != 1)
     if axes:
-        x = x.sum(axis=axes, keepdims=True)
+        x = np.add.reduce(x, axis=axes, keepdims=True)
     return x
 
 
@@ -163,6 +164,8 @@ def sum_to(x: Any, shape: Any) -> Tensor:
     shape = tuple(shape)
     if _shape_of(x) == shape:
         return x
+    if isinstance(x, Tensor) and raw():
+        return wrap(_sum_to.fwd(x._data, shape=shape), x)
     return _sum_to(x, shape=shape)
 
 

@@ -257,8 +257,7 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
                 f"{list(x._data.shape)} labels_size={list(z._data.shape)}".replace(" ", ""),
                 "labels and logits must have one shape", "SoftmaxCrossEntropyWithLogits"
             ) from None
-    return ops.negative(ops.sum(ops.multiply(z, ops.log_softmax(x, axis=axis)),
-                                axis=axis))
+    return ops.softmax_cross_entropy_with_logits(z, x, axis=axis)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,

@@ -33,6 +33,7 @@ from ..ops import (
 )
 from ..ops import mean as _mean
 from ..ops import sum as _sum
+from ..ops._raw import raw, wrap
 from ..ops.elementwise import clip as _clip
 from ..ops.elementwise import power as _power
 from ..ops.reduce import _max, _min
@@ -241,16 +242,20 @@ def _nll_index(shape: tuple[int, ...], target: np.ndarray, weight: np.ndarray | 
     """Index of each target's entry in ``x`` and its weight (0 where ignored)."""
     t = target.reshape(-1)
     valid = t != ignore_index
-    tc = np.where(valid, t, 0)
+    every = bool(valid.all())
+    tc = t if every else np.where(valid, t, 0)
     if len(shape) == 1:
         idx: Any = (tc,)
+    elif len(shape) == 2:
+        idx = (np.arange(shape[0]), tc)
     else:
         n = shape[0]
         rest = shape[2:]
         grids = np.indices((n,) + rest).reshape(1 + len(rest), -1)
         idx = (grids[0], tc) + tuple(grids[1:])
     w = np.ones(t.shape, dtype=np.float64) if weight is None else weight[tc].astype(np.float64)
-    w = np.where(valid, w, 0.0)
+    if not every:
+        w = np.where(valid, w, 0.0)
     return idx, w
 
 
@@ -260,6 +265,18 @@ def _(g: Tensor, x_shape: tuple[int, ...], target: np.ndarray, weight: Any, igno
     # the gradient goes to each target's log-probability, -w_i (/ sum w for "mean")
     idx, w = _nll_index(x_shape, target, weight, ignore_index)
     dt = g._data.dtype
+    if raw():
+        # each index appears once: a gather-add-scatter into zeros, no ufunc.at
+        if reduction == "mean":
+            tot = w.sum()
+            c = (-w / tot if tot else -w * np.nan).astype(dt)
+        else:
+            c = (-w).astype(dt)
+        ga = g._data
+        gi = np.multiply(ga.reshape(-1) if reduction == "none" else ga, c)
+        out = np.zeros(x_shape, dtype=gi.dtype)
+        out[idx] += gi
+        return (wrap(out, g),)
     coef = make(-w.astype(dt))
     if reduction == "none":
         gi = multiply(reshape(g, (-1,)), coef)

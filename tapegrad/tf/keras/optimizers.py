@@ -8,6 +8,7 @@ variable, per-variable slots, and ``apply_gradients``'s checks.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -154,9 +155,15 @@ class Optimizer:
             key = id(v)
             self._vars[key] = v
             state = self._slots.setdefault(key, {})
-            p = np.array(v._data, copy=True)
-            self._update(p, ga, state, lr)
-            v._set(p, False)
+            arr = v._data
+            if _sole_owner(arr) and v.__dict__.get("_constraint") is None:
+                # no tensor can see this array: update it in place, as TensorFlow's
+                # resource update does
+                self._update(arr, ga, state, lr)
+            else:  # values already read keep theirs: update a copy and rebind
+                p = np.array(arr, copy=True)
+                self._update(p, ga, state, lr)
+                v._set(p, False)
         self.iterations.assign(self.iterations._data + 1)
         return self.iterations
 
@@ -187,6 +194,16 @@ class Optimizer:
     def __repr__(self) -> str:
         return f"<keras.src.optimizers.{type(self).__name__.lower()}.{type(self).__name__} " \
                f"object name={self.name}>"
+
+
+def _sole_owner(arr: np.ndarray) -> bool:
+    """Whether only the variable (and the caller's one local name) refers to ``arr``.
+
+    The references counted: the variable's, the caller's local, this function's
+    argument and getrefcount's own.
+    """
+    return (arr.base is None and arr.flags.writeable and arr.flags.owndata
+            and sys.getrefcount(arr) <= 4)
 
 
 class SGD(Optimizer):
