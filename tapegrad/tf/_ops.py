@@ -24,6 +24,8 @@ from .. import ops
 from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from ..ops._raw import raw
+from ..ops.elementwise import _power_dx_raw
 from . import dtypes as _dt
 from ._tensor import (
     VariableBase,
@@ -405,12 +407,22 @@ def _pow(x: Any, y: Any) -> Any:
                 with_hint("Integers to negative integer powers are not allowed [Op:Pow] name: ",
                           "cast the base to a float dtype first"),
             )
+        if _is_two(y) and np.asarray(x).dtype.kind == "f":
+            return np.square(x)  # the value of x ** 2, in one cheap pass
         return np.power(x, y)
+
+
+def _is_two(y: Any) -> bool:
+    """Whether the exponent is the one number 2 (``x ** 2``)."""
+    yd = y._data if isinstance(y, Tensor) else y
+    return bool(np.ndim(yd) == 0 and np.asarray(yd).dtype.kind in "fiu" and yd == 2)
 
 
 @_pow.defvjp
 def _(g: Tensor, x: Tensor, y: Tensor, out: Tensor, needs: tuple[bool, ...]) -> Any:
     # TensorFlow's PowGrad: gx = g y x^(y-1); gy = g x^y log(x) where x > 0, else 0
+    if not needs[1] and raw() and _is_two(y) and x._data.dtype.kind == "f":
+        return _power_dx_raw(g, x, 2), None  # g (2 x): the same values in fewer passes
     gx = gy = None
     if needs[0]:
         gx = ops.multiply(g, ops.multiply(y, _pow(x, ops.subtract(y, ops.cast(1, dtype=y._data.dtype)))))
