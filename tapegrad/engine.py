@@ -146,6 +146,18 @@ def _leading_to(targets: set[Node], deps: dict[Node, int],
     return needed
 
 
+_OPS_FNS: tuple[Any, Any, Any] | None = None
+
+
+def _ops_fns() -> tuple[Any, Any, Any]:
+    """The ops the engine itself applies (imported on first use: ops imports the core)."""
+    global _OPS_FNS
+    from .ops import add, cast, sum_to
+
+    _OPS_FNS = (add, cast, sum_to)
+    return _OPS_FNS
+
+
 def run_backward(
     roots: Sequence[Node],
     seeds: Sequence[Tensor],
@@ -165,8 +177,7 @@ def run_backward(
     PyTorch's engine does), so its gradient is complete; ready nodes run last
     in, first out.
     """
-    from .ops import add, cast, sum_to
-
+    add, cast, sum_to = _OPS_FNS or _ops_fns()
     target_set = set(targets) if targets is not None else None
     parents: dict[Node, list[Node]] | None = {} if target_set is not None else None
     deps = _count_deps(roots, node_filter, parents)
@@ -352,7 +363,7 @@ def _seeds(
                         "torch.ones_like(out)) or reduce it with .sum() first",
                     )
                 )
-            seeds.append(make(np.ones_like(t._data)))
+            seeds.append(make(np.ones(t._data.shape, t._data.dtype)))
             continue
         if not isinstance(go, Tensor):
             go = make(np.asarray(go, dtype=t._data.dtype), None, False, t._style)

@@ -188,10 +188,15 @@ def defop(
 
 
 def _op_class(fwd: Callable[..., Any]) -> type[Op]:
-    """``_Op1``/``_Op2`` for a forward of one/two plain positional inputs, else ``Op``."""
+    """``_Op1`` for a forward of one plain positional input (and any keyword-only
+    attributes), ``_Op2`` for two and no attributes, else ``Op``."""
     params = list(inspect.signature(fwd).parameters.values())
-    if all(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params):
-        return {1: _Op1, 2: _Op2}.get(len(params), Op)
+    pos = [p for p in params if p.kind != p.KEYWORD_ONLY]
+    if all(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in pos):
+        if len(pos) == 1:
+            return _Op1
+        if len(pos) == 2 and len(params) == 2:
+            return _Op2
     return Op
 
 
@@ -315,7 +320,7 @@ _new = object.__new__
 
 
 class _Op1(Op):
-    """An op of one positional input and no attributes (exp, tanh, relu, ...).
+    """An op of one positional input (exp, tanh, relu, sum, reshape, ...).
 
     Same behaviour as :meth:`Op.__call__`, unrolled for the common cases (no
     tape or one tape recording, grad mode on or off): no argument packing, and
@@ -324,11 +329,11 @@ class _Op1(Op):
 
     __slots__ = ()
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(self, x: Any, **attrs: Any) -> Any:
         if not isinstance(x, Tensor):
-            return Op.__call__(self, x)
+            return Op.__call__(self, x, **attrs)
         xd = x._data
-        out = self.fwd(xd)
+        out = self.fwd(xd, **attrs) if attrs else self.fwd(xd)
         if out.__class__ is not np.ndarray:
             out = np.asarray(out)
         state = _STATE
@@ -337,7 +342,7 @@ class _Op1(Op):
         rec: tuple[Any, ...] = ()
         if tapes:
             if len(tapes) > 1 or not state.grad_enabled:
-                return self._finish((x,), [xd], _EMPTY, out, rg, x._style)
+                return self._finish((x,), [xd], attrs, out, rg, x._style)
             if tapes[0]._interested((x,)):
                 rec = tapes
         if (rg or rec) and state.grad_enabled and self.vjp is not None \
@@ -352,7 +357,7 @@ class _Op1(Op):
             node.shape = out.shape
             node.dtype = out.dtype
             node.op = self
-            node.attrs = _EMPTY
+            node.attrs = attrs or _EMPTY
             node.tapes = rec
             node.rg = rg
             if rec:
@@ -373,7 +378,7 @@ class _Op1(Op):
                 node.versions = None
             return res
         if state.inference:
-            return self._finish((x,), [xd], _EMPTY, out, rg, x._style)
+            return self._finish((x,), [xd], attrs, out, rg, x._style)
         res = _new(Tensor)
         res._data = out
         res._node = None
