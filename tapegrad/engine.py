@@ -96,12 +96,13 @@ def _unpack(node: Node) -> list[Any]:
 
 def _count_deps(
     roots: Sequence[Node], node_filter: Callable[[Node], bool] | None,
-    parents: dict[Node, list[Node]] | None,
+    parents: dict[Node, list[Node]] | None, blocked: set[Node],
 ) -> dict[Node, int]:
     """Nodes reachable from ``roots``, each with how many reachable nodes feed it a gradient.
 
-    A node that ``node_filter`` rejects is reached but not followed.  With ``parents``,
-    also fills the reversed edges (to find which nodes lead to the targets).
+    A node that ``node_filter`` rejects is reached but not followed (and put in
+    ``blocked``).  With ``parents``, also fills the reversed edges (to find which nodes
+    lead to the targets).
     """
     deps: dict[Node, int] = {}
     stack: list[Node] = []
@@ -115,6 +116,7 @@ def _count_deps(
     while stack:
         n = pop()
         if node_filter is not None and n.__class__ is not is_acc and not node_filter(n):
+            blocked.add(n)
             continue
         for c in n.next:
             if c is not None:
@@ -180,7 +182,8 @@ def run_backward(
     add, cast, sum_to = _OPS_FNS or _ops_fns()
     target_set = set(targets) if targets is not None else None
     parents: dict[Node, list[Node]] | None = {} if target_set is not None else None
-    deps = _count_deps(roots, node_filter, parents)
+    blocked: set[Node] = set()
+    deps = _count_deps(roots, node_filter, parents, blocked)
     needed: set[Node] | None = None
     if target_set is not None:
         assert parents is not None
@@ -225,7 +228,7 @@ def run_backward(
                 continue
             if g is not None and target_set is not None and n in target_set:
                 results[n] = g
-            if node_filter is not None and not node_filter(n):
+            if blocked and n in blocked:
                 continue
             nxt = n.next
             if g is None:  # nothing arrived: the inputs still wait for this node no more
