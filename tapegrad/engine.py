@@ -1,11 +1,13 @@
 """The one reverse-mode engine shared by both front-ends.
 
 ``run_backward`` walks the graph from the roots with an explicit stack (no
-recursion: a million-op chain is fine), orders the nodes topologically
-(reverse DFS post-order), runs each VJP once with grad mode set to
-``create_graph`` (which is all higher-order differentiation needs), undoes
-broadcasting with ``sum_to``, accumulates out of place and releases each
-node's saved values right after use unless the graph is retained.
+recursion: a million-op chain is fine) counting, for each node, how many
+reachable nodes feed it a gradient; it then runs a node's VJP once all of
+them have run (PyTorch's dependency counting), with grad mode set to
+``create_graph`` (which is all higher-order differentiation needs), reduces
+each gradient to the shape and dtype its input node recorded (``sum_to``,
+``cast``), accumulates out of place and releases each node's saved values
+right after use unless the graph is retained.
 
 It is transactional: it only *returns* gradients.  ``backward`` writes them
 into ``.grad`` after the whole pass succeeded, so a failing pass changes no

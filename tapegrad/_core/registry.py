@@ -2,8 +2,12 @@
 
 ``defop`` turns a NumPy forward function into an :class:`Op`; ``Op.defvjp``
 attaches its VJP, written in tapegrad ops so the backward pass is itself
-differentiable.  :func:`apply` is the only place nodes are made and tapes are
-told about an op.
+differentiable.  Calling an op is the only way nodes are made and tapes are
+told about an op: :meth:`Op.__call__` in general, and the unrolled ``_Op1`` /
+``_Op2`` for the common one- and two-input ops; all of them build the node in
+:func:`_result_node`.  A node keeps its edges, what its VJP declared it
+needs (``saves``; ``save_for`` drops a saved input that only an untracked
+input's gradient would use) and its output's shape and dtype.
 
 Forward signature: positional parameters are the op's tensor inputs (any
 array-like; non-tensors are constants), keyword-only parameters are static
@@ -241,8 +245,6 @@ def _record(
     rec: tuple[Any, ...],
     style: int,
 ) -> Any:
-    cls = op.node_cls
-    node = cls.__new__(cls)
     nxt: list[Node | None] = []
     for a in args:
         if isinstance(a, Tensor):
@@ -252,16 +254,23 @@ def _record(
             nxt.append(n)
         else:
             nxt.append(None)
-    node.next = tuple(nxt)
+    return _result_node(op, tuple(nxt), rec, rg, attrs, out, style, args, arrays)
+
+
+def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg: bool,
+                 attrs: dict[str, Any], out: np.ndarray, style: int, args: Any,
+                 arrays: Any) -> Tensor:
+    """The recorded result: a new node (edges ``nxt``) and the tensor it produced."""
+    node = _new(op.node_cls)
+    node.next = nxt
     node.shape = out.shape
     node.dtype = out.dtype
     node.op = op
     node.attrs = attrs
     node.tapes = rec
     node.rg = rg
-    if rec:
-        for tp in rec:
-            tp._recorded(node)
+    for tp in rec:
+        tp._recorded(node)
     if ANOMALY[0]:
         node.trace = _user_stack()
     res = _new(Tensor)
@@ -347,45 +356,14 @@ class _Op1(Op):
                 rec = tapes
         if (rg or rec) and state.grad_enabled and self.vjp is not None \
                 and out.dtype.kind in _FLOAT_KINDS:
-            cls = self.node_cls
-            node = _new(cls)
             nx = x._node
             if nx is None and (rg or x._acc is not None):
                 nx = x._acc or get_acc(x)
-            nxt = (nx,)
-            node.next = nxt
-            node.shape = out.shape
-            node.dtype = out.dtype
-            node.op = self
-            node.attrs = attrs or _EMPTY
-            node.tapes = rec
-            node.rg = rg
-            if rec:
-                rec[0]._recorded(node)
-            if ANOMALY[0]:
-                node.trace = _user_stack()
-            res = _new(Tensor)
-            res._data = out
-            res._node = node
-            res._rg = rg
-            res._vc = vc = [0]
-            res._style = x._style
-            node.out_vc = vc if self.saves_out else None
-            if self.save_codes:
-                _save(self, node, (x,), (xd,), out, nxt)
-            else:
-                node.saved = ()
-                node.versions = None
-            return res
+            return _result_node(self, (nx,), rec, rg, attrs or _EMPTY, out, x._style, (x,),
+                                (xd,))
         if state.inference:
             return self._finish((x,), [xd], attrs, out, rg, x._style)
-        res = _new(Tensor)
-        res._data = out
-        res._node = None
-        res._rg = False
-        res._vc = [0]
-        res._style = x._style
-        return res
+        return make(out, None, False, x._style)
 
 
 class _Op2(Op):
@@ -426,8 +404,6 @@ class _Op2(Op):
                 rec = tapes
         if (rg or rec) and state.grad_enabled and self.vjp is not None \
                 and out.dtype.kind in _FLOAT_KINDS:
-            cls = self.node_cls
-            node = _new(cls)
             nx = ny = None
             if tx:
                 nx = x._node
@@ -437,37 +413,7 @@ class _Op2(Op):
                 ny = y._node
                 if ny is None and (y._rg or (rec and y._acc is not None)):
                     ny = y._acc or get_acc(y)
-            nxt = (nx, ny)
-            node.next = nxt
-            node.shape = out.shape
-            node.dtype = out.dtype
-            node.op = self
-            node.attrs = _EMPTY
-            node.tapes = rec
-            node.rg = rg
-            if rec:
-                rec[0]._recorded(node)
-            if ANOMALY[0]:
-                node.trace = _user_stack()
-            res = _new(Tensor)
-            res._data = out
-            res._node = node
-            res._rg = rg
-            res._vc = vc = [0]
-            res._style = style
-            node.out_vc = vc if self.saves_out else None
-            if self.save_codes:
-                _save(self, node, (x, y), (xd, yd), out, nxt)
-            else:
-                node.saved = ()
-                node.versions = None
-            return res
+            return _result_node(self, (nx, ny), rec, rg, _EMPTY, out, style, (x, y), (xd, yd))
         if state.inference:
             return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
-        res = _new(Tensor)
-        res._data = out
-        res._node = None
-        res._rg = False
-        res._vc = [0]
-        res._style = style
-        return res
+        return make(out, None, False, style)
