@@ -297,13 +297,21 @@ def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any)
     saved: list[Any] = []
     versions: list[int] | None = None
     cond = op.save_if
-    for j, (kind, idx) in enumerate(codes):
+    j = -1
+    for kind, idx in codes:
+        j += 1
         if kind == 0:
             if cond is not None:
                 users = cond[j]
-                if users is not None and all(nxt[u] is None for u in users):
-                    saved.append(None)
-                    continue
+                if users is not None:
+                    for u in users:
+                        if nxt[u] is not None:
+                            break
+                    else:  # no input whose gradient uses it is tracked
+                        saved.append(None)
+                        if versions is not None:
+                            versions.append(0)
+                        continue
             a = args[idx]
             saved.append(a)
             if isinstance(a, Tensor):

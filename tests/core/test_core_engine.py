@@ -245,6 +245,31 @@ def test_second_derivative_through_a_product_with_an_untracked_side() -> None:
     assert float(gg) == pytest.approx(1.5)
 
 
+@defop("scaled_by", saves=("x", "y"), needs=True, save_for={"y": ("x",)})
+def scaled_by(x: Any, y: Any) -> Any:
+    return x * y
+
+
+@scaled_by.defvjp
+def _(g: Any, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    assert y is not None or not needs[0]  # y is kept whenever x's gradient is wanted
+    return (g * y if needs[0] else None), (g * x if needs[1] else None)
+
+
+def test_save_for_keeps_versions_in_step_with_what_is_saved() -> None:
+    """A saved input after a skipped one is still checked against in-place changes."""
+    x = tg.tensor([1.0, 2.0])  # untracked: y is not needed by anything, so not kept
+    y = leaf([3.0, 4.0])
+    out = scaled_by(x, y)
+    assert out.grad_fn.saved[1] is None
+    out.sum().backward()
+    np.testing.assert_allclose(G(y).numpy(), [1.0, 2.0])
+    out = scaled_by(x, y)
+    x += 1.0  # x is saved for y's gradient: modifying it must be caught
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
 def test_gradient_takes_the_shape_and_dtype_of_the_input_node() -> None:
     """Each node records its output's shape and dtype; a gradient arriving there is reduced
     (broadcasting undone) and cast to them."""
