@@ -304,8 +304,8 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 def softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        if not x.size:
-            e = np.exp(x - np.where(np.isfinite(0), 0, 0))
+        if not x.size:  # nothing to stabilise
+            e = np.exp(x)
             return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
         e = np.exp(np.subtract(x, _finite_max(x, axis)))
         q = np.add.reduce(e, axis=axis, keepdims=True)
@@ -334,9 +334,8 @@ def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
 def log_softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        if not x.size:
-            s = x - np.where(np.isfinite(0), 0, 0)
-            return (s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))).astype(
+        if not x.size:  # nothing to stabilise
+            return (x - np.log(np.sum(np.exp(x), axis=axis, keepdims=True))).astype(
                 x.dtype, copy=False)
         s = np.subtract(x, _finite_max(x, axis))
         lse = np.log(np.add.reduce(np.exp(s), axis=axis, keepdims=True))
