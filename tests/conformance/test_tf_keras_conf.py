@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tg_tf
-from tests.tf.tf_helpers import real_tf
-from tests.tf.tf_programs import same
+from tests.tf_style.tf_helpers import real_tf
+from tests.tf_style.tf_programs import same
 
 
 @pytest.fixture(scope="module")

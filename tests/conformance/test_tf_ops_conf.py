@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tg_tf
-from tests.tf.tf_cases import CASES, TFCase
-from tests.tf.tf_helpers import real_tf, run_case, run_case_second
+from tests.tf_style.tf_cases import CASES, TFCase
+from tests.tf_style.tf_helpers import real_tf, run_case, run_case_second
 
 IDS = [c.name for c in CASES]
 

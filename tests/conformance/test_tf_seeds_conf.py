@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tf.test_tf_seeds import EXPECTED, SEEDS, run_script, tapegrad_source
+from tests.tf_style.test_tf_seeds import EXPECTED, SEEDS, run_script, tapegrad_source
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
                                 reason="TensorFlow is not installed")

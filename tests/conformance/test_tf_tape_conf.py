@@ -1,6 +1,6 @@
 """Conformance: tape semantics, item-3 tools and error types on tapegrad.tf vs TensorFlow.
 
-Each program in ``tests/tf/tf_programs.py`` runs on both; the results (values,
+Each program in ``tests/tf_style/tf_programs.py`` runs on both; the results (values,
 ``None`` where TensorFlow gives ``None``, the structure of nests, exception
 class names) must match.  Skipped without TensorFlow.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 import tapegrad.tf as tg_tf
-from tests.tf.tf_cases import CONVENTIONS, Convention
-from tests.tf.tf_helpers import real_tf
-from tests.tf.tf_programs import OWN_WORDING, PROGRAMS, run, same
+from tests.tf_style.tf_cases import CONVENTIONS, Convention
+from tests.tf_style.tf_helpers import real_tf
+from tests.tf_style.tf_programs import OWN_WORDING, PROGRAMS, run, same
 
 NAMES = sorted(PROGRAMS)
 

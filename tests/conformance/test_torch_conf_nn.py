@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.torch.torch_harness import compare
+from tests.torch_style.torch_harness import compare
 
 real = pytest.importorskip("torch")
 import tapegrad.torch as tt  # noqa: E402

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.torch.torch_harness import assert_same, plain
+from tests.torch_style.torch_harness import assert_same, plain
 
 real = pytest.importorskip("torch")
 import tapegrad.torch as tt  # noqa: E402

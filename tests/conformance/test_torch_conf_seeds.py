@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = sorted((ROOT / "tests" / "torch" / "seed_scripts").glob("seed*.py"))
+SCRIPTS = sorted((ROOT / "tests" / "torch_style" / "seed_scripts").glob("seed*.py"))
 
 
 def _run(source: str, tmp_path: Path, name: str) -> str:

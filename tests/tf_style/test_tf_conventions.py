@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tf
-from tests.tf.tf_cases import CONVENTIONS, Convention
+from tests.tf_style.tf_cases import CONVENTIONS, Convention
 
 
 def grads_of(tfm: object, c: Convention) -> list[np.ndarray | None]:

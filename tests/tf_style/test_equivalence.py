@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tf
-from tests.tf.tf_cases import CASES, TFCase
-from tests.tf.tf_helpers import run_case, weights_for
+from tests.tf_style.tf_cases import CASES, TFCase
+from tests.tf_style.tf_helpers import run_case, weights_for
 
 torch = pytest.importorskip("tapegrad.torch")
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tf
-from tests.tf.tf_cases import CASES, TFCase
-from tests.tf.tf_helpers import (
+from tests.tf_style.tf_cases import CASES, TFCase
+from tests.tf_style.tf_helpers import (
     numeric_grads,
     numeric_second,
     run_case,

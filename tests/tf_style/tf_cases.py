@@ -8,7 +8,7 @@ suite (``tape.gradient`` in tapegrad.tf vs ``.backward()`` in tapegrad.torch).
 Inputs stay away from kinks and ties; the conventions at those points have
 their own tests.
 
-Imported as ``from tests.tf.tf_cases import CASES``.
+Imported as ``from tests.tf_style.tf_cases import CASES``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 import tapegrad.tf as tf
-from tests.tf.tf_programs import PROGRAMS
+from tests.tf_style.tf_programs import PROGRAMS
 
 ERRORS = sorted(n for n in PROGRAMS if n.startswith("err_") or n in (
     "second_call_non_persistent", "jacobian_after_gradient", "unconnected_bad_value",
