@@ -41,8 +41,8 @@ ANOMALY = [False]
 class Op:
     """A primitive: forward on ndarrays plus a VJP in tapegrad ops."""
 
-    __slots__ = ("name", "fwd", "vjp", "save_codes", "grad_name", "node_cls", "saves", "needs",
-                 "save_all", "save_if", "saves_out", "__dict__")
+    __slots__ = ("name", "fwd", "vjp", "jvp", "batch", "save_codes", "grad_name", "node_cls",
+                 "saves", "needs", "save_all", "save_if", "saves_out", "__dict__")
 
     def __init__(
         self,
@@ -57,6 +57,9 @@ class Op:
         self.fwd = fwd
         self.needs = needs
         self.vjp: Callable[..., Any] = None  # type: ignore[assignment]
+        # forward-mode rule and batching rule (see defjvp / defbatch); None: not defined
+        self.jvp: Callable[..., Any] | None = None
+        self.batch: Callable[..., Any] | None = None
         self.saves = saves
         self.grad_name = grad_name or _default_grad_name(name)
         self.node_cls = node_type(self.grad_name)
@@ -97,12 +100,40 @@ class Op:
         """The same op under another node name (e.g. ``TBackward0`` for ``t()``)."""
         op = self.__class__(self.name, self.fwd, self.saves, grad_name, self.needs)
         op.vjp = self.vjp
+        op.jvp = self.jvp
+        op.batch = self.batch
         op.save_if = self.save_if
         return op
 
     def defvjp(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Attach the VJP: ``fn(g, *saved, **attrs) -> tuple of input gradients``."""
         self.vjp = fn
+        return fn
+
+    def defjvp(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Attach the forward-mode rule (the tangent of the output).
+
+        ``fn(*tangents, *inputs, out=out, **attrs) -> output tangent or None``:
+        one tangent per positional input (``None`` where that input carries
+        none; at least one is not ``None``), then the inputs as the forward got
+        them, then the forward result ``out`` and the static attributes as
+        keywords.  Written in tapegrad ops, so it is differentiable and
+        composes with every transform; ``None`` means a zero tangent.
+        """
+        self.jvp = fn
+        return fn
+
+    def defbatch(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Attach the batching rule (how the op acts on a batch, for ``vmap``).
+
+        ``fn(batched, *values, **attrs) -> result``: ``batched`` is one bool per
+        positional input; a batched value carries the batch as its axis 0 (the
+        interpreter moves it there), the others are as the op would get them.
+        The result carries the batch as its axis 0.  Written in tapegrad ops.
+        ``tapegrad.ops.batching`` has the common rules (``elementwise``, ...);
+        an op without a rule runs once per batch element and is stacked.
+        """
+        self.batch = fn
         return fn
 
     def __call__(self, *args: Any, **attrs: Any) -> Any:
