@@ -88,6 +88,9 @@ def _unpack(node: Node) -> list[Any]:
             vc = node.out_vc
             if vc is not None and vc[0] != versions[i]:
                 raise _version_error(node, i, make(s), versions[i], vc[0], node)
+            if isinstance(s, Tensor):  # a tracer's result saves itself (see autodiff)
+                out.append(s)
+                continue
             t = make(s, node, node.rg, 0)
             t._vc = vc if vc is not None else [0]
             out.append(t)

@@ -24,6 +24,9 @@ class _State(threading.local):
         # None/False, or a callable marking each tensor made in inference mode (set by a
         # front-end's inference_mode; the core only calls it)
         self.inference: Any = False
+        # The transform interpreters (forward mode, batching, ...) active on this thread,
+        # innermost last; empty means every op runs its plain path.  See dispatch.py.
+        self.levels: list[Any] = []
 
 
 STATE = _State()

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import mode
+from .dispatch import dispatch
 from .node import AccumulateGrad, Node, node_type
 from .tensor import Tensor, make
 
@@ -103,6 +104,7 @@ class Op:
         op.jvp = self.jvp
         op.batch = self.batch
         op.save_if = self.save_if
+        self.__dict__.setdefault("_renamed", []).append(op)  # rules attached later reach it
         return op
 
     def defvjp(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -121,6 +123,8 @@ class Op:
         composes with every transform; ``None`` means a zero tangent.
         """
         self.jvp = fn
+        for op in self.__dict__.get("_renamed", ()):
+            op.defjvp(fn)
         return fn
 
     def defbatch(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -134,14 +138,23 @@ class Op:
         an op without a rule runs once per batch element and is stacked.
         """
         self.batch = fn
+        for op in self.__dict__.get("_renamed", ()):
+            op.defbatch(fn)
         return fn
 
     def __call__(self, *args: Any, **attrs: Any) -> Any:
         """Run the op forward and, when anything is tracked, record one node.
 
         This is the hot path of every op: one pass over the arguments collects
-        the arrays, the style and whether any input is tracked.
+        the arrays, the style and whether any input is tracked.  While a
+        transform is active the call goes to :func:`dispatch.dispatch` first.
         """
+        if _STATE.levels:
+            return dispatch(self, args, attrs)
+        return self._general(args, attrs)
+
+    def _general(self, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
+        """The plain path (no interpreter): forward on arrays, then record if tracked."""
         style = -1
         rg = False
         arrays: list[Any] = []
@@ -378,8 +391,10 @@ class _Op1(Op):
     __slots__ = ()
 
     def __call__(self, x: Any, **attrs: Any) -> Any:
+        if _STATE.levels:
+            return dispatch(self, (x,), attrs)
         if not isinstance(x, Tensor):
-            return Op.__call__(self, x, **attrs)
+            return self._general((x,), attrs)
         xd = x._data
         out = self.fwd(xd, **attrs) if attrs else self.fwd(xd)
         if out.__class__ is not np.ndarray:
@@ -411,6 +426,8 @@ class _Op2(Op):
     __slots__ = ()
 
     def __call__(self, x: Any, y: Any) -> Any:
+        if _STATE.levels:
+            return dispatch(self, (x, y), _EMPTY)
         tx = isinstance(x, Tensor)
         ty = isinstance(y, Tensor)
         if tx:
@@ -429,7 +446,7 @@ class _Op2(Op):
             yd = y._data
             rg = y._rg
         else:
-            return Op.__call__(self, x, y)
+            return self._general((x, y), _EMPTY)
         out = self.fwd(xd, yd)
         if out.__class__ is not np.ndarray:
             out = np.asarray(out)

@@ -132,6 +132,8 @@ class Tensor:
     _style: int
     _tv: bool = False
     _retains: bool = False
+    # the transform level this tensor is a tracer of (see _core/dispatch.py)
+    _lvl: Any = None
 
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
         arr = as_array(data, dtype)

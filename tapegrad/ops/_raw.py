@@ -22,10 +22,11 @@ def raw() -> bool:
     """Whether a VJP may compute on raw arrays: nothing it calls would be recorded.
 
     True when grad mode is off (and no front-end marks tensors made in inference
-    mode); then an op returns an untracked tensor whatever its inputs.
+    mode); then an op returns an untracked tensor whatever its inputs.  Never
+    while a transform is active: its tracers' arrays are not their values.
     """
     s = _STATE
-    return not s.grad_enabled and not s.inference
+    return not s.grad_enabled and not s.inference and not s.levels
 
 
 def wrap(a: Any, like: Tensor) -> Tensor:

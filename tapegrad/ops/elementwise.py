@@ -611,3 +611,154 @@ def identity(x: Any) -> Any:
 @identity.defvjp
 def _(g: Tensor) -> Any:
     return (g,)
+
+
+# ================================================================ forward-mode and batching rules
+# Each op's JVP (tangent of the output; ``None`` tangents are zero) and batching rule, attached
+# to the same op record as its forward and VJP above.
+from ._batch import elementwise as _bw  # noqa: E402
+
+
+def _tadd(a: Any, b: Any) -> Any:
+    """The sum of two tangents, either of which may be ``None`` (zero)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return add(a, b)
+
+
+def _tscale(t: Any, f: Any) -> Any:
+    return None if t is None else multiply(t, f)
+
+
+add.defjvp(lambda dx, dy, x, y, *, out: _tadd(dx, dy))
+subtract.defjvp(lambda dx, dy, x, y, *, out: _tadd(dx, None if dy is None else negative(dy)))
+multiply.defjvp(lambda dx, dy, x, y, *, out: _tadd(_tscale(dx, y), _tscale(dy, x)))
+negative.defjvp(lambda dx, x, *, out: negative(dx))
+
+
+@divide.defjvp
+def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:  # (dx - out dy) / y
+    num = _tadd(dx, None if dy is None else negative(multiply(out, dy)))
+    return divide(num, y)
+
+
+@power.defjvp
+def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:
+    # y x^(y-1) dx + x^y log(x) dy (the dy term 0 where x == 0 and y >= 0)
+    t = None
+    if dx is not None:
+        if isinstance(y, (int, float)) and y == 0:
+            t = multiply(dx, 0.0)
+        elif isinstance(y, (int, float)) and y == 1:
+            t = dx
+        else:
+            ym1 = y - 1 if isinstance(y, (int, float)) else subtract(y, 1)
+            t = multiply(dx, multiply(y, power(x, ym1)))
+    if dy is not None:
+        mask = logical_and(equal(x, 0), greater_equal(y, 0))
+        t = _tadd(t, where(mask, 0.0, multiply(dy, multiply(out, log(where(mask, 1.0, x))))))
+    return t
+
+
+remainder.defjvp(lambda dx, dy, x, y, *, out: _tadd(
+    dx, None if dy is None else negative(multiply(dy, floor(divide(x, y))))))
+sign.defjvp(lambda dx, x, *, out: multiply(dx, 0.0))
+abs.defjvp(lambda dx, x, *, out: multiply(dx, sign(x)))
+exp.defjvp(lambda dx, x, *, out: multiply(dx, out))
+log.defjvp(lambda dx, x, *, out: divide(dx, x))
+log1p.defjvp(lambda dx, x, *, out: divide(dx, add(x, 1.0)))
+expm1.defjvp(lambda dx, x, *, out: multiply(dx, add(out, 1.0)))
+
+
+@sqrt.defjvp
+def _(dx: Any, x: Any, *, out: Any, zero_safe: bool = False) -> Any:
+    t = divide(multiply(dx, 0.5), out)
+    return where(equal(dx, 0), 0.0, t) if zero_safe else t
+
+
+square.defjvp(lambda dx, x, *, out: multiply(dx, multiply(x, 2.0)))
+reciprocal.defjvp(lambda dx, x, *, out: negative(multiply(dx, multiply(out, out))))
+sin.defjvp(lambda dx, x, *, out: multiply(dx, cos(x)))
+cos.defjvp(lambda dx, x, *, out: negative(multiply(dx, sin(x))))
+tan.defjvp(lambda dx, x, *, out: multiply(dx, add(multiply(out, out), 1.0)))
+tanh.defjvp(lambda dx, x, *, out: tanh_backward(dx, out))
+tanh_backward.defjvp(lambda dg, dy, g, y, *, out: _tadd(
+    None if dg is None else tanh_backward(dg, y),
+    None if dy is None else multiply(multiply(dy, g), multiply(y, -2.0))))
+sigmoid.defjvp(lambda dx, x, *, out: multiply(dx, multiply(out, subtract(1.0, out))))
+relu.defjvp(lambda dx, x, *, out: _link(multiply(dx, greater(out, 0)), out))
+leaky_relu.defjvp(lambda dx, x, *, out, negative_slope=0.01: multiply(
+    dx, where(greater(x, 0), 1.0, negative_slope)))
+elu.defjvp(lambda dx, x, *, out, alpha=1.0: multiply(
+    dx, where(greater(x, 0), 1.0, add(out, alpha))))
+erf.defjvp(lambda dx, x, *, out: multiply(
+    dx, multiply(exp(negative(square(x))), 2.0 / math.sqrt(math.pi))))
+
+
+def _select_jvp(larger: Any) -> Any:
+    def rule(dx: Any, dy: Any, x: Any, y: Any, *, out: Any, ties: str = "half") -> Any:
+        if ties == "half":
+            mx = add(larger(x, y), multiply(equal(x, y), 0.5))
+            my = subtract(1.0, mx)
+        elif larger is greater:
+            mx, my = greater_equal(x, y), less(x, y)
+        else:
+            mx, my = less_equal(x, y), greater(x, y)
+        return _tadd(_tscale(dx, mx), _tscale(dy, my))
+
+    return rule
+
+
+maximum.defjvp(_select_jvp(greater))
+minimum.defjvp(_select_jvp(less))
+
+
+@clip.defjvp
+def _(dx: Any, dlo: Any, dhi: Any, x: Any, lo: Any, hi: Any, *, out: Any,
+      bounds: str = "numpy") -> Any:
+    # the tangent of whichever of x, lo, hi the output is
+    t = None
+    inside: Any = True
+    if lo is not None:
+        inside = greater_equal(x, lo)
+    if hi is not None:
+        inside = logical_and(inside, less_equal(x, hi)) if lo is not None else less_equal(x, hi)
+    if dx is not None:
+        t = multiply(dx, inside)
+    if dlo is not None and lo is not None:
+        m = less(x, lo)
+        if hi is not None and bounds == "torch":
+            m = logical_and(m, less(lo, hi))
+        t = _tadd(t, multiply(dlo, m))
+    if dhi is not None and hi is not None:
+        m = greater(x, hi)
+        if lo is not None:
+            m = logical_or(m, less(hi, lo)) if bounds == "torch" else \
+                logical_and(m, greater_equal(hi, lo))
+        t = _tadd(t, multiply(dhi, m))
+    return t
+
+
+@where.defjvp
+def _(dc: Any, dx: Any, dy: Any, cond: Any, x: Any, y: Any, *, out: Any) -> Any:
+    if dx is None and dy is None:
+        return None
+    zx = dx if dx is not None else 0.0
+    zy = dy if dy is not None else 0.0
+    return where(cond, zx, zy)
+
+
+cast.defjvp(lambda dx, x, *, out, dtype: cast(dx, dtype=dtype))
+clone.defjvp(lambda dx, x, *, out: clone(dx))
+identity.defjvp(lambda dx, x, *, out: dx)
+
+for _op in (add, subtract, multiply, divide, negative, power, floor_divide, remainder, sign, abs,
+            exp, log, log1p, expm1, sqrt, square, reciprocal, sin, cos, tan, tanh, tanh_backward,
+            sigmoid, relu, leaky_relu, elu, erf, maximum, minimum, clip, where, cast, clone,
+            identity, floor, ceil, round, equal, not_equal, less, less_equal, greater,
+            greater_equal, logical_and, logical_or, logical_xor, logical_not, isnan, isfinite,
+            isinf):
+    _op.defbatch(_bw(_op))
+del _op

@@ -177,8 +177,8 @@ def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[
     return new_terms, out
 
 
-def _einsum_fwd(*xs: Any, terms: tuple[str, ...], out: str) -> Any:
-    return np.einsum(",".join(terms) + "->" + out, *xs)
+def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str) -> Any:
+    return np.einsum(",".join(terms) + "->" + result, *xs)
 
 
 # einsum is variadic: it saves every operand ("*")
@@ -190,11 +190,12 @@ def einsum(subscripts: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(subscripts, [_shape(o) for o in operands])
-    return _einsum_rec(*operands, terms=tuple(terms), out=out)
+    return _einsum_rec(*operands, terms=tuple(terms), result=out)
 
 
-def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], out: str,
+def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], result: str,
                 needs: tuple[bool, ...]) -> Any:
+    out = result
     # gradient of operand i: einsum of g with the other operands, back to term i
     grads: list[Any] = []
     for i, term in enumerate(terms):
@@ -205,7 +206,7 @@ def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], out: str,
         ops = [x for j, x in enumerate(xs) if j != i]
         avail = set(out).union(*[set(t) for t in others]) if others else set(out)
         target = "".join(dict.fromkeys(c for c in term if c in avail))
-        gi = _einsum_rec(g, *ops, terms=(out, *others), out=target)
+        gi = _einsum_rec(g, *ops, terms=(out, *others), result=target)
         if target != term:
             shape = _shape(xs[i])
             sizes = dict(zip(term, shape))
@@ -228,9 +229,73 @@ def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], out: str,
                     else:
                         seen.add(c)
                         renamed += c
-                gi = _einsum_rec(gi, *eyes, terms=(uniq, *subs), out=renamed)
+                gi = _einsum_rec(gi, *eyes, terms=(uniq, *subs), result=renamed)
         grads.append(gi)
     return tuple(grads)
 
 
 _einsum_rec.defvjp(_einsum_vjp)
+
+
+# ================================================================ forward-mode and batching rules
+@_matmul.defjvp
+def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:  # dX Y + X dY
+    from .elementwise import _tadd
+
+    return _tadd(None if dx is None else _matmul(dx, y), None if dy is None else _matmul(x, dy))
+
+
+@_matmul.defbatch
+def _(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
+    from ._batch import move_batch
+    from .reduce import sum as _rsum
+    from .shape import squeeze
+
+    bx, by = batched
+    rx, ry = _nd(x) - bx, _nd(y) - by
+    if rx == 1 and ry == 1:  # inner products, one per example
+        if bx and by:
+            from .elementwise import multiply
+
+            return _rsum(multiply(x, y), axis=-1)
+        return _matmul(x, y) if bx else _matmul(y, x)
+    sq = None
+    if rx == 1 and bx:  # a batch of row vectors: matrices of one row
+        x = reshape(x, (_shape(x)[0], 1, _shape(x)[1]))
+        rx, sq = 2, -2
+    if ry == 1 and by:  # a batch of column vectors
+        y = reshape(y, _shape(y) + (1,))
+        ry, sq = 2, -1
+    if rx >= 2 and ry >= 2:  # batched operands broadcast against the other's batch axes
+        rank = max(rx, ry)
+        if bx:
+            x = move_batch(x, rank)
+        if by:
+            y = move_batch(y, rank)
+    out = _matmul(x, y)
+    return squeeze(out, axis=sq) if sq is not None else out
+
+
+@_einsum_rec.defjvp
+def _(*txs: Any, out: Any, terms: tuple[str, ...], result: str) -> Any:
+    # multilinear: one term per operand with a tangent
+    from .elementwise import _tadd
+
+    n = len(txs) // 2
+    ts, xs = txs[:n], txs[n:]
+    res = None
+    for i, t in enumerate(ts):
+        if t is not None:
+            ops = list(xs)
+            ops[i] = t
+            res = _tadd(res, _einsum_rec(*ops, terms=terms, result=result))
+    return res
+
+
+@_einsum_rec.defbatch
+def _(batched: tuple[bool, ...], *xs: Any, terms: tuple[str, ...], result: str) -> Any:
+    # a fresh letter for the batch axis, on every batched operand and on the result
+    used = set("".join(terms) + result)
+    b = next(c for c in string.ascii_letters if c not in used)
+    new = tuple(b + t if bt else t for t, bt in zip(terms, batched))
+    return _einsum_rec(*xs, terms=new, result=b + result)

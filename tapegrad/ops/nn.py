@@ -200,3 +200,42 @@ def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...]) -
 
 def _const(v: Any) -> Tensor:
     return make(np.asarray(v))
+
+
+# ================================================================ forward-mode and batching rules
+_nll_pick.defjvp(lambda dlp, lp, *, out, index, reduction: _nll_pick(
+    dlp, index=index, reduction=reduction))
+
+
+@_nll_pick.defbatch
+def _(batched: tuple[bool, ...], lp: Any, *, index: tuple[Any, ...], reduction: str) -> Any:
+    # the same picks in every example; then each example's reduction
+    picked = _nll_pick(lp, index=(slice(None),) + tuple(index), reduction="none")
+    axes = tuple(range(1, np.ndim(picked._data)))
+    if reduction == "mean":
+        return mean(picked, axis=axes)
+    if reduction == "sum":
+        return sum(picked, axis=axes)
+    return picked
+
+
+@_softmax_xent.defjvp
+def _(dx: Any, dz: Any, logits: Any, labels: Any, *, out: Any, axis: int) -> Any:
+    # d(-sum z lp) = -sum(dz lp) - sum(z dlp), dlp = dx - sum(dx softmax)
+    lp = log_softmax(logits, axis=axis)
+    t = None
+    if dz is not None:
+        t = negative(sum(multiply(dz, lp), axis=axis))
+    if dx is not None:
+        dlp = subtract(dx, sum(multiply(dx, exp(lp)), axis=axis, keepdims=True))
+        tx = negative(sum(multiply(labels, dlp), axis=axis))
+        t = tx if t is None else add(t, tx)
+    return t
+
+
+@_softmax_xent.defbatch
+def _(batched: tuple[bool, ...], logits: Any, labels: Any, *, axis: int) -> Any:
+    n = next(np.shape(data(v))[0] for v, b in zip((logits, labels), batched) if b)
+    vals = [v if b else broadcast_to(v, (n,) + np.shape(data(v)))
+            for v, b in zip((logits, labels), batched)]
+    return _softmax_xent(vals[0], vals[1], axis=axis + 1)

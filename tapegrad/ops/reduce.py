@@ -150,7 +150,7 @@ def _(g: Tensor, x: Tensor, out: Tensor, axis: Any, keepdims: bool) -> Any:
     # d prod = prod / x_i dx_i; with zeros, the product of the other elements instead
     shape = x._data.shape
     ge = _expand(g, axis, keepdims, shape)
-    if not np.any(x._data == 0):
+    if x._lvl is None and not np.any(x._data == 0):  # a tracer's array is not its value
         return (multiply(ge, divide(_expand(out, axis, keepdims, shape), x)),)
     return (multiply(ge, _prod_others(x, axis)),)
 
@@ -215,10 +215,29 @@ def _make_extreme(name: str, npfn: Any, argfn: Any) -> Any:
             count = _sum(mask, axis=axis, keepdims=True) if axis is not None else \
                 _sum(mask, axis=None, keepdims=True)
             return (divide(multiply(ge, mask), count),)
-        onehot = _first_onehot(x._data, axis, argfn)
-        return (multiply(ge, onehot),)
+        return (multiply(ge, _first_weights(x, axis, argfn)),)
 
     return op
+
+
+def _first_weights(x: Tensor, axis: tuple[int, ...] | None, argfn: Any) -> Any:
+    """1 at the first extreme element of each reduction group, 0 elsewhere."""
+    if x._lvl is None:
+        return _first_onehot(x._data, axis, argfn)
+    # a tracer (its array is not its value): the same mask from ops
+    from .shape import _reshape
+
+    argop = _argmax if argfn is np.argmax else _argmin
+    shape = x._data.shape
+    if axis is None or len(axis) != 1:
+        if axis is not None and len(shape) > 1:
+            raise NotImplementedError("first-tie max over several axes")
+        n = int(np.prod(shape))
+        hit = equal(np.arange(n), argop(_reshape(x, shape=(n,)), axis=0, keepdims=False))
+        return _reshape(hit, shape=shape)
+    ax = axis[0]
+    pos = np.arange(shape[ax]).reshape((-1,) + (1,) * (len(shape) - ax - 1))
+    return equal(pos, argop(x, axis=ax, keepdims=True))
 
 
 def _first_onehot(a: np.ndarray, axis: tuple[int, ...] | None, argfn: Any) -> np.ndarray:
@@ -236,7 +255,7 @@ def _first_onehot(a: np.ndarray, axis: tuple[int, ...] | None, argfn: Any) -> np
     return mask
 
 
-_max = _make_extreme("max", np.max, np.argmax)
+_max = _make_extreme("max", np.max, np.argmax)  # noqa: F821 (_argmax: defined below)
 _min = _make_extreme("min", np.min, np.argmin)
 _max_all = _max.renamed("MaxBackward1")
 _min_all = _min.renamed("MinBackward1")
@@ -438,6 +457,90 @@ def argmax(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 def argmin(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     return _argmin(x, axis=None if axis is None else int(axis), keepdims=keepdims)
+
+
+# ================================================================ forward-mode and batching rules
+from ._batch import shift_axis as _shift  # noqa: E402
+
+
+def _red_jvp(op: Any) -> Any:  # linear reductions: the same reduction of the tangent
+    return lambda dx, x, *, out, axis, keepdims: op(dx, axis=axis, keepdims=keepdims)
+
+
+_sum.defjvp(_red_jvp(_sum))
+_mean.defjvp(_red_jvp(_mean))
+
+
+@_prod.defjvp
+def _(dx: Any, x: Any, *, out: Any, axis: Any, keepdims: bool) -> Any:
+    # sum over the group of dx_i * (product of the others)
+    return _sum(multiply(dx, _prod_others(x, axis)), axis=axis, keepdims=keepdims)
+
+
+def _extreme_jvp(argfn: Any) -> Any:
+    def rule(dx: Any, x: Any, *, out: Any, axis: Any, keepdims: bool, ties: str = "split") -> Any:
+        shape = x._data.shape
+        if ties == "split":
+            mask = equal(x, _expand(out, axis, keepdims, shape))
+            w = divide(mask, _sum(mask, axis=axis, keepdims=True))
+        else:
+            w = _first_weights(x, axis, argfn)
+        return _sum(multiply(dx, w), axis=axis, keepdims=keepdims)
+
+    return rule
+
+
+_max.defjvp(_extreme_jvp(np.argmax))
+_min.defjvp(_extreme_jvp(np.argmin))
+
+
+@logsumexp_op.defjvp
+def _(dx: Any, x: Any, *, out: Any, axis: Any, keepdims: bool) -> Any:
+    shape = x._data.shape
+    w = exp(subtract(x, _expand(out, axis, keepdims, shape)))
+    return _sum(multiply(dx, w), axis=axis, keepdims=keepdims)
+
+
+softmax_op.defjvp(lambda dx, x, *, out, axis: multiply(
+    out, subtract(dx, _sum(multiply(dx, out), axis=(axis,), keepdims=True))))
+log_softmax_op.defjvp(lambda dx, x, *, out, axis: subtract(
+    dx, _sum(multiply(dx, exp(out)), axis=(axis,), keepdims=True)))
+_cumsum.defjvp(lambda dx, x, *, out, axis: _cumsum(dx, axis=axis))
+
+
+def _red_batch(op: Any) -> Any:
+    def rule(batched: tuple[bool, ...], x: Any, *, axis: Any, keepdims: bool, **kw: Any) -> Any:
+        return op(x, axis=_shift(axis, _ndim(x) - 1), keepdims=keepdims, **kw)
+
+    return rule
+
+
+for _op in (_sum, _mean, _prod, _max, _min, logsumexp_op, _any, _all):
+    _op.defbatch(_red_batch(_op))
+
+
+def _axis_batch(op: Any) -> Any:
+    return lambda batched, x, *, axis: op(x, axis=axis + 1)
+
+
+for _op in (softmax_op, log_softmax_op, _cumsum):
+    _op.defbatch(_axis_batch(_op))
+
+
+def _arg_batch(op: Any) -> Any:
+    def rule(batched: tuple[bool, ...], x: Any, *, axis: Any, keepdims: bool) -> Any:
+        if axis is not None:
+            return op(x, axis=axis + 1, keepdims=keepdims)
+        shape = x._data.shape
+        r = op(reshape(x, shape=(shape[0], -1)), axis=1, keepdims=False)
+        return reshape(r, shape=(shape[0],) + (1,) * (len(shape) - 1)) if keepdims else r
+
+    return rule
+
+
+_argmax.defbatch(_arg_batch(_argmax))
+_argmin.defbatch(_arg_batch(_argmin))
+del _op
 
 
 __all__ = [

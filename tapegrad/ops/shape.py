@@ -402,3 +402,155 @@ def flip(x: Any, axis: Any = None) -> Tensor:
         n = len(_shape_of(x))
         axis = tuple(int(a) % max(n, 1) for a in ((axis,) if isinstance(axis, int) else axis))
     return _flip(x, axis=axis)
+
+
+# ================================================================ forward-mode and batching rules
+# Shape ops are linear: the tangent goes through the same op.  A batching rule gets batched
+# values with the batch as axis 0 and puts it there in the result.
+from ._batch import move_batch as _move_batch  # noqa: E402
+from ._batch import shift_axis as _shift_axis  # noqa: E402
+
+_reshape.defjvp(lambda dx, x, *, out, shape: _reshape(dx, shape=shape))
+_transpose.defjvp(lambda dx, x, *, out, axes: _transpose(dx, axes=axes))
+_broadcast_to.defjvp(lambda dx, x, *, out, shape: _broadcast_to(dx, shape=shape))
+_sum_to.defjvp(lambda dx, x, *, out, shape: _sum_to(dx, shape=shape))
+_getitem.defjvp(lambda dx, x, *, out, index: _getitem(dx, index=index))
+index_add_zeros.defjvp(lambda dg, g, *, out, index, shape: index_add_zeros(
+    dg, index=index, shape=shape))
+_pad.defjvp(lambda dx, x, *, out, pad_width, value: _pad(dx, pad_width=pad_width, value=0.0))
+_flip.defjvp(lambda dx, x, *, out, axis: _flip(dx, axis=axis))
+
+
+@_setitem.defjvp
+def _(dx: Any, dv: Any, x: Any, v: Any, *, out: Any, index: Any) -> Any:
+    if dx is None:
+        dx = np.zeros(_shape_of(x), dtype=out._data.dtype)
+    return _setitem(dx, 0.0 if dv is None else dv, index=index)
+
+
+def _jvp_join(op: Any) -> Any:
+    def rule(*tx: Any, out: Any, **attrs: Any) -> Any:
+        n = len(tx) // 2
+        ts = [t if t is not None else np.zeros(_shape_of(x), dtype=out._data.dtype)
+              for t, x in zip(tx[:n], tx[n:])]
+        return op(*ts, **attrs)
+
+    return rule
+
+
+_concat.defjvp(_jvp_join(_concat))
+_stack.defjvp(_jvp_join(_stack))
+
+
+def _nb(v: Any, b: bool) -> int:
+    """The logical rank of a value (its rank without the batch axis)."""
+    return len(_shape_of(v)) - (1 if b else 0)
+
+
+@_reshape.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, shape: tuple[int, ...]) -> Any:
+    return _reshape(x, shape=(_shape_of(x)[0],) + tuple(shape))
+
+
+@_transpose.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, axes: Any) -> Any:
+    n = _nb(x, True)
+    perm = tuple(range(n - 1, -1, -1)) if axes is None else tuple(axes)
+    return _transpose(x, axes=(0,) + tuple(a % max(n, 1) + 1 for a in perm))
+
+
+@_broadcast_to.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, shape: tuple[int, ...]) -> Any:
+    x = _move_batch(x, len(shape))
+    return _broadcast_to(x, shape=(_shape_of(x)[0],) + tuple(shape))
+
+
+@_sum_to.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, shape: tuple[int, ...]) -> Any:
+    from .reduce import sum as _rsum
+
+    xs = _shape_of(x)
+    lead = len(xs) - 1 - len(shape)
+    if lead > 0:
+        x = _rsum(x, axis=tuple(range(1, 1 + lead)))
+        xs = _shape_of(x)
+    axes = tuple(i + 1 for i, s in enumerate(shape) if s == 1 and xs[i + 1] != 1)
+    if axes:
+        x = _rsum(x, axis=axes, keepdims=True)
+    return x
+
+
+def _batched_index(index: Any) -> Any:
+    """``index`` of one example as an index of the batch, or None where that changes meaning."""
+    items = index if isinstance(index, tuple) else (index,)
+    adv = [k for k, i in enumerate(items)
+           if not isinstance(i, (int, np.integer, slice, type(None), type(Ellipsis)))]
+    if any(getattr(items[k], "dtype", None) is not None and items[k].dtype == bool
+           for k in adv):
+        return None
+    if adv:  # beside an array index an int is an advanced index too
+        adv = [k for k, i in enumerate(items)
+               if not isinstance(i, (slice, type(None), type(Ellipsis)))]
+        if adv[-1] - adv[0] != len(adv) - 1:
+            return None  # separated advanced indices move their axes to the front
+    return (slice(None),) + tuple(items)
+
+
+def _loop_rule(op: Any) -> Any:
+    def rule(batched: tuple[bool, ...], *values: Any, **attrs: Any) -> Any:
+        n = next(_shape_of(v)[0] for v, b in zip(values, batched) if b)
+        outs = [op(*[_getitem(v, index=i) if b else v for v, b in zip(values, batched)],
+                   **attrs) for i in range(n)]
+        return _stack(*outs, axis=0)
+
+    return rule
+
+
+@_getitem.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, index: Any) -> Any:
+    bi = _batched_index(index)
+    if bi is None:
+        return _loop_rule(_getitem)(batched, x, index=index)
+    return _getitem(x, index=bi)
+
+
+@index_add_zeros.defbatch
+def _(batched: tuple[bool, ...], g: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
+    bi = _batched_index(index)
+    if bi is None:
+        return _loop_rule(index_add_zeros)(batched, g, index=index, shape=shape)
+    return index_add_zeros(g, index=bi, shape=(_shape_of(g)[0],) + tuple(shape))
+
+
+@_setitem.defbatch
+def _(batched: tuple[bool, ...], x: Any, v: Any, *, index: Any) -> Any:
+    bi = _batched_index(index)
+    if bi is None or not batched[0]:
+        return _loop_rule(_setitem)(batched, x, v, index=index)
+    if batched[1]:
+        return _loop_rule(_setitem)(batched, x, v, index=index)
+    return _setitem(x, v, index=bi)
+
+
+@_pad.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, pad_width: Any, value: float) -> Any:
+    return _pad(x, pad_width=((0, 0),) + tuple(pad_width), value=value)
+
+
+@_flip.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, axis: Any) -> Any:
+    return _flip(x, axis=_shift_axis(axis, _nb(x, True)))
+
+
+def _batch_join(op: Any, new_axis: bool) -> Any:
+    def rule(batched: tuple[bool, ...], *xs: Any, axis: int, **attrs: Any) -> Any:
+        n = next(_shape_of(v)[0] for v, b in zip(xs, batched) if b)
+        vals = [v if b else _broadcast_to(v, shape=(n,) + _shape_of(v))
+                for v, b in zip(xs, batched)]
+        return op(*vals, axis=axis + 1, **attrs)
+
+    return rule
+
+
+_concat.defbatch(_batch_join(_concat, False))
+_stack.defbatch(_batch_join(_stack, True))

@@ -1,0 +1,7 @@
+"""The transforms above the ops: forward mode, batching and the functional API.
+
+``engine.py`` (reverse mode) sits beside this package; every transform here
+reaches the ops through the one dispatch path in ``_core/dispatch.py``.
+"""
+
+from __future__ import annotations

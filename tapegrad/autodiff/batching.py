@@ -1,0 +1,124 @@
+"""Batching (``vmap``): a function of one example run on a whole batch at once.
+
+A :class:`BatchLevel` is one ``vmap`` in progress.  Its tracers stand for one
+example; each holds the whole batch (``_bval``, a tensor of the levels below
+with the batch as axis 0).  An op on them runs the op's batching rule
+(``Op.defbatch``) on the batched values, one level down; an op without a rule
+runs once per example and the results are stacked, so every op works under
+``vmap`` and the common ones run as one NumPy call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core import errors
+from .._core.dispatch import Level, save_self
+from .._core.mode import STATE as _STATE
+from .._core.tensor import Tensor, make
+
+
+def _fake(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A read-only array of ``shape`` and ``dtype`` that costs nothing (a tracer's ``_data``)."""
+    return np.broadcast_to(np.zeros((), dtype=dtype), shape)
+
+
+class BatchLevel(Level):
+    """One ``vmap``: its tracers carry a batch of ``size`` examples on axis 0."""
+
+    def __init__(self, size: int, randomness: str = "error") -> None:
+        self.size = size
+        self.randomness = randomness
+
+    def make(self, bval: Tensor) -> Tensor:
+        """A tracer of this level standing for one example of ``bval`` (batch on axis 0)."""
+        d = bval._data
+        t = make(_fake(d.shape[1:], d.dtype), None, False, bval._style)
+        t._lvl = self
+        t._bval = bval
+        return t
+
+    def value(self, t: Any) -> Any:
+        """The batched value of a tracer of this level (others as they are)."""
+        if isinstance(t, Tensor) and t._lvl is self:
+            return t._bval
+        return t
+
+    def lower(self, t: Tensor) -> Any:
+        raise RuntimeError(
+            errors.with_hint(
+                "vmap: a batched tensor was used after the vmap that made it returned",
+                "return every tensor you need from the vmapped function instead of keeping "
+                "it in an outer variable",
+            )
+        )
+
+    def detach(self, t: Tensor) -> Tensor:
+        return self.make(t._bval.detach())
+
+    def process(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
+        values: list[Any] = []
+        batched: list[bool] = []
+        rg = False
+        style = -1
+        for a in args:
+            if isinstance(a, Tensor) and a._lvl is self:
+                values.append(a._bval)
+                batched.append(True)
+                if a._rg:
+                    rg = True
+                if style < 0:
+                    style = a._style
+            else:
+                # a tracked plain input is recorded at this level too: a ``grad`` inside
+                # this vmap differentiates with respect to it per example
+                if isinstance(a, Tensor) and a._rg:
+                    rg = True
+                values.append(a)
+                batched.append(False)
+        rule = op.batch
+        out = rule(tuple(batched), *values, **attrs) if rule is not None else \
+            self._loop(op, tuple(batched), values, attrs)
+        if not isinstance(out, Tensor):
+            out = make(np.asarray(out))
+        d = out._data
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        res = op._finish(args, arrays, attrs, _fake(d.shape[1:], d.dtype), rg,
+                         style if style >= 0 else 0)
+        res._lvl = self
+        res._bval = out
+        save_self(res)
+        return res
+
+    def _loop(self, op: Any, batched: tuple[bool, ...], values: list[Any],
+              attrs: dict[str, Any]) -> Tensor:
+        """The rule of an op without one: run it per example and stack the results."""
+        from .. import ops
+
+        outs = []
+        for i in range(self.size):
+            outs.append(op(*[ops.getitem(v, index=i) if b else v
+                             for v, b in zip(values, batched)], **attrs))
+        return ops.stack(*outs, axis=0)
+
+
+def randomness_error(name: str) -> RuntimeError:
+    """PyTorch's error for a random op under ``vmap(randomness='error')``."""
+    return RuntimeError(
+        errors.with_hint(
+            "vmap: called random operation while in randomness error mode. Please either use "
+            "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+            "operation out of vmap",
+            f"{name} draws random numbers inside vmap",
+        )
+    )
+
+
+def active_batch_level() -> BatchLevel | None:
+    """The innermost active ``vmap`` level, if any."""
+    for lv in reversed(_STATE.levels):
+        if isinstance(lv, BatchLevel):
+            return lv
+    return None

@@ -1,0 +1,685 @@
+"""The functional transforms, written once for both front-ends.
+
+``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``,
+``jacfwd``, ``hessian`` and ``vmap`` take a function of tensors and return a
+function (or values), JAX / ``torch.func`` style.  They work on pytrees
+(tuples, lists and dicts of tensors) and nest in any order: each is built on
+one mechanism --- reverse mode on the engine, forward mode on
+:class:`~tapegrad.autodiff.forward.JVPLevel`, batching on
+:class:`~tapegrad.autodiff.batching.BatchLevel` --- and every op dispatches to
+the innermost transform among its inputs.
+
+>>> import tapegrad as tg
+>>> from tapegrad import func
+>>> f = lambda x: (x ** 3).sum()
+>>> func.grad(f)(tg.tensor([1.0, 2.0])).tolist()
+[3.0, 12.0]
+>>> func.jacfwd(func.grad(f))(tg.tensor([1.0, 2.0])).tolist()  # the Hessian
+[[6.0, 0.0], [0.0, 12.0]]
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import engine, ops
+from .._core import errors
+from .._core.mode import STATE as _STATE
+from .._core.node import AccumulateGrad
+from .._core.registry import edge_of
+from .._core.tensor import Tensor, make
+from .batching import BatchLevel
+from .forward import JVPLevel
+
+# ---------------------------------------------------------------------------- pytrees
+
+
+def tree_flatten(tree: Any) -> tuple[list[Any], Any]:
+    """Leaves of ``tree`` (tuples, lists and dicts are nodes; everything else a leaf)."""
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        leaves: list[Any] = []
+        specs = []
+        for t in tree:
+            lv, sp = tree_flatten(t)
+            leaves.extend(lv)
+            specs.append((len(lv), sp))
+        return leaves, (type(tree), specs)
+    if isinstance(tree, tuple):  # a namedtuple
+        leaves, specs = [], []
+        for t in tree:
+            lv, sp = tree_flatten(t)
+            leaves.extend(lv)
+            specs.append((len(lv), sp))
+        return leaves, (type(tree), specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        keys = list(tree.keys())
+        for k in keys:
+            lv, sp = tree_flatten(tree[k])
+            leaves.extend(lv)
+            specs.append((len(lv), sp))
+        return leaves, (type(tree), (keys, specs))
+    return [tree], None
+
+
+def tree_unflatten(spec: Any, leaves: Sequence[Any]) -> Any:
+    """The inverse of :func:`tree_flatten`."""
+    if spec is None:
+        return leaves[0]
+    kind, specs = spec
+    if issubclass(kind, dict):
+        keys, subs = specs
+        out: dict[Any, Any] = kind() if kind is not dict else {}
+        i = 0
+        for k, (n, sp) in zip(keys, subs):
+            out[k] = tree_unflatten(sp, leaves[i:i + n])
+            i += n
+        return out
+    items = []
+    i = 0
+    for n, sp in specs:
+        items.append(tree_unflatten(sp, leaves[i:i + n]))
+        i += n
+    if kind is list:
+        return items
+    if kind is tuple:
+        return tuple(items)
+    return kind(*items)  # a namedtuple
+
+
+def tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten(spec, [fn(v) for v in leaves])
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _as_tensor(x: Any) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    return make(np.asarray(x, dtype=np.result_type(x, np.float64)
+                           if not isinstance(x, np.ndarray) else None))
+
+
+def _restyle(g: Tensor, style: int) -> Tensor:
+    """``g`` printed in ``style`` (a front-end's result), tracer fields kept."""
+    if g._style == style:
+        return g
+    if g._node is None and g._lvl is None:
+        r = make(g._data, None, False, style)
+        r._vc = g._vc
+        return r
+    g._style = style
+    return g
+
+
+def _check_argnums(argnums: Any, n: int, name: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise RuntimeError(errors.with_hint(
+            f"{name}: argnums must be non-empty", "pass the index of an argument"))
+    for a in nums:
+        if not isinstance(a, int):
+            raise RuntimeError(errors.with_hint(
+                f"{name}: argnums must be int or Tuple[int, ...], got: {type(a)}",
+                "argnums names positional arguments by index"))
+        if not -n <= a < n:
+            raise RuntimeError(errors.with_hint(
+                f"Got argnums={a}, but only {n} positional inputs",
+                f"{name} can only differentiate positional arguments"))
+    return tuple(a % n for a in nums)
+
+
+def _leaf_like(x: Any) -> Tensor:
+    """A fresh input to differentiate with respect to (linked to ``x`` when ``x`` is tracked)."""
+    x = _as_tensor(x)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(errors.with_hint(
+            errors.INT_REQUIRES_GRAD,
+            f"the input has dtype {x._data.dtype}; differentiate with respect to floats"))
+    t = ops.identity(x)
+    if not (t._rg or t._node is not None):
+        t._rg = True
+    return t
+
+
+def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor]) -> bool:
+    """Whether the backward pass must itself be recorded: something outside differentiates it."""
+    if not _STATE.grad_enabled:
+        return False
+    if _STATE.tapes or any(o._rg or o._node is not None for o in originals):
+        return True
+    deps = engine._count_deps([r for r in roots if r is not None], None, None, set())
+    return any(n.__class__ is AccumulateGrad and n not in targets for n in deps)
+
+
+def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
+              originals: list[Tensor], retain: bool) -> list[Tensor]:
+    """Cotangents of ``inputs`` for output cotangents ``cots`` (zeros where not reached)."""
+    roots = []
+    seeds = []
+    for o, c in zip(outs, cots):
+        if o._node is None and not o._rg:
+            continue  # does not depend on any input
+        roots.append(edge_of(o))
+        seeds.append(c)
+    targets = [edge_of(t) for t in inputs]
+    res: dict[Any, Tensor] = {}
+    if roots:
+        create = _needs_graph(roots, set(targets), originals)
+        res, _ = engine.run_backward(roots, seeds, targets, retain or create, create)
+    out = []
+    for t, k, o in zip(inputs, targets, originals):
+        g = res.get(k)
+        if g is None:
+            g = ops.multiply(t, 0.0) if t._lvl is not None else \
+                make(np.zeros_like(t._data), None, False, t._style)
+        out.append(_restyle(g, o._style))
+    return out
+
+
+def _check_out(out: Any, name: str) -> list[Tensor]:
+    leaves, _ = tree_flatten(out)
+    for v in leaves:
+        if not isinstance(v, Tensor):
+            raise RuntimeError(errors.with_hint(
+                f"{name}: Expected f to be a function that has only Tensors as outputs, "
+                f"got {type(v)}", "return tensors (or tuples/lists/dicts of tensors)"))
+    return leaves
+
+
+# ---------------------------------------------------------------------------- reverse mode
+
+
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
+    """``(f(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` gives one cotangent per primal.
+
+    ``vjp_fn`` may be called many times (the graph is kept until it is dropped).
+    With ``has_aux=True``, ``f`` returns ``(output, aux)`` and ``vjp`` returns
+    ``(output, vjp_fn, aux)``.
+    """
+    leaves, spec = tree_flatten(primals)
+    originals = [_as_tensor(v) for v in leaves]
+    with _grad_on():
+        inputs = [_leaf_like(v) for v in originals]
+        res = f(*tree_unflatten(spec, inputs))
+    aux = None
+    if has_aux:
+        if not (isinstance(res, tuple) and len(res) == 2):
+            raise RuntimeError(errors.with_hint(
+                "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
+                "if has_aux is True", "return (output, aux)"))
+        res, aux = res
+    outs = _check_out(res, "vjp(f, *primals)")
+    _, out_spec = tree_flatten(res)
+
+    def vjp_fn(*cotangents: Any) -> tuple[Any, ...]:
+        ct = cotangents[0] if len(cotangents) == 1 and out_spec is not None and \
+            not isinstance(cotangents[0], Tensor) else cotangents
+        cts, _ = tree_flatten(ct if out_spec is not None else cotangents[0])
+        if len(cts) != len(outs):
+            raise RuntimeError(errors.with_hint(
+                f"Expected pytree structure of cotangents to be the same as pytree structure "
+                f"of outputs to the function. cotangents: {len(cts)} leaves, primal output: "
+                f"{len(outs)} leaves", "pass one cotangent per output"))
+        cts = [_as_tensor(c) for c in cts]
+        for c, o in zip(cts, outs):
+            if c._data.shape != o._data.shape:
+                raise RuntimeError(errors.with_hint(
+                    f"Mismatch in shape: grad_output[0] has a shape of "
+                    f"torch.Size({list(c._data.shape)}) and output[0] has a shape of "
+                    f"torch.Size({list(o._data.shape)}).", "a cotangent has its output's shape"))
+        gs = _vjp_core(outs, cts, inputs, originals, retain=True)
+        return tuple(tree_unflatten(spec, gs))
+
+    detached = _detach_out(res)
+    if has_aux:
+        return detached, vjp_fn, _detach_out(aux)
+    return detached, vjp_fn
+
+
+def _detach_out(res: Any) -> Any:
+    """Outputs handed back to the caller: still tracked only if the caller's inputs were."""
+    return res
+
+
+class _grad_on:
+    """Grad mode on inside a transform (``grad`` ignores an outer ``no_grad``, as functorch)."""
+
+    def __enter__(self) -> None:
+        self.prev = _STATE.grad_enabled
+        _STATE.grad_enabled = True
+
+    def __exit__(self, *exc: object) -> None:
+        _STATE.grad_enabled = self.prev
+
+
+def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
+               args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+    nums = _check_argnums(argnums, len(args), name)
+    args = list(args)  # type: ignore[assignment]
+    flat: list[tuple[int, list[Tensor], Any, list[Tensor]]] = []
+    with _grad_on():
+        for a in nums:
+            leaves, spec = tree_flatten(args[a])
+            originals = [_as_tensor(v) for v in leaves]
+            inputs = [_leaf_like(v) for v in originals]
+            args[a] = tree_unflatten(spec, inputs)  # type: ignore[index]
+            flat.append((a, inputs, spec, originals))
+        res = f(*args, **kwargs)
+    aux = None
+    if has_aux:
+        if not (isinstance(res, tuple) and len(res) == 2):
+            raise RuntimeError(errors.with_hint(
+                f"{name}(f)(*args): output of function f should be a tuple: (output, aux) "
+                "if has_aux is True", "return (output, aux)"))
+        res, aux = res
+    if not isinstance(res, Tensor):
+        raise RuntimeError(errors.with_hint(
+            f"{name}(f)(*args): Expected f(*args) to return a Tensor, got {type(res)}",
+            "the function must return one scalar tensor"))
+    if res._data.ndim != 0:
+        raise RuntimeError(errors.with_hint(
+            f"{name}(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
+            f"{res._data.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs instead?",
+            f"the output has shape {list(res._data.shape)}; reduce it (e.g. .sum())"))
+    inputs_all = [t for _, ins, _, _ in flat for t in ins]
+    originals_all = [t for _, _, _, o in flat for t in o]
+    seed = make(np.ones((), res._data.dtype), None, False, res._style)
+    gs = _vjp_core([res], [seed], inputs_all, originals_all, retain=False)
+    out = []
+    i = 0
+    for _, ins, spec, _ in flat:
+        out.append(tree_unflatten(spec, gs[i:i + len(ins)]))
+        i += len(ins)
+    grads = out[0] if isinstance(argnums, int) else tuple(out)
+    return grads, res, aux
+
+
+def grad(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """The gradient of a scalar function with respect to the arguments ``argnums``.
+
+    With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the gradient
+    function returns ``(grads, aux)``.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, _, aux = _grad_impl(f, argnums, has_aux, "grad", args, kwargs)
+        return (g, aux) if has_aux else g
+
+    return wrapper
+
+
+def grad_and_value(f: Callable[..., Any], argnums: Any = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """``(grad, value)`` (PyTorch's order); with ``has_aux``: ``(grad, (value, aux))``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, v, aux = _grad_impl(f, argnums, has_aux, "grad_and_value", args, kwargs)
+        return (g, (v, aux)) if has_aux else (g, v)
+
+    return wrapper
+
+
+def value_and_grad(f: Callable[..., Any], argnums: Any = 0,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """``(value, grad)`` (JAX's order); with ``has_aux``: ``((value, aux), grad)``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, v, aux = _grad_impl(f, argnums, has_aux, "value_and_grad", args, kwargs)
+        return ((v, aux), g) if has_aux else (v, g)
+
+    return wrapper
+
+
+# ---------------------------------------------------------------------------- forward mode
+
+
+def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = False) -> Any:
+    """``(f(*primals), J @ tangents)`` in one forward pass (forward mode).
+
+    ``primals`` and ``tangents`` are tuples of the same structure.
+    """
+    if not isinstance(primals, (tuple, list)):
+        raise RuntimeError(errors.with_hint(
+            "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+            "valid to call f(*primals).", "pass primals=(x,)"))
+    pl, spec = tree_flatten(tuple(primals))
+    tl, tspec = tree_flatten(tuple(tangents))
+    if len(pl) != len(tl):
+        raise RuntimeError(errors.with_hint(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+            f"structure. For example, if primals is a tuple of 3 tensors, tangents also must "
+            f"be. Got primals with structure {spec} and tangents with structure {tspec}",
+            "pass one tangent per primal"))
+    pl = [_as_tensor(p) for p in pl]
+    tl = [_as_tensor(t) for t in tl]
+    for p, t in zip(pl, tl):
+        if p._data.shape != t._data.shape:
+            raise RuntimeError(errors.with_hint(
+                "jvp(f, primals, tangents): Expected primals and tangents to have the same "
+                f"shape: got {list(p._data.shape)} and {list(t._data.shape)}",
+                "a tangent has its primal's shape"))
+    with JVPLevel() as lv:
+        duals = [lv.make(p, t) for p, t in zip(pl, tl)]
+        res = f(*tree_unflatten(spec, duals))
+        aux = None
+        if has_aux:
+            res, aux = res
+        outs, ospec = tree_flatten(res)
+        _check_out(res, "jvp(f, primals, tangents)")
+        po, to = [], []
+        for o in outs:
+            p, t = lv.unpack(o)
+            po.append(p)
+            if t is None:
+                t = make(np.zeros_like(o._data), None, False, o._style)
+            to.append(_restyle(t, o._style))
+        if has_aux:
+            aux = tree_map(lambda a: lv.unpack(a)[0], aux)
+    out = (tree_unflatten(ospec, po), tree_unflatten(ospec, to))
+    return out + (aux,) if has_aux else out
+
+
+def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(f(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` is the JVP at ``primals``."""
+    out = f(*primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        return jvp(f, primals, tangents)[1]
+
+    return out, jvp_fn
+
+
+# ---------------------------------------------------------------------------- batching
+
+
+def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
+    """``in_dims``/``out_dims`` expanded to one entry per leaf."""
+    if dims is None or isinstance(dims, int):
+        return [dims] * n
+    leaves, _ = tree_flatten(spec_tree)
+    out: list[Any] = []
+
+    def walk(tree: Any, d: Any) -> None:
+        if d is None or isinstance(d, int):
+            out.extend([d] * len(tree_flatten(tree)[0]))
+            return
+        if isinstance(tree, dict):
+            if not isinstance(d, dict):
+                raise ValueError(errors.with_hint(
+                    f"{name}: in_dims is not compatible with the structure of `inputs`",
+                    "in_dims mirrors the arguments' structure"))
+            for k in tree:
+                walk(tree[k], d[k])
+            return
+        if isinstance(tree, (tuple, list)) and isinstance(d, (tuple, list)) and \
+                len(tree) == len(d):
+            for t, dd in zip(tree, d):
+                walk(t, dd)
+            return
+        raise ValueError(errors.with_hint(
+            f"{name}: in_dims is not compatible with the structure of `inputs`. in_dims has "
+            f"structure {type(d).__name__} but inputs has structure {type(tree).__name__}.",
+            "in_dims mirrors the arguments' structure"))
+
+    walk(spec_tree, dims)
+    del leaves
+    return out
+
+
+def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error",
+         *, chunk_size: int | None = None) -> Callable[..., Any]:
+    """``f`` mapped over axis ``in_dims`` of its inputs, results stacked on ``out_dims``.
+
+    ``in_dims`` is an int, ``None`` (not mapped) or a tuple with one entry per
+    argument (nested like the argument); ``out_dims`` likewise for the outputs.
+    ``chunk_size`` runs the batch in chunks of that many examples.
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(errors.with_hint(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+            f"{randomness}", "pick one of the three"))
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_dims, (tuple, list)) and len(in_dims) != len(args):
+            raise ValueError(errors.with_hint(
+                f"vmap(f, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
+                f"compatible with the structure of `inputs`. in_dims has structure "
+                f"{len(in_dims)} but inputs has structure {len(args)}.",
+                "give one in_dims entry per positional argument"))
+        if not isinstance(in_dims, (tuple, list, int)) and in_dims is not None:
+            raise ValueError(errors.with_hint(
+                f"vmap(f, in_dims={in_dims}, ...): expected `in_dims` to be int or a (potentially "
+                f"nested) tuple matching the structure of inputs, got: {type(in_dims)}.",
+                "in_dims is an int, None or a tuple"))
+        leaves, spec = tree_flatten(args)
+        dims = _dims_for(args if isinstance(in_dims, (tuple, list)) else args,
+                         tuple(in_dims) if isinstance(in_dims, list) else in_dims,
+                         len(leaves), "vmap")
+        size = None
+        moved: list[Any] = []
+        for i, (v, d) in enumerate(zip(leaves, dims)):
+            if d is None:
+                moved.append(v)
+                continue
+            if not isinstance(v, Tensor):
+                if isinstance(v, np.ndarray):
+                    v = make(v)
+                else:
+                    raise ValueError(errors.with_hint(
+                        f"vmap(f, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
+                        f"but the input is of type {type(v)}. We cannot vmap over non-Tensor "
+                        "arguments, please use None as the respective in_dim",
+                        "non-tensor arguments need in_dims None"))
+            nd = v._data.ndim
+            if not -nd <= d < nd:
+                raise ValueError(errors.with_hint(
+                    f"vmap(f, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
+                    f"but that input is a Tensor of dimensionality {nd} so expected in_dim to "
+                    f"satisfy -{nd} <= in_dim < {nd}.",
+                    f"input {i} has shape {list(v._data.shape)}"))
+            d = d % nd
+            n = v._data.shape[d]
+            if size is None:
+                size = n
+            elif n != size:
+                raise ValueError(errors.with_hint(
+                    f"vmap: Expected all tensors to have the same size in the mapped dimension, "
+                    f"got sizes {[x._data.shape[dd % x._data.ndim] for x, dd in zip(leaves, dims) if dd is not None and isinstance(x, Tensor)]} "
+                    "for the mapped dimension", "every mapped input needs one batch size"))
+            moved.append(ops.moveaxis(v, d, 0) if d != 0 else v)
+        if size is None:
+            raise ValueError(errors.with_hint(
+                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): at least one input must be a "
+                "Tensor mapped over a dimension (in_dims not None)",
+                "map at least one tensor argument"))
+        if chunk_size is not None and chunk_size < size:
+            pieces = []
+            for s in range(0, size, chunk_size):
+                part = [ops.getitem(v, slice(s, s + chunk_size)) if d is not None else v
+                        for v, d in zip(moved, dims)]
+                pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs))
+            outs0, ospec = pieces[0]
+            merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
+                      for k in range(len(outs0))]
+            return _place(merged, ospec, out_dims)
+        outs, ospec = _run(f, spec, moved, dims, size, kwargs)
+        return _place(outs, ospec, out_dims)
+
+    return wrapper
+
+
+def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], size: int,
+         kwargs: dict[str, Any]) -> tuple[list[Tensor], Any]:
+    """Run ``f`` at a new batch level; the outputs with the batch on axis 0."""
+    with BatchLevel(size) as lv:
+        tracers = [lv.make(v) if d is not None else v for v, d in zip(moved, dims)]
+        res = f(*tree_unflatten(spec, tracers), **kwargs)
+        outs, ospec = tree_flatten(res)
+        vals = []
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise ValueError(errors.with_hint(
+                    f"vmap(f, ...): `f` must only return Tensors, got type {type(o)}. Did you "
+                    "mean to set out_dims= to None for output?",
+                    "return tensors from the vmapped function"))
+            if o._lvl is lv:
+                vals.append(o._bval)
+            else:  # the same for every example: broadcast it
+                vals.append(ops.broadcast_to(ops.expand_dims(o, 0), (size,) + o._data.shape))
+    return vals, ospec
+
+
+def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
+    dims = _dims_for(tree_unflatten(ospec, vals), out_dims, len(vals), "vmap") \
+        if not (out_dims is None or isinstance(out_dims, int)) else [out_dims] * len(vals)
+    res = []
+    for v, d in zip(vals, dims):
+        if d is None:
+            res.append(ops.getitem(v, 0))
+        elif d % v._data.ndim != 0:
+            res.append(ops.moveaxis(v, 0, d))
+        else:
+            res.append(v)
+    return tree_unflatten(ospec, res)
+
+
+# ---------------------------------------------------------------------------- Jacobians
+
+
+def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Tensor:
+    n = int(np.prod(shape))
+    return make(np.eye(n, dtype=dtype).reshape((n,) + tuple(shape)), None, False, style)
+
+
+def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable[..., Any]:
+    """The Jacobian by reverse mode: one vectorized VJP per output element (``vmap`` of ``vjp``).
+
+    The result has shape ``output.shape + input.shape`` (a tuple over ``argnums``
+    when it is a tuple; a pytree over outputs when ``f`` returns one).
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any) -> Any:
+        nums = _check_argnums(argnums, len(args), "jacrev")
+
+        def g(*diff: Any) -> Any:
+            full = list(args)
+            for a, d in zip(nums, diff):
+                full[a] = d
+            return f(*full)
+
+        diff_args = tuple(args[a] for a in nums)
+        if has_aux:
+            out, vjp_fn, aux = vjp(g, *diff_args, has_aux=True)
+        else:
+            out, vjp_fn = vjp(g, *diff_args)
+        outs, ospec = tree_flatten(out)
+        in_leaves, in_spec = tree_flatten(diff_args)
+        per_out = []
+        for k, o in enumerate(outs):
+            basis = _basis(o._data.shape, o._data.dtype, o._style)
+
+            def one(ct: Any, k: int = k) -> Any:
+                cts: list[Any] = [make(np.zeros_like(oo._data), None, False, oo._style)
+                                  for oo in outs]
+                cts[k] = ct
+                return tree_flatten(vjp_fn(tree_unflatten(ospec, cts)))[0]
+
+            rows = vmap(one, chunk_size=chunk_size)(basis)  # one row per output element
+            jac_k = [ops.reshape(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
+                     else r for r, i in zip(rows, in_leaves)]
+            tree_k = tree_unflatten(in_spec, jac_k)
+            per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
+        res = tree_unflatten(ospec, per_out)
+        return (res, aux) if has_aux else res
+
+    return wrapper
+
+
+def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable[..., Any]:
+    """The Jacobian by forward mode: one vectorized JVP per input element (``vmap`` of ``jvp``)."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any) -> Any:
+        nums = _check_argnums(argnums, len(args), "jacfwd")
+        diff = [_as_tensor(a) for a in (args[a] for a in nums)]
+        leaves, in_spec = tree_flatten(tuple(args[a] for a in nums))
+        leaves = [_as_tensor(v) for v in leaves]
+        sizes = [int(v._data.size) for v in leaves]
+        total = sum(sizes)
+        dtype = np.result_type(*[v._data.dtype for v in leaves])
+        eye = np.eye(total, dtype=dtype)
+        del diff
+
+        def g(*diff_leaves: Any) -> Any:
+            full = list(args)
+            tree = tree_unflatten(in_spec, list(diff_leaves))
+            for a, d in zip(nums, tree):
+                full[a] = d
+            return f(*full)
+
+        aux_box: list[Any] = []
+
+        def push(t: Any) -> Any:
+            tangents = []
+            start = 0
+            for v, n in zip(leaves, sizes):
+                tangents.append(ops.reshape(ops.getitem(t, slice(start, start + n)),
+                                            v._data.shape))
+                start += n
+            res = jvp(g, tuple(leaves), tuple(tangents), has_aux=has_aux)
+            if has_aux:
+                aux_box.append(res[2])
+            return res[1]
+
+        basis = make(eye, None, False, leaves[0]._style)
+        cols = vmap(push, randomness=randomness)(basis)  # (total, *out.shape) per output
+        outs, ospec = tree_flatten(cols)
+        per_out = []
+        for c in outs:
+            oshape = c._data.shape[1:]
+            moved = ops.moveaxis(c, 0, -1) if oshape else c  # (*out.shape, total)
+            parts = []
+            start = 0
+            for v, n in zip(leaves, sizes):
+                piece = ops.getitem(moved, (Ellipsis, slice(start, start + n)))
+                parts.append(ops.reshape(piece, oshape + v._data.shape))
+                start += n
+            tree_k = tree_unflatten(in_spec, parts)
+            per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
+        res = tree_unflatten(ospec, per_out)
+        if has_aux:
+            aux = f(*args)[1]
+            return res, aux
+        return res
+
+    return wrapper
+
+
+def hessian(f: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+    """The Hessian: ``jacfwd(jacrev(f))`` (forward over reverse)."""
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def hvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
+    """``(grad f(primals), H @ tangents)`` by forward over reverse: one pass of each."""
+    return jvp(grad(f, argnums=tuple(range(len(primals)))), tuple(primals), tuple(tangents))
+
+
+__all__ = [
+    "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd",
+    "hessian", "hvp", "vmap", "tree_flatten", "tree_unflatten", "tree_map",
+]

@@ -1,0 +1,52 @@
+"""Batching rules shared by many ops (see ``Op.defbatch`` and ``autodiff/batching.py``).
+
+A rule receives ``batched`` (one bool per positional input) and the values;
+a batched value carries the batch as its axis 0 and the rule's result must too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.tensor import Tensor
+
+
+def reshape(v: Any, shape: tuple[int, ...]) -> Any:
+    from .shape import _reshape
+
+    return _reshape(v, shape=tuple(shape))
+
+
+def move_batch(v: Any, rank: int) -> Any:
+    """A batched value (batch on axis 0) reshaped to broadcast against rank-``rank`` operands."""
+    d = v._data
+    have = d.ndim - 1
+    if have >= rank:
+        return v
+    return reshape(v, shape=(d.shape[0],) + (1,) * (rank - have) + d.shape[1:])
+
+
+def elementwise(op: Any) -> Any:
+    """The batching rule of a broadcasting elementwise op: align the batch axes, call ``op``."""
+
+    def rule(batched: tuple[bool, ...], *values: Any, **attrs: Any) -> Any:
+        rank = 0
+        for v, b in zip(values, batched):
+            nd = np.ndim(v._data if isinstance(v, Tensor) else v) - (1 if b else 0)
+            if nd > rank:
+                rank = nd
+        vals = [move_batch(v, rank) if b else v for v, b in zip(values, batched)]
+        return op(*vals, **attrs)
+
+    return rule
+
+
+def shift_axis(axis: Any, ndim: int) -> Any:
+    """A logical axis (or tuple of them, or None) of a rank-``ndim`` example, on the batch."""
+    if axis is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(axis, (tuple, list)):
+        return tuple((a % ndim if ndim else 0) + 1 for a in axis)
+    return (axis % ndim if ndim else 0) + 1
