@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from typing_extensions import Self
+
 from . import mode
 from .tensor import Tensor
 
@@ -48,7 +50,7 @@ class Level:
         raise NotImplementedError
 
     # -- the stack
-    def __enter__(self) -> Level:
+    def __enter__(self) -> Self:
         levels = _STATE.levels
         self.depth = len(levels)
         self.active = True

@@ -132,8 +132,12 @@ class Tensor:
     _style: int
     _tv: bool = False
     _retains: bool = False
-    # the transform level this tensor is a tracer of (see _core/dispatch.py)
+    # the transform level this tensor is a tracer of (see _core/dispatch.py), and the
+    # levels' own fields: forward mode's primal and tangent, batching's batched value
     _lvl: Any = None
+    _primal: Any
+    _tangent: Any
+    _bval: Any
 
     def __init__(self, data: Any, dtype: Any = None, requires_grad: bool = False) -> None:
         arr = as_array(data, dtype)

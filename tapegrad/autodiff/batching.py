@@ -101,7 +101,7 @@ class BatchLevel(Level):
         for i in range(self.size):
             outs.append(op(*[ops.getitem(v, index=i) if b else v
                              for v, b in zip(values, batched)], **attrs))
-        return ops.stack(*outs, axis=0)
+        return ops.stack(outs, axis=0)
 
 
 def randomness_error(name: str) -> RuntimeError:
