@@ -27,7 +27,7 @@ import numpy as np
 
 from ._core import errors, mode
 from ._core.node import FREED, AccumulateGrad, Node
-from ._core.registry import ANOMALY, edge_of
+from ._core.registry import ANOMALY, Packed, edge_of
 from ._core.tensor import Tensor, make
 
 _STATE = mode.STATE
@@ -80,6 +80,9 @@ def _unpack(node: Node) -> list[Any]:
     versions = node.versions or ()
     codes = node.op.save_codes if not node.op.save_all else ((0, 0),) * len(saved)
     for i, ((kind, _), s) in enumerate(zip(codes, saved)):
+        if s.__class__ is Packed:  # saved_tensors_hooks: the unpack hook gives it back
+            out.append(s.unpack(s.value))
+            continue
         if kind == 0:
             if isinstance(s, Tensor) and s._vc[0] != versions[i]:
                 raise _version_error(node, i, s, versions[i], s._vc[0], s._node)

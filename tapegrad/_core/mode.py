@@ -27,6 +27,8 @@ class _State(threading.local):
         # The transform interpreters (forward mode, batching, ...) active on this thread,
         # innermost last; empty means every op runs its plain path.  See dispatch.py.
         self.levels: list[Any] = []
+        # (pack, unpack) hook pairs of torch.autograd.graph.saved_tensors_hooks, innermost last
+        self.saved_hooks: list[tuple[Any, Any]] = []
 
 
 STATE = _State()

@@ -68,6 +68,16 @@ class Node:
 
         return _add_hook(self, fn)
 
+    def register_prehook(self, fn: Any) -> Any:
+        """``fn(grad_outputs) -> new grad_outputs or None``, run before this node's backward."""
+        from .tensor import _add_hook
+
+        def hook(g: Any) -> Any:
+            r = fn((g,))
+            return None if r is None else r[0]
+
+        return _add_hook(self, hook)
+
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 

@@ -373,8 +373,27 @@ def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any)
             saved.append(np.shape(arrays[idx]))
             if versions is not None:
                 versions.append(0)
+    if _STATE.saved_hooks:  # torch.autograd.graph.saved_tensors_hooks
+        pack, unpack = _STATE.saved_hooks[-1]
+        for j, (kind, _) in enumerate(codes):
+            s = saved[j]
+            if kind == 0 and isinstance(s, Tensor):
+                saved[j] = Packed(pack(s), unpack)
+            elif kind == 1:
+                res = make(out, node, node.rg, 0)
+                saved[j] = Packed(pack(res), unpack)
     node.saved = tuple(saved)
     node.versions = None if versions is None else tuple(versions)
+
+
+class Packed:
+    """A saved tensor as a ``saved_tensors_hooks`` pack hook returned it (unpacked on use)."""
+
+    __slots__ = ("value", "unpack")
+
+    def __init__(self, value: Any, unpack: Callable[[Any], Any]) -> None:
+        self.value = value
+        self.unpack = unpack
 
 
 _new = object.__new__

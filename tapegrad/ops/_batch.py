@@ -50,3 +50,53 @@ def shift_axis(axis: Any, ndim: int) -> Any:
     if isinstance(axis, (tuple, list)):
         return tuple((a % ndim if ndim else 0) + 1 for a in axis)
     return (axis % ndim if ndim else 0) + 1
+
+
+def diag_jvp(op: Any) -> Any:
+    """The JVP of an elementwise op from its VJP (a diagonal Jacobian is its own transpose).
+
+    For each input with a tangent, the VJP is called with that tangent as the
+    cotangent and the values it saves (inputs, output, shapes); the products
+    it returns (derivative times tangent, at the output's shape) are summed.
+    """
+
+    def rule(*txs: Any, out: Any, **attrs: Any) -> Any:
+        from .elementwise import add
+
+        n = len(txs) // 2
+        ts, xs = txs[:n], txs[n:]
+        saved = []
+        for kind, idx in op.save_codes:
+            saved.append(xs[idx] if kind == 0 else out if kind == 1 else np.shape(
+                xs[idx]._data if isinstance(xs[idx], Tensor) else xs[idx]))
+        res = None
+        for i, t in enumerate(ts):
+            if t is None:
+                continue
+            if op.needs:
+                part = op.vjp(t, *saved, needs=tuple(j == i for j in range(n)), **attrs)[i]
+            else:
+                part = op.vjp(t, *saved, **attrs)[i]
+            if part is not None:
+                res = part if res is None else add(res, part)
+        return res
+
+    return rule
+
+
+def reduction_loss(op: Any) -> Any:
+    """The batching rule of a two-input loss with a ``reduction`` attribute."""
+    ew = elementwise(op)
+
+    def rule(batched: tuple[bool, ...], x: Any, y: Any, *, reduction: str, **kw: Any) -> Any:
+        from .reduce import mean, sum
+
+        per = ew(batched, x, y, reduction="none", **kw)
+        axes = tuple(range(1, np.ndim(per._data)))
+        if reduction == "mean":
+            return mean(per, axis=axes)
+        if reduction == "sum":
+            return sum(per, axis=axes)
+        return per
+
+    return rule

@@ -246,7 +246,8 @@ def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:  # dX Y + X dY
 
 
 @_matmul.defbatch
-def _(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
+def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
+    """The batching rule of matmul (also used by other ops' rules)."""
     from ._batch import move_batch
     from .reduce import sum as _rsum
     from .shape import squeeze

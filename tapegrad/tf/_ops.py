@@ -1756,3 +1756,14 @@ def meshgrid(*args: Any, indexing: str = "xy", **kwargs: Any) -> list[Tensor]:
     arrays: list[Any] = [_t(x)._data for x in args]
     return [tft(a) for a in np.meshgrid(*arrays, indexing=indexing)]  # type: ignore[call-overload]
 
+
+
+# ================================================================ forward-mode and batching rules
+from ..ops import _batch as _b  # noqa: E402
+
+_stop_gradient.defjvp(lambda dx, x, *, out: None)  # no derivative flows through it
+for _op in (_stop_gradient, _pow, _erfc):
+    _op.defbatch(_b.elementwise(_op))
+_pow.defjvp(_b.diag_jvp(_pow))
+_erfc.defjvp(_b.diag_jvp(_erfc))
+del _op

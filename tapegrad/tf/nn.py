@@ -389,3 +389,12 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | No
     """
     return gather(params, ids)
 
+
+
+# ================================================================ forward-mode and batching rules
+from ..ops import _batch as _b  # noqa: E402
+
+for _op in (_relu6, _softplus):
+    _op.defjvp(_b.diag_jvp(_op))
+    _op.defbatch(_b.elementwise(_op))
+del _op

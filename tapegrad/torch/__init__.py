@@ -90,6 +90,7 @@ from . import (  # noqa: E402
     _misc,  # noqa: E402
     autograd,
     cuda,
+    func,
     nn,
     optim,
 )
@@ -110,6 +111,7 @@ from ._misc import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
+from .func import vmap  # noqa: E402
 
 half = float16
 float = float32  # noqa: A001
@@ -148,7 +150,7 @@ __all__ = [
     "set_printoptions", "get_printoptions", "printoptions", "save", "load", "return_types",
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
     "set_num_threads", "compile",
-    # submodules
-    "autograd", "nn", "optim", "cuda",
+    # submodules and transforms
+    "autograd", "nn", "optim", "cuda", "func", "vmap",
 ] + list(_ops.__all__)
 

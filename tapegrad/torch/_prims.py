@@ -400,3 +400,115 @@ def _(g: Tensor, x: Tensor) -> Any:  # d x s(x) = s (1 + x (1 - s))
 
 _ = _nondiff
 __all__ = [n for n in dir() if n.endswith("_op")]
+
+
+# ================================================================ forward-mode and batching rules
+from ..ops import _batch as _b  # noqa: E402
+from ..ops.elementwise import _tadd  # noqa: E402
+from ..ops.elementwise import add as _add_op  # noqa: E402
+from ..ops.linalg import _matmul as _mm_op  # noqa: E402
+from ..ops.linalg import matmul_batch  # noqa: E402
+
+for _op in (gelu_op, softplus_op, silu_op, floor_op, ceil_op, round_op, trunc_op):
+    _op.defjvp(_b.diag_jvp(_op))
+    _op.defbatch(_b.elementwise(_op))
+
+
+@var_op.defjvp
+def _(dx: Any, x: Any, *, out: Any, axis: Any, correction: float, keepdims: bool) -> Any:
+    # d var = 2 sum((x - mean) dx) / (n - correction)
+    n = _reduced(x._data, axis)
+    c = subtract(x, _mean(x, axis=axis, keepdims=True))
+    s = _sum(multiply(c, dx), axis=axis, keepdims=keepdims)
+    return multiply(s, 2.0 / (n - correction) if n != correction else math.inf)
+
+
+@std_op.defjvp
+def _(dx: Any, x: Any, *, out: Any, axis: Any, correction: float, keepdims: bool) -> Any:
+    # d std = sum((x - mean) dx) / ((n - correction) std)
+    n = _reduced(x._data, axis)
+    c = subtract(x, _mean(x, axis=axis, keepdims=True))
+    s = _sum(multiply(c, dx), axis=axis, keepdims=keepdims)
+    return divide(s, multiply(out, float(n - correction)))
+
+
+def _stat_batch(op: Any) -> Any:
+    def rule(batched: tuple[bool, ...], x: Any, *, axis: Any, correction: float,
+             keepdims: bool) -> Any:
+        return op(x, axis=_b.shift_axis(axis, x._data.ndim - 1), correction=correction,
+                  keepdims=keepdims)
+
+    return rule
+
+
+var_op.defbatch(_stat_batch(var_op))
+std_op.defbatch(_stat_batch(std_op))
+
+
+def _loss_jvp(per: Any) -> Any:
+    """JVP of a reduced loss from the per-element tangent ``per(dx, dy, x, y)``."""
+    def rule(dx: Any, dy: Any, x: Any, y: Any, *, out: Any, reduction: str) -> Any:
+        t = per(dx, dy, x, y)
+        if reduction == "mean":
+            return _mean(t)
+        if reduction == "sum":
+            return _sum(t)
+        return t
+
+    return rule
+
+
+def _mse_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:  # 2 (x - y) (dx - dy)
+    d = _tadd(dx, None if dy is None else negative(dy))
+    return multiply(multiply(subtract(x, y), 2.0), d)
+
+
+def _l1_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:  # sign(x - y) (dx - dy)
+    from ..ops import sign
+
+    d = _tadd(dx, None if dy is None else negative(dy))
+    return multiply(sign(subtract(x, y)), d)
+
+
+def _bcel_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:  # (sigmoid(x) - y) dx - x dy
+    return _tadd(None if dx is None else multiply(dx, subtract(sigmoid(x), y)),
+                 None if dy is None else multiply(dy, negative(x)))
+
+
+def _bce_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:
+    # (x - y) / (x (1 - x)) dx + (log(1 - x) - log x) dy
+    tx = None
+    if dx is not None:
+        den = multiply(x, subtract(1.0, x))
+        den = where(greater(den, 1e-12), den, 1e-12)
+        tx = multiply(dx, divide(subtract(x, y), den))
+    return _tadd(tx, None if dy is None else multiply(dy, subtract(log1p(negative(x)), log(x))))
+
+
+for _op, _per in ((mse_loss_op, _mse_t), (l1_loss_op, _l1_t), (bce_logits_op, _bcel_t),
+                  (bce_op, _bce_t)):
+    _op.defjvp(_loss_jvp(_per))
+    _op.defbatch(_b.reduction_loss(_op))
+
+nll_loss_op.defjvp(lambda dx, x, *, out, **attrs: nll_loss_op(dx, **attrs))
+
+
+@linear_op.defjvp
+def _(dx: Any, dw: Any, db: Any, x: Any, w: Any, b: Any, *, out: Any) -> Any:
+    # dx w^T + x dw^T + db
+    t = None if dx is None else linear_op(dx, w, np.zeros((), dtype=out._data.dtype))
+    if dw is not None:
+        t = _tadd(t, linear_op(x, dw, np.zeros((), dtype=out._data.dtype)))
+    return _tadd(t, db)
+
+
+@linear_op.defbatch
+def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any) -> Any:
+    # x w^T + b from the batched matmul and add (w batched for ensembles)
+    bx, bw, bb = batched
+    wt = _transpose(w, axes=(0, 2, 1)) if bw else _transpose(w, axes=(1, 0))
+    y = matmul_batch((bx, bw), x, wt) if (bx or bw) else _mm_op(x, wt)
+    return _b.elementwise(_add_op)((bx or bw, bb), y, b)
+
+
+del _op, _per

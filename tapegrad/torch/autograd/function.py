@@ -210,9 +210,47 @@ class Function(metaclass=_FunctionMeta):
             cls._unpack_op = op
         return op
 
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        raise NotImplementedError("vmap staticmethod not implemented")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """Run the function on ``args``, recording it when an input requires grad."""
+        """Run the function on ``args``, recording it when an input requires grad.
+
+        Under a transform: forward mode calls the ``jvp`` staticmethod; ``vmap``
+        calls the ``vmap`` staticmethod, or (``generate_vmap_rule = True``) runs
+        ``forward`` and ``backward`` on the batched inputs.
+        """
+        if _STATE.levels:
+            from ..._core.dispatch import Level, level_of
+            from ...autodiff.batching import BatchLevel
+            from ...autodiff.forward import JVPLevel
+
+            top: Level | None = None
+            for a in args:
+                lv = level_of(a)
+                if lv is not None and (top is None or lv.depth > top.depth):
+                    top = lv
+            if isinstance(top, JVPLevel):
+                return _apply_jvp(cls, top, args, kwargs)
+            if isinstance(top, BatchLevel):
+                if cls.vmap is not Function.vmap:
+                    return _apply_vmap(cls, top, args, kwargs)
+                if not cls.generate_vmap_rule:
+                    raise RuntimeError(with_hint(
+                        f"You tried to vmap over {cls.__name__}, but it does not have vmap "
+                        "support. Please override and implement the vmap staticmethod or set "
+                        "generate_vmap_rule=True. For more details, please see "
+                        "https://pytorch.org/docs/main/notes/extending.func.html",
+                        "set generate_vmap_rule = True on the class to batch forward and "
+                        "backward as they are"))
+        return cls._apply(args, kwargs)[0]
+
+    @classmethod
+    def _apply(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, FunctionCtx]:
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         new_style = cls.setup_context is not Function.setup_context
@@ -228,7 +266,7 @@ class Function(metaclass=_FunctionMeta):
         is_tuple = isinstance(out, tuple)
         outs = list(out) if is_tuple else [out]
         if not record:
-            return out
+            return out, ctx
         # outputs that are inputs get a fresh alias, so the inputs are never rebased
         ins = {id(a) for a in tensor_args}
         for i, o in enumerate(outs):
@@ -246,7 +284,7 @@ class Function(metaclass=_FunctionMeta):
                           for o in outs]
         ctx._diff = diff  # type: ignore[attr-defined]
         if not diff:
-            return out
+            return out, ctx
         single = len(outs) == 1 and diff == [0]
         if single:
             ctx._pending = outs[0]._data
@@ -254,7 +292,10 @@ class Function(metaclass=_FunctionMeta):
             dt = np.result_type(*[outs[i]._data.dtype for i in diff])
             ctx._pending = np.concatenate(
                 [outs[i]._data.reshape(-1).astype(dt) for i in diff])
-        res = apply(op, tuple(tensor_args), {"ctx": ctx, "n_out": len(outs)})
+        # under a transform the inputs are tracers: record at their level, not through
+        # dispatch (the outputs above are already the transform's)
+        call = op._general if _STATE.levels else functools.partial(apply, op)
+        res = call(tuple(tensor_args), {"ctx": ctx, "n_out": len(outs)})
         node = res._node
         if single:
             o = outs[0]
@@ -270,9 +311,9 @@ class Function(metaclass=_FunctionMeta):
             for i in diff:
                 o = outs[i]
                 n = o._data.size
-                v = apply(uop, (res,), {"start": start, "stop": start + n,
-                                        "shape": o._data.shape, "dtype": o._data.dtype,
-                                        "total": total})
+                ucall = uop._general if _STATE.levels else functools.partial(apply, uop)
+                v = ucall((res,), {"start": start, "stop": start + n, "shape": o._data.shape,
+                                   "dtype": o._data.dtype, "total": total})
                 start += n
                 o._node = v._node
                 o._rg = True
@@ -284,7 +325,76 @@ class Function(metaclass=_FunctionMeta):
             node.saved = saved
             node.versions = tuple(t._vc[0] if isinstance(t, Tensor) else 0 for t in saved)
         ctx.to_save = ()
-        return tuple(outs) if is_tuple else outs[0]
+        return (tuple(outs) if is_tuple else outs[0]), ctx
+
+
+def _apply_jvp(cls: type[Function], lv: Any, args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+    """Forward mode through a Function: the primal by ``apply``, the tangent by ``jvp``."""
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError(with_hint(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD.", f"give {cls.__name__} a jvp(ctx, *tangents) staticmethod"))
+    primals = []
+    tangents = []
+    for a in args:
+        p, t = lv.unpack(a)
+        primals.append(p)
+        if isinstance(p, Tensor) and t is None:
+            t = make(np.zeros_like(p._data), None, False, TORCH)
+        tangents.append(t)
+    out, ctx = cls._apply(tuple(primals), kwargs)
+    # what forward gave save_for_forward is ctx.saved_tensors in jvp
+    fwd_saved = ctx.__dict__.get("_for_forward")
+    if fwd_saved is not None:
+        ctx._saved = tuple(fwd_saved)
+    try:
+        tout = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._saved = None
+    is_tuple = isinstance(out, tuple)
+    outs = list(out) if is_tuple else [out]
+    touts = list(tout) if isinstance(tout, tuple) else [tout]
+    res = [lv.make(o, t) if isinstance(o, Tensor) and t is not None else o
+           for o, t in zip(outs, touts)]
+    for r in res:
+        if isinstance(r, Tensor):
+            r._style = TORCH
+    return tuple(res) if is_tuple else res[0]
+
+
+class VmapInfo:
+    """What a Function's ``vmap`` staticmethod is told: the batch size and randomness."""
+
+    def __init__(self, batch_size: int, randomness: str) -> None:
+        self.batch_size = batch_size
+        self.randomness = randomness
+
+
+def _apply_vmap(cls: type[Function], lv: Any, args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+    """vmap through a Function's own ``vmap`` staticmethod."""
+    from ... import ops
+
+    values = [lv.value(a) for a in args]
+    in_dims = tuple(0 if isinstance(a, Tensor) and a._lvl is lv else None for a in args)
+    out, out_dims = cls.vmap(VmapInfo(lv.size, lv.randomness), in_dims, *values, **kwargs)
+    is_tuple = isinstance(out, tuple)
+    outs = list(out) if is_tuple else [out]
+    dims = list(out_dims) if isinstance(out_dims, tuple) else [out_dims] * len(outs)
+    res = []
+    for o, d in zip(outs, dims):
+        if not isinstance(o, Tensor):
+            res.append(o)
+            continue
+        if d is None:
+            o = ops.broadcast_to(ops.expand_dims(o, 0), (lv.size,) + o._data.shape)
+        elif d % o._data.ndim != 0:
+            o = ops.moveaxis(o, d, 0)
+        t = lv.make(o)
+        t._style = TORCH
+        res.append(t)
+    return tuple(res) if is_tuple else res[0]
 
 
 def _function_vjp(cls: type[Function], g: Tensor, *saved: Any, needs: tuple[bool, ...],

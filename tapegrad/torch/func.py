@@ -1,0 +1,166 @@
+"""``torch.func``: composable function transforms (functorch), PyTorch style.
+
+The transforms are the core's (:mod:`tapegrad.func`): ``grad``, ``vjp``,
+``jvp``, ``jacrev``, ``jacfwd``, ``hessian`` and ``vmap`` nest in any order
+(``vmap(grad(f))`` for per-sample gradients, ``jacfwd(jacrev(f))`` for
+Hessians).  ``functional_call`` runs a module with other parameters and
+``stack_module_state`` stacks the parameters of an ensemble for ``vmap``.
+
+>>> import tapegrad.torch as torch
+>>> from tapegrad.torch.func import grad, vmap
+>>> x = torch.tensor([1.0, 2.0, 3.0])
+>>> grad(lambda v: (v ** 2).sum())(x)
+tensor([2., 4., 6.])
+>>> vmap(torch.dot)(torch.ones(2, 3), torch.ones(2, 3))
+tensor([3., 3.])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from .. import ops as _core_ops
+from .._core.errors import with_hint
+from .._core.tensor import Tensor
+from ..autodiff.functional import (
+    grad,
+    grad_and_value,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    linearize,
+    vjp,
+)
+from ..autodiff.functional import vmap as _vmap
+
+
+def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
+         randomness: str = "error", *, chunk_size: int | None = None) -> Callable[..., Any]:
+    """``func`` vectorized over dimension ``in_dims`` of its inputs (PyTorch's ``vmap``)."""
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+        raise ValueError(with_hint(
+            f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})",
+            "pass a positive number of examples per chunk"))
+    return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
+
+
+def _named_tensors(module: Any) -> Iterator[tuple[Any, str, str]]:
+    """(owning module, store name, full name) for every parameter and buffer."""
+    for prefix, m in module.named_modules():
+        for store in ("_parameters", "_buffers"):
+            for name in list(getattr(m, store).keys()):
+                yield m, store, f"{prefix}.{name}" if prefix else name
+
+
+@contextmanager
+def _swapped(module: Any, values: dict[str, Any], strict: bool) -> Iterator[None]:
+    where: dict[str, tuple[Any, str, str]] = {}
+    for m, store, full in _named_tensors(module):
+        where.setdefault(full, (m, store, full.rsplit(".", 1)[-1]))
+    unknown = [k for k in values if k not in where]
+    if unknown:
+        raise RuntimeError(with_hint(
+            f"Unexpected key(s): {', '.join(repr(k) for k in unknown)}.",
+            "the names must be those of module.named_parameters() / named_buffers()"))
+    if strict:
+        missing = [k for k in where if k not in values]
+        if missing:
+            raise RuntimeError(with_hint(
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\tMissing key(s): "
+                f"{', '.join(repr(k) for k in missing)}.", "strict=True needs every name"))
+    old: list[tuple[dict[str, Any], str, Any]] = []
+    try:
+        for k, v in values.items():
+            m, store, local = where[k]
+            d = getattr(m, store)
+            old.append((d, local, d[local]))
+            d[local] = v
+        yield
+    finally:
+        for d, local, v in reversed(old):
+            d[local] = v
+
+
+def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None,
+                    kwargs: dict[str, Any] | None = None, *, tie_weights: bool = True,
+                    strict: bool = False) -> Any:
+    """Call ``module`` with its parameters and buffers replaced by the given tensors.
+
+    ``parameter_and_buffer_dicts`` maps full names (``"0.weight"``) to tensors;
+    a sequence of dicts is merged (a name in two of them is an error, as in PyTorch).
+    """
+    if isinstance(parameter_and_buffer_dicts, dict):
+        values = dict(parameter_and_buffer_dicts)
+    elif isinstance(parameter_and_buffer_dicts, Sequence):
+        values = {}
+        for d in parameter_and_buffer_dicts:
+            for k, v in d.items():
+                if k in values:
+                    raise ValueError(with_hint(
+                        f"{k} appeared in multiple dictionaries; behavior of functional call "
+                        "is ambiguous", "give each name once"))
+                values[k] = v
+    else:
+        raise ValueError(with_hint(
+            f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
+            f"got {type(parameter_and_buffer_dicts)}", "pass dict(model.named_parameters())"))
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    with _swapped(module, values, strict):
+        return module(*args, **(kwargs or {}))
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
+    """``(params, buffers)``: each name's tensors of all ``models`` stacked on a new axis 0.
+
+    The stacked parameters are new leaves that require grad (as PyTorch's).
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError(with_hint("stack_module_state: Expected at least one model, got 0.",
+                                     "pass a list of modules"))
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError(with_hint(
+            "stack_module_state: Expected all models to have the same training/eval mode.",
+            "call .train() or .eval() on all of them"))
+    first = type(models[0])
+    if not all(type(m) is first for m in models):
+        raise RuntimeError(with_hint(
+            "stack_module_state: Expected all models to be of the same class.",
+            "ensembles stack models of one class"))
+
+    def stack(named: list[dict[str, Tensor]], grad: bool) -> dict[str, Tensor]:
+        out = {}
+        for k in named[0]:
+            s = _core_ops.stack([n[k].detach() for n in named], axis=0)
+            s._style = named[0][k]._style
+            if grad and named[0][k].requires_grad:
+                s.requires_grad_(True)
+            out[k] = s
+        return out
+
+    params = stack([dict(m.named_parameters()) for m in models], True)
+    buffers = stack([dict(m.named_buffers()) for m in models], False)
+    return params, buffers
+
+
+def replace_all_batch_norm_modules_(root: Any) -> Any:
+    """Stop batch-norm modules from tracking running statistics (so they ``vmap``)."""
+    for m in root.modules():
+        if hasattr(m, "track_running_stats"):
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
+
+
+__all__ = [
+    "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "vmap",
+    "functional_call", "stack_module_state", "replace_all_batch_norm_modules_",
+]
