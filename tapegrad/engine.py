@@ -470,7 +470,7 @@ def grad(
 
 
 def _restyle(g: Tensor, style: int) -> Tensor:
-    if g._node is None:
+    if g._node is None and g._lvl is None:
         r = make(g._data, None, False, style)
         r._vc = g._vc
         return r

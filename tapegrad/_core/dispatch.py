@@ -49,6 +49,13 @@ class Level:
         """What a tracer of this level stands for once the level has ended."""
         raise NotImplementedError
 
+    def detach(self, t: Tensor) -> Tensor:
+        """``t.detach()`` for a tracer of this level."""
+        raise NotImplementedError
+
+    def read(self, t: Tensor, what: str) -> None:
+        """Called before a tracer's values are read (``item``, ``bool``, ...); may refuse."""
+
     # -- the stack
     def __enter__(self) -> Self:
         levels = _STATE.levels

@@ -257,6 +257,11 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing storage (and version counter), outside the graph."""
+        lv = self._lvl
+        if lv is not None and lv.active:  # a transform's tracer stays one
+            t = lv.detach(self)
+            t._style = self._style
+            return t
         t = make(self._data, None, False, self._style)
         t._vc = self._vc
         return t
@@ -278,6 +283,8 @@ class Tensor:
     # ------------------------------------------------------------------ array
     def numpy(self, force: bool = False) -> np.ndarray:
         """The underlying array (shared, not copied)."""
+        if self._lvl is not None:
+            self._lvl_read("numpy")
         h = STYLE_HOOKS[self._style].get("numpy")
         if h is not None:
             return h(self, force)
@@ -309,6 +316,8 @@ class Tensor:
         return int(self._data.size)
 
     def item(self) -> Any:
+        if self._lvl is not None:
+            self._lvl_read("item")
         if self._data.size != 1:
             raise RuntimeError(
                 errors.with_hint(
@@ -319,7 +328,15 @@ class Tensor:
         return self._data.item()
 
     def tolist(self) -> Any:
+        if self._lvl is not None:
+            self._lvl_read("tolist")
         return self._data.tolist()
+
+    def _lvl_read(self, what: str) -> None:
+        """Reading a tracer's values: forward mode reads its primal; vmap refuses (PyTorch)."""
+        lv = self._lvl
+        if lv.active:
+            lv.read(self, what)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if self._rg and _STATE.grad_enabled and self._style == TORCH:
@@ -359,6 +376,8 @@ class Tensor:
             yield self[i]
 
     def __bool__(self) -> bool:
+        if self._lvl is not None:
+            self._lvl_read("bool")
         if self._data.size != 1:
             raise RuntimeError(
                 errors.with_hint(

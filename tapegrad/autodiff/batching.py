@@ -58,6 +58,26 @@ class BatchLevel(Level):
     def detach(self, t: Tensor) -> Tensor:
         return self.make(t._bval.detach())
 
+    def read(self, t: Tensor, what: str) -> None:
+        if what == "bool":
+            msg = ("vmap: It looks like you're attempting to use a Tensor in some "
+                   "data-dependent control flow. We don't support that yet, please file an "
+                   "issue at https://github.com/pytorch/pytorch/issues .")
+        elif what == "item":
+            msg = ("vmap: It looks like you're calling .item() on a Tensor. We don't support "
+                   "vmap over calling .item() on a Tensor, please try to rewrite what you're "
+                   "doing with other operations. If error is occurring somewhere inside "
+                   "PyTorch internals, please file a bug report.")
+        else:
+            msg = "Cannot access data pointer of Tensor that doesn't have storage"
+        raise RuntimeError(
+            errors.with_hint(
+                msg,
+                "inside vmap a tensor stands for a whole batch: use tensor ops (where, "
+                "masks) instead of reading values",
+            )
+        )
+
     def process(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         values: list[Any] = []
         batched: list[bool] = []
@@ -122,3 +142,17 @@ def active_batch_level() -> BatchLevel | None:
         if isinstance(lv, BatchLevel):
             return lv
     return None
+
+
+def vmap_randomness(name: str = "random") -> BatchLevel | None:
+    """Called by random draws: the innermost ``vmap`` level when it wants a different draw per
+    example (``randomness='different'``), ``None`` for one shared draw (``'same'``, or no
+    ``vmap``); with ``randomness='error'`` (the default), PyTorch's error."""
+    if not _STATE.levels:
+        return None
+    lv = active_batch_level()
+    if lv is None or lv.randomness == "same":
+        return None
+    if lv.randomness == "error":
+        raise randomness_error(name)
+    return lv

@@ -106,6 +106,10 @@ def _as_tensor(x: Any) -> Tensor:
                            if not isinstance(x, np.ndarray) else None))
 
 
+def _name(f: Any) -> str:
+    return getattr(f, "__name__", type(f).__name__)
+
+
 def _restyle(g: Tensor, style: int) -> Tensor:
     """``g`` printed in ``style`` (a front-end's result), tracer fields kept."""
     if g._style == style:
@@ -281,11 +285,11 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
         res, aux = res
     if not isinstance(res, Tensor):
         raise RuntimeError(errors.with_hint(
-            f"{name}(f)(*args): Expected f(*args) to return a Tensor, got {type(res)}",
+            f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(res)}",
             "the function must return one scalar tensor"))
     if res._data.ndim != 0:
         raise RuntimeError(errors.with_hint(
-            f"{name}(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
+            "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
             f"{res._data.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs instead?",
             f"the output has shape {list(res._data.shape)}; reduce it (e.g. .sum())"))
     inputs_all = [t for _, ins, _, _ in flat for t in ins]
@@ -453,7 +457,7 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_dims, (tuple, list)) and len(in_dims) != len(args):
             raise ValueError(errors.with_hint(
-                f"vmap(f, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
+                f"vmap({_name(f)}, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
                 f"compatible with the structure of `inputs`. in_dims has structure "
                 f"{len(in_dims)} but inputs has structure {len(args)}.",
                 "give one in_dims entry per positional argument"))
@@ -477,14 +481,16 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
                     v = make(v)
                 else:
                     raise ValueError(errors.with_hint(
-                        f"vmap(f, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
+                        f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an "
+                    "input "
                         f"but the input is of type {type(v)}. We cannot vmap over non-Tensor "
                         "arguments, please use None as the respective in_dim",
                         "non-tensor arguments need in_dims None"))
             nd = v._data.ndim
             if not -nd <= d < nd:
                 raise ValueError(errors.with_hint(
-                    f"vmap(f, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
+                    f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for "
+                    "some input, "
                     f"but that input is a Tensor of dimensionality {nd} so expected in_dim to "
                     f"satisfy -{nd} <= in_dim < {nd}.",
                     f"input {i} has shape {list(v._data.shape)}"))
@@ -500,7 +506,8 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
             moved.append(ops.moveaxis(v, d, 0) if d != 0 else v)
         if size is None:
             raise ValueError(errors.with_hint(
-                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): at least one input must be a "
+                f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): at least one input must "
+                "be a "
                 "Tensor mapped over a dimension (in_dims not None)",
                 "map at least one tensor argument"))
         if chunk_size is not None and chunk_size < size:
@@ -508,21 +515,22 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
             for s in range(0, size, chunk_size):
                 part = [ops.getitem(v, slice(s, s + chunk_size)) if d is not None else v
                         for v, d in zip(moved, dims)]
-                pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs))
+                pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs,
+                                   randomness))
             outs0, ospec = pieces[0]
             merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                       for k in range(len(outs0))]
             return _place(merged, ospec, out_dims)
-        outs, ospec = _run(f, spec, moved, dims, size, kwargs)
+        outs, ospec = _run(f, spec, moved, dims, size, kwargs, randomness)
         return _place(outs, ospec, out_dims)
 
     return wrapper
 
 
 def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], size: int,
-         kwargs: dict[str, Any]) -> tuple[list[Tensor], Any]:
+         kwargs: dict[str, Any], randomness: str) -> tuple[list[Tensor], Any]:
     """Run ``f`` at a new batch level; the outputs with the batch on axis 0."""
-    with BatchLevel(size) as lv:
+    with BatchLevel(size, randomness) as lv:
         tracers = [lv.make(v) if d is not None else v for v, d in zip(moved, dims)]
         res = f(*tree_unflatten(spec, tracers), **kwargs)
         outs, ospec = tree_flatten(res)
@@ -530,8 +538,8 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
         for o in outs:
             if not isinstance(o, Tensor):
                 raise ValueError(errors.with_hint(
-                    f"vmap(f, ...): `f` must only return Tensors, got type {type(o)}. Did you "
-                    "mean to set out_dims= to None for output?",
+                    f"vmap({_name(f)}, ...): `{_name(f)}` must only return Tensors, got type "
+                    f"{type(o)}. Did you mean to set out_dims= to None for output?",
                     "return tensors from the vmapped function"))
             if o._lvl is lv:
                 vals.append(o._bval)

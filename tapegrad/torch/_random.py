@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core.mode import STATE as _STATE
+
 DEFAULT_SEED = 67280421310721
 
 
@@ -204,4 +206,8 @@ def set_rng_state(state: Any) -> None:
 
 
 def gen(generator: Generator | None) -> Generator:
+    if _STATE.levels:  # under vmap(randomness='error') a draw is PyTorch's error
+        from ..autodiff.batching import vmap_randomness
+
+        vmap_randomness()
     return default_generator if generator is None else generator

@@ -490,6 +490,15 @@ def _float_dt(dtype: Any, what: str) -> np.dtype:
     return dt
 
 
+def _different_draws() -> Any:
+    """The vmap level that wants one draw per example, if any (see vmap's ``randomness``)."""
+    if not _STATE.levels:
+        return None
+    from ..autodiff.batching import vmap_randomness
+
+    return vmap_randomness()
+
+
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, layout: Any = None,
          pin_memory: bool = False) -> Tensor:
@@ -504,6 +513,10 @@ def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = Non
     shape = size_arg(size)
     dt = _float_dt(dtype, "check_uniform_bounds")
     n = int(np.prod(shape)) if shape else 1
+    lv = _different_draws()
+    if lv is not None:  # vmap(randomness="different"): one draw per example
+        arr = gen(generator).uniform(n * lv.size, dt).reshape((lv.size,) + tuple(shape))
+        return lv.make(_finish(arr, requires_grad))
     return _finish(gen(generator).uniform(n, dt).reshape(shape), requires_grad)
 
 
@@ -521,6 +534,10 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
     shape = size_arg(size)
     dt = _float_dt(dtype, "normal_kernel_cpu")
     n = int(np.prod(shape)) if shape else 1
+    lv = _different_draws()
+    if lv is not None:  # vmap(randomness="different"): one draw per example
+        arr = gen(generator).normal(n * lv.size, dt).reshape((lv.size,) + tuple(shape))
+        return lv.make(_finish(arr, requires_grad))
     return _finish(gen(generator).normal(n, dt).reshape(shape), requires_grad)
 
 

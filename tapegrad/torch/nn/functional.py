@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ... import ops as core
+from ..._core.dispatch import level_of
 from ..._core.errors import with_hint
 from ..._core.tensor import TORCH, Tensor, make
 from ...ops.reduce import norm_axis
@@ -230,6 +231,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
     x = _check(input, "nll_loss")
     r = _reduction(reduction, size_average, reduce)
+    if isinstance(target, Tensor) and level_of(target) is not None:
+        return _nll_traced(x, target, weight, ignore_index, r)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
         raise RuntimeError(with_hint(
@@ -260,6 +263,28 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          ignore_index=int(ignore_index), reduction=r)
 
 
+def _nll_traced(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+                r: str) -> Tensor:
+    """nll_loss for a target that is a transform's tracer (its values are not known here,
+    e.g. per-example targets under vmap): the pick written as a one-hot product of ops."""
+    nd = x._data.ndim
+    cdim = 0 if nd == 1 else 1
+    c = x._data.shape[cdim]
+    classes = np.arange(c).reshape((c,) + (1,) * (nd - cdim - 1))
+    onehot = core.equal(core.expand_dims(target, cdim), classes)
+    w = core.cast(core.not_equal(target, ignore_index), dtype=x._data.dtype)
+    if weight is not None:
+        wv = core.reshape(weight, (c,) + (1,) * (nd - cdim - 1))
+        w = core.multiply(w, core.sum(core.multiply(onehot, wv), axis=cdim))
+    picked = core.negative(core.sum(core.multiply(x, onehot), axis=cdim))
+    per = core.multiply(picked, w)
+    if r == "mean":
+        return core.divide(core.sum(per), core.sum(w))
+    if r == "sum":
+        return core.sum(per)
+    return per
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
@@ -271,6 +296,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """
     x = _check(input, "cross_entropy")
     r = _reduction(reduction, size_average, reduce)
+    if isinstance(target, Tensor) and level_of(target) is not None and \
+            target._data.dtype.kind in "iu" and label_smoothing <= 0:
+        return _nll_traced(log_softmax(x, 0 if x._data.ndim == 1 else 1), target, weight,
+                           ignore_index, r)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     cdim = 0 if x._data.ndim == 1 else 1
     lp = log_softmax(x, cdim)
