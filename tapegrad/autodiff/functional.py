@@ -383,7 +383,7 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
         po, to = [], []
         for o in outs:
             p, t = lv.unpack(o)
-            po.append(p)
+            po.append(_restyle(p, o._style) if isinstance(p, Tensor) else p)
             if t is None:
                 t = make(np.zeros_like(o._data), None, False, o._style)
             to.append(_restyle(t, o._style))

@@ -52,6 +52,14 @@ def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Te
         if create_graph and x._rg:
             # keep the caller's graph: a differentiable alias of x
             out.append(core.identity(x) if x._node is None else core.clone(x))
+        elif x._lvl is not None and x._lvl.active:
+            # a transform's tracer (forward over reverse, vmap): an alias at its level that
+            # keeps its tangent or batch, made a leaf of this reverse pass
+            t = core.identity(x.detach() if x._rg else x)
+            t._style = TORCH
+            if t._node is None:
+                t._rg = True
+            out.append(t)
         else:
             t = make(x._data, None, False, TORCH)
             t._vc = x._vc
@@ -195,6 +203,34 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     A tuple of inputs gives a tuple; a tuple of outputs a tuple (of tuples).
     """
     is_in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(with_hint(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.',
+                "forward mode gives the Jacobian without a graph"))
+        if strict:
+            raise RuntimeError(with_hint(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`strict=False` or `strategy="reverse-mode"`.', "drop strict=True"))
+        if not vectorize:
+            raise NotImplementedError(with_hint(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`.", "pass vectorize=True"))
+    if vectorize:
+        if strict:
+            raise RuntimeError(with_hint(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                "not supported together. Please either set `strict=False` or "
+                "`vectorize=False`.", "drop strict=True"))
+        return _jacobian_vectorized(func, ins, is_in_tuple, create_graph, strategy)
     with mode.enable_grad():
         xs = _grad_preprocess(ins, create_graph)
         out = func(*xs)
@@ -228,13 +264,38 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     return rows[0] if is_in_tuple else rows[0][0]
 
 
+def _jacobian_vectorized(func: Callable[..., Any], ins: tuple[Tensor, ...], is_in_tuple: bool,
+                         create_graph: bool, strategy: str) -> Any:
+    """``jacobian(..., vectorize=True)``: one vmapped VJP (or JVP) instead of a row loop."""
+    from ...autodiff import functional as F
+
+    out_tuple: list[bool] = []
+
+    def f(*xs: Tensor) -> Any:
+        with mode.enable_grad():
+            out = func(*xs)
+        is_t, outs = _as_tuple(out, "outputs of the user-provided function", "jacobian")
+        out_tuple.append(is_t)
+        return outs
+
+    argnums: Any = tuple(range(len(ins))) if is_in_tuple else 0
+    jac = F.jacfwd(f, argnums)(*ins) if strategy == "forward-mode" else \
+        F.jacrev(f, argnums)(*ins)
+    res = tuple(tuple(_post(b, create_graph) for b in r) if is_in_tuple else
+                _post(r, create_graph) for r in jac)
+    return res if out_tuple[0] else res[0]
+
+
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar function (a tuple of tuples for several inputs)."""
     is_in_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def jac_func(*xs: Tensor) -> Any:
+        xs = _grad_preprocess(xs, True)  # as the inner jacobian(create_graph=True) does
         out = func(*xs)
         _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         if len(outs) != 1 or outs[0]._data.size != 1:
@@ -245,7 +306,8 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
         return tuple(make(np.zeros_like(x._data), None, False, TORCH) if g is None else g
                      for g, x in zip(gs, xs))
 
-    res = jacobian(jac_func, ins, create_graph=create_graph, strict=strict)
+    res = jacobian(jac_func, ins, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                   strategy=outer_jacobian_strategy)
     if not is_in_tuple:
         return res[0][0]
     return res
