@@ -120,3 +120,16 @@ def save_self(res: Tensor) -> None:
         if kind == 1:
             saved[j] = res
     node.saved = tuple(saved)
+
+
+_TRACER_FIELDS = ("_lvl", "_primal", "_tangent", "_bval")
+
+
+def copy_tracer(src: Tensor, dst: Tensor) -> Tensor:
+    """Make ``dst`` (a snapshot or restyled view of ``src``) the same tracer as ``src``."""
+    d = src.__dict__
+    if d.get("_lvl") is not None:
+        for k in _TRACER_FIELDS:
+            if k in d:
+                setattr(dst, k, d[k])
+    return dst

@@ -154,6 +154,7 @@ from .dtypes import (
     int64,
     uint8,
 )
+from .parallel import vectorized_map
 from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable
 
@@ -272,5 +273,5 @@ __all__ = [
     "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum",
     "reshape", "reverse", "round", "rsqrt", "shape", "sigmoid", "sign", "sin", "size", "sort",
     "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan", "tanh", "tensordot",
-    "tile", "transpose", "truediv", "unstack", "where",
+    "tile", "transpose", "truediv", "unstack", "where", "vectorized_map",
 ]

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.dispatch import copy_tracer
 from .._core.errors import with_hint
 from .._core.registry import get_acc
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TF, Tensor, make
@@ -169,6 +170,8 @@ def read(v: Any) -> Tensor:
     s._acc = v._acc
     s._tv = v._tv
     s._vc = v._vc
+    if v._lvl is not None:  # a variable that is a ForwardAccumulator primal right now
+        copy_tracer(v, s)
     return s
 
 
@@ -300,6 +303,8 @@ def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
             t = make(value._data, value._node, value._rg, TF)
             t._acc = value._acc
             t._vc = value._vc
+            if value._lvl is not None:
+                copy_tracer(value, t)
             t._tv = value._tv
             return t
         return value

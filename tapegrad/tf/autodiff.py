@@ -1,29 +1,28 @@
 """``tf.autodiff``: forward-mode differentiation (``ForwardAccumulator``).
 
-Forward mode is reverse mode transposed.  The accumulator records the
-computation on a persistent tape watching the primals; ``jvp(y)`` forms the
-VJP ``u -> u^T J`` for a watched dummy cotangent ``u`` (the tape's gradient
-with ``output_gradients=u``, recorded because a second tape watches ``u``),
-takes ``<u^T J, v>`` with the tangents ``v``, and differentiates that with
-respect to ``u``: ``d/du <u^T J, v> = J v``.  VJPs are written in tapegrad
-ops, so this works for every op.  ``u`` is a fixed random vector rather than
-ones so that no intermediate cotangent is accidentally zero (TensorFlow's
-``sqrt`` gradient treats a zero cotangent specially).
+``ForwardAccumulator(primals, tangents)`` is the core's forward mode
+(:class:`tapegrad.autodiff.forward.JVPLevel`): inside its ``with`` block the
+primal tensors carry their tangents, and every op on them computes the
+output's tangent with the op's JVP rule in the same pass (no tape, no
+backward).  ``jvp(y)`` reads it.  Accumulators nest with each other and with
+``GradientTape`` in either order (forward over reverse for Hessian-vector
+products, reverse over forward), since a level's tracers are ordinary tensors.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import ops
 from .._core.errors import with_hint
-from .._core.tensor import Tensor
+from .._core.registry import get_acc
+from .._core.tensor import Tensor, make
+from ..autodiff.forward import JVPLevel
 from . import _nest
 from ._tensor import convert, tft
-from .tape import GradientTape, UnconnectedGradients, _unconnected
+from .tape import UnconnectedGradients, _unconnected
 
 __all__ = ["ForwardAccumulator"]
 
@@ -69,16 +68,40 @@ class ForwardAccumulator:
             if tt._data.dtype != p._data.dtype:
                 tt = ops.cast(tt, dtype=p._data.dtype)
             self._tangents.append(tt)
-        self._tape = GradientTape(persistent=True, watch_accessed_variables=False)
-        self._tape.watch(self._primals)
-        self._rng = np.random.default_rng(20240611)
+        self._level = JVPLevel()
+        self._saved: list[tuple[Tensor, dict[str, Any]]] = []
 
     def __enter__(self) -> ForwardAccumulator:
-        self._tape.__enter__()
+        lv = self._level
+        lv.__enter__()
+        # the primals themselves become the level's tracers for the block (TensorFlow
+        # watches these very objects): a copy of each stands for its value one level down
+        for p, t in zip(self._primals, self._tangents):
+            prev = {k: p.__dict__[k] for k in ("_lvl", "_primal", "_tangent")
+                    if k in p.__dict__}
+            if p._node is None and p._acc is None and (p._rg or p._tv):
+                get_acc(p)
+            base = make(p._data, p._node, p._rg, p._style)
+            base._vc = p._vc
+            base._acc = p._acc
+            base._tv = p._tv
+            if "_lvl" in prev:  # already a tracer of an outer accumulator: keep it below
+                base._lvl = prev["_lvl"]
+                base._primal = prev["_primal"]
+                base._tangent = prev["_tangent"]
+            self._saved.append((p, prev))
+            p._lvl = lv
+            p._primal = base
+            p._tangent = t
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._tape.__exit__(*exc)
+        for p, prev in reversed(self._saved):
+            for k in ("_lvl", "_primal", "_tangent"):
+                p.__dict__.pop(k, None)
+            p.__dict__.update(prev)
+        self._saved = []
+        self._level.__exit__(*exc)
 
     def jvp(self, primals: Any, unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """The Jacobian-vector product ``J v`` for each tensor in ``primals`` (a nest)."""
@@ -97,22 +120,10 @@ class ForwardAccumulator:
         for p, tan in zip(self._primals, self._tangents):
             if p is target:
                 return tan
-        dt = target._data.dtype
-        u = tft(self._rng.standard_normal(target._data.shape).astype(dt))
-        with GradientTape() as t2:
-            t2.watch(u)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                gs = self._tape.gradient(target, self._primals, output_gradients=u)
-            s: Tensor | None = None
-            for g, v in zip(gs, self._tangents):
-                if g is None:
-                    continue
-                term = ops.sum(ops.multiply(g, v))
-                if term._data.dtype != dt:
-                    term = ops.cast(term, dtype=dt)
-                s = term if s is None else ops.add(s, term)
-        if s is None:
+        tangent = target._tangent if target._lvl is self._level else None
+        if tangent is None:
             return none
-        jv = t2.gradient(s, u)
-        return none if jv is None else jv
+        if tangent._style != target._style:
+            tangent = tft(tangent._data) if tangent._node is None and tangent._lvl is None \
+                else tangent
+        return tangent

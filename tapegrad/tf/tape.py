@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import engine as _engine
 from .._core import mode
+from .._core.dispatch import copy_tracer
 from .._core.errors import with_hint
 from .._core.node import FREED, Node
 from .._core.registry import get_acc
@@ -180,6 +181,8 @@ def _as_tf(g: Tensor) -> Tensor:
     r = make(g._data, g._node, g._rg, TF)
     r._vc = g._vc
     r._acc = g._acc  # a leaf keeps its identity for the tapes that watch it
+    if g._lvl is not None:  # a transform's tracer (ForwardAccumulator, vectorized_map)
+        copy_tracer(g, r)
     return r
 
 
@@ -511,6 +514,22 @@ class GradientTape:
         create_graph = bool(_STATE.tapes)
         size = int(t._data.size)
         shape = t._data.shape
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(with_hint(
+                "GradientTape must be created with persistent=True to compute the jacobian "
+                "with eager execution enabled and with  experimental_use_pfor set to False.",
+                "pass persistent=True to the tape, or keep experimental_use_pfor=True"))
+        if experimental_use_pfor:
+            try:
+                basis = tft(np.eye(size, dtype=t._data.dtype).reshape((size,) + shape))
+                out = self._vectorized(tok, t, flat_s, basis, zero, create_graph)
+            finally:
+                if not self._persistent:
+                    k = _key(tok, t)
+                    self._finish(tok, [k] if k is not None else [])
+            out = [o if o is None else _reshape_tf(o, tuple(shape) + s._data.shape, create_graph)
+                   for o, s in zip(out, flat_s)]
+            return _nest.pack_sequence_as(sources, out)
         rows: list[list[Tensor | None]] = [[] for _ in flat_s]
         try:
             for i in range(size):
@@ -572,6 +591,28 @@ class GradientTape:
         b = ts[0]
         inner = int(np.prod(ts[1:], dtype=np.int64)) if len(ts) > 1 else 1
         create_graph = bool(_STATE.tapes)
+        new_shape = (b,) + tuple(ts[1:]) + tuple(ss[1:])
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(with_hint(
+                "GradientTape must be created with persistent=True to compute the "
+                "batch_jacobian with eager execution enabled and  with experimental_use_pfor "
+                "set to False.", "pass persistent=True to the tape, or keep "
+                "experimental_use_pfor=True"))
+        if experimental_use_pfor:
+            eye = np.zeros((inner, b, inner), dtype=t._data.dtype)
+            eye[np.arange(inner), :, np.arange(inner)] = 1
+            try:
+                (g,) = self._vectorized(tok, t, [s], tft(eye.reshape((inner,) + ts)), True,
+                                        create_graph)
+            finally:
+                if not self._persistent:
+                    k = _key(tok, t)
+                    self._finish(tok, [k] if k is not None else [])
+            from .. import ops
+
+            assert g is not None
+            g = ops.moveaxis(ops.reshape(g, (inner, b, -1)), 0, 1)  # (b, inner, source row)
+            return _reshape_tf(g, new_shape, create_graph)
         rows: list[Tensor | None] = []
         try:
             for j in range(inner):
@@ -586,13 +627,32 @@ class GradientTape:
                 self._finish(tok, [k] if k is not None else [])
         from .. import ops
 
-        new_shape = (b,) + tuple(ts[1:]) + tuple(ss[1:])
         out = _assemble(rows, s, (inner,), zero, create_graph, 1, batch=True)
         if out is None:  # TensorFlow returns zeros here, whatever unconnected_gradients says
             return tft(np.zeros(new_shape, dtype=t._data.dtype))
         if create_graph:
             return _as_tf(ops.reshape(out, new_shape))
         return tft(out._data.reshape(new_shape))
+
+    def _vectorized(self, tok: _Token, t: Tensor, flat_s: list[Tensor], basis: Tensor,
+                    zero: bool, create_graph: bool) -> list[Tensor | None]:
+        """One vectorized gradient for every cotangent in ``basis`` (TensorFlow's pfor).
+
+        The result for each source has the basis' leading axis; ``None`` for a source
+        the target does not reach (zeros when ``zero``).
+        """
+        from ..autodiff.functional import vmap
+
+        connected: list[bool] = []
+
+        def one(seed: Tensor) -> list[Tensor]:
+            gs, _ = self._compute(tok, [t], flat_s, [seed], False, create_graph)
+            connected[:] = [g is not None for g in gs]
+            return [g if g is not None else tft(np.zeros_like(s._data))
+                    for g, s in zip(gs, flat_s)]
+
+        res = vmap(one)(basis)
+        return [r if c or zero else None for r, c in zip(res, connected)]
 
     # ------------------------------------------------------------------ aids
     def explain(self, target: Any, source: Any) -> str:
@@ -608,6 +668,15 @@ class GradientTape:
         state = "recording" if self._recording else ("used" if self._used else "idle")
         return (f"<tapegrad.tf.GradientTape persistent={self._persistent} {state}, "
                 f"{len(self.watched_variables())} watched variable(s)>")
+
+
+def _reshape_tf(g: Tensor, shape: tuple[int, ...], create_graph: bool) -> Tensor:
+    """``g`` reshaped, as a TensorFlow-style result (recorded only when differentiated)."""
+    from .. import ops
+
+    if create_graph:
+        return _as_tf(ops.reshape(g, shape))
+    return tft(np.ascontiguousarray(g._data).reshape(shape))
 
 
 def _by_creation(variables: list[Any]) -> tuple[Any, ...]:
