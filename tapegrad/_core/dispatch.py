@@ -56,6 +56,10 @@ class Level:
     def read(self, t: Tensor, what: str) -> None:
         """Called before a tracer's values are read (``item``, ``bool``, ...); may refuse."""
 
+    def assign(self, t: Tensor, result: Tensor) -> None:
+        """``t`` takes the value of ``result`` (a tracer of this level) in place."""
+        raise NotImplementedError
+
     # -- the stack
     def __enter__(self) -> Self:
         levels = _STATE.levels

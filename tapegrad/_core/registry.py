@@ -336,8 +336,8 @@ def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg:
 def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any) -> None:
     """Store what the VJP declared it needs, with the saved tensors' versions."""
     codes = op.save_codes
-    if op.save_all:
-        codes = tuple((0, i) for i in range(len(args)))
+    if op.save_all:  # every input from the op's ``save_from`` on (variadic ops)
+        codes = tuple((0, i) for i in range(op.__dict__.get("save_from", 0), len(args)))
     saved: list[Any] = []
     versions: list[int] | None = None
     cond = op.save_if

@@ -617,7 +617,10 @@ class Tensor:
                     f"the in-place {what} would change the tensor's shape",
                 )
             )
-        if self._data.flags.writeable:
+        lv = result._lvl
+        if lv is not None and lv.active:  # in place on a transform's tracer
+            lv.assign(self, result)
+        elif self._data.flags.writeable:
             np.copyto(self._data, data, casting="unsafe")
         else:
             self._data = data.astype(self._data.dtype)
@@ -865,6 +868,23 @@ def _inplace_op(t: Tensor, name: str, other: Any) -> Tensor:
     ):
         # the op saves its input for backward and t is about to be overwritten: give it a
         # snapshot of t (PyTorch saves ``original_self`` for in-place ops the same way)
+        src = _snapshot(t)
+    return t._assign_result(_binary(name, src, other), f"in-place {name}")
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """A copy of ``t``'s value that keeps its graph identity (and its tracer fields)."""
+    lv = t._lvl
+    if lv is None or not lv.active:
         src = make(t._data.copy(), t._node, t._rg, t._style)
         src._acc = t._acc
-    return t._assign_result(_binary(name, src, other), f"in-place {name}")
+        return src
+    from .dispatch import copy_tracer
+
+    src = make(t._data, t._node, t._rg, t._style)
+    src._acc = t._acc
+    copy_tracer(t, src)
+    if "_primal" in t.__dict__:  # forward mode changes the primal in place: keep its value
+        src._primal = _snapshot(t._primal)
+        src._data = src._primal._data
+    return src

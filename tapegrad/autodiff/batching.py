@@ -10,6 +10,7 @@ runs once per example and the results are stacked, so every op works under
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -25,12 +26,37 @@ def _fake(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return np.broadcast_to(np.zeros((), dtype=dtype), shape)
 
 
+_LEAKED = (
+    "vmap: a batched tensor was used after the vmap that made it returned"
+)
+
+
+class _Leaked(np.ndarray):
+    """The array of a batched tensor that outlived its ``vmap``: computing with it raises."""
+
+    def __array_ufunc__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(errors.with_hint(
+            _LEAKED, "return every tensor you need from the vmapped function instead of "
+            "keeping it in an outer variable"))
+
+    def __array_function__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__array_ufunc__()
+
+
 class BatchLevel(Level):
     """One ``vmap``: its tracers carry a batch of ``size`` examples on axis 0."""
 
     def __init__(self, size: int, randomness: str = "error") -> None:
         self.size = size
         self.randomness = randomness
+        self._tracers: weakref.WeakSet[Tensor] = weakref.WeakSet()
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        # a tracer still alive now was kept by the function: make using it an error
+        for t in list(self._tracers):
+            t._data = t._data.view(_Leaked)
+        self._tracers = weakref.WeakSet()
 
     def make(self, bval: Tensor) -> Tensor:
         """A tracer of this level standing for one example of ``bval`` (batch on axis 0)."""
@@ -38,6 +64,7 @@ class BatchLevel(Level):
         t = make(_fake(d.shape[1:], d.dtype), None, False, bval._style)
         t._lvl = self
         t._bval = bval
+        self._tracers.add(t)
         return t
 
     def value(self, t: Any) -> Any:
@@ -57,6 +84,21 @@ class BatchLevel(Level):
 
     def detach(self, t: Tensor) -> Tensor:
         return self.make(t._bval.detach())
+
+    def assign(self, t: Tensor, result: Tensor) -> None:
+        if t._lvl is not self:
+            raise RuntimeError(
+                errors.with_hint(
+                    "vmap: inplace arithmetic(self, *extra_args) is not possible because there "
+                    "exists a Tensor `other` in extra_args that has more elements than `self`. "
+                    "This happened due to `other` being vmapped over but `self` not being "
+                    "vmapped over in a vmap. Please try to use out-of-place operators instead "
+                    "of inplace arithmetic.",
+                    "an unbatched tensor cannot hold a batched result in place",
+                )
+            )
+        t._bval = result._bval
+        t._data = result._data
 
     def read(self, t: Tensor, what: str) -> None:
         if what == "bool":
@@ -104,11 +146,20 @@ class BatchLevel(Level):
         if not isinstance(out, Tensor):
             out = make(np.asarray(out))
         d = out._data
+        if d.ndim == 0 or d.shape[0] != self.size:
+            raise RuntimeError(
+                errors.with_hint(
+                    f"vmap: the batching rule of {op.name} returned shape {list(d.shape)}, "
+                    f"which has no batch of {self.size} on axis 0",
+                    "a batching rule must keep the batch as axis 0 of its result",
+                )
+            )
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         res = op._finish(args, arrays, attrs, _fake(d.shape[1:], d.dtype), rg,
                          style if style >= 0 else 0)
         res._lvl = self
         res._bval = out
+        self._tracers.add(res)
         save_self(res)
         return res
 

@@ -57,6 +57,20 @@ class JVPLevel(Level):
     def detach(self, t: Tensor) -> Tensor:
         return t._primal.detach()
 
+    def assign(self, t: Tensor, result: Tensor) -> None:
+        # the primal changes in place (its storage is shared), the tangent is the result's
+        if t._lvl is self:
+            t._primal._assign_result(result._primal, "in-place")
+            t._data = t._primal._data
+        else:  # a plain tensor becomes a dual one (PyTorch does the same)
+            base = make(t._data, t._node, t._rg, t._style)
+            base._vc = t._vc
+            base._assign_result(result._primal, "in-place")
+            t._data = base._data
+            t._lvl = self
+            t._primal = base
+        t._tangent = result._tangent
+
     def process(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         primals: list[Any] = []
         tangents: list[Any] = []

@@ -294,6 +294,8 @@ _unsqueeze_idx = _getitem.renamed("UnsqueezeBackward0")
 
 def getitem(x: Any, index: Any) -> Tensor:
     """``x[index]``: basic slices, integer arrays and boolean masks."""
+    if _has_tracer(index):  # a per-example index (vmap): the index is an input
+        return getitem_dyn(x, index)
     index = _norm_index(index)
     if isinstance(index, (int, np.integer)):
         return _select(x, index=index)
@@ -351,6 +353,9 @@ def _(g: Tensor, index: Any, needs: tuple[bool, ...]) -> Any:
 
 def setitem(x: Any, index: Any, value: Any) -> Tensor:
     """A new tensor equal to ``x`` with ``x[index] = value`` (out of place)."""
+    if _has_tracer(index):
+        spec, idx = _split_index(index)
+        return _setitem_dyn(x, value, *idx, spec=spec)
     return _setitem(x, value, index=_norm_index(index))
 
 
@@ -554,3 +559,129 @@ def _batch_join(op: Any, new_axis: bool) -> Any:
 
 _concat.defbatch(_batch_join(_concat, False))
 _stack.defbatch(_batch_join(_stack, True))
+
+
+# ---------------------------------------------------------------- indexing by a tracer
+# An index that holds a transform's tracer (a per-example index under vmap) cannot be a
+# static attribute: its values are not known when the op is called.  These ops take the
+# index tensors as inputs instead; their batching is the per-example loop.
+class _Slot:
+    """Where the k-th index tensor goes in an index ``spec``."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __repr__(self) -> str:
+        return f"<index input {self.k}>"
+
+
+def _fill(spec: Any, idx: tuple[Any, ...]) -> Any:
+    if isinstance(spec, _Slot):
+        return np.asarray(idx[spec.k])
+    if isinstance(spec, tuple):
+        return tuple(_fill(s, idx) for s in spec)
+    return spec
+
+
+def _split_index(index: Any) -> tuple[Any, list[Tensor]]:
+    """``index`` with each tensor in it replaced by a :class:`_Slot`, and those tensors."""
+    found: list[Tensor] = []
+
+    def walk(i: Any) -> Any:
+        if isinstance(i, Tensor):
+            found.append(i)
+            return _Slot(len(found) - 1)
+        if isinstance(i, tuple):
+            return tuple(walk(j) for j in i)
+        if isinstance(i, list) and any(isinstance(j, Tensor) for j in i):
+            from .. import ops
+
+            found.append(ops.stack(i))
+            return _Slot(len(found) - 1)
+        return i
+
+    return walk(index), found
+
+
+def _has_tracer(index: Any) -> bool:
+    if isinstance(index, Tensor):
+        return index._lvl is not None and index._lvl.active
+    if isinstance(index, (tuple, list)):
+        return any(_has_tracer(i) for i in index)
+    return False
+
+
+@defop("index_add_dyn", grad_name="IndexPutBackward0")
+def _index_add_dyn(g: Any, *idx: Any, spec: Any, shape: tuple[int, ...]) -> Any:
+    out = np.zeros(shape, dtype=np.asarray(g).dtype)
+    np.add.at(out, _fill(spec, idx), g)
+    return out
+
+
+@defop("setitem_dyn", grad_name="IndexPutBackward0", needs=True)
+def _setitem_dyn(x: Any, v: Any, *idx: Any, spec: Any) -> Any:
+    out = np.array(x, copy=True)
+    out[_fill(spec, idx)] = v
+    return out
+
+
+def getitem_dyn(x: Any, index: Any) -> Tensor:
+    """``x[index]`` where the index holds tensors that are transform tracers."""
+    spec, idx = _split_index(index)
+    return _getitem_dyn(x, *idx, spec=spec)
+
+
+@defop("getitem_dyn", saves=("x",), grad_name="IndexBackward0", needs=True)
+def _getitem_dyn(x: Any, *idx: Any, spec: Any) -> Any:
+    return np.asarray(x)[_fill(spec, idx)]
+
+
+@_getitem_dyn.defvjp
+def _(g: Tensor, *saved: Any, needs: tuple[bool, ...], spec: Any) -> Any:
+    x, idx = saved[0], saved[1:]
+    return (_index_add_dyn(g, *idx, spec=spec, shape=_shape_of(x)),) + (None,) * len(idx)
+
+
+_getitem_dyn.save_all = True  # x and the index tensors (the VJP scatters with them)
+_getitem_dyn.save_tensors = True
+
+
+@_index_add_dyn.defvjp
+def _(g: Tensor, *idx: Any, spec: Any, shape: Any) -> Any:
+    return (_getitem_dyn(g, *idx, spec=spec),) + (None,) * len(idx)
+
+
+_index_add_dyn.save_all = True
+_index_add_dyn.save_from = 1  # type: ignore[attr-defined]
+_index_add_dyn.save_tensors = True
+
+
+@_setitem_dyn.defvjp
+def _(g: Tensor, *idx: Any, needs: tuple[bool, ...], spec: Any) -> Any:
+    gx = _setitem_dyn(g, 0.0, *idx, spec=spec) if needs[0] else None
+    gv = _getitem_dyn(g, *idx, spec=spec) if needs[1] else None
+    return (gx, gv) + (None,) * len(idx)
+
+
+_setitem_dyn.save_all = True  # the index tensors only: x and v are not needed
+_setitem_dyn.save_from = 2  # type: ignore[attr-defined]
+_setitem_dyn.save_tensors = True
+
+_getitem_dyn.defjvp(lambda *a, out, spec: _getitem_dyn(
+    a[0], *a[len(a) // 2 + 1:], spec=spec) if a[0] is not None else None)
+_index_add_dyn.defjvp(lambda *a, out, spec, shape: _index_add_dyn(
+    a[0], *a[len(a) // 2 + 1:], spec=spec, shape=shape) if a[0] is not None else None)
+
+
+@_setitem_dyn.defjvp
+def _(*a: Any, out: Any, spec: Any) -> Any:
+    n = len(a) // 2
+    dx, dv = a[0], a[1]
+    x, idx = a[n], a[n + 2:]
+    if dx is None and dv is None:
+        return None
+    if dx is None:
+        dx = np.zeros(_shape_of(x), dtype=out._data.dtype)
+    return _setitem_dyn(dx, 0.0 if dv is None else dv, *idx, spec=spec)
