@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import engine, ops
 from .._core import errors
+from .._core.dispatch import copy_tracer
 from .._core.mode import STATE as _STATE
 from .._core.node import AccumulateGrad
 from .._core.registry import edge_of
@@ -241,15 +242,30 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
         gs = _vjp_core(outs, cts, inputs, originals, retain=True)
         return tuple(tree_unflatten(spec, gs))
 
-    detached = _detach_out(res)
+    keep = _needs_graph([edge_of(o) for o in outs if o._node is not None or o._rg],
+                        {edge_of(t) for t in inputs}, originals)
     if has_aux:
-        return detached, vjp_fn, _detach_out(aux)
-    return detached, vjp_fn
+        return _cut_tree(res, keep), vjp_fn, _cut_tree(aux, keep)
+    return _cut_tree(res, keep), vjp_fn
 
 
-def _detach_out(res: Any) -> Any:
-    """Outputs handed back to the caller: still tracked only if the caller's inputs were."""
-    return res
+def _cut(t: Any, keep: bool) -> Any:
+    """An output handed back by a transform, cut from the graph of the transform's own inputs.
+
+    Kept as it is when something outside the transform differentiates it (``keep``);
+    a tracer of an outer transform stays that tracer.
+    """
+    if keep or not isinstance(t, Tensor) or (t._node is None and not t._rg):
+        return t
+    r = make(t._data, None, False, t._style)
+    r._vc = t._vc
+    if t._lvl is not None:
+        copy_tracer(t, r)
+    return r
+
+
+def _cut_tree(tree: Any, keep: bool) -> Any:
+    return tree_map(lambda t: _cut(t, keep), tree)
 
 
 class _grad_on:
@@ -295,7 +311,11 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
     inputs_all = [t for _, ins, _, _ in flat for t in ins]
     originals_all = [t for _, _, _, o in flat for t in o]
     seed = make(np.ones((), res._data.dtype), None, False, res._style)
+    keep = res._node is not None and _needs_graph(
+        [res._node], {edge_of(t) for t in inputs_all}, originals_all)
     gs = _vjp_core([res], [seed], inputs_all, originals_all, retain=False)
+    res = _cut(res, keep)
+    aux = _cut_tree(aux, keep)
     out = []
     i = 0
     for _, ins, spec, _ in flat:
