@@ -51,15 +51,16 @@ def run(tf: Any, name: str) -> Any:
 
 def same(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-7) -> bool:
     """Structural equality with float tolerance (NaN equals NaN)."""
-    if isinstance(a, tuple) and len(a) == 3 and a[:1] == ("raises",):
+    if isinstance(a, tuple) and len(a) == 3 and isinstance(a[0], str) and a[0] == "raises":
         return isinstance(b, tuple) and len(b) == 3 and b[0] == "raises" and a[1] == b[1]
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, dict):
-        return isinstance(b, dict) and set(a) == set(b) and all(same(a[k], b[k]) for k in a)
+        return isinstance(b, dict) and set(a) == set(b) and all(
+            same(a[k], b[k], rtol, atol) for k in a)
     if isinstance(a, (list, tuple)):
         return (isinstance(b, (list, tuple)) and type(a) is type(b) and len(a) == len(b)
-                and all(same(x, y) for x, y in zip(a, b)))
+                and all(same(x, y, rtol, atol) for x, y in zip(a, b)))
     if isinstance(a, str):
         return a == b
     aa, bb = np.asarray(a), np.asarray(b)
