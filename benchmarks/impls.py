@@ -111,7 +111,9 @@ def _tapegrad_core(tg: Any) -> dict[str, Setup]:
 
         return run
 
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5}
+    from .transforms import core_setups
+
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **core_setups(tg)}
 
 
 # ---------------------------------------------------------------------------- PyTorch style
@@ -182,7 +184,10 @@ def _torch_style(torch: Any) -> dict[str, Setup]:
 
         return run
 
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5}
+    from .transforms import torch_setups
+
+    extra = torch_setups(torch) if hasattr(torch, "func") else {}
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **extra}
 
 
 # ---------------------------------------------------------------------------- TensorFlow style
@@ -264,7 +269,10 @@ def _tf_style(tf: Any) -> dict[str, Setup]:
 
         return run
 
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5}
+    from .transforms import tf_setups
+
+    extra = tf_setups(tf) if hasattr(tf, "vectorized_map") else {}
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **extra}
 
 
 # ---------------------------------------------------------------------------- HIPS autograd
@@ -447,7 +455,9 @@ def _jax(jax: Any) -> dict[str, Setup]:
         gf = jax.grad(lambda a, b, c: jnp.sum((a @ b + c) ** 2), argnums=(0, 1, 2))
         return lambda: [np.asarray(g) for g in gf(A, B, bias)]
 
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5}
+    from .transforms import jax_setups
+
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **jax_setups(jax)}
 
 
 IMPLS: list[Impl] = [

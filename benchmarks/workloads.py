@@ -294,3 +294,13 @@ def check(grads: list[np.ndarray], ref: list[np.ndarray], tol: float) -> tuple[b
             return False, float("inf")
         worst = max(worst, err / (scale if scale > 0 else 1.0))
     return worst <= tol, worst
+
+
+def _add_transform_workloads() -> None:
+    """W4F, W6/W6L and W7R/W7F/W7L live in ``benchmarks/transforms.py``."""
+    from .transforms import WORKLOADS_T
+
+    WORKLOADS.update(WORKLOADS_T)
+
+
+_add_transform_workloads()

@@ -17,6 +17,7 @@ from .elementwise import (
     abs,
     add,
     divide,
+    equal,
     erf,
     exp,
     greater,
@@ -90,6 +91,10 @@ def _reduce(v: Any, reduction: str) -> Tensor:
 def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "mean") -> Tensor:
     """Softmax cross-entropy of ``logits`` with integer class ``target`` or class probabilities."""
     lp = log_softmax(logits, axis=axis)
+    if isinstance(target, Tensor) and target._lvl is not None and target._lvl.active \
+            and target._data.dtype.kind in "iu":
+        # a per-example target (a transform's tracer): its values are not known here
+        return _reduce(negative(pick_traced(lp, target, axis)), reduction)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind in "iu":
         c = lp._data.shape[axis]
@@ -108,6 +113,20 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
         return _nll_pick(lp, index=tuple(idx), reduction=reduction)
     per = negative(sum(multiply(target, lp), axis=axis))
     return _reduce(per, reduction)
+
+
+def pick_traced(x: Any, target: Tensor, axis: int = -1) -> Tensor:
+    """``x`` at class ``target`` along ``axis``, for a target that is a transform's tracer.
+
+    Written as a one-hot product of ops, so it batches and differentiates like
+    any other composite (the static pick needs the target's values).
+    """
+    nd = np.ndim(data(x))
+    ax = axis % nd
+    c = np.shape(data(x))[ax]
+    classes = np.arange(c).reshape((c,) + (1,) * (nd - ax - 1))
+    onehot = equal(expand_dims(target, ax), classes)
+    return sum(multiply(x, onehot), axis=ax)
 
 
 @defop("nll_pick", saves=("lp_shape",), grad_name="NllLossBackward0")

@@ -272,6 +272,11 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
     """
     x = _t(logits)
     ensure_float(x, "SparseSoftmaxCrossEntropyWithLogits")
+    if isinstance(labels, Tensor) and labels._lvl is not None and labels._lvl.active:
+        # per-example labels (vectorized_map): a one-hot pick of ops
+        from ..ops.nn import pick_traced
+
+        return ops.negative(pick_traced(ops.log_softmax(x, axis=-1), labels, -1))
     lab = labels._data if isinstance(labels, Tensor) else np.asarray(labels)
     if lab.dtype.kind not in "iu":
         raise ValueError(with_hint(f"labels must be integers, got dtype {lab.dtype}",
