@@ -266,6 +266,45 @@ for epoch in range(epochs):
   optimizer.zero_grad()
   print(f"epoch {epoch}: loss {loss.item():.4f}")
 '''),
+    Example("8. Jacobians and per-sample gradients", "tf", "completion", '''
+import tensorflow as tf
+
+x = tf.constant([1.0, 2.0, 3.0])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x * x * tf.reduce_sum(x)
+print("Jacobian:", tape.jacobian(y, x).numpy().tolist())
+
+# forward mode: J @ v in one pass
+with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0, 0.0])) as acc:
+    y = x * x * tf.reduce_sum(x)
+print("J @ [1, 0, 0]:", acc.jvp(y).numpy().tolist())
+
+# per-sample gradients: a tape inside tf.vectorized_map
+w = tf.Variable([0.5, -1.0])
+def grad_one(row):
+    with tf.GradientTape() as t:
+        loss = tf.reduce_sum(row * w) ** 2
+    return t.gradient(loss, w)
+rows = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+print("per-sample:", tf.vectorized_map(grad_one, rows).numpy().tolist())
+'''),
+    Example("8. Jacobians and per-sample gradients", "torch", "completion", '''
+import torch
+
+x = torch.tensor([1.0, 2.0, 3.0])
+f = lambda v: v * v * v.sum()
+print("Jacobian:", torch.func.jacrev(f)(x).tolist())
+
+# forward mode: J @ v in one pass
+print("J @ [1, 0, 0]:", torch.func.jvp(f, (x,), (torch.tensor([1.0, 0.0, 0.0]),))[1].tolist())
+
+# per-sample gradients: vmap of grad
+w = torch.tensor([0.5, -1.0])
+loss = lambda w, row: (row * w).sum() ** 2
+rows = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+print("per-sample:", torch.vmap(torch.func.grad(loss), in_dims=(None, 0))(w, rows).tolist())
+'''),
 ]
 
 

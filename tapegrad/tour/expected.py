@@ -21,4 +21,6 @@ EXPECTED: list[str] = [
     'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\nw: [0.0159, -0.0708, 0.2258] b: -0.1599\n',
     'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\n',
     'epoch 0: loss 0.4524\nepoch 1: loss 0.4002\nepoch 2: loss 0.3628\nepoch 3: loss 0.3356\nepoch 4: loss 0.3155\n',
+    'Jacobian: [[13.0, 1.0, 1.0], [4.0, 28.0, 4.0], [9.0, 9.0, 45.0]]\nJ @ [1, 0, 0]: [13.0, 4.0, 9.0]\nper-sample: [[-3.0, -6.0], [-15.0, -20.0]]\n',
+    'Jacobian: [[13.0, 1.0, 1.0], [4.0, 28.0, 4.0], [9.0, 9.0, 45.0]]\nJ @ [1, 0, 0]: [13.0, 4.0, 9.0]\nper-sample: [[-3.0, -6.0], [-15.0, -20.0]]\n',
 ]
