@@ -443,7 +443,8 @@ class Tensor:
             import copy as _copy
 
             for k, v in d.items():
-                t.__dict__[k] = _copy.deepcopy(v, memo)
+                if k not in _NOT_COPIED:  # graph and transform state stays with the original
+                    t.__dict__[k] = _copy.deepcopy(v, memo)
         if type(self) is not Tensor:
             t.__class__ = type(self)
         memo[id(self)] = t
@@ -791,6 +792,9 @@ class Tensor:
         from ..ops import argmin
 
         return argmin(self, axis=_axis(axis, dim), keepdims=keepdim)
+
+
+_NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval"})
 
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:

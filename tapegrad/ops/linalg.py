@@ -25,6 +25,13 @@ def _shape(v: Any) -> tuple[int, ...]:
 @defop("matmul", saves=("x", "y"), grad_name="MmBackward0", needs=True)
 def _matmul(x: Any, y: Any) -> Any:
     try:
+        if np.ndim(x) > 2 and np.ndim(y) == 2:
+            # a stack of matrices times one matrix: one GEMM over all rows (as PyTorch folds
+            # the batch into the rows), so each row is computed as a 2-D product would be
+            xa = np.asarray(x)
+            if xa.shape[-1] == np.shape(y)[0]:
+                return np.matmul(xa.reshape(-1, xa.shape[-1]), y).reshape(
+                    xa.shape[:-1] + (np.shape(y)[1],))
         return np.matmul(x, y)
     except ValueError:
         sx, sy = np.shape(x), np.shape(y)

@@ -198,14 +198,45 @@ def _flat_outputs(out: Any) -> list[Tensor]:
     return [o for o in out if isinstance(o, Tensor)]
 
 
+def _forward_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...],
+                       outs: list[Tensor]) -> list[list[np.ndarray]]:
+    """The analytical Jacobians by forward mode: one JVP per input element."""
+    from ...autodiff.functional import jvp
+
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._rg]
+    fwd = [[np.zeros((o._data.size, inputs[i]._data.size)) for i in diff] for o in outs]
+    primals = [x.detach() if isinstance(x, Tensor) else x for x in inputs]
+    tpos = [i for i, x in enumerate(inputs) if isinstance(x, Tensor)]
+
+    def f(*ts: Tensor) -> tuple[Tensor, ...]:
+        args = list(primals)
+        for i, t in zip(tpos, ts):
+            args[i] = t
+        return tuple(_flat_outputs(func(*args)))
+
+    for m, i in enumerate(diff):
+        x = inputs[i]
+        for j in range(x._data.size):
+            tangents = []
+            for p in tpos:
+                t = np.zeros_like(inputs[p]._data)
+                if p == i:
+                    t.reshape(-1)[j] = 1
+                tangents.append(make(t, None, False, TORCH))
+            _, touts = jvp(f, tuple(primals[p] for p in tpos), tuple(tangents))
+            for k, t in enumerate(touts):
+                fwd[k][m][:, j] = t._data.reshape(-1)
+    return fwd
+
+
 def _jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float,
-               create_graph: bool = False) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]],
-                                                    list[Tensor]]:
+               create_graph: bool = False, backward: bool = True
+               ) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]], list[Tensor]]:
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._rg]
     outs = _flat_outputs(func(*inputs))
     # analytical: one vector-Jacobian product per output element
     ana = [[np.zeros((o._data.size, inputs[i]._data.size)) for i in diff] for o in outs]
-    for k, o in enumerate(outs):
+    for k, o in enumerate(outs if backward else ()):
         if o._node is None and not o._rg:
             continue
         for j in range(o._data.size):
@@ -276,17 +307,24 @@ def gradcheck(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
                 "precision floating point or complex. ", UserWarning, stacklevel=2)
-    num, ana, outs = _jacobians(func, ins, eps)
-    for k in range(len(outs)):
-        for m, i in enumerate(diff):
-            n_, a_ = num[k][m], ana[k][m]
-            if not np.allclose(a_, n_, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{make(n_.T.copy(), None, False, TORCH)!r}\n"
-                    f"analytical:{make(a_.T.copy(), None, False, TORCH)!r}\n")
+    num, ana, outs = _jacobians(func, ins, eps, backward=check_backward_ad)
+    checks: list[tuple[str, list[list[np.ndarray]]]] = []
+    if check_backward_ad:
+        checks.append(("Jacobian mismatch", ana))
+    if check_forward_ad:  # the forward-mode Jacobian, one JVP per input element
+        checks.append(("Jacobian computed with forward mode mismatch",
+                       _forward_jacobians(func, ins, outs)))
+    for what, jac in checks:
+        for k in range(len(outs)):
+            for m, i in enumerate(diff):
+                n_, a_ = num[k][m], jac[k][m]
+                if not np.allclose(a_, n_, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(
+                        f"{what} for output {k} with respect to input {i},\n"
+                        f"numerical:{make(n_.T.copy(), None, False, TORCH)!r}\n"
+                        f"analytical:{make(a_.T.copy(), None, False, TORCH)!r}\n")
     return True
 
 
