@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .workloads import Data, Run, Setup, Workload, w4_data, w4_numpy
+from .workloads import WORKLOADS, Data, Run, Setup, Workload, w4_data, w4_numpy
 
 # ---------------------------------------------------------------------------- W6 data
 
@@ -105,6 +105,9 @@ WORKLOADS_T: dict[str, Workload] = {
         sizes={"n": 256}, quick_sizes={"n": 6}, make_data=w7_data, reference=w7_numpy,
         grad_names=("J",), dtype="float64"),
 }
+
+
+WORKLOADS.update(WORKLOADS_T)
 
 
 # ---------------------------------------------------------------------------- core

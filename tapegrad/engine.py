@@ -29,6 +29,7 @@ from ._core import errors, mode
 from ._core.node import FREED, AccumulateGrad, Node
 from ._core.registry import ANOMALY, Packed, edge_of
 from ._core.tensor import Tensor, make
+from ._core.tensor import restyle as _restyle
 
 _STATE = mode.STATE
 
@@ -467,15 +468,6 @@ def grad(
             g = _restyle(g, t._style)
         result.append(g)
     return tuple(result)
-
-
-def _restyle(g: Tensor, style: int) -> Tensor:
-    if g._node is None and g._lvl is None:
-        r = make(g._data, None, False, style)
-        r._vc = g._vc
-        return r
-    g._style = style
-    return g
 
 
 def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:

@@ -39,6 +39,23 @@ def make(data: np.ndarray, node: Node | None = None, rg: bool = False, style: in
     return t
 
 
+def restyle(t: Any, style: int) -> Any:
+    """``t`` as a tensor of front-end ``style`` (how it prints and promotes).
+
+    An untracked tensor becomes a new tensor sharing its array and version
+    counter; a recorded one (or a transform's tracer) is restyled in place, so
+    its graph identity is kept.  Anything else is returned as it is.
+    """
+    if not isinstance(t, Tensor) or t._style == style:
+        return t
+    if t._node is None and t._lvl is None:
+        r = make(t._data, None, False, style)
+        r._vc = t._vc
+        return r
+    t._style = style
+    return t
+
+
 def _check_numeric(arr: np.ndarray, data: Any) -> None:
     if arr.dtype.kind not in "biufc":
         raise TypeError(

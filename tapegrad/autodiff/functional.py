@@ -33,6 +33,7 @@ from .._core.mode import STATE as _STATE
 from .._core.node import AccumulateGrad
 from .._core.registry import edge_of
 from .._core.tensor import Tensor, make
+from .._core.tensor import restyle as _restyle
 from .batching import BatchLevel
 from .forward import JVPLevel
 
@@ -109,18 +110,6 @@ def _as_tensor(x: Any) -> Tensor:
 
 def _name(f: Any) -> str:
     return getattr(f, "__name__", type(f).__name__)
-
-
-def _restyle(g: Tensor, style: int) -> Tensor:
-    """``g`` printed in ``style`` (a front-end's result), tracer fields kept."""
-    if g._style == style:
-        return g
-    if g._node is None and g._lvl is None:
-        r = make(g._data, None, False, style)
-        r._vc = g._vc
-        return r
-    g._style = style
-    return g
 
 
 def _check_argnums(argnums: Any, n: int, name: str) -> tuple[int, ...]:

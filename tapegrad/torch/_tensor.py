@@ -18,7 +18,7 @@ import numpy as np
 
 from .._core import errors, mode
 from .._core.errors import with_hint
-from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make
+from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make, restyle
 from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np
@@ -786,14 +786,8 @@ def _requires_grad_hook(t: Tensor) -> None:
                                      "clone the tensor made under inference_mode() first"))
 
 
-def _restyle_grad(g: Any) -> Any:
-    if isinstance(g, Tensor) and g._style != TORCH:
-        if g._node is None:
-            r = make(g._data, None, False, TORCH)
-            r._vc = g._vc
-            return r
-        g._style = TORCH
-    return g
+def _restyle_grad(t: Any) -> Any:
+    return restyle(t, TORCH)
 
 
 def _wrap_hook(fn: Any) -> Any:

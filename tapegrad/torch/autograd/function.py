@@ -35,7 +35,7 @@ import numpy as np
 from ..._core import mode
 from ..._core.errors import with_hint
 from ..._core.registry import Op, apply
-from ..._core.tensor import TORCH, Tensor, make
+from ..._core.tensor import TORCH, Tensor, make, restyle
 from ...ops import index_add_zeros, reshape
 
 _STATE = mode.STATE
@@ -96,14 +96,8 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _restyle(g: Any) -> Any:
-    if isinstance(g, Tensor) and g._style != TORCH:
-        if g._node is None:
-            r = make(g._data, None, False, TORCH)
-            r._vc = g._vc
-            return r
-        g._style = TORCH
-    return g
+def _restyle(t: Any) -> Any:
+    return restyle(t, TORCH)
 
 
 def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:

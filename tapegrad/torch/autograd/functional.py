@@ -26,7 +26,7 @@ from ... import engine
 from ... import ops as core
 from ..._core import mode
 from ..._core.errors import with_hint
-from ..._core.tensor import TORCH, Tensor, make
+from ..._core.tensor import TORCH, Tensor, make, restyle
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -69,11 +69,7 @@ def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Te
 
 
 def _restyle(t: Any) -> Any:
-    if isinstance(t, Tensor) and t._style != TORCH:
-        if t._node is None:
-            return make(t._data, None, False, TORCH)
-        t._style = TORCH
-    return t
+    return restyle(t, TORCH)
 
 
 def _post(t: Any, create_graph: bool) -> Any:
