@@ -36,9 +36,8 @@ class JVPLevel(Level):
             tangent = make(np.asarray(tangent, dtype=primal._data.dtype), None, False,
                            primal._style)
         # the dual tensor is a view of the primal: gradients of outer reverse mode reach it
-        with _levels_off(self):
-            t = ops.identity(primal) if (primal._rg or primal._node is not None) else \
-                make(primal._data, None, False, primal._style)
+        t = ops.identity(primal) if (primal._rg or primal._node is not None) else \
+            make(primal._data, None, False, primal._style)
         t._lvl = self
         t._primal = primal
         t._tangent = tangent
@@ -126,17 +125,3 @@ class JVPLevel(Level):
         res._tangent = tangent
         save_self(res)
         return res
-
-
-class _levels_off:
-    """Run plain ops (no interpreter) while building a tracer's base tensor."""
-
-    def __init__(self, level: Level) -> None:
-        self.level = level
-
-    def __enter__(self) -> None:
-        self.saved = _STATE.levels
-        _STATE.levels = [lv for lv in self.saved if lv.depth < self.level.depth]
-
-    def __exit__(self, *exc: object) -> None:
-        _STATE.levels = self.saved
