@@ -346,17 +346,12 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None,
     >>> tf.nn.dropout(tf.ones([3]), rate=0.0)
     <tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 1., 1.], dtype=float32)>
     """
-    from .random import _generator
+    from . import random as _random
 
-    t = _t(x)
-    if not 0 <= float(rate) < 1:
-        raise ValueError(with_hint(f"`rate` must be a scalar tensor or a float in the range "
-                                   f"[0, 1). Received: rate={rate}", "0 <= rate < 1"))
-    if float(rate) == 0:
-        return t
-    shp = t._data.shape if noise_shape is None else tuple(int(s) for s in noise_shape)
-    keep = _generator(seed).random(shp) >= float(rate)
-    return ops.multiply(t, (keep / (1.0 - float(rate))).astype(t._data.dtype))
+    return _random.dropout_with(
+        x, rate, noise_shape,
+        lambda shp, npd: _random.uniform(shp, dtype=npd, seed=seed),
+        lambda: _random.get_seed(seed))
 
 
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
