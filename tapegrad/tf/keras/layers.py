@@ -411,3 +411,8 @@ class InputLayer(Layer):
 
     def call(self, inputs: Any) -> Any:
         return inputs
+
+
+from ._dropout import Dropout  # noqa: E402  (Keras's dropout layer, in its own module)
+
+__all__ += ["Dropout"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -147,8 +148,11 @@ class Sequential(Model):
 
     def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         x = inputs
+        training = kwargs.get("training")
         for layer in self._sublayers:
-            x = layer(x)
+            # Keras passes `training` on to the layers whose call takes it (Dropout ...)
+            takes = training is not None and "training" in inspect.signature(layer.call).parameters
+            x = layer(x, training=training) if takes else layer(x)
         return x
 
     def _maybe_build(self, x: Any) -> None:
