@@ -52,6 +52,16 @@ def with_hint(message: str, hint: str) -> str:
     return HintedMessage(message, hint)
 
 
+def warning_with_hint(message: str, hint: str) -> str:
+    """A warning's text: ``message``, then the hint on its own line (warnings have no notes).
+
+    >>> print(warning_with_hint("grad is None", "call retain_grad()"))
+    grad is None
+    [tapegrad hint] call retain_grad()
+    """
+    return f"{message}\n{NOTE_PREFIX}{hint}"
+
+
 def hint_of(exc: BaseException) -> str | None:
     """The tapegrad hint of ``exc`` (its note, or the hint its message carries), if any."""
     for note in getattr(exc, "__notes__", ()) or ():

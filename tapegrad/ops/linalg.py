@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw, wrap
@@ -28,13 +28,13 @@ def _matmul(x: Any, y: Any) -> Any:
         return np.matmul(x, y)
     except ValueError:
         sx, sy = np.shape(x), np.shape(y)
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 f"mat1 and mat2 shapes cannot be multiplied "
                 f"({'x'.join(map(str, sx))} and {'x'.join(map(str, sy))})",
                 f"matmul needs x.shape[-1] == y.shape[-2]: got {list(sx)} and {list(sy)}",
             )
-        ) from None
+        )) from None
 
 
 @_matmul.defvjp
@@ -106,13 +106,13 @@ def matmul(x: Any, y: Any) -> Tensor:
     """Matrix product with numpy's broadcasting and 1-D rules."""
     nx, ny = _nd(x), _nd(y)
     if nx == 0 or ny == 0:
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 "both arguments to matmul need to be at least 1D, but they are "
                 f"{nx}D and {ny}D",
                 "use * for scalar multiplication",
             )
-        )
+        ))
     if nx == 1 and ny == 1:
         return _dot_op(x, y)
     if nx == 2 and ny == 1:
@@ -129,7 +129,7 @@ def matmul(x: Any, y: Any) -> Tensor:
 def dot(x: Any, y: Any) -> Tensor:
     """numpy's dot for 1-D and 2-D operands (inner product / matrix product)."""
     if _nd(x) > 2 or _nd(y) > 2:
-        raise NotImplementedError(with_hint("dot of >2-D operands", "use matmul or einsum"))
+        raise hinted(NotImplementedError(with_hint("dot of >2-D operands", "use matmul or einsum")))
     if _nd(x) == 0 or _nd(y) == 0:
         from .elementwise import multiply
 
@@ -149,10 +149,10 @@ def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[
         ins, out = subscripts, None
     terms = ins.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(with_hint("einsum(): more operands were provided than specified in "
+        raise hinted(ValueError(with_hint("einsum(): more operands were provided than specified in "
                                    "the equation" if len(shapes) > len(terms) else
                                    "einsum(): fewer operands were provided than specified in "
-                                   "the equation", f"subscripts {subscripts!r}"))
+                                   "the equation", f"subscripts {subscripts!r}")))
     used = set(subscripts) - set(".,->")
     free = [c for c in string.ascii_letters if c not in used]
     ell_n = 0

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ..ops._raw import raw
@@ -52,7 +52,7 @@ def _t(x: Any, dtype: Any = None) -> Tensor:
 
 def _invalid(msg: str, hint: str, op: str, name: str | None = "") -> InvalidArgumentError:
     suffix = f" [Op:{op}]" + ("" if name is None else f" name: {name}")
-    return InvalidArgumentError(None, None, with_hint(msg + suffix, hint))
+    return hinted(InvalidArgumentError(None, None, with_hint(msg + suffix, hint)))
 
 
 # ============================================================================ creation
@@ -78,14 +78,14 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
         elif arr.size == n:
             arr = arr.reshape(shp)
         else:
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"Eager execution of tf.constant with unsupported shape. Tensor {arr} "
                     f"(converted from {value!r}) has {arr.size} elements, but got `shape` "
                     f"{shp} with {n} elements).",
                     "shape= can only fill from one value or reshape the same number of elements",
                 )
-            )
+            ))
     return tft(arr)
 
 
@@ -402,11 +402,11 @@ def negative(x: Any, name: str | None = None) -> Tensor:
 def _pow(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
         if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
-            raise InvalidArgumentError(
+            raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint("Integers to negative integer powers are not allowed [Op:Pow] name: ",
                           "cast the base to a float dtype first"),
-            )
+            ))
         if _is_two(y) and np.asarray(x).dtype.kind == "f":
             return np.square(x)  # the value of x ** 2, in one cheap pass
         return np.power(x, y)
@@ -753,8 +753,8 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     """
     ts = [_t(x) for x in inputs]
     if not ts:
-        raise ValueError(with_hint("inputs must be a list of at least one Tensor with the same "
-                                   "dtype and shape", "pass a non-empty list"))
+        raise hinted(ValueError(with_hint("inputs must be a list of at least one Tensor with the same "
+                                   "dtype and shape", "pass a non-empty list")))
     out = ts[0]
     for t in ts[1:]:
         out = add(out, t)
@@ -1322,14 +1322,14 @@ def _same_dtype(ts: list[Tensor], op: str) -> list[Tensor]:
         if isinstance(t, Tensor):
             t = read(t) if isinstance(t, VariableBase) else t
             if t._data.dtype != npd:
-                raise TypeError(
+                raise hinted(TypeError(
                     with_hint(
                         f"Tensors in list passed to 'values' of '{op}' Op have types "
                         f"[{', '.join(x._data.dtype.name if isinstance(x, Tensor) else '<NOT CONVERTIBLE TO TENSOR>' for x in ts)}]"
                         " that don't all match.",
                         "tf.cast the tensors to one dtype first",
                     )
-                )
+                ))
             out.append(t)
         else:
             out.append(convert_like(t, npd, True))
@@ -1386,8 +1386,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
                            "tf.stack needs tensors of one shape", "Pack", name)
     nd = len(s0) + 1
     if not -nd <= int(axis) < nd:
-        raise ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
-                                   f"the stacked tensor has rank {nd}"))
+        raise hinted(ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
+                                   f"the stacked tensor has rank {nd}")))
     return ops.stack(ts, axis=int(axis))
 
 
@@ -1536,8 +1536,8 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
     """
     t = _t(tensor)
     if str(mode).upper() != "CONSTANT":
-        raise NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
-                                            "only mode='CONSTANT' is implemented"))
+        raise hinted(NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
+                                            "only mode='CONSTANT' is implemented")))
     pw = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings, dtype=int)
     return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
 
@@ -1573,9 +1573,9 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     t = _t(params)
     idx = _indices(indices)
     if idx.dtype.kind not in "iu":
-        raise TypeError(with_hint(f"Value passed to parameter 'indices' has DataType "
+        raise hinted(TypeError(with_hint(f"Value passed to parameter 'indices' has DataType "
                                   f"{idx.dtype.name} not in list of allowed values: int16, "
-                                  "int32, int64", "indices must be integers"))
+                                  "int32, int64", "indices must be integers")))
     nd = t._data.ndim
     ax = 0 if axis is None else int(axis._data if isinstance(axis, Tensor) else axis)
     if not -nd <= ax < _bmax(nd, 1):
@@ -1583,8 +1583,8 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
                        f"params has rank {nd}", "GatherV2")
     ax %= _bmax(nd, 1)
     if int(batch_dims) != 0:
-        raise NotImplementedError(with_hint("tf.gather with batch_dims != 0",
-                                            "gather per batch element with tf.stack"))
+        raise hinted(NotImplementedError(with_hint("tf.gather with batch_dims != 0",
+                                            "gather per batch element with tf.stack")))
     n = t._data.shape[ax]
     if idx.ndim == 0 and not 0 <= int(idx) < n:
         raise _invalid(f"indices = {int(idx)} is not in [0, {n})",
@@ -1667,8 +1667,8 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     if x is None and y is None:
         return tft(np.argwhere(c._data).astype(np.int64))
     if x is None or y is None:
-        raise ValueError(with_hint("x and y must both be non-None or both be None.",
-                                   "pass both branches, or neither"))
+        raise hinted(ValueError(with_hint("x and y must both be non-None or both be None.",
+                                   "pass both branches, or neither")))
     if c._data.dtype.kind != "b":
         raise _invalid(f"cannot compute SelectV2 as input #0(zero-based) was expected to be a "
                        f"bool tensor but is a {_dt.kernel_name(c._data.dtype)} tensor",

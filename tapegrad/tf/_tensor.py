@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TF, Tensor, make
 from . import dtypes as _dt
@@ -205,33 +205,33 @@ def _infer_python(arr: np.ndarray) -> np.ndarray:
 
 
 def _cannot_convert(value: Any, npd: np.dtype) -> TypeError:
-    return TypeError(
+    return hinted(TypeError(
         with_hint(
             f"Cannot convert {value!r} to EagerTensor of dtype {npd.name}",
             "TensorFlow does not convert between kinds implicitly: write the value in the "
             f"tensor's kind, or tf.cast(x, tf.{npd.name}) explicitly",
         )
-    )
+    ))
 
 
 def _to_numeric(value: Any) -> np.ndarray:
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as exc:
-        raise ValueError(
+        raise hinted(ValueError(
             with_hint(
                 f"Can't convert non-rectangular Python sequence to Tensor. ({exc})",
                 "every row of a nested list must have the same length",
             )
-        ) from None
+        )) from None
     if arr.dtype.kind not in "biufc":
-        raise ValueError(
+        raise hinted(ValueError(
             with_hint(
                 f"Attempt to convert a value ({value!r}) with an unsupported type "
                 f"({type(value)}) to a Tensor.",
                 "pass numbers, nested lists of numbers, numpy arrays or tensors",
             )
-        )
+        ))
     return arr
 
 
@@ -241,13 +241,13 @@ def constant_array(value: Any, dtype: Any = None) -> np.ndarray:
     if isinstance(value, Tensor):
         arr = value._data
         if npd is not None and arr.dtype != npd:
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"Expected tensor {value._data.tolist()!r} with dtype tf.{npd.name}, "
                     f"but got dtype tf.{arr.dtype.name}.",
                     f"use tf.cast(x, tf.{npd.name}) to change a tensor's dtype",
                 )
-            )
+            ))
         return arr
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
@@ -285,13 +285,13 @@ def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
         if dtype is not None:
             npd = _dt.np_dtype(dtype)
             if value._data.dtype != npd:
-                raise ValueError(
+                raise hinted(ValueError(
                     with_hint(
                         f"Tensor conversion requested dtype {npd.name} for Tensor with dtype "
                         f"{value._data.dtype.name}: {value!r}",
                         f"use tf.cast(x, tf.{npd.name}) to change a tensor's dtype",
                     )
-                )
+                ))
         if value._style != TF:
             # a core/PyTorch-style tensor: same node or accumulator (so gradients reach
             # the original), printed and combined the TensorFlow way
@@ -347,13 +347,13 @@ OPNAMES: dict[str, str] = {
 def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
     da, db = a._data.dtype, b._data.dtype
     if op == "RealDiv":
-        return TypeError(
+        return hinted(TypeError(
             with_hint(
                 f"`x` and `y` must have the same dtype, got tf.{da.name} != tf.{db.name}.",
                 "TensorFlow never mixes dtypes: tf.cast one operand first",
             )
-        )
-    return InvalidArgumentError(
+        ))
+    return hinted(InvalidArgumentError(
         None, None,
         with_hint(
             f"cannot compute {op} as input #1(zero-based) was expected to be a "
@@ -362,7 +362,7 @@ def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
             f"TensorFlow never mixes dtypes ({da.name} vs {db.name}): tf.cast one operand "
             "first",
         ),
-    )
+    ))
 
 
 def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
@@ -371,14 +371,14 @@ def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
         try:
             np.broadcast_shapes(sa, sb)
         except ValueError:
-            raise InvalidArgumentError(
+            raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
                     f"Incompatible shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} [Op:{op}] name: ",
                     f"shapes {tuple(sa)} and {tuple(sb)} do not broadcast: each axis must "
                     "match or be 1",
                 ),
-            ) from None
+            )) from None
 
 
 def check_matmul(a: Tensor, b: Tensor) -> None:
@@ -388,34 +388,34 @@ def check_matmul(a: Tensor, b: Tensor) -> None:
             msg = f"In[0] and In[1] ndims must be == 2: {len(sa)}"
         else:
             msg = f"In[0] and In[1] has different ndims: {fmt_shape(sa)} vs. {fmt_shape(sb)}"
-        raise InvalidArgumentError(
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
                 f"{msg} [Op:MatMul] name: ",
                 "tf.matmul needs operands of rank >= 2: use tf.reshape(v, [1, -1]) / "
                 "[-1, 1], tf.tensordot(a, b, 1), or tf.linalg.matvec",
             ),
-        )
+        ))
     if sa[-1] != sb[-2]:
-        raise InvalidArgumentError(
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
                 f"Matrix size-incompatible: In[0]: {fmt_shape(sa)}, In[1]: {fmt_shape(sb)} "
                 "[Op:MatMul] name: ",
                 f"the inner dimensions differ: {sa[-1]} (columns of a) vs {sb[-2]} (rows of b)",
             ),
-        )
+        ))
     try:
         np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
-        raise InvalidArgumentError(
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
                 f"Incompatible batch shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} "
                 "[Op:BatchMatMulV2] name: ",
                 "the leading (batch) dimensions must broadcast",
             ),
-        ) from None
+        )) from None
 
 
 def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tensor, Tensor]:
@@ -529,35 +529,35 @@ def _numpy(t: Tensor, force: bool = False) -> Any:
 
 def _inplace(t: Tensor, name: str, other: Any) -> Any:
     if isinstance(t, VariableBase):
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 "`variable += value` with `tf.Variable`s is not supported. Use "
                 "`variable.assign_add(value)` to modify the variable, or `out = variable + "
                 "value` if you need to get a new output Tensor.",
                 "variables change only through assign / assign_add / assign_sub",
             )
-        )
+        ))
     # TensorFlow tensors are immutable: ``x += 1`` rebinds x to a new tensor
     return NotImplemented
 
 
 def _setitem(t: Tensor, index: Any, value: Any) -> None:
     if isinstance(t, VariableBase):
-        raise TypeError(
+        raise hinted(TypeError(
             with_hint(
                 "'ResourceVariable' object does not support item assignment",
                 "build the new value (e.g. with tf.tensor_scatter_nd_update) and "
                 "v.assign(new_value)",
             )
-        )
-    raise AttributeError(
+        ))
+    raise hinted(AttributeError(
         with_hint(
             "'tensorflow.python.framework.ops.EagerTensor' object has no attribute "
             "'__setitem__'",
             "TensorFlow tensors are immutable: build a new tensor (tf.where, "
             "tf.tensor_scatter_nd_update) or keep the value in a tf.Variable",
         )
-    )
+    ))
 
 
 def _shape_hook(shape: tuple[int, ...]) -> TensorShape:
@@ -630,7 +630,7 @@ def ensure_float(t: Tensor, op: str) -> None:
     """Raise TensorFlow's error for a float-only kernel given a non-float tensor."""
     k = t._data.dtype.kind
     if k not in "fc":
-        raise InvalidArgumentError(
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
                 f"Value for attr 'T' of {_dt.kernel_name(t._data.dtype)} is not in the list of "
@@ -640,5 +640,5 @@ def ensure_float(t: Tensor, op: str) -> None:
                 f"DT_COMPLEX128]> [Op:{op}] name: ",
                 f"{op} needs a floating tensor: tf.cast(x, tf.float32) first",
             ),
-        )
+        ))
 

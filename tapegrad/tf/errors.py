@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core import errors as _core_errors
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 
 __all__ = [
     "OpError", "InvalidArgumentError", "UnimplementedError", "InternalError", "NotFoundError",
@@ -53,8 +53,9 @@ class OpError(Exception):
         super().__init__(message)
         self._node_def = node_def
         self._op = op
-        self._message = message
+        self._message = str(message)
         self._error_code = error_code
+        hinted(self)  # a hint carried by the message becomes a note
 
     @property
     def message(self) -> str:
@@ -141,4 +142,4 @@ def raise_invalid_argument(message: str, hint: str, op: str | None = None,
     """Raise :class:`InvalidArgumentError` with TensorFlow's ``[Op:X] name:`` suffix."""
     if op is not None:
         message = f"{message} [Op:{op}]" + ("" if name is None else f" name: {name}")
-    raise InvalidArgumentError(None, None, with_hint(message, hint))
+    raise hinted(InvalidArgumentError(None, None, with_hint(message, hint)))

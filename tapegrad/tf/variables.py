@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
 from .._core.tensor import TF
 from . import dtypes as _dt
@@ -83,13 +83,13 @@ class Variable(VariableBase):
         experimental_enable_variable_lifting: bool = True,
     ) -> None:
         if initial_value is None:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     "The `initial_value` arg (`None`) must be specified as a `Tensor` or a "
                     "Python value (or a callable that returns one).",
                     "e.g. tf.Variable(0.0) or tf.Variable(tf.zeros([3]))",
                 )
-            )
+            ))
         if callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, VariableBase):
@@ -167,18 +167,18 @@ class Variable(VariableBase):
             value = read(value)
         t = convert(value, dtype_hint=_dt.from_numpy(self._data.dtype))
         if t._data.dtype != self._data.dtype:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Tensor conversion requested dtype {self._data.dtype.name} for Tensor "
                     f"with dtype {t._data.dtype.name}: {t!r}",
                     f"{what}: cast the value to the variable's dtype with tf.cast",
                 )
-            )
+            ))
         arr = t._data
         fixed = self.__dict__.get("_shape")
         if arr.shape != self._data.shape and (fixed is None or not fixed.is_compatible_with(
                 arr.shape)):
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Cannot assign value to variable ' {self.name}': Shape mismatch.The "
                     f"variable shape {TensorShape(self._data.shape)}, and the assigned value "
@@ -186,7 +186,7 @@ class Variable(VariableBase):
                     f"{what}: the new value must have the variable's shape "
                     f"{tuple(self._data.shape)}",
                 )
-            )
+            ))
         return arr
 
     def _set(self, arr: np.ndarray, read_value: bool) -> Any:
@@ -226,21 +226,21 @@ class Variable(VariableBase):
             value = read(value)
         t = convert(value, dtype_hint=_dt.from_numpy(self._data.dtype))
         if t._data.dtype != self._data.dtype:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Tensor conversion requested dtype {self._data.dtype.name} for Tensor "
                     f"with dtype {t._data.dtype.name}: {t!r}",
                     f"{what}: cast the value to the variable's dtype with tf.cast",
                 )
-            )
+            ))
         if t._data.shape != self._data.shape:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Shapes {TensorShape(self._data.shape)} and {TensorShape(t._data.shape)} "
                     "are incompatible",
                     f"{what}: the delta must have the variable's shape {tuple(self._data.shape)}",
                 )
-            )
+            ))
         return t._data
 
     # ------------------------------------------------------------------ printing

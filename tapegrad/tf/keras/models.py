@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from .._tensor import tft
 from .layers import _SCOPE, InputLayer, KerasInput, Layer, _Paused
 
@@ -54,9 +54,9 @@ class Model(Layer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs:
-            raise NotImplementedError(with_hint(
+            raise hinted(NotImplementedError(with_hint(
                 "the functional Model(inputs, outputs) API is not implemented",
-                "subclass tf.keras.Model and define call(), or use tf.keras.Sequential"))
+                "subclass tf.keras.Model and define call(), or use tf.keras.Sequential")))
         super().__init__(**kwargs)
 
     @property
@@ -114,9 +114,9 @@ class Sequential(Model):
             self.__dict__["_input_shape"] = layer.input_spec.shape
             return
         if not isinstance(layer, Layer):
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
-                f"{layer} (of type {type(layer)})", "add keras layers"))
+                f"{layer} (of type {type(layer)})", "add keras layers")))
         if not self._sublayers and self.__dict__.get("_input_shape") is None and \
                 layer.__dict__.get("_input_shape_arg") is not None:
             self.__dict__["_input_shape"] = layer.__dict__["_input_shape_arg"]
@@ -136,8 +136,8 @@ class Sequential(Model):
 
     def build(self, input_shape: Any = None) -> None:
         if input_shape is None:
-            raise ValueError(with_hint("You must provide an `input_shape` argument.",
-                                       "e.g. model.build((None, 4))"))
+            raise hinted(ValueError(with_hint("You must provide an `input_shape` argument.",
+                                       "e.g. model.build((None, 4))")))
         shp = tuple(1 if s is None else int(s) for s in input_shape)
         with _Paused(), _scope(self.name):
             x: Any = tft(np.zeros(shp, dtype=self.__dict__["_dtype"]))
