@@ -312,11 +312,9 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
                 user = [f for f in n.trace if "tapegrad" not in f.filename.replace("\\", "/")
                         .split("/site-packages/")[-1].split("/")[:-1]]
                 frame = (user or list(n.trace))[-1]
-                where = (
-                    f"\nThe forward op was called at {frame.filename}:{frame.lineno}: "
-                    f"{frame.line}\nForward traceback:\n"
-                    + "".join(traceback.format_list(list(n.trace)[-4:]))
-                )
+                # PyTorch's message is the one line; where the forward op ran goes in the
+                # hint (and the full forward traceback in the warning, as PyTorch's)
+                where = f": the forward op was called at {frame.filename}:{frame.lineno}: {frame.line}"
                 warnings.warn(
                     f"Error detected in {n.name()}. Traceback of forward call that caused the "
                     "error:\n" + "".join(traceback.format_list(list(n.trace))),
@@ -324,8 +322,9 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
                 )
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
-                    f"Function '{n.name()}' returned {kind} values in its {k}th output.{where}",
-                    f"the backward of {n.op.name} produced {kind}; check its inputs at that line",
+                    f"Function '{n.name()}' returned {kind} values in its {k}th output.",
+                    f"the backward of {n.op.name} produced {kind}{where}" if where else
+                    f"the backward of {n.op.name} produced {kind}; check its inputs",
                 )
             ))
 

@@ -39,7 +39,7 @@ from ._tensor import (
     read,
     tft,
 )
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 _bmax = builtins.max
 _brange = builtins.range
@@ -50,9 +50,11 @@ def _t(x: Any, dtype: Any = None) -> Tensor:
     return convert(x, dtype)
 
 
-def _invalid(msg: str, hint: str, op: str, name: str | None = "") -> InvalidArgumentError:
-    suffix = f" [Op:{op}]" + ("" if name is None else f" name: {name}")
-    return hinted(InvalidArgumentError(None, None, with_hint(msg + suffix, hint)))
+def _invalid(msg: str, hint: str, op: str, name: str | None = "",
+             kernel: str | None = None) -> InvalidArgumentError:
+    """TensorFlow's eager kernel error (see :func:`tapegrad.tf.errors.kernel_message`)."""
+    return hinted(InvalidArgumentError(None, None, with_hint(
+        kernel_message(msg, op, name, kernel), hint)))
 
 
 # ============================================================================ creation
@@ -1350,7 +1352,8 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     ax = int(axis)
     if not -nd <= ax < nd:
         raise _invalid(f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}),"
-                       f" but got {ax}", f"the tensors have rank {nd}", "ConcatV2", name)
+                       f" but got {ax}", f"the tensors have rank {nd}", "ConcatV2", name,
+                       f"ConcatV2_N_{len(ts)}")
     ax %= nd
     s0 = ts[0]._data.shape
     for i, t in enumerate(ts[1:], 1):
@@ -1358,13 +1361,14 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
         if len(s) != nd:
             raise _invalid(f"ConcatOp : Ranks of all input tensors should match: shape[0] = "
                            f"{fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
-                           "all tensors must have the same rank", "ConcatV2", name)
+                           "all tensors must have the same rank", "ConcatV2", name,
+                           f"ConcatV2_N_{len(ts)}")
         for d in _brange(nd):
             if d != ax and s[d] != s0[d]:
                 raise _invalid(f"ConcatOp : Dimension {d} in both shapes must be equal: "
                                f"shape[0] = {fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
                                f"only axis {ax} may differ between the tensors", "ConcatV2",
-                               name)
+                               name, f"ConcatV2_N_{len(ts)}")
     return ops.concatenate(ts, axis=ax)
 
 
@@ -1383,7 +1387,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
         if t._data.shape != s0:
             raise _invalid(f"Shapes of all inputs must match: values[0].shape = {fmt_shape(s0)} "
                            f"!= values[{i}].shape = {fmt_shape(t._data.shape)}",
-                           "tf.stack needs tensors of one shape", "Pack", name)
+                           "tf.stack needs tensors of one shape", "Pack", name,
+                           f"Pack_N_{len(ts)}")
     nd = len(s0) + 1
     if not -nd <= int(axis) < nd:
         raise hinted(ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
@@ -1422,7 +1427,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
         if k <= 0 or n % k:
             raise _invalid(f"Number of ways to split should evenly divide the split dimension, "
                            f"but got split_dim {ax} (size = {n}) and num_split {k}",
-                           f"{k} does not divide {n}", "Split", name)
+                           f"{k} does not divide {n}", "Split", name, f"Split_num_split_{k}")
         sizes = [n // k] * k
     else:
         sizes = [int(s) for s in _shape_arg(num_or_size_splits)]
@@ -1432,7 +1437,8 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
             raise _invalid(f"Determined shape must either match input shape along split_dim "
                            f"exactly if fully specified, or be less than the size of the input "
                            f"along split_dim if not fully specified.  Got: {_bsum(sizes)}",
-                           f"the sizes must add up to {n}", "SplitV", name)
+                           f"the sizes must add up to {n}", "SplitV", name,
+                           f"SplitV_num_split_{len(sizes)}")
     out = []
     start = 0
     for s in sizes:

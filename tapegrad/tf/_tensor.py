@@ -19,7 +19,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TF, Tensor, make
 from . import dtypes as _dt
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 __all__ = ["TensorShape", "tft", "convert", "constant_array", "read", "binary_args"]
 
@@ -374,7 +374,7 @@ def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
             raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
-                    f"Incompatible shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} [Op:{op}] name: ",
+                    kernel_message(f"Incompatible shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)}", op),
                     f"shapes {tuple(sa)} and {tuple(sb)} do not broadcast: each axis must "
                     "match or be 1",
                 ),
@@ -382,27 +382,33 @@ def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
 
 
 def check_matmul(a: Tensor, b: Tensor) -> None:
+    """TensorFlow's shape checks of ``tf.matmul``, with its eager messages.
+
+    ``tf.matmul`` runs ``MatMul`` when neither operand has rank > 2, else
+    ``BatchMatMulV2``; for float32 the default x86 build runs oneDNN's kernels
+    (``_MklMatMul``, ``_MklBatchMatMulV2``), whose wording differs a little.
+    """
     sa, sb = a._data.shape, b._data.shape
+    batch = len(sa) > 2 or len(sb) > 2
+    op = "BatchMatMulV2" if batch else "MatMul"
+    mkl = a._data.dtype == np.float32
+    kernel = ("__Mkl" if mkl else "") + op
     if len(sa) < 2 or len(sb) < 2:
-        if len(sa) == len(sb):
+        which = 0 if len(sa) < 2 else 1
+        if batch:
+            msg = f"In[{which}] ndims must be >= 2: {len((sa, sb)[which])}"
+        elif mkl:
+            msg = f"In[{which}] ndims must be >= 2"
+        elif len(sa) == len(sb):
             msg = f"In[0] and In[1] ndims must be == 2: {len(sa)}"
         else:
             msg = f"In[0] and In[1] has different ndims: {fmt_shape(sa)} vs. {fmt_shape(sb)}"
         raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
-                f"{msg} [Op:MatMul] name: ",
+                kernel_message(msg, op, kernel=kernel),
                 "tf.matmul needs operands of rank >= 2: use tf.reshape(v, [1, -1]) / "
                 "[-1, 1], tf.tensordot(a, b, 1), or tf.linalg.matvec",
-            ),
-        ))
-    if sa[-1] != sb[-2]:
-        raise hinted(InvalidArgumentError(
-            None, None,
-            with_hint(
-                f"Matrix size-incompatible: In[0]: {fmt_shape(sa)}, In[1]: {fmt_shape(sb)} "
-                "[Op:MatMul] name: ",
-                f"the inner dimensions differ: {sa[-1]} (columns of a) vs {sb[-2]} (rows of b)",
             ),
         ))
     try:
@@ -411,11 +417,21 @@ def check_matmul(a: Tensor, b: Tensor) -> None:
         raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
-                f"Incompatible batch shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} "
-                "[Op:BatchMatMulV2] name: ",
+                kernel_message(f"In[0] and In[1] must have compatible batch dimensions: "
+                               f"{fmt_shape(sa)} vs. {fmt_shape(sb)}", op, kernel=kernel),
                 "the leading (batch) dimensions must broadcast",
             ),
         )) from None
+    if sa[-1] != sb[-2]:
+        tail = " 0 0" if batch and mkl else ""
+        raise hinted(InvalidArgumentError(
+            None, None,
+            with_hint(
+                kernel_message(f"Matrix size-incompatible: In[0]: {fmt_shape(sa)}, In[1]: "
+                               f"{fmt_shape(sb)}{tail}", op, kernel=kernel),
+                f"the inner dimensions differ: {sa[-1]} (columns of a) vs {sb[-2]} (rows of b)",
+            ),
+        ))
 
 
 def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tensor, Tensor]:

@@ -36,7 +36,7 @@ from .._core.registry import get_acc
 from .._core.tensor import TF, Tensor, make
 from . import _nest
 from ._tensor import TensorShape, VariableBase, convert, fmt_shape, tft
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -655,8 +655,8 @@ def _seed(t: Tensor, og: Any, create_graph: bool) -> Tensor:
             raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
-                    f"Incompatible shapes: {fmt_shape(g._data.shape)} vs. "
-                    f"{fmt_shape(t._data.shape)} [Op:Mul] name: ",
+                    kernel_message(f"Incompatible shapes: {fmt_shape(g._data.shape)} vs. "
+                                   f"{fmt_shape(t._data.shape)}", "Mul"),
                     f"output_gradients must have the target's shape {tuple(t._data.shape)}",
                 ),
             ))
