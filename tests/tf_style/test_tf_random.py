@@ -16,7 +16,7 @@ import tapegrad.tf as tf
 from tapegrad.tf import _philox
 
 
-def _f32(values: list[float]) -> np.ndarray:
+def _f32(values: list[float] | list[list[float]]) -> np.ndarray:
     return np.array(values, dtype=np.float32)
 
 
@@ -28,7 +28,7 @@ def _f32(values: list[float]) -> np.ndarray:
     ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
      (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
 ])
-def test_philox_known_answers(counter: tuple[int, ...], key: tuple[int, int],
+def test_philox_known_answers(counter: tuple[int, int, int, int], key: tuple[int, int],
                               expected: tuple[int, ...]) -> None:
     gen = _philox.Philox.from_key_counter(key, counter)
     assert tuple(int(v) for v in gen.blocks(1)[0]) == expected
@@ -134,7 +134,7 @@ def test_errors_have_tensorflows_text_and_a_hint_note() -> None:
     assert str(e.value) == (
         "{{function_node __wrapped__RandomUniformInt_device_/job:localhost/replica:0/task:0/"
         "device:CPU:0}} Need minval < maxval, got 5 >= 5 [Op:RandomUniformInt] name: ")
-    assert e.value.__notes__[0].startswith("[tapegrad hint] ")
+    assert getattr(e.value, "__notes__", [])[0].startswith("[tapegrad hint] ")
     with pytest.raises(ValueError, match="Must specify maxval for integer dtype tf.int32"):
         tf.random.uniform([2], dtype=tf.int32)
     with pytest.raises(ValueError, match="must be both None or not None"):

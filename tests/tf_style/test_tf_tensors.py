@@ -164,7 +164,7 @@ def test_mixed_dtypes_are_refused() -> None:
     msg = str(e.value)
     assert msg == ("cannot compute AddV2 as input #1(zero-based) was expected to be a "
                    "float tensor but is a int32 tensor [Op:AddV2] name: ")
-    assert e.value.__notes__[0].startswith("[tapegrad hint] ")
+    assert getattr(e.value, "__notes__", [])[0].startswith("[tapegrad hint] ")
     assert isinstance(e.value, tf.errors.OpError) and isinstance(e.value, ValueError)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Mul as input #1.*double"):
         tf.constant(1.0) * tf.constant(2.0, tf.float64)
