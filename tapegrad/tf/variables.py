@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
-from .._core.tensor import TF
+from .._core.tensor import TF, Tensor
 from . import dtypes as _dt
 from ._tensor import (
     Reference,
@@ -196,7 +196,10 @@ class Variable(VariableBase):
             new = np.array(constant_array(c(convert(new)), self._data.dtype), copy=True)
         # rebind (never write in place): values already read keep theirs
         self._data = new
-        return self if read_value else None
+        if not read_value:
+            return None
+        # eager TensorFlow returns the variable read lazily: an '_UnreadVariable'
+        return _UnreadVariable(self) if isinstance(self, ResourceVariable) else self
 
     def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
                read_value: bool = True) -> Any:
@@ -264,6 +267,71 @@ class Variable(VariableBase):
 
     def __copy__(self) -> Variable:
         return self
+
+
+class ResourceVariable(Variable):
+    """The type of what ``tf.Variable(...)`` makes, as in TensorFlow 2.
+
+    >>> import tapegrad.tf as tf
+    >>> v = tf.Variable(1.0)
+    >>> type(v).__name__, isinstance(v, tf.Variable)
+    ('ResourceVariable', True)
+    """
+
+    __slots__ = ()
+
+
+def _new_variable(cls: type, *args: Any, **kwargs: Any) -> Any:
+    # tf.Variable(...) is a ResourceVariable (subclasses such as Keras' keep their type)
+    return object.__new__(ResourceVariable if cls is Variable else cls)
+
+
+Variable.__new__ = _new_variable  # type: ignore[method-assign]
+
+
+def _slot_proxy(slot: str) -> property:
+    member = Tensor.__dict__[slot]
+
+    def get(self: _UnreadVariable) -> Any:
+        return member.__get__(self._parent, Tensor)
+
+    def put(self: _UnreadVariable, value: Any) -> None:
+        member.__set__(self._parent, value)
+
+    return property(get, put)
+
+
+class _UnreadVariable(Variable):
+    """What ``assign`` returns: the same variable, read when used (TensorFlow's name for it).
+
+    It shares the variable's state, so it shows the variable's value at the
+    time it is printed or used, and assigning through it assigns the variable.
+
+    >>> import tapegrad.tf as tf
+    >>> v = tf.Variable(1.0)
+    >>> v.assign(2.0)
+    <tf.Variable 'UnreadVariable' shape=() dtype=float32, numpy=2.0>
+    """
+
+    __slots__ = ("_parent",)
+    _parent: Variable
+
+    _data = _slot_proxy("_data")
+    _node = _slot_proxy("_node")
+    _rg = _slot_proxy("_rg")
+    _vc = _slot_proxy("_vc")
+    _style = _slot_proxy("_style")
+
+    def __init__(self, parent: Variable) -> None:  # noqa: D107 - shares the parent's state
+        object.__setattr__(self, "_parent", parent)
+        self.__dict__ = parent.__dict__
+
+    @property
+    def name(self) -> str:
+        return "UnreadVariable"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return self._parent.__reduce_ex__(protocol)
 
 
 def _full_name(name: str | None) -> str:

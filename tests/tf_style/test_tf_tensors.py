@@ -263,7 +263,14 @@ def test_variable_basics() -> None:
 
 def test_variable_assign_family() -> None:
     v = tf.Variable(1.0)
-    assert v.assign(3) is v and float(v) == 3.0
+    u = v.assign(3)   # TensorFlow's _UnreadVariable: the variable, read when used
+    assert type(v).__name__ == "ResourceVariable" and isinstance(u, tf.Variable)
+    assert repr(u) == "<tf.Variable 'UnreadVariable' shape=() dtype=float32, numpy=3.0>"
+    assert float(v) == 3.0
+    v.assign(4.0)
+    assert float(u) == 4.0
+    u.assign(3.0)
+    assert float(v) == 3.0
     v.assign_add(1.0)
     v.assign_sub(0.5)
     assert float(v) == 3.5 and v.numpy().dtype == np.float32
