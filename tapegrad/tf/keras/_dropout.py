@@ -50,6 +50,7 @@ class Dropout(Layer):
         if rate > 0:
             self.seed_generator = _kr.SeedGenerator(seed)
         self.supports_masking = True
+        self.__dict__["built"] = True   # no weights: built at init, as Keras's
 
     def build(self, input_shape: Any = None) -> None:
         pass

@@ -103,6 +103,9 @@ class RandomNormal(RandomInitializer):
         self.mean, self.stddev = mean, stddev
         super().__init__(seed)
 
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
+
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         return _kr.normal(shape, mean=self.mean, stddev=self.stddev, seed=self.seed, dtype=dtype)
 
@@ -113,6 +116,9 @@ class TruncatedNormal(RandomInitializer):
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None) -> None:
         self.mean, self.stddev = mean, stddev
         super().__init__(seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         return _kr.truncated_normal(shape, mean=self.mean, stddev=self.stddev, seed=self.seed,
@@ -125,6 +131,9 @@ class RandomUniform(RandomInitializer):
     def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: Any = None) -> None:
         self.minval, self.maxval = minval, maxval
         super().__init__(seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "minval": self.minval, "maxval": self.maxval}
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         return _kr.uniform(shape, minval=self.minval, maxval=self.maxval, seed=self.seed,
@@ -175,8 +184,8 @@ class VarianceScaling(RandomInitializer):
         return _kr.uniform(shape, minval=-limit, maxval=limit, dtype=dtype, seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self._init_seed}
+        return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
+                "distribution": self.distribution, "input_axes": None, "output_axes": None}
 
 
 class GlorotUniform(VarianceScaling):
@@ -192,7 +201,7 @@ class GlorotUniform(VarianceScaling):
         super().__init__(1.0, "fan_avg", "uniform", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 class GlorotNormal(VarianceScaling):
@@ -202,7 +211,7 @@ class GlorotNormal(VarianceScaling):
         super().__init__(1.0, "fan_avg", "truncated_normal", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 class HeNormal(VarianceScaling):
@@ -212,7 +221,7 @@ class HeNormal(VarianceScaling):
         super().__init__(2.0, "fan_in", "truncated_normal", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 class HeUniform(VarianceScaling):
@@ -222,7 +231,7 @@ class HeUniform(VarianceScaling):
         super().__init__(2.0, "fan_in", "uniform", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 class LecunNormal(VarianceScaling):
@@ -232,7 +241,7 @@ class LecunNormal(VarianceScaling):
         super().__init__(1.0, "fan_in", "truncated_normal", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 class LecunUniform(VarianceScaling):
@@ -242,7 +251,7 @@ class LecunUniform(VarianceScaling):
         super().__init__(1.0, "fan_in", "uniform", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 _BY_NAME: dict[str, type[Initializer]] = {
