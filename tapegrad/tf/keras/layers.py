@@ -257,7 +257,16 @@ class Layer:
         _SCOPE.append(self.name)
         try:
             self._maybe_build(x)
-            return self.call(x, *args, **kwargs)
+            try:
+                return self.call(x, *args, **kwargs)
+            except Exception as e:
+                # Keras frames an error escaping call(): "Exception encountered when calling"
+                from ._context import call_context_error
+
+                new = call_context_error(self, e, (x, *args), kwargs)
+                if new is None:
+                    raise
+                raise new.with_traceback(e.__traceback__) from None
         finally:
             _SCOPE.pop()
 
@@ -353,11 +362,13 @@ class Dense(Layer):
         x = inputs if isinstance(inputs, Tensor) else convert(inputs)
         in_dim = self.__dict__["_in_dim"]
         if x._data.ndim < 1 or x._data.shape[-1] != in_dim:
-            raise hinted(ValueError(with_hint(
+            from ._context import mark_input_check
+
+            raise mark_input_check(hinted(ValueError(with_hint(
                 f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
                 f"layer: expected axis -1 of input shape to have value {in_dim}, but received "
                 f"input with shape {tuple(x._data.shape)}",
-                f"this layer was built for {in_dim} input features")))
+                f"this layer was built for {in_dim} input features"))), self)
         if x._data.ndim == 2:
             y = _tf_matmul(x, self.kernel)
         else:

@@ -11,7 +11,7 @@ from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import nn
 from .._ops import clip_by_value, log
-from .._tensor import VariableBase, convert, read
+from .._tensor import VariableBase, check_broadcast, convert, read
 from .variables import epsilon
 
 __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "SparseCategoricalCrossentropy",
@@ -51,6 +51,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Tensor:
     p = _pred(y_pred)
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
+    check_broadcast(t, p, "Sub")   # TensorFlow's Sub error, as Keras's y_true - y_pred raises
     return ops.mean(ops.square(ops.subtract(t, p)), axis=-1)
 
 
@@ -64,6 +65,7 @@ def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
     p = _pred(y_pred)
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
+    check_broadcast(t, p, "Sub")
     return ops.mean(ops.abs(ops.subtract(t, p)), axis=-1)
 
 

@@ -146,9 +146,8 @@ class Sequential(Model):
         self.__dict__["_input_shape"] = tuple(input_shape)
         self.__dict__["built"] = True
 
-    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self, inputs: Any, training: Any = None, mask: Any = None, **kwargs: Any) -> Any:
         x = inputs
-        training = kwargs.get("training")
         for layer in self._sublayers:
             # Keras passes `training` on to the layers whose call takes it (Dropout ...)
             takes = training is not None and "training" in inspect.signature(layer.call).parameters
