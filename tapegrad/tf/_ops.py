@@ -1298,9 +1298,14 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
         return ops.transpose(t)
     p = _shape_arg(perm)
     if sorted(x % _bmax(t._data.ndim, 1) for x in p) != list(_brange(t._data.ndim)):
-        raise _invalid(f"transpose expects a vector of size {t._data.ndim}. But input(1) is a "
-                       f"vector of size {len(p)}", "perm must be a permutation of the axes",
-                       "Transpose")
+        if len(p) != t._data.ndim:
+            raise _invalid(f"transpose expects a vector of size {t._data.ndim}. But input(1) "
+                           f"is a vector of size {len(p)}", "perm must be a permutation of the "
+                           "axes", "Transpose", None)
+        missing = next(d for d in _brange(t._data.ndim)
+                       if d not in [x % _bmax(t._data.ndim, 1) for x in p])
+        raise _invalid(f"{missing} is missing from {{{','.join(str(x) for x in p)}}}.",
+                       "perm must be a permutation of the axes", "Transpose", None)
     return ops.transpose(t, p)
 
 
@@ -1324,14 +1329,13 @@ def _same_dtype(ts: list[Tensor], op: str) -> list[Tensor]:
         if isinstance(t, Tensor):
             t = read(t) if isinstance(t, VariableBase) else t
             if t._data.dtype != npd:
-                raise hinted(TypeError(
-                    with_hint(
-                        f"Tensors in list passed to 'values' of '{op}' Op have types "
-                        f"[{', '.join(x._data.dtype.name if isinstance(x, Tensor) else '<NOT CONVERTIBLE TO TENSOR>' for x in ts)}]"
-                        " that don't all match.",
-                        "tf.cast the tensors to one dtype first",
-                    )
-                ))
+                i = next(j for j, x in enumerate(ts) if x is t or (
+                    isinstance(x, Tensor) and x._data is t._data))
+                raise _invalid(
+                    f"cannot compute {op} as input #{i}(zero-based) was expected to be a "
+                    f"{_dt.kernel_name(npd)} tensor but is a {_dt.kernel_name(t._data.dtype)} "
+                    "tensor", "tf.cast the tensors to one dtype first", op,
+                    {"ConcatV2": "concat", "Pack": "stack"}.get(op, ""))
             out.append(t)
         else:
             out.append(convert_like(t, npd, True))
@@ -1506,7 +1510,7 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
         ok = False
     if not ok:
         raise _invalid(f"Incompatible shapes: {fmt_shape(t._data.shape)} vs. {fmt_shape(shp)}",
-                       "each axis must match or be 1", "BroadcastTo")
+                       "each axis must match or be 1", "BroadcastTo", None)
     return ops.broadcast_to(t, shp)
 
 
@@ -1524,7 +1528,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
     s = t._data.shape
     if len(m) != len(s):
         raise _invalid(f"Expected multiples argument to be a vector of length {len(s)} but got "
-                       f"length {len(m)}", "one multiple per axis", "Tile")
+                       f"length {len(m)}", "one multiple per axis", "Tile", None)
     x = ops.reshape(t, tuple(v for d in s for v in (1, d)))
     x = ops.broadcast_to(x, tuple(v for k, d in zip(m, s) for v in (k, d)))
     return ops.reshape(x, tuple(k * d for k, d in zip(m, s)))
@@ -1579,9 +1583,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     t = _t(params)
     idx = _indices(indices)
     if idx.dtype.kind not in "iu":
-        raise hinted(TypeError(with_hint(f"Value passed to parameter 'indices' has DataType "
-                                  f"{idx.dtype.name} not in list of allowed values: int16, "
-                                  "int32, int64", "indices must be integers")))
+        raise _invalid(
+            f"Value for attr 'Tindices' of {_dt.kernel_name(idx.dtype)} is not in the list of "
+            "allowed values: int16, int32, int64\n\t; NodeDef: {{node GatherV2}}; "
+            "Op<name=GatherV2; signature=params:Tparams, indices:Tindices, axis:Taxis -> "
+            "output:Tparams; attr=batch_dims:int,default=0; attr=Tparams:type; "
+            "attr=Tindices:type,allowed=[DT_INT16, DT_INT32, DT_INT64]; "
+            "attr=Taxis:type,allowed=[DT_INT32, DT_INT64]>", "indices must be integers",
+            "GatherV2")
     nd = t._data.ndim
     ax = 0 if axis is None else int(axis._data if isinstance(axis, Tensor) else axis)
     if not -nd <= ax < _bmax(nd, 1):
@@ -1647,6 +1656,9 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
            [0., 0., 1.]], dtype=float32)>
     """
     idx = _indices(indices).astype(np.int64)
+    if int(depth) < 0:
+        raise _invalid(f"depth must be non-negative, got: {int(depth)}", "depth is the number "
+                       "of classes", "OneHot", None)
     npd = _dt.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
     on = 1 if on_value is None else np.asarray(_t(on_value)._data)
     off = 0 if off_value is None else np.asarray(_t(off_value)._data)

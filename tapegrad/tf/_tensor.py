@@ -353,10 +353,13 @@ def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
                 "TensorFlow never mixes dtypes: tf.cast one operand first",
             )
         ))
+    kernel = op
+    if op in ("MatMul", "BatchMatMulV2") and da == np.float32:
+        kernel = "_Mkl" + op   # oneDNN's kernel in TensorFlow's default x86 build
     return hinted(InvalidArgumentError(
         None, None,
         with_hint(
-            f"cannot compute {op} as input #1(zero-based) was expected to be a "
+            f"cannot compute {kernel} as input #1(zero-based) was expected to be a "
             f"{_dt.kernel_name(da)} tensor but is a {_dt.kernel_name(db)} tensor "
             f"[Op:{op}] name: ",
             f"TensorFlow never mixes dtypes ({da.name} vs {db.name}): tf.cast one operand "
@@ -642,18 +645,35 @@ def is_float(t: Tensor) -> bool:
     return t._data.dtype.kind in "fc"
 
 
+_REAL_ONLY = ("half, bfloat16, float, double",
+              "T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE]")
+# ops whose registration differs from the unary math ops': (allowed, signature, attrs)
+_OP_DEFS: dict[str, tuple[str, str, str]] = {
+    "Softmax": (_REAL_ONLY[0], "logits:T -> softmax:T", _REAL_ONLY[1]),
+    "LogSoftmax": (_REAL_ONLY[0], "logits:T -> logsoftmax:T", _REAL_ONLY[1]),
+    "Softplus": (_REAL_ONLY[0], "features:T -> activations:T", _REAL_ONLY[1]),
+    "SoftmaxCrossEntropyWithLogits": (
+        _REAL_ONLY[0], "features:T, labels:T -> loss:T, backprop:T", _REAL_ONLY[1]),
+    "SparseSoftmaxCrossEntropyWithLogits": (
+        _REAL_ONLY[0], "features:T, labels:Tlabels -> loss:T, backprop:T",
+        _REAL_ONLY[1] + "; attr=Tlabels:type,default=DT_INT64,allowed=[DT_INT32, DT_INT64]"),
+}
+
+
 def ensure_float(t: Tensor, op: str) -> None:
     """Raise TensorFlow's error for a float-only kernel given a non-float tensor."""
     k = t._data.dtype.kind
     if k not in "fc":
+        allowed, sig, attrs = _OP_DEFS.get(op, (
+            "bfloat16, half, float, double, complex64, complex128", "x:T -> y:T",
+            "T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, "
+            "DT_COMPLEX128]"))
         raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
                 f"Value for attr 'T' of {_dt.kernel_name(t._data.dtype)} is not in the list of "
-                "allowed values: bfloat16, half, float, double, complex64, complex128\n\t; "
-                f"NodeDef: {{{{node {op}}}}}; Op<name={op}; signature=x:T -> y:T; "
-                "attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, "
-                f"DT_COMPLEX128]> [Op:{op}] name: ",
+                f"allowed values: {allowed}\n\t; NodeDef: {{{{node {op}}}}}; Op<name={op}; "
+                f"signature={sig}; attr={attrs}> [Op:{op}] name: ",
                 f"{op} needs a floating tensor: tf.cast(x, tf.float32) first",
             ),
         ))

@@ -157,10 +157,11 @@ def kernel_message(message: str, op: str, name: str | None = "",
     """TensorFlow's eager text of a kernel error: prefix, message, ``[Op:X] name:`` suffix.
 
     Type errors found before the kernel runs (``cannot compute X as input #i
-    ...``) have no prefix, as in TensorFlow.
+    ...``, ``Value for attr ...``) have no prefix, as in TensorFlow.
     """
     suffix = f" [Op:{op}]" + ("" if name is None else f" name: {name}")
-    prefix = "" if message.startswith("cannot compute ") else function_node(kernel or op)
+    early = message.startswith(("cannot compute ", "Value for attr "))
+    prefix = "" if early else function_node(kernel or op)
     return prefix + message + suffix
 
 
