@@ -20,8 +20,9 @@ Where tapegrad.tf knowingly differs from TensorFlow:
 - Gradients of ``tf.gather``/indexing are dense tensors (TensorFlow returns
   ``tf.IndexedSlices``, which ``tf.convert_to_tensor`` turns into the same
   dense values).
-- ``tf.random`` draws from NumPy: reproducible with ``tf.random.set_seed``,
-  but not TensorFlow's numbers.
+- ``tf.random`` gives TensorFlow's own numbers with eager seed rules; inside
+  ``tf.function`` (which runs eagerly here) ops draw op seeds as in eager mode,
+  not per traced function.
 - A Python float (or ``None``) passed as a gradient source is a clear
   ``TypeError`` (TensorFlow fails with an ``AttributeError``).
 - ``tf.function`` is accepted and ignored (everything runs eagerly);

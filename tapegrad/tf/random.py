@@ -42,7 +42,8 @@ from ._tensor import convert, tft
 __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "shuffle",
            "categorical", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
            "stateless_categorical", "stateless_shuffle", "Generator", "get_global_generator",
-           "set_global_generator", "create_rng_state", "Algorithm"]
+           "set_global_generator", "create_rng_state", "Algorithm", "stateless_split",
+           "stateless_fold_in", "experimental"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -645,3 +646,31 @@ def dropout_with(x: Any, rate: Any, noise_shape: Any, sample: Any, step: Any) ->
     keep = np.asarray(sample(shp, npd)._data) >= r
     return ops.where(np.broadcast_to(keep, np.broadcast_shapes(keep.shape, t._data.shape)),
                      ret, tft(np.zeros((), dtype=npd)))
+
+
+def stateless_split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
+    """``num`` new seed pairs from ``seed`` (``tf.random.experimental.stateless_split``)."""
+    s = convert(seed)
+    npd = s._data.dtype if s._data.dtype.kind in "iu" else np.dtype(np.int32)
+    return tft(_px.full_int(_stateless(seed), 2 * int(num), npd).reshape(int(num), 2))
+
+
+def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
+    """A new seed pair from ``seed`` and an integer ``data`` (``stateless_fold_in``)."""
+    d = np.asarray(convert(data)._data)
+    npd = d.dtype if d.dtype.kind in "iu" else np.dtype(np.int32)
+    first = _px.full_int(_stateless(seed), 1, npd)[0]
+    return tft(np.array([first, d.astype(npd)], dtype=npd))
+
+
+class experimental:  # noqa: N801 - TensorFlow's namespace name
+    """``tf.random.experimental``: the same generators, plus seed splitting and folding."""
+
+    Generator = Generator
+    Algorithm = Algorithm
+    create_rng_state = staticmethod(create_rng_state)
+    get_global_generator = staticmethod(get_global_generator)
+    set_global_generator = staticmethod(set_global_generator)
+    stateless_split = staticmethod(stateless_split)
+    stateless_fold_in = staticmethod(stateless_fold_in)
+    stateless_shuffle = staticmethod(stateless_shuffle)

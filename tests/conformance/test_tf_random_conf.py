@@ -150,6 +150,12 @@ TF_PROGRAMS: dict[str, Callable[[Any], Any]] = {
         lambda tf, g: g.normal([2])),
     "create_rng_state": lambda tf: [tf.random.create_rng_state(2**70 + 3, "philox"),
                                     tf.random.create_rng_state([1, 2], "philox")],
+    "experimental_split_fold_shuffle": lambda tf: [
+        tf.random.experimental.stateless_split([1, 2], 3),
+        tf.random.experimental.stateless_split(tf.constant([1, 2], tf.int64)),
+        tf.random.experimental.stateless_fold_in([1, 2], 5),
+        tf.random.experimental.stateless_shuffle(tf.range(6), seed=[1, 2]),
+        tf.random.experimental.Generator.from_seed(3).normal([2])],
     # errors
     "err_int_range": lambda tf: tf.random.uniform([2], 5, 5, dtype=tf.int32),
     "err_stateless_int_range": lambda tf: tf.random.stateless_uniform(
