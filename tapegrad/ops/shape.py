@@ -103,7 +103,13 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
         new = tuple(s for s in shape if s != 1)
         return _squeeze_all(x, shape=new)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(int(a) % max(len(shape), 1) for a in axes)
+    n = max(len(shape), 1)
+    for a in axes:
+        if not -n <= int(a) < n:
+            raise hinted(IndexError(with_hint(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                f"{int(a)})", f"the tensor has {len(shape)} dimensions")))
+    axes = tuple(int(a) % n for a in axes)
     new = tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
     return _squeeze(x, shape=new)
 
