@@ -558,7 +558,14 @@ class Tensor:
     def __getitem__(self, index: Any) -> Tensor:
         from ..ops import getitem
 
-        return getitem(self, index)
+        try:
+            return getitem(self, index)
+        except IndexError as exc:
+            # a front-end may word it as its framework does (TensorFlow: StridedSlice)
+            h = STYLE_HOOKS[self._style].get("index_error")
+            if h is None:
+                raise
+            raise h(self, index, exc) from None
 
     def __setitem__(self, index: Any, value: Any) -> None:
         from ..ops import setitem

@@ -630,6 +630,7 @@ def install() -> None:
     hooks["numpy"] = _numpy
     hooks["inplace"] = _inplace
     hooks["setitem"] = _setitem
+    hooks["index_error"] = _index_error
     PROMOTE[TF] = _promote
     from ._ops import pow_operator
 
@@ -639,6 +640,21 @@ def install() -> None:
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
     _INSTALLED[0] = True
+
+
+def _index_error(t: Tensor, index: Any, exc: IndexError) -> BaseException:
+    """TensorFlow's error for an out-of-range integer index (``StridedSlice``'s)."""
+    import re
+
+    m = re.match(r"index (-?\d+) is out of bounds for (?:dimension|axis) (\d+) with size (\d+)",
+                 str(exc))
+    if m is None:
+        return exc
+    i, d, n = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return hinted(InvalidArgumentError(None, None, with_hint(
+        kernel_message(f"slice index {i + n if i < 0 else i} of dimension {d} out of bounds.",
+                       "StridedSlice", "strided_slice/"),
+        f"dimension {d} has size {n}: valid indices are {-n} to {n - 1}")))
 
 
 def is_float(t: Tensor) -> bool:

@@ -63,6 +63,10 @@ PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "exp_int": lambda tf: tf.exp(tf.constant([1])),
     "one_hot_depth": lambda tf: tf.one_hot([1], -2),
     "variable_shape": lambda tf: tf.Variable(1.0).assign([1.0, 2.0]),
+    "index": lambda tf: tf.ones([3])[5],
+    "index_negative": lambda tf: tf.ones([3])[-5],
+    "index_second_dim": lambda tf: tf.ones([2, 3])[1, 7],
+    "index_after_slice": lambda tf: tf.ones([2, 3])[:, 3],
 }
 
 
