@@ -156,6 +156,20 @@ TF_PROGRAMS: dict[str, Callable[[Any], Any]] = {
         tf.random.experimental.stateless_fold_in([1, 2], 5),
         tf.random.experimental.stateless_shuffle(tf.range(6), seed=[1, 2]),
         tf.random.experimental.Generator.from_seed(3).normal([2])],
+    "edge_cases": _seeded(
+        lambda tf: tf.random.normal([0]), lambda tf: tf.random.normal([]),
+        lambda tf: tf.random.truncated_normal([0, 3]),
+        lambda tf: tf.random.uniform([3], minval=tf.constant(1.0), maxval=tf.constant(3.0)),
+        lambda tf: tf.random.uniform([3], tf.constant(2), tf.constant(9), dtype=tf.int32),
+        lambda tf: tf.random.uniform(tf.constant([2, 2]), dtype="float64"),
+        lambda tf: tf.random.normal([2], mean=[1.0, 100.0], stddev=[0.1, 10.0]),
+        lambda tf: tf.random.categorical(tf.constant([[1.0, 2.0]]), 0),
+        lambda tf: tf.random.shuffle(tf.constant([[1, 2]])),
+        lambda tf: tf.random.uniform([5], 0, 2**31 - 1, dtype=tf.int32),
+        lambda tf: tf.random.uniform([5], -2**62, 2**62, dtype=tf.int64)),
+    "generator_counter_wraps": _gen(
+        lambda tf: tf.random.Generator.from_state([2**63 - 1, -1, 5], "philox"),
+        lambda tf, g: g.normal([3]), lambda tf, g: g.uniform([2])),
     # errors
     "err_int_range": lambda tf: tf.random.uniform([2], 5, 5, dtype=tf.int32),
     "err_stateless_int_range": lambda tf: tf.random.stateless_uniform(
