@@ -314,7 +314,8 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
                 frame = (user or list(n.trace))[-1]
                 # PyTorch's message is the one line; where the forward op ran goes in the
                 # hint (and the full forward traceback in the warning, as PyTorch's)
-                where = f": the forward op was called at {frame.filename}:{frame.lineno}: {frame.line}"
+                where = (f": the forward op was called at {frame.filename}:{frame.lineno}: "
+                         f"{frame.line}")
                 warnings.warn(
                     f"Error detected in {n.name()}. Traceback of forward call that caused the "
                     "error:\n" + "".join(traceback.format_list(list(n.trace))),

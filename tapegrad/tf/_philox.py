@@ -67,7 +67,7 @@ class Philox:
 
     @classmethod
     def from_seeds(cls, seed_lo: int, seed_hi: int) -> Philox:
-        """``PhiloxRandom(seed_lo, seed_hi)``: key from the first seed, counter's top half from the second."""
+        """``PhiloxRandom(seed_lo, seed_hi)``: key from ``seed_lo``, counter's top from ``seed_hi``."""
         return cls((int(seed_hi) & _M64) << 64, seed_lo)
 
     @classmethod

@@ -99,7 +99,7 @@ def _nondeterministic64() -> int:
 
 
 def _kernel(op: str, attrs: tuple[Any, ...], op_seed: Any, reserve: int) -> _px.Philox:
-    """The generator of the cached kernel for ``op`` (created on first use), advanced by ``reserve``."""
+    """The cached kernel's generator for ``op`` (made on first use), then advanced by ``reserve``."""
     s1, s2 = get_seed(op_seed)
     k = (op, attrs, s1, s2)
     g = _KERNELS.get(k)
@@ -441,8 +441,8 @@ class Generator:
 
     >>> import tapegrad.tf as tf
     >>> g = tf.random.Generator.from_seed(1)
-    >>> g.normal([3])
-    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([ 0.43842274, -0.53439844, -0.07710262], dtype=float32)>
+    >>> g.normal([3]).numpy()
+    array([ 0.43842274, -0.53439844, -0.07710262], dtype=float32)
     """
 
     def __init__(self, copy_from: Generator | None = None, state: Any = None,
