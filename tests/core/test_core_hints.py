@@ -55,3 +55,34 @@ def test_tensorflow_op_errors_get_the_note_too() -> None:
 
 def test_warnings_keep_the_hint_on_a_line_of_their_own() -> None:
     assert warning_with_hint("a", "b") == "a\n[tapegrad hint] b"
+
+
+def test_every_hint_reaches_its_exception_as_a_note() -> None:
+    """Each ``with_hint(...)`` given to an exception is raised through ``hinted(...)``.
+
+    (A bare ``raise X(with_hint(m, h))`` would still print ``m`` exactly, but
+    lose the hint.)  Warnings use ``warning_with_hint``.
+    """
+    import ast
+    from pathlib import Path
+
+    import tapegrad
+
+    root = Path(tapegrad.__file__).parent
+    bare = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and "with_hint" in (
+                    getattr(node.func, "id", None), getattr(node.func, "attr", None))):
+                continue
+            if path.name == "errors.py" and path.parent.name == "_core":
+                continue
+            exc = parents.get(node)
+            outer = parents.get(exc) if exc is not None else None
+            ok = isinstance(outer, ast.Call) and "hinted" in (
+                getattr(outer.func, "id", None), getattr(outer.func, "attr", None))
+            if not ok:
+                bare.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not bare, "wrap these exceptions in hinted(...): " + ", ".join(bare)
