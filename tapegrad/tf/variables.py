@@ -66,6 +66,11 @@ class Variable(VariableBase):
 
     __slots__ = ()
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
+        # tf.Variable(...) makes a ResourceVariable, as TensorFlow 2 does (subclasses such as
+        # Keras' variables keep their own type)
+        return object.__new__(ResourceVariable if cls is Variable else cls)
+
     def __init__(
         self,
         initial_value: Any = None,
@@ -279,14 +284,6 @@ class ResourceVariable(Variable):
     """
 
     __slots__ = ()
-
-
-def _new_variable(cls: type, *args: Any, **kwargs: Any) -> Any:
-    # tf.Variable(...) is a ResourceVariable (subclasses such as Keras' keep their type)
-    return object.__new__(ResourceVariable if cls is Variable else cls)
-
-
-Variable.__new__ = _new_variable  # type: ignore[method-assign]
 
 
 def _slot_proxy(slot: str) -> property:

@@ -40,7 +40,9 @@ def _floats(tf: Any) -> list[str]:
 
 def _keras(tf: Any) -> list[str]:
     k = tf.keras
-    m = k.Sequential([k.layers.Dense(4), k.layers.Dropout(0.5)])
+    # explicit names: automatic ones count the layers made before in the process
+    m = k.Sequential([k.layers.Dense(4, name="d"), k.layers.Dropout(0.5, name="drop")],
+                     name="m")
     out = [repr(m), repr(m.layers[0]), repr(m.layers[1])]
     m.build((None, 3))
     out += [repr(m), repr(m.layers[0])]
