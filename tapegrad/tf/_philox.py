@@ -114,7 +114,8 @@ def stateless_key_counter(seed0: int, seed1: int) -> Philox:
 
 def _libm() -> Any:
     name = ctypes.util.find_library("m")
-    for cand in ([name] if name else []) + ["libm.so.6"]:
+    # the C library TensorFlow's kernels call: glibc / Apple's libm, or the UCRT on Windows
+    for cand in ([name] if name else []) + ["libm.so.6", "ucrtbase"]:
         try:
             lib = ctypes.CDLL(cand)
         except OSError:
