@@ -118,13 +118,13 @@ def _libm() -> Any:
     for cand in ([name] if name else []) + ["libm.so.6", "ucrtbase"]:
         try:
             lib = ctypes.CDLL(cand)
-        except OSError:
+            for fn, ty in (("logf", ctypes.c_float), ("sinf", ctypes.c_float),
+                           ("cosf", ctypes.c_float), ("log", ctypes.c_double),
+                           ("sin", ctypes.c_double), ("cos", ctypes.c_double)):
+                f = getattr(lib, fn)
+                f.restype, f.argtypes = ty, [ty]
+        except (OSError, AttributeError):
             continue
-        for fn, ty in (("logf", ctypes.c_float), ("sinf", ctypes.c_float),
-                       ("cosf", ctypes.c_float), ("log", ctypes.c_double),
-                       ("sin", ctypes.c_double), ("cos", ctypes.c_double)):
-            f = getattr(lib, fn)
-            f.restype, f.argtypes = ty, [ty]
         return lib
     return None
 
