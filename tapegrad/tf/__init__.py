@@ -154,6 +154,9 @@ from .dtypes import (
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable
@@ -262,7 +265,8 @@ __all__ = [
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
     "linalg", "keras", "autodiff", "explain", "nest", "float16", "half", "float32", "float64",
-    "double", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
+    "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "bool", "complex64", "complex128",
     "newaxis", "function", "executing_eagerly", "print", "is_tensor",
     "abs", "add", "add_n", "argmax", "argmin", "argsort", "boolean_mask", "broadcast_to",
     "ceil", "clip_by_norm", "clip_by_value", "concat", "cos", "cosh", "cumsum", "divide",

@@ -351,7 +351,9 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     >>> tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=10, dtype=tf.int32)
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 9], dtype=int32)>
     """
-    npd = _dtype(dtype, True)
+    npd = _dt.np_dtype(dtype)
+    if npd.kind != "u" or minval is not None or maxval is not None:
+        npd = _dtype(dtype, True)   # unsigned only for full-range draws, as TensorFlow
     _check_int_bounds(npd, minval, maxval)
     if npd.kind == "f" and maxval is None:
         maxval = 1
