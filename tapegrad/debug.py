@@ -103,12 +103,12 @@ def _tape_nodes(tape: Any) -> list[Node]:
                 if isinstance(it, Node):
                     nodes.append(it)
             return nodes
-    raise TypeError(
+    raise errors.hinted(TypeError(
         errors.with_hint(
             f"cannot list the graph of {type(tape).__name__}: it keeps no recorded nodes",
             "pass the target tensor and the tape: list_graph(loss, tape=tape)",
         )
-    )
+    ))
 
 
 def _is_tape(obj: Any) -> bool:
@@ -184,12 +184,12 @@ def _resolve(target: Any, tape: Any) -> _Roots:
         elif isinstance(t, Node):
             r.nodes.append(t)
         elif t is not None:
-            raise TypeError(
+            raise errors.hinted(TypeError(
                 errors.with_hint(
                     f"cannot list the graph of {type(t).__name__}",
                     "pass a tensor (or a grad_fn node, a tape, or a list of them)",
                 )
-            )
+            ))
     return r
 
 
@@ -770,29 +770,29 @@ def render(dot_text: str, format: str = "svg", path: Any = None) -> bytes:
     >>> svg = render(to_dot(x * x))  # doctest: +SKIP
     """
     if format not in _FORMATS:
-        raise ValueError(
+        raise errors.hinted(ValueError(
             errors.with_hint(f"unknown format {format!r}", f"use one of {', '.join(_FORMATS)}")
-        )
+        ))
     exe = shutil.which("dot")
     if exe is None:
-        raise RuntimeError(
+        raise errors.hinted(RuntimeError(
             errors.with_hint(
                 "Graphviz's `dot` program was not found on PATH; it is needed to render "
                 f"{format.upper()}",
                 "install Graphviz (apt-get install graphviz / brew install graphviz / conda "
                 "install graphviz), or use to_dot() for the DOT text",
             )
-        )
+        ))
     proc = subprocess.run([exe, f"-T{format}"], input=dot_text.encode("utf-8"),
                           capture_output=True, check=False, timeout=120)
     if proc.returncode != 0:
-        raise RuntimeError(
+        raise errors.hinted(RuntimeError(
             errors.with_hint(
                 f"dot failed (exit code {proc.returncode}): "
                 f"{proc.stderr.decode('utf-8', 'replace').strip()}",
                 "the DOT text is not valid Graphviz input",
             )
-        )
+        ))
     data = proc.stdout
     if path is not None:
         with open(path, "wb") as fh:

@@ -51,7 +51,7 @@ def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int,
     made_by = ""
     if producer is not None:
         made_by = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer.name())
-    return RuntimeError(
+    return errors.hinted(RuntimeError(
         errors.with_hint(
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [torch.{kind}Tensor {list(arr.shape)}]{made_by}, is at version "
@@ -62,19 +62,19 @@ def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int,
             f"{node.name()} for backward; use the out-of-place form (x = x + y) or .clone() "
             "before modifying",
         )
-    )
+    ))
 
 
 def _unpack(node: Node) -> list[Any]:
     saved = node.saved
     if saved is FREED:
-        raise RuntimeError(
+        raise errors.hinted(RuntimeError(
             errors.with_hint(
                 errors.SECOND_BACKWARD,
                 f"{node.name()} already released its saved values; pass retain_graph=True "
                 "(PyTorch style) or persistent=True (GradientTape) to the first call",
             )
-        )
+        ))
     if not saved:
         return []
     out: list[Any] = []
@@ -319,22 +319,22 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
                 user = [f for f in n.trace if "tapegrad" not in f.filename.replace("\\", "/")
                         .split("/site-packages/")[-1].split("/")[:-1]]
                 frame = (user or list(n.trace))[-1]
-                where = (
-                    f"\nThe forward op was called at {frame.filename}:{frame.lineno}: "
-                    f"{frame.line}\nForward traceback:\n"
-                    + "".join(traceback.format_list(list(n.trace)[-4:]))
-                )
+                # PyTorch's message is the one line; where the forward op ran goes in the
+                # hint (and the full forward traceback in the warning, as PyTorch's)
+                where = (f": the forward op was called at {frame.filename}:{frame.lineno}: "
+                         f"{frame.line}")
                 warnings.warn(
                     f"Error detected in {n.name()}. Traceback of forward call that caused the "
                     "error:\n" + "".join(traceback.format_list(list(n.trace))),
                     UserWarning, stacklevel=2,
                 )
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
-                    f"Function '{n.name()}' returned {kind} values in its {k}th output.{where}",
-                    f"the backward of {n.op.name} produced {kind}; check its inputs at that line",
+                    f"Function '{n.name()}' returned {kind} values in its {k}th output.",
+                    f"the backward of {n.op.name} produced {kind}{where}" if where else
+                    f"the backward of {n.op.name} produced {kind}; check its inputs",
                 )
-            )
+            ))
 
 
 # ---------------------------------------------------------------------------- front doors
@@ -351,13 +351,13 @@ def _root_of(t: Tensor, i: int) -> Node:
         return t._node
     if t._rg:
         return edge_of(t)
-    raise RuntimeError(
+    raise errors.hinted(RuntimeError(
         errors.with_hint(
             errors.NO_GRAD_FN.format(i=i),
             "nothing recorded this tensor: set requires_grad=True on an input before the "
             "computation (PyTorch style) or compute it inside a GradientTape",
         )
-    )
+    ))
 
 
 def _seeds(
@@ -368,26 +368,26 @@ def _seeds(
         go = grad_outputs[i] if grad_outputs is not None and i < len(grad_outputs) else None
         if go is None:
             if t._data.size != 1:
-                raise RuntimeError(
+                raise errors.hinted(RuntimeError(
                     errors.with_hint(
                         "grad can be implicitly created only for scalar outputs",
                         f"output {i} has shape {list(t._data.shape)}; pass gradient= (e.g. "
                         "torch.ones_like(out)) or reduce it with .sum() first",
                     )
-                )
+                ))
             seeds.append(make(np.ones(t._data.shape, t._data.dtype)))
             continue
         if not isinstance(go, Tensor):
             go = make(np.asarray(go, dtype=t._data.dtype), None, False, t._style)
         if go._data.shape != t._data.shape:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
                     f"{_fmt_shape(go._data.shape)} and output[{i}] has a shape of "
                     f"{_fmt_shape(t._data.shape)}.",
                     "each grad_output must have exactly its output's shape",
                 )
-            )
+            ))
         if not create_graph and go._node is not None:
             go = go.detach()
         seeds.append(go)
@@ -417,13 +417,13 @@ def grad(
     ins = _as_list(inputs)
     gos = None if grad_outputs is None else _as_list(grad_outputs)
     if gos is not None and len(gos) != len(outs):
-        raise RuntimeError(
+        raise errors.hinted(RuntimeError(
             errors.with_hint(
                 f"grad requires one grad_output per output: got {len(gos)} grad_outputs and "
                 f"{len(outs)} outputs",
                 "pass a list of grad_outputs as long as outputs",
             )
-        )
+        ))
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:
@@ -431,19 +431,19 @@ def grad(
     targets: list[Node] = []
     for t in ins:
         if not isinstance(t, Tensor):
-            raise TypeError(
+            raise errors.hinted(TypeError(
                 errors.with_hint(
                     f"inputs must be tensors, got {type(t).__name__}",
                     "pass the tensors you want gradients for",
                 )
-            )
+            ))
         if t._node is None and not t._rg:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     "One of the differentiated Tensors does not require grad",
                     "create the input with requires_grad=True",
                 )
-            )
+            ))
         targets.append(edge_of(t))
     roots = [_root_of(t, i) for i, t in enumerate(outs)]
     seeds = _seeds(outs, gos, create_graph)
@@ -453,13 +453,13 @@ def grad(
         g = res.get(key)
         if g is None:
             if not allow_unused:
-                raise RuntimeError(
+                raise errors.hinted(RuntimeError(
                     errors.with_hint(
                         "One of the differentiated Tensors appears to not have been used in "
                         "the graph. Set allow_unused=True if this is the desired behavior.",
                         "that input does not reach any output; pass allow_unused=True to get None",
                     )
-                )
+                ))
             if materialize_grads:
                 g = make(np.zeros_like(t._data), None, False, t._style)
         elif not create_graph and g._node is not None:

@@ -58,13 +58,13 @@ def restyle(t: Any, style: int) -> Any:
 
 def _check_numeric(arr: np.ndarray, data: Any) -> None:
     if arr.dtype.kind not in "biufc":
-        raise TypeError(
+        raise errors.hinted(TypeError(
             errors.with_hint(
                 f"can't convert {type(data).__name__} with dtype {arr.dtype} to a tensor: "
                 "only numeric and bool data is supported",
                 "pass numbers, nested lists of numbers or a numeric numpy array",
             )
-        )
+        ))
 
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
@@ -75,12 +75,12 @@ def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     try:
         arr = np.asarray(data, dtype=dtype)
     except (ValueError, TypeError) as exc:
-        raise TypeError(
+        raise errors.hinted(TypeError(
             errors.with_hint(
                 f"could not convert {type(data).__name__} to a tensor: {exc}",
                 "pass numbers, (rectangular) nested lists of numbers or a numpy array",
             )
-        ) from None
+        )) from None
     _check_numeric(arr, data)
     return arr
 
@@ -177,26 +177,26 @@ class Tensor:
     def requires_grad(self, flag: bool) -> None:
         flag = bool(flag)
         if self._node is not None and not flag:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     "you can only change requires_grad flags of leaf variables. If you want to "
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().",
                     "call .detach() to get a tensor outside the graph",
                 )
-            )
+            ))
         if flag:
             h = STYLE_HOOKS[self._style].get("requires_grad")
             if h is not None:
                 h(self)
         if flag and self._data.dtype.kind not in "fc":
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     errors.INT_REQUIRES_GRAD,
                     f"this tensor has dtype {self._data.dtype}; convert it with .float() or "
                     "create it from floats",
                 )
-            )
+            ))
         if self._node is None:
             self._rg = flag
 
@@ -245,12 +245,12 @@ class Tensor:
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
         if not self._rg and self._node is None:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     "cannot register a hook on a tensor that doesn't require gradient",
                     "set requires_grad=True first",
                 )
-            )
+            ))
         from .registry import edge_of
 
         wrap = self._hook("wrap_hook")
@@ -336,12 +336,12 @@ class Tensor:
         if self._lvl is not None:
             self._lvl_read("item")
         if self._data.size != 1:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     f"a Tensor with {self._data.size} elements cannot be converted to Scalar",
                     "index one element first, or use .tolist()",
                 )
-            )
+            ))
         return self._data.item()
 
     def tolist(self) -> Any:
@@ -357,13 +357,13 @@ class Tensor:
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if self._rg and _STATE.grad_enabled and self._style == TORCH:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     "Can't call numpy() on Tensor that requires grad. "
                     "Use tensor.detach().numpy() instead.",
                     "np.asarray(t) would drop the graph; detach explicitly",
                 )
-            )
+            ))
         arr = self._data
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)
@@ -396,13 +396,13 @@ class Tensor:
         if self._lvl is not None:
             self._lvl_read("bool")
         if self._data.size != 1:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     f"Boolean value of Tensor with more than one value is ambiguous "
                     f"(shape {self._data.shape})",
                     "use .any() or .all()",
                 )
-            )
+            ))
         return bool(self._data)
 
     def __float__(self) -> float:
@@ -601,7 +601,14 @@ class Tensor:
     def __getitem__(self, index: Any) -> Tensor:
         from ..ops import getitem
 
-        return getitem(self, index)
+        try:
+            return getitem(self, index)
+        except IndexError as exc:
+            # a front-end may word it as its framework does (TensorFlow: StridedSlice)
+            h = STYLE_HOOKS[self._style].get("index_error")
+            if h is None:
+                raise
+            raise h(self, index, exc) from None
 
     def __setitem__(self, index: Any, value: Any) -> None:
         from ..ops import setitem
@@ -615,26 +622,26 @@ class Tensor:
     # ------------------------------------------------------------------ in-place core
     def _check_inplace(self, what: str) -> None:
         if self._node is None and self._rg and _STATE.grad_enabled:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     errors.LEAF_INPLACE,
                     f"{what} on a leaf that requires grad: wrap the update in `with no_grad():` "
                     "or update `.data`",
                 )
-            )
+            ))
 
     def _assign_result(self, result: Tensor, what: str) -> Tensor:
         """Make this tensor hold ``result``: in place in storage, rebased in the graph."""
         self._check_inplace(what)
         data = result._data
         if data.shape != self._data.shape:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                     f"shape {list(data.shape)}",
                     f"the in-place {what} would change the tensor's shape",
                 )
-            )
+            ))
         lv = result._lvl
         if lv is not None and lv.active:  # in place on a transform's tracer
             lv.assign(self, result)

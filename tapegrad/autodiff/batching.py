@@ -35,9 +35,9 @@ class _Leaked(np.ndarray):
     """The array of a batched tensor that outlived its ``vmap``: computing with it raises."""
 
     def __array_ufunc__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             _LEAKED, "return every tensor you need from the vmapped function instead of "
-            "keeping it in an outer variable"))
+            "keeping it in an outer variable")))
 
     def __array_function__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__array_ufunc__()
@@ -74,20 +74,20 @@ class BatchLevel(Level):
         return t
 
     def lower(self, t: Tensor) -> Any:
-        raise RuntimeError(
+        raise errors.hinted(RuntimeError(
             errors.with_hint(
                 "vmap: a batched tensor was used after the vmap that made it returned",
                 "return every tensor you need from the vmapped function instead of keeping "
                 "it in an outer variable",
             )
-        )
+        ))
 
     def detach(self, t: Tensor) -> Tensor:
         return self.make(t._bval.detach())
 
     def assign(self, t: Tensor, result: Tensor) -> None:
         if t._lvl is not self:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     "vmap: inplace arithmetic(self, *extra_args) is not possible because there "
                     "exists a Tensor `other` in extra_args that has more elements than `self`. "
@@ -96,7 +96,7 @@ class BatchLevel(Level):
                     "of inplace arithmetic.",
                     "an unbatched tensor cannot hold a batched result in place",
                 )
-            )
+            ))
         t._bval = result._bval
         t._data = result._data
 
@@ -112,13 +112,13 @@ class BatchLevel(Level):
                    "PyTorch internals, please file a bug report.")
         else:
             msg = "Cannot access data pointer of Tensor that doesn't have storage"
-        raise RuntimeError(
+        raise errors.hinted(RuntimeError(
             errors.with_hint(
                 msg,
                 "inside vmap a tensor stands for a whole batch: use tensor ops (where, "
                 "masks) instead of reading values",
             )
-        )
+        ))
 
     def process(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         values: list[Any] = []
@@ -147,13 +147,13 @@ class BatchLevel(Level):
             out = make(np.asarray(out))
         d = out._data
         if d.ndim == 0 or d.shape[0] != self.size:
-            raise RuntimeError(
+            raise errors.hinted(RuntimeError(
                 errors.with_hint(
                     f"vmap: the batching rule of {op.name} returned shape {list(d.shape)}, "
                     f"which has no batch of {self.size} on axis 0",
                     "a batching rule must keep the batch as axis 0 of its result",
                 )
-            )
+            ))
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         res = op._finish(args, arrays, attrs, _fake(d.shape[1:], d.dtype), rg,
                          style if style >= 0 else 0)
@@ -177,14 +177,14 @@ class BatchLevel(Level):
 
 def randomness_error(name: str) -> RuntimeError:
     """PyTorch's error for a random op under ``vmap(randomness='error')``."""
-    return RuntimeError(
+    return errors.hinted(RuntimeError(
         errors.with_hint(
             "vmap: called random operation while in randomness error mode. Please either use "
             "the 'same' or 'different' randomness flags on vmap or perform the randomness "
             "operation out of vmap",
             f"{name} draws random numbers inside vmap",
         )
-    )
+    ))
 
 
 def active_batch_level() -> BatchLevel | None:

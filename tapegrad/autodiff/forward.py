@@ -98,14 +98,14 @@ class JVPLevel(Level):
             tangent = None
         else:
             if op.jvp is None:
-                raise NotImplementedError(
+                raise errors.hinted(NotImplementedError(
                     errors.with_hint(
                         f"Trying to use forward AD with {op.name} that does not support it "
                         "because it has not been implemented yet.",
                         f"the op {op.name!r} has no JVP rule (defjvp); use reverse mode "
                         "(jacrev, vjp) for it",
                     )
-                )
+                ))
             tangent = op.jvp(*tangents, *primals, out=out, **attrs)
         return self._result(op, args, attrs, out, tangent, rg, style)
 

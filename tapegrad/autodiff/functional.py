@@ -115,17 +115,17 @@ def _name(f: Any) -> str:
 def _check_argnums(argnums: Any, n: int, name: str) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     if not nums:
-        raise RuntimeError(errors.with_hint(
-            f"{name}: argnums must be non-empty", "pass the index of an argument"))
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            f"{name}: argnums must be non-empty", "pass the index of an argument")))
     for a in nums:
         if not isinstance(a, int):
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 f"{name}: argnums must be int or Tuple[int, ...], got: {type(a)}",
-                "argnums names positional arguments by index"))
+                "argnums names positional arguments by index")))
         if not -n <= a < n:
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 f"Got argnums={a}, but only {n} positional inputs",
-                f"{name} can only differentiate positional arguments"))
+                f"{name} can only differentiate positional arguments")))
     return tuple(a % n for a in nums)
 
 
@@ -133,9 +133,9 @@ def _leaf_like(x: Any) -> Tensor:
     """A fresh input to differentiate with respect to (linked to ``x`` when ``x`` is tracked)."""
     x = _as_tensor(x)
     if x._data.dtype.kind not in "fc":
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             errors.INT_REQUIRES_GRAD,
-            f"the input has dtype {x._data.dtype}; differentiate with respect to floats"))
+            f"the input has dtype {x._data.dtype}; differentiate with respect to floats")))
     t = ops.identity(x)
     if not (t._rg or t._node is not None):
         t._rg = True
@@ -181,9 +181,9 @@ def _check_out(out: Any, name: str) -> list[Tensor]:
     leaves, _ = tree_flatten(out)
     for v in leaves:
         if not isinstance(v, Tensor):
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 f"{name}: Expected f to be a function that has only Tensors as outputs, "
-                f"got {type(v)}", "return tensors (or tuples/lists/dicts of tensors)"))
+                f"got {type(v)}", "return tensors (or tuples/lists/dicts of tensors)")))
     return leaves
 
 
@@ -205,9 +205,9 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     aux = None
     if has_aux:
         if not (isinstance(res, tuple) and len(res) == 2):
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
-                "if has_aux is True", "return (output, aux)"))
+                "if has_aux is True", "return (output, aux)")))
         res, aux = res
     outs = _check_out(res, "vjp(f, *primals)")
     _, out_spec = tree_flatten(res)
@@ -217,17 +217,17 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
             not isinstance(cotangents[0], Tensor) else cotangents
         cts, _ = tree_flatten(ct if out_spec is not None else cotangents[0])
         if len(cts) != len(outs):
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 f"Expected pytree structure of cotangents to be the same as pytree structure "
                 f"of outputs to the function. cotangents: {len(cts)} leaves, primal output: "
-                f"{len(outs)} leaves", "pass one cotangent per output"))
+                f"{len(outs)} leaves", "pass one cotangent per output")))
         cts = [_as_tensor(c) for c in cts]
         for c, o in zip(cts, outs):
             if c._data.shape != o._data.shape:
-                raise RuntimeError(errors.with_hint(
+                raise errors.hinted(RuntimeError(errors.with_hint(
                     f"Mismatch in shape: grad_output[0] has a shape of "
                     f"torch.Size({list(c._data.shape)}) and output[0] has a shape of "
-                    f"torch.Size({list(o._data.shape)}).", "a cotangent has its output's shape"))
+                    f"torch.Size({list(o._data.shape)}).", "a cotangent has its output's shape")))
         gs = _vjp_core(outs, cts, inputs, originals, retain=True)
         return tuple(tree_unflatten(spec, gs))
 
@@ -284,19 +284,19 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
     aux = None
     if has_aux:
         if not (isinstance(res, tuple) and len(res) == 2):
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 f"{name}(f)(*args): output of function f should be a tuple: (output, aux) "
-                "if has_aux is True", "return (output, aux)"))
+                "if has_aux is True", "return (output, aux)")))
         res, aux = res
     if not isinstance(res, Tensor):
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(res)}",
-            "the function must return one scalar tensor"))
+            "the function must return one scalar tensor")))
     if res._data.ndim != 0:
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
             f"{res._data.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs instead?",
-            f"the output has shape {list(res._data.shape)}; reduce it (e.g. .sum())"))
+            f"the output has shape {list(res._data.shape)}; reduce it (e.g. .sum())")))
     inputs_all = [t for _, ins, _, _ in flat for t in ins]
     originals_all = [t for _, _, _, o in flat for t in o]
     seed = make(np.ones((), res._data.dtype), None, False, res._style)
@@ -362,25 +362,25 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
     ``primals`` and ``tangents`` are tuples of the same structure.
     """
     if not isinstance(primals, (tuple, list)):
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
-            "valid to call f(*primals).", "pass primals=(x,)"))
+            "valid to call f(*primals).", "pass primals=(x,)")))
     pl, spec = tree_flatten(tuple(primals))
     tl, tspec = tree_flatten(tuple(tangents))
     if len(pl) != len(tl):
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
             f"structure. For example, if primals is a tuple of 3 tensors, tangents also must "
             f"be. Got primals with structure {spec} and tangents with structure {tspec}",
-            "pass one tangent per primal"))
+            "pass one tangent per primal")))
     pl = [_as_tensor(p) for p in pl]
     tl = [_as_tensor(t) for t in tl]
     for p, t in zip(pl, tl):
         if p._data.shape != t._data.shape:
-            raise RuntimeError(errors.with_hint(
+            raise errors.hinted(RuntimeError(errors.with_hint(
                 "jvp(f, primals, tangents): Expected primals and tangents to have the same "
                 f"shape: got {list(p._data.shape)} and {list(t._data.shape)}",
-                "a tangent has its primal's shape"))
+                "a tangent has its primal's shape")))
     with JVPLevel() as lv:
         duals = [lv.make(p, t) for p, t in zip(pl, tl)]
         res = f(*tree_unflatten(spec, duals))
@@ -428,9 +428,9 @@ def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
             return
         if isinstance(tree, dict):
             if not isinstance(d, dict):
-                raise ValueError(errors.with_hint(
+                raise errors.hinted(ValueError(errors.with_hint(
                     f"{name}: in_dims is not compatible with the structure of `inputs`",
-                    "in_dims mirrors the arguments' structure"))
+                    "in_dims mirrors the arguments' structure")))
             for k in tree:
                 walk(tree[k], d[k])
             return
@@ -439,10 +439,10 @@ def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
             for t, dd in zip(tree, d):
                 walk(t, dd)
             return
-        raise ValueError(errors.with_hint(
+        raise errors.hinted(ValueError(errors.with_hint(
             f"{name}: in_dims is not compatible with the structure of `inputs`. in_dims has "
             f"structure {type(d).__name__} but inputs has structure {type(tree).__name__}.",
-            "in_dims mirrors the arguments' structure"))
+            "in_dims mirrors the arguments' structure")))
 
     walk(spec_tree, dims)
     del leaves
@@ -458,23 +458,23 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
     ``chunk_size`` runs the batch in chunks of that many examples.
     """
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError(errors.with_hint(
+        raise errors.hinted(RuntimeError(errors.with_hint(
             f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-            f"{randomness}", "pick one of the three"))
+            f"{randomness}", "pick one of the three")))
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_dims, (tuple, list)) and len(in_dims) != len(args):
-            raise ValueError(errors.with_hint(
+            raise errors.hinted(ValueError(errors.with_hint(
                 f"vmap({_name(f)}, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
                 f"compatible with the structure of `inputs`. in_dims has structure "
                 f"{len(in_dims)} but inputs has structure {len(args)}.",
-                "give one in_dims entry per positional argument"))
+                "give one in_dims entry per positional argument")))
         if not isinstance(in_dims, (tuple, list, int)) and in_dims is not None:
-            raise ValueError(errors.with_hint(
+            raise errors.hinted(ValueError(errors.with_hint(
                 f"vmap(f, in_dims={in_dims}, ...): expected `in_dims` to be int or a (potentially "
                 f"nested) tuple matching the structure of inputs, got: {type(in_dims)}.",
-                "in_dims is an int, None or a tuple"))
+                "in_dims is an int, None or a tuple")))
         leaves, spec = tree_flatten(args)
         dims = _dims_for(args if isinstance(in_dims, (tuple, list)) else args,
                          tuple(in_dims) if isinstance(in_dims, list) else in_dims,
@@ -489,36 +489,36 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
                 if isinstance(v, np.ndarray):
                     v = make(v)
                 else:
-                    raise ValueError(errors.with_hint(
+                    raise errors.hinted(ValueError(errors.with_hint(
                         f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an "
                     "input "
                         f"but the input is of type {type(v)}. We cannot vmap over non-Tensor "
                         "arguments, please use None as the respective in_dim",
-                        "non-tensor arguments need in_dims None"))
+                        "non-tensor arguments need in_dims None")))
             nd = v._data.ndim
             if not -nd <= d < nd:
-                raise ValueError(errors.with_hint(
+                raise errors.hinted(ValueError(errors.with_hint(
                     f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for "
                     "some input, "
                     f"but that input is a Tensor of dimensionality {nd} so expected in_dim to "
                     f"satisfy -{nd} <= in_dim < {nd}.",
-                    f"input {i} has shape {list(v._data.shape)}"))
+                    f"input {i} has shape {list(v._data.shape)}")))
             d = d % nd
             n = v._data.shape[d]
             if size is None:
                 size = n
             elif n != size:
-                raise ValueError(errors.with_hint(
+                raise errors.hinted(ValueError(errors.with_hint(
                     f"vmap: Expected all tensors to have the same size in the mapped dimension, "
                     f"got sizes {[x._data.shape[dd % x._data.ndim] for x, dd in zip(leaves, dims) if dd is not None and isinstance(x, Tensor)]} "
-                    "for the mapped dimension", "every mapped input needs one batch size"))
+                    "for the mapped dimension", "every mapped input needs one batch size")))
             moved.append(ops.moveaxis(v, d, 0) if d != 0 else v)
         if size is None:
-            raise ValueError(errors.with_hint(
+            raise errors.hinted(ValueError(errors.with_hint(
                 f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): at least one input must "
                 "be a "
                 "Tensor mapped over a dimension (in_dims not None)",
-                "map at least one tensor argument"))
+                "map at least one tensor argument")))
         if chunk_size is not None and chunk_size < size:
             pieces = []
             for s in range(0, size, chunk_size):
@@ -546,10 +546,10 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
         vals = []
         for o in outs:
             if not isinstance(o, Tensor):
-                raise ValueError(errors.with_hint(
+                raise errors.hinted(ValueError(errors.with_hint(
                     f"vmap({_name(f)}, ...): `{_name(f)}` must only return Tensors, got type "
                     f"{type(o)}. Did you mean to set out_dims= to None for output?",
-                    "return tensors from the vmapped function"))
+                    "return tensors from the vmapped function")))
             if o._lvl is lv:
                 vals.append(o._bval)
             else:  # the same for every example: broadcast it

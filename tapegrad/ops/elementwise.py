@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
@@ -32,13 +32,13 @@ def _broadcast_error(op: str, *operands: Any) -> Exception | None:
             pb = (1,) * (nd - len(sb)) + tuple(sb)
             for d in range(nd - 1, -1, -1):
                 if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
-                    return RuntimeError(
+                    return hinted(RuntimeError(
                         with_hint(
                             f"The size of tensor a ({pa[d]}) must match the size of tensor b "
                             f"({pb[d]}) at non-singleton dimension {d}",
                             f"{op}: shapes {list(sa)} and {list(sb)} cannot be broadcast together",
                         )
-                    )
+                    ))
     return None
 
 

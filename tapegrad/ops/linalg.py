@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw, wrap
@@ -35,13 +35,43 @@ def _matmul(x: Any, y: Any) -> Any:
         return np.matmul(x, y)
     except ValueError:
         sx, sy = np.shape(x), np.shape(y)
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
-                f"mat1 and mat2 shapes cannot be multiplied "
-                f"({'x'.join(map(str, sx))} and {'x'.join(map(str, sy))})",
+                _matmul_message(tuple(sx), tuple(sy)),
                 f"matmul needs x.shape[-1] == y.shape[-2]: got {list(sx)} and {list(sy)}",
             )
-        ) from None
+        )) from None
+
+
+def _matmul_message(sx: tuple[int, ...], sy: tuple[int, ...]) -> str:
+    """PyTorch's message for ``x @ y`` of these shapes (it depends on the kernel matmul picks)."""
+    def mat(s: tuple[int, ...]) -> str:
+        return "x".join(map(str, s))
+
+    nx, ny = len(sx), len(sy)
+    if nx == 1 and ny == 1:  # dot
+        return (f"inconsistent tensor size, expected tensor [{sx[0]}] and src [{sy[0]}] to have "
+                f"the same number of elements, but got {sx[0]} and {sy[0]} elements respectively")
+    if ny <= 2 and nx >= 2:
+        rows = int(np.prod(sx[:-1]))   # batch dims of x fold into rows
+        if ny == 1:  # mv
+            return f"size mismatch, got input ({rows}), mat ({rows}x{sx[-1]}), vec ({sy[0]})"
+        return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sx[-1]} and {mat(sy)})"
+    if nx == 1 and ny == 2:
+        return f"mat1 and mat2 shapes cannot be multiplied (1x{sx[0]} and {mat(sy)})"
+    # batched (bmm): the batch dims broadcast first, then the inner sizes must agree
+    bx, by = sx[:-2] if nx > 2 else (), sy[:-2] if ny > 2 else ()
+    width = max(len(bx), len(by))
+    px, py = (1,) * (width - len(bx)) + bx, (1,) * (width - len(by)) + by
+    for i, (a, b) in enumerate(zip(px, py)):
+        if a != b and a != 1 and b != 1:
+            return (f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {i}")
+    batch = int(np.prod([max(a, b) for a, b in zip(px, py)]))
+    k = sx[-1]
+    k2 = sy[-2] if ny >= 2 else sy[0]
+    return (f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] "
+            f"but got: [{batch}, {k2}].")
 
 
 @_matmul.defvjp
@@ -113,13 +143,13 @@ def matmul(x: Any, y: Any) -> Tensor:
     """Matrix product with numpy's broadcasting and 1-D rules."""
     nx, ny = _nd(x), _nd(y)
     if nx == 0 or ny == 0:
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 "both arguments to matmul need to be at least 1D, but they are "
                 f"{nx}D and {ny}D",
                 "use * for scalar multiplication",
             )
-        )
+        ))
     if nx == 1 and ny == 1:
         return _dot_op(x, y)
     if nx == 2 and ny == 1:
@@ -136,7 +166,7 @@ def matmul(x: Any, y: Any) -> Tensor:
 def dot(x: Any, y: Any) -> Tensor:
     """numpy's dot for 1-D and 2-D operands (inner product / matrix product)."""
     if _nd(x) > 2 or _nd(y) > 2:
-        raise NotImplementedError(with_hint("dot of >2-D operands", "use matmul or einsum"))
+        raise hinted(NotImplementedError(with_hint("dot of >2-D operands", "use matmul or einsum")))
     if _nd(x) == 0 or _nd(y) == 0:
         from .elementwise import multiply
 
@@ -156,10 +186,10 @@ def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[
         ins, out = subscripts, None
     terms = ins.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(with_hint("einsum(): more operands were provided than specified in "
+        raise hinted(ValueError(with_hint("einsum(): more operands were provided than specified in "
                                    "the equation" if len(shapes) > len(terms) else
                                    "einsum(): fewer operands were provided than specified in "
-                                   "the equation", f"subscripts {subscripts!r}"))
+                                   "the equation", f"subscripts {subscripts!r}")))
     used = set(subscripts) - set(".,->")
     free = [c for c in string.ascii_letters if c not in used]
     ell_n = 0

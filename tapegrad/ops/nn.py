@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, raw, wrap
@@ -40,8 +40,8 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
         inner = multiply(add(x, multiply(multiply(multiply(x, x), x), 0.044715)), c)
         return multiply(multiply(x, 0.5), add(tanh(inner), 1.0))
     if approximate != "none":
-        raise ValueError(with_hint(f"approximate argument must be either none or tanh, got "
-                                   f"{approximate!r}", "use 'none' or 'tanh'"))
+        raise hinted(ValueError(with_hint(f"approximate argument must be either none or tanh, got "
+                                   f"{approximate!r}", "use 'none' or 'tanh'")))
     return multiply(multiply(x, 0.5), add(erf(multiply(x, 1.0 / math.sqrt(2.0))), 1.0))
 
 
@@ -61,13 +61,13 @@ def _check_same_shape(a: Any, b: Any, what: str) -> None:
     sa = a._data.shape if isinstance(a, Tensor) else np.shape(a)
     sb = b._data.shape if isinstance(b, Tensor) else np.shape(b)
     if sa != sb:
-        raise ValueError(
+        raise hinted(ValueError(
             with_hint(
                 f"Using a target size ({list(sb)}) that is different to the input size "
                 f"({list(sa)}) is likely to lead to incorrect results due to broadcasting.",
                 f"{what}: pass input and target of one shape",
             )
-        )
+        ))
 
 
 def mse_loss(pred: Any, target: Any, reduction: str = "mean") -> Tensor:
@@ -84,8 +84,8 @@ def _reduce(v: Any, reduction: str) -> Tensor:
         return sum(v)
     if reduction == "none":
         return v
-    raise ValueError(with_hint(f"{reduction} is not a valid value for reduction",
-                               "use 'mean', 'sum' or 'none'"))
+    raise hinted(ValueError(with_hint(f"{reduction} is not a valid value for reduction",
+                               "use 'mean', 'sum' or 'none'")))
 
 
 def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "mean") -> Tensor:
@@ -99,12 +99,12 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
     if t.dtype.kind in "iu":
         c = lp._data.shape[axis]
         if t.size and (t.min() < 0 or t.max() >= c):
-            raise IndexError(
+            raise hinted(IndexError(
                 with_hint(
                     f"Target {int(t.max()) if t.max() >= c else int(t.min())} is out of bounds.",
                     f"class indices must be in [0, {c - 1}]",
                 )
-            )
+            ))
         # pick each target's log-probability along the class axis (any number of dims)
         idx: list[Any] = list(np.indices(t.shape, sparse=True))
         idx.insert(axis % lp._data.ndim, t)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import mul_into, raw, wrap
@@ -36,13 +36,13 @@ def norm_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
     for a in axes:
         a = int(a)
         if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
-            raise IndexError(
+            raise hinted(IndexError(
                 with_hint(
                     f"Dimension out of range (expected to be in range of "
                     f"[{-builtins.max(ndim, 1)}, {builtins.max(ndim, 1) - 1}], but got {a})",
                     f"the tensor has {ndim} dimension(s)",
                 )
-            )
+            ))
         out.append(a % builtins.max(ndim, 1))
     if ndim == 0:
         return ()
@@ -196,12 +196,12 @@ def _make_extreme(name: str, npfn: Any, argfn: Any) -> Any:
     def op(x: Any, *, axis: Any, keepdims: bool, ties: str = "split") -> Any:
         a = np.asarray(x)
         if a.size == 0:
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint(
                     f"{name}(): Expected reduction dim to be specified for input.numel() == 0.",
                     f"{name} of an empty tensor is undefined",
                 )
-            )
+            ))
         return npfn(a, axis=axis, keepdims=keepdims)
 
     @op.defvjp

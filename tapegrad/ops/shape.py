@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import raw, wrap
@@ -21,12 +21,12 @@ def _reshape(x: Any, *, shape: tuple[int, ...]) -> Any:
     try:
         return np.reshape(x, shape)
     except ValueError:
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 f"shape '{list(shape)}' is invalid for input of size {np.size(x)}",
                 f"the input has shape {list(np.shape(x))}",
             )
-        ) from None
+        )) from None
 
 
 @_reshape.defvjp
@@ -59,14 +59,14 @@ def transpose(x: Any, axes: Any = None) -> Tensor:
         n = len(_shape_of(x))
         axes = tuple(int(a) % max(n, 1) for a in axes)
         if sorted(axes) != list(range(n)):
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint(
                     f"permute(sparse_coo): number of dimensions in the tensor input does not "
                     f"match the length of the desired ordering of dimensions i.e. input.dim() = "
                     f"{n} is not equal to len(dims) = {len(axes)}",
                     "axes must be a permutation of range(ndim)",
                 )
-            )
+            ))
     return _transpose(x, axes=axes)
 
 
@@ -103,7 +103,13 @@ def squeeze(x: Any, axis: Any = None) -> Tensor:
         new = tuple(s for s in shape if s != 1)
         return _squeeze_all(x, shape=new)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(int(a) % max(len(shape), 1) for a in axes)
+    n = max(len(shape), 1)
+    for a in axes:
+        if not -n <= int(a) < n:
+            raise hinted(IndexError(with_hint(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                f"{int(a)})", f"the tensor has {len(shape)} dimensions")))
+    axes = tuple(int(a) % n for a in axes)
     new = tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
     return _squeeze(x, shape=new)
 
@@ -120,13 +126,13 @@ def _broadcast_to(x: Any, *, shape: tuple[int, ...]) -> Any:
     try:
         return np.broadcast_to(x, shape)
     except ValueError:
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 f"The expanded size of the tensor must match the existing size: cannot "
                 f"broadcast shape {list(np.shape(x))} to {list(shape)}",
                 "a dimension can only be expanded from size 1",
             )
-        ) from None
+        )) from None
 
 
 @_broadcast_to.defvjp
@@ -173,13 +179,13 @@ def sum_to(x: Any, shape: Any) -> Tensor:
 def _check_join(xs: list[Any], axis: int, what: str) -> None:
     shapes = [_shape_of(x) for x in xs]
     if not xs:
-        raise ValueError(with_hint(f"{what} expects a non-empty list of tensors", "pass tensors"))
+        raise hinted(ValueError(with_hint(f"{what} expects a non-empty list of tensors", "pass tensors")))
     nd = len(shapes[0])
     for i, s in enumerate(shapes[1:], 1):
         ok = len(s) == nd and all(a == b for j, (a, b) in enumerate(zip(s, shapes[0]))
                                    if what == "stack" or j != axis)
         if not ok:
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint(
                     f"Sizes of tensors must match except in dimension {axis}. "
                     f"Expected size {list(shapes[0])} but got size {list(s)} for tensor number "
@@ -187,7 +193,7 @@ def _check_join(xs: list[Any], axis: int, what: str) -> None:
                     f"{what}: tensor 0 has shape {list(shapes[0])}, tensor {i} has shape "
                     f"{list(s)}",
                 )
-            )
+            ))
 
 
 @defop("concatenate", grad_name="CatBackward0")
@@ -247,10 +253,10 @@ def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
         if n % k:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint("array split does not result in an equal division",
                           f"axis {ax} has size {n}, which {k} does not divide")
-            )
+            ))
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
@@ -277,7 +283,7 @@ def _getitem(x: Any, *, index: Any) -> Any:
         return np.asarray(x)[index]
     except IndexError as exc:
         msg = str(exc).replace(" for axis ", " for dimension ")
-        raise IndexError(with_hint(msg, f"the tensor has shape {list(np.shape(x))}")) from None
+        raise hinted(IndexError(with_hint(msg, f"the tensor has shape {list(np.shape(x))}"))) from None
 
 
 @_getitem.defvjp
@@ -386,7 +392,7 @@ def pad(x: Any, pad_width: Any, constant_values: float = 0.0) -> Tensor:
     n = len(_shape_of(x))
     pw = np.broadcast_to(np.asarray(pad_width, dtype=int), (n, 2))
     if np.any(pw < 0):
-        raise ValueError(with_hint("negative padding is not supported", "use slicing to crop"))
+        raise hinted(ValueError(with_hint("negative padding is not supported", "use slicing to crop")))
     pwt = tuple((int(a), int(b)) for a, b in pw)
     return _pad(x, pad_width=pwt, value=constant_values)
 

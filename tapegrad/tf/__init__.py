@@ -20,8 +20,9 @@ Where tapegrad.tf knowingly differs from TensorFlow:
 - Gradients of ``tf.gather``/indexing are dense tensors (TensorFlow returns
   ``tf.IndexedSlices``, which ``tf.convert_to_tensor`` turns into the same
   dense values).
-- ``tf.random`` draws from NumPy: reproducible with ``tf.random.set_seed``,
-  but not TensorFlow's numbers.
+- ``tf.random`` gives TensorFlow's own numbers with eager seed rules; inside
+  ``tf.function`` (which runs eagerly here) ops draw op seeds as in eager mode,
+  not per traced function.
 - A Python float (or ``None``) passed as a gradient source is a clear
   ``TypeError`` (TensorFlow fails with an ``AttributeError``).
 - ``tf.function`` is accepted and ignored (everything runs eagerly);
@@ -153,6 +154,9 @@ from .dtypes import (
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .parallel import vectorized_map
 from .tape import GradientTape, UnconnectedGradients
@@ -262,7 +266,8 @@ __all__ = [
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
     "linalg", "keras", "autodiff", "explain", "nest", "float16", "half", "float32", "float64",
-    "double", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
+    "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "bool", "complex64", "complex128",
     "newaxis", "function", "executing_eagerly", "print", "is_tensor",
     "abs", "add", "add_n", "argmax", "argmin", "argsort", "boolean_mask", "broadcast_to",
     "ceil", "clip_by_norm", "clip_by_value", "concat", "cos", "cosh", "cumsum", "divide",

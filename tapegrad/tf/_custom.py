@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import ops
 from .._core import mode
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import Op
 from .._core.tensor import TF, Tensor, make
 from . import _nest
@@ -101,25 +101,25 @@ def _vjp(g: Tensor, *, result: np.ndarray, spec: _Spec) -> Any:
     if spec.variables:
         out = spec.grad_fn(*dys, variables=spec.variables)
         if not isinstance(out, (list, tuple)) or len(out) != 2:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 "@custom_gradient grad_fn with variables must return (input_grads, "
-                "variable_grads)", f"{spec.name}'s grad_fn returned {type(out).__name__}"))
+                "variable_grads)", f"{spec.name}'s grad_fn returned {type(out).__name__}")))
         input_grads, var_grads = out
         var_grads = list(var_grads)
         if len(var_grads) != len(spec.variables):
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 "Must return gradient for each variable from @custom_gradient grad_fn.",
                 f"{spec.name} reads {len(spec.variables)} variable(s); its grad_fn returned "
-                f"{len(var_grads)} variable gradient(s)"))
+                f"{len(var_grads)} variable gradient(s)")))
     else:
         input_grads = spec.grad_fn(*dys)
         var_grads = []
     flat = _nest.flatten(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
     if len(flat) != spec.n_args:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"custom_gradient function expected to return {spec.n_args} gradients, but "
             f"returned {len(flat)} instead.",
-            f"{spec.name}'s grad_fn must return one gradient (or None) per tensor argument"))
+            f"{spec.name}'s grad_fn must return one gradient (or None) per tensor argument")))
     return tuple(None if x is None else (read(x) if isinstance(x, VariableBase) else
                                          x if isinstance(x, Tensor) else convert(x))
                  for x in list(flat) + var_grads)
@@ -180,11 +180,11 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
         arg_ids = {id(a) for a in flat_args}
         variables = [v for v in watcher.variables if id(v) not in arg_ids]
         if variables and not _accepts_variables(grad_fn):
-            raise TypeError(with_hint(
+            raise hinted(TypeError(with_hint(
                 "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
                 f"function uses variables: {variables}",
                 "define grad_fn(*upstream, variables=None) returning (input_grads, "
-                "variable_grads)"))
+                "variable_grads)")))
         inputs = [a if isinstance(a, Tensor) else convert(a) for a in flat_args] + variables
         flat_res = _nest.flatten(result)
         res_t = [convert(r) for r in flat_res]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ..ops._raw import raw
@@ -39,7 +39,7 @@ from ._tensor import (
     read,
     tft,
 )
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 _bmax = builtins.max
 _brange = builtins.range
@@ -50,9 +50,11 @@ def _t(x: Any, dtype: Any = None) -> Tensor:
     return convert(x, dtype)
 
 
-def _invalid(msg: str, hint: str, op: str, name: str | None = "") -> InvalidArgumentError:
-    suffix = f" [Op:{op}]" + ("" if name is None else f" name: {name}")
-    return InvalidArgumentError(None, None, with_hint(msg + suffix, hint))
+def _invalid(msg: str, hint: str, op: str, name: str | None = "",
+             kernel: str | None = None) -> InvalidArgumentError:
+    """TensorFlow's eager kernel error (see :func:`tapegrad.tf.errors.kernel_message`)."""
+    return hinted(InvalidArgumentError(None, None, with_hint(
+        kernel_message(msg, op, name, kernel), hint)))
 
 
 # ============================================================================ creation
@@ -78,14 +80,14 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
         elif arr.size == n:
             arr = arr.reshape(shp)
         else:
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"Eager execution of tf.constant with unsupported shape. Tensor {arr} "
                     f"(converted from {value!r}) has {arr.size} elements, but got `shape` "
                     f"{shp} with {n} elements).",
                     "shape= can only fill from one value or reshape the same number of elements",
                 )
-            )
+            ))
     return tft(arr)
 
 
@@ -402,11 +404,11 @@ def negative(x: Any, name: str | None = None) -> Tensor:
 def _pow(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
         if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
-            raise InvalidArgumentError(
+            raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint("Integers to negative integer powers are not allowed [Op:Pow] name: ",
                           "cast the base to a float dtype first"),
-            )
+            ))
         if _is_two(y) and np.asarray(x).dtype.kind == "f":
             return np.square(x)  # the value of x ** 2, in one cheap pass
         return np.power(x, y)
@@ -753,8 +755,8 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     """
     ts = [_t(x) for x in inputs]
     if not ts:
-        raise ValueError(with_hint("inputs must be a list of at least one Tensor with the same "
-                                   "dtype and shape", "pass a non-empty list"))
+        raise hinted(ValueError(with_hint("inputs must be a list of at least one Tensor with the same "
+                                   "dtype and shape", "pass a non-empty list")))
     out = ts[0]
     for t in ts[1:]:
         out = add(out, t)
@@ -1296,9 +1298,14 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
         return ops.transpose(t)
     p = _shape_arg(perm)
     if sorted(x % _bmax(t._data.ndim, 1) for x in p) != list(_brange(t._data.ndim)):
-        raise _invalid(f"transpose expects a vector of size {t._data.ndim}. But input(1) is a "
-                       f"vector of size {len(p)}", "perm must be a permutation of the axes",
-                       "Transpose")
+        if len(p) != t._data.ndim:
+            raise _invalid(f"transpose expects a vector of size {t._data.ndim}. But input(1) "
+                           f"is a vector of size {len(p)}", "perm must be a permutation of the "
+                           "axes", "Transpose", None)
+        missing = next(d for d in _brange(t._data.ndim)
+                       if d not in [x % _bmax(t._data.ndim, 1) for x in p])
+        raise _invalid(f"{missing} is missing from {{{','.join(str(x) for x in p)}}}.",
+                       "perm must be a permutation of the axes", "Transpose", None)
     return ops.transpose(t, p)
 
 
@@ -1322,14 +1329,13 @@ def _same_dtype(ts: list[Tensor], op: str) -> list[Tensor]:
         if isinstance(t, Tensor):
             t = read(t) if isinstance(t, VariableBase) else t
             if t._data.dtype != npd:
-                raise TypeError(
-                    with_hint(
-                        f"Tensors in list passed to 'values' of '{op}' Op have types "
-                        f"[{', '.join(x._data.dtype.name if isinstance(x, Tensor) else '<NOT CONVERTIBLE TO TENSOR>' for x in ts)}]"
-                        " that don't all match.",
-                        "tf.cast the tensors to one dtype first",
-                    )
-                )
+                i = next(j for j, x in enumerate(ts) if x is t or (
+                    isinstance(x, Tensor) and x._data is t._data))
+                raise _invalid(
+                    f"cannot compute {op} as input #{i}(zero-based) was expected to be a "
+                    f"{_dt.kernel_name(npd)} tensor but is a {_dt.kernel_name(t._data.dtype)} "
+                    "tensor", "tf.cast the tensors to one dtype first", op,
+                    {"ConcatV2": "concat", "Pack": "stack"}.get(op, ""))
             out.append(t)
         else:
             out.append(convert_like(t, npd, True))
@@ -1350,7 +1356,8 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     ax = int(axis)
     if not -nd <= ax < nd:
         raise _invalid(f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}),"
-                       f" but got {ax}", f"the tensors have rank {nd}", "ConcatV2", name)
+                       f" but got {ax}", f"the tensors have rank {nd}", "ConcatV2", name,
+                       f"ConcatV2_N_{len(ts)}")
     ax %= nd
     s0 = ts[0]._data.shape
     for i, t in enumerate(ts[1:], 1):
@@ -1358,13 +1365,14 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
         if len(s) != nd:
             raise _invalid(f"ConcatOp : Ranks of all input tensors should match: shape[0] = "
                            f"{fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
-                           "all tensors must have the same rank", "ConcatV2", name)
+                           "all tensors must have the same rank", "ConcatV2", name,
+                           f"ConcatV2_N_{len(ts)}")
         for d in _brange(nd):
             if d != ax and s[d] != s0[d]:
                 raise _invalid(f"ConcatOp : Dimension {d} in both shapes must be equal: "
                                f"shape[0] = {fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
                                f"only axis {ax} may differ between the tensors", "ConcatV2",
-                               name)
+                               name, f"ConcatV2_N_{len(ts)}")
     return ops.concatenate(ts, axis=ax)
 
 
@@ -1383,11 +1391,12 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
         if t._data.shape != s0:
             raise _invalid(f"Shapes of all inputs must match: values[0].shape = {fmt_shape(s0)} "
                            f"!= values[{i}].shape = {fmt_shape(t._data.shape)}",
-                           "tf.stack needs tensors of one shape", "Pack", name)
+                           "tf.stack needs tensors of one shape", "Pack", name,
+                           f"Pack_N_{len(ts)}")
     nd = len(s0) + 1
     if not -nd <= int(axis) < nd:
-        raise ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
-                                   f"the stacked tensor has rank {nd}"))
+        raise hinted(ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
+                                   f"the stacked tensor has rank {nd}")))
     return ops.stack(ts, axis=int(axis))
 
 
@@ -1422,7 +1431,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
         if k <= 0 or n % k:
             raise _invalid(f"Number of ways to split should evenly divide the split dimension, "
                            f"but got split_dim {ax} (size = {n}) and num_split {k}",
-                           f"{k} does not divide {n}", "Split", name)
+                           f"{k} does not divide {n}", "Split", name, f"Split_num_split_{k}")
         sizes = [n // k] * k
     else:
         sizes = [int(s) for s in _shape_arg(num_or_size_splits)]
@@ -1432,7 +1441,8 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
             raise _invalid(f"Determined shape must either match input shape along split_dim "
                            f"exactly if fully specified, or be less than the size of the input "
                            f"along split_dim if not fully specified.  Got: {_bsum(sizes)}",
-                           f"the sizes must add up to {n}", "SplitV", name)
+                           f"the sizes must add up to {n}", "SplitV", name,
+                           f"SplitV_num_split_{len(sizes)}")
     out = []
     start = 0
     for s in sizes:
@@ -1500,7 +1510,7 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
         ok = False
     if not ok:
         raise _invalid(f"Incompatible shapes: {fmt_shape(t._data.shape)} vs. {fmt_shape(shp)}",
-                       "each axis must match or be 1", "BroadcastTo")
+                       "each axis must match or be 1", "BroadcastTo", None)
     return ops.broadcast_to(t, shp)
 
 
@@ -1518,7 +1528,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
     s = t._data.shape
     if len(m) != len(s):
         raise _invalid(f"Expected multiples argument to be a vector of length {len(s)} but got "
-                       f"length {len(m)}", "one multiple per axis", "Tile")
+                       f"length {len(m)}", "one multiple per axis", "Tile", None)
     x = ops.reshape(t, tuple(v for d in s for v in (1, d)))
     x = ops.broadcast_to(x, tuple(v for k, d in zip(m, s) for v in (k, d)))
     return ops.reshape(x, tuple(k * d for k, d in zip(m, s)))
@@ -1536,8 +1546,8 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
     """
     t = _t(tensor)
     if str(mode).upper() != "CONSTANT":
-        raise NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
-                                            "only mode='CONSTANT' is implemented"))
+        raise hinted(NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
+                                            "only mode='CONSTANT' is implemented")))
     pw = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings, dtype=int)
     return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
 
@@ -1573,9 +1583,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     t = _t(params)
     idx = _indices(indices)
     if idx.dtype.kind not in "iu":
-        raise TypeError(with_hint(f"Value passed to parameter 'indices' has DataType "
-                                  f"{idx.dtype.name} not in list of allowed values: int16, "
-                                  "int32, int64", "indices must be integers"))
+        raise _invalid(
+            f"Value for attr 'Tindices' of {_dt.kernel_name(idx.dtype)} is not in the list of "
+            "allowed values: int16, int32, int64\n\t; NodeDef: {{node GatherV2}}; "
+            "Op<name=GatherV2; signature=params:Tparams, indices:Tindices, axis:Taxis -> "
+            "output:Tparams; attr=batch_dims:int,default=0; attr=Tparams:type; "
+            "attr=Tindices:type,allowed=[DT_INT16, DT_INT32, DT_INT64]; "
+            "attr=Taxis:type,allowed=[DT_INT32, DT_INT64]>", "indices must be integers",
+            "GatherV2")
     nd = t._data.ndim
     ax = 0 if axis is None else int(axis._data if isinstance(axis, Tensor) else axis)
     if not -nd <= ax < _bmax(nd, 1):
@@ -1583,8 +1598,8 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
                        f"params has rank {nd}", "GatherV2")
     ax %= _bmax(nd, 1)
     if int(batch_dims) != 0:
-        raise NotImplementedError(with_hint("tf.gather with batch_dims != 0",
-                                            "gather per batch element with tf.stack"))
+        raise hinted(NotImplementedError(with_hint("tf.gather with batch_dims != 0",
+                                            "gather per batch element with tf.stack")))
     n = t._data.shape[ax]
     if idx.ndim == 0 and not 0 <= int(idx) < n:
         raise _invalid(f"indices = {int(idx)} is not in [0, {n})",
@@ -1641,6 +1656,9 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
            [0., 0., 1.]], dtype=float32)>
     """
     idx = _indices(indices).astype(np.int64)
+    if int(depth) < 0:
+        raise _invalid(f"depth must be non-negative, got: {int(depth)}", "depth is the number "
+                       "of classes", "OneHot", None)
     npd = _dt.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
     on = 1 if on_value is None else np.asarray(_t(on_value)._data)
     off = 0 if off_value is None else np.asarray(_t(off_value)._data)
@@ -1667,8 +1685,8 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     if x is None and y is None:
         return tft(np.argwhere(c._data).astype(np.int64))
     if x is None or y is None:
-        raise ValueError(with_hint("x and y must both be non-None or both be None.",
-                                   "pass both branches, or neither"))
+        raise hinted(ValueError(with_hint("x and y must both be non-None or both be None.",
+                                   "pass both branches, or neither")))
     if c._data.dtype.kind != "b":
         raise _invalid(f"cannot compute SelectV2 as input #0(zero-based) was expected to be a "
                        f"bool tensor but is a {_dt.kernel_name(c._data.dtype)} tensor",

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from .._core.dispatch import copy_tracer
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TF, Tensor, make
 from . import dtypes as _dt
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 __all__ = ["TensorShape", "tft", "convert", "constant_array", "read", "binary_args"]
 
@@ -208,33 +208,33 @@ def _infer_python(arr: np.ndarray) -> np.ndarray:
 
 
 def _cannot_convert(value: Any, npd: np.dtype) -> TypeError:
-    return TypeError(
+    return hinted(TypeError(
         with_hint(
             f"Cannot convert {value!r} to EagerTensor of dtype {npd.name}",
             "TensorFlow does not convert between kinds implicitly: write the value in the "
             f"tensor's kind, or tf.cast(x, tf.{npd.name}) explicitly",
         )
-    )
+    ))
 
 
 def _to_numeric(value: Any) -> np.ndarray:
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as exc:
-        raise ValueError(
+        raise hinted(ValueError(
             with_hint(
                 f"Can't convert non-rectangular Python sequence to Tensor. ({exc})",
                 "every row of a nested list must have the same length",
             )
-        ) from None
+        )) from None
     if arr.dtype.kind not in "biufc":
-        raise ValueError(
+        raise hinted(ValueError(
             with_hint(
                 f"Attempt to convert a value ({value!r}) with an unsupported type "
                 f"({type(value)}) to a Tensor.",
                 "pass numbers, nested lists of numbers, numpy arrays or tensors",
             )
-        )
+        ))
     return arr
 
 
@@ -244,13 +244,13 @@ def constant_array(value: Any, dtype: Any = None) -> np.ndarray:
     if isinstance(value, Tensor):
         arr = value._data
         if npd is not None and arr.dtype != npd:
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"Expected tensor {value._data.tolist()!r} with dtype tf.{npd.name}, "
                     f"but got dtype tf.{arr.dtype.name}.",
                     f"use tf.cast(x, tf.{npd.name}) to change a tensor's dtype",
                 )
-            )
+            ))
         return arr
     if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
@@ -288,13 +288,13 @@ def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
         if dtype is not None:
             npd = _dt.np_dtype(dtype)
             if value._data.dtype != npd:
-                raise ValueError(
+                raise hinted(ValueError(
                     with_hint(
                         f"Tensor conversion requested dtype {npd.name} for Tensor with dtype "
                         f"{value._data.dtype.name}: {value!r}",
                         f"use tf.cast(x, tf.{npd.name}) to change a tensor's dtype",
                     )
-                )
+                ))
         if value._style != TF:
             # a core/PyTorch-style tensor: same node or accumulator (so gradients reach
             # the original), printed and combined the TensorFlow way
@@ -352,22 +352,25 @@ OPNAMES: dict[str, str] = {
 def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
     da, db = a._data.dtype, b._data.dtype
     if op == "RealDiv":
-        return TypeError(
+        return hinted(TypeError(
             with_hint(
                 f"`x` and `y` must have the same dtype, got tf.{da.name} != tf.{db.name}.",
                 "TensorFlow never mixes dtypes: tf.cast one operand first",
             )
-        )
-    return InvalidArgumentError(
+        ))
+    kernel = op
+    if op in ("MatMul", "BatchMatMulV2") and da == np.float32:
+        kernel = "_Mkl" + op   # oneDNN's kernel in TensorFlow's default x86 build
+    return hinted(InvalidArgumentError(
         None, None,
         with_hint(
-            f"cannot compute {op} as input #1(zero-based) was expected to be a "
+            f"cannot compute {kernel} as input #1(zero-based) was expected to be a "
             f"{_dt.kernel_name(da)} tensor but is a {_dt.kernel_name(db)} tensor "
             f"[Op:{op}] name: ",
             f"TensorFlow never mixes dtypes ({da.name} vs {db.name}): tf.cast one operand "
             "first",
         ),
-    )
+    ))
 
 
 def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
@@ -376,51 +379,67 @@ def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
         try:
             np.broadcast_shapes(sa, sb)
         except ValueError:
-            raise InvalidArgumentError(
+            raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
-                    f"Incompatible shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} [Op:{op}] name: ",
+                    kernel_message(f"Incompatible shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)}", op),
                     f"shapes {tuple(sa)} and {tuple(sb)} do not broadcast: each axis must "
                     "match or be 1",
                 ),
-            ) from None
+            )) from None
 
 
 def check_matmul(a: Tensor, b: Tensor) -> None:
+    """TensorFlow's shape checks of ``tf.matmul``, with its eager messages.
+
+    ``tf.matmul`` runs ``MatMul`` when neither operand has rank > 2, else
+    ``BatchMatMulV2``; for float32 the default x86 build runs oneDNN's kernels
+    (``_MklMatMul``, ``_MklBatchMatMulV2``), whose wording differs a little.
+    """
     sa, sb = a._data.shape, b._data.shape
+    batch = len(sa) > 2 or len(sb) > 2
+    op = "BatchMatMulV2" if batch else "MatMul"
+    mkl = a._data.dtype == np.float32
+    kernel = ("__Mkl" if mkl else "") + op
     if len(sa) < 2 or len(sb) < 2:
-        if len(sa) == len(sb):
+        which = 0 if len(sa) < 2 else 1
+        if batch:
+            msg = f"In[{which}] ndims must be >= 2: {len((sa, sb)[which])}"
+        elif mkl:
+            msg = f"In[{which}] ndims must be >= 2"
+        elif len(sa) == len(sb):
             msg = f"In[0] and In[1] ndims must be == 2: {len(sa)}"
         else:
             msg = f"In[0] and In[1] has different ndims: {fmt_shape(sa)} vs. {fmt_shape(sb)}"
-        raise InvalidArgumentError(
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
-                f"{msg} [Op:MatMul] name: ",
+                kernel_message(msg, op, kernel=kernel),
                 "tf.matmul needs operands of rank >= 2: use tf.reshape(v, [1, -1]) / "
                 "[-1, 1], tf.tensordot(a, b, 1), or tf.linalg.matvec",
             ),
-        )
-    if sa[-1] != sb[-2]:
-        raise InvalidArgumentError(
-            None, None,
-            with_hint(
-                f"Matrix size-incompatible: In[0]: {fmt_shape(sa)}, In[1]: {fmt_shape(sb)} "
-                "[Op:MatMul] name: ",
-                f"the inner dimensions differ: {sa[-1]} (columns of a) vs {sb[-2]} (rows of b)",
-            ),
-        )
+        ))
     try:
         np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
-        raise InvalidArgumentError(
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
-                f"Incompatible batch shapes: {fmt_shape(sa)} vs. {fmt_shape(sb)} "
-                "[Op:BatchMatMulV2] name: ",
+                kernel_message(f"In[0] and In[1] must have compatible batch dimensions: "
+                               f"{fmt_shape(sa)} vs. {fmt_shape(sb)}", op, kernel=kernel),
                 "the leading (batch) dimensions must broadcast",
             ),
-        ) from None
+        )) from None
+    if sa[-1] != sb[-2]:
+        tail = " 0 0" if batch and mkl else ""
+        raise hinted(InvalidArgumentError(
+            None, None,
+            with_hint(
+                kernel_message(f"Matrix size-incompatible: In[0]: {fmt_shape(sa)}, In[1]: "
+                               f"{fmt_shape(sb)}{tail}", op, kernel=kernel),
+                f"the inner dimensions differ: {sa[-1]} (columns of a) vs {sb[-2]} (rows of b)",
+            ),
+        ))
 
 
 def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tensor, Tensor]:
@@ -534,35 +553,35 @@ def _numpy(t: Tensor, force: bool = False) -> Any:
 
 def _inplace(t: Tensor, name: str, other: Any) -> Any:
     if isinstance(t, VariableBase):
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 "`variable += value` with `tf.Variable`s is not supported. Use "
                 "`variable.assign_add(value)` to modify the variable, or `out = variable + "
                 "value` if you need to get a new output Tensor.",
                 "variables change only through assign / assign_add / assign_sub",
             )
-        )
+        ))
     # TensorFlow tensors are immutable: ``x += 1`` rebinds x to a new tensor
     return NotImplemented
 
 
 def _setitem(t: Tensor, index: Any, value: Any) -> None:
     if isinstance(t, VariableBase):
-        raise TypeError(
+        raise hinted(TypeError(
             with_hint(
                 "'ResourceVariable' object does not support item assignment",
                 "build the new value (e.g. with tf.tensor_scatter_nd_update) and "
                 "v.assign(new_value)",
             )
-        )
-    raise AttributeError(
+        ))
+    raise hinted(AttributeError(
         with_hint(
             "'tensorflow.python.framework.ops.EagerTensor' object has no attribute "
             "'__setitem__'",
             "TensorFlow tensors are immutable: build a new tensor (tf.where, "
             "tf.tensor_scatter_nd_update) or keep the value in a tf.Variable",
         )
-    )
+    ))
 
 
 def _shape_hook(shape: tuple[int, ...]) -> TensorShape:
@@ -616,6 +635,7 @@ def install() -> None:
     hooks["numpy"] = _numpy
     hooks["inplace"] = _inplace
     hooks["setitem"] = _setitem
+    hooks["index_error"] = _index_error
     PROMOTE[TF] = _promote
     from ._ops import pow_operator
 
@@ -627,23 +647,55 @@ def install() -> None:
     _INSTALLED[0] = True
 
 
+def _index_error(t: Tensor, index: Any, exc: IndexError) -> BaseException:
+    """TensorFlow's error for an out-of-range integer index (``StridedSlice``'s)."""
+    import re
+
+    m = re.match(r"index (-?\d+) is out of bounds for (?:dimension|axis) (\d+) with size (\d+)",
+                 str(exc))
+    if m is None:
+        return exc
+    i, d, n = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return hinted(InvalidArgumentError(None, None, with_hint(
+        kernel_message(f"slice index {i + n if i < 0 else i} of dimension {d} out of bounds.",
+                       "StridedSlice", "strided_slice/"),
+        f"dimension {d} has size {n}: valid indices are {-n} to {n - 1}")))
+
+
 def is_float(t: Tensor) -> bool:
     return t._data.dtype.kind in "fc"
+
+
+_REAL_ONLY = ("half, bfloat16, float, double",
+              "T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE]")
+# ops whose registration differs from the unary math ops': (allowed, signature, attrs)
+_OP_DEFS: dict[str, tuple[str, str, str]] = {
+    "Softmax": (_REAL_ONLY[0], "logits:T -> softmax:T", _REAL_ONLY[1]),
+    "LogSoftmax": (_REAL_ONLY[0], "logits:T -> logsoftmax:T", _REAL_ONLY[1]),
+    "Softplus": (_REAL_ONLY[0], "features:T -> activations:T", _REAL_ONLY[1]),
+    "SoftmaxCrossEntropyWithLogits": (
+        _REAL_ONLY[0], "features:T, labels:T -> loss:T, backprop:T", _REAL_ONLY[1]),
+    "SparseSoftmaxCrossEntropyWithLogits": (
+        _REAL_ONLY[0], "features:T, labels:Tlabels -> loss:T, backprop:T",
+        _REAL_ONLY[1] + "; attr=Tlabels:type,default=DT_INT64,allowed=[DT_INT32, DT_INT64]"),
+}
 
 
 def ensure_float(t: Tensor, op: str) -> None:
     """Raise TensorFlow's error for a float-only kernel given a non-float tensor."""
     k = t._data.dtype.kind
     if k not in "fc":
-        raise InvalidArgumentError(
+        allowed, sig, attrs = _OP_DEFS.get(op, (
+            "bfloat16, half, float, double, complex64, complex128", "x:T -> y:T",
+            "T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, "
+            "DT_COMPLEX128]"))
+        raise hinted(InvalidArgumentError(
             None, None,
             with_hint(
                 f"Value for attr 'T' of {_dt.kernel_name(t._data.dtype)} is not in the list of "
-                "allowed values: bfloat16, half, float, double, complex64, complex128\n\t; "
-                f"NodeDef: {{{{node {op}}}}}; Op<name={op}; signature=x:T -> y:T; "
-                "attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, "
-                f"DT_COMPLEX128]> [Op:{op}] name: ",
+                f"allowed values: {allowed}\n\t; NodeDef: {{{{node {op}}}}}; Op<name={op}; "
+                f"signature={sig}; attr={attrs}> [Op:{op}] name: ",
                 f"{op} needs a floating tensor: tf.cast(x, tf.float32) first",
             ),
-        )
+        ))
 

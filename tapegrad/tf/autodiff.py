@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
 from .._core.tensor import Tensor, make
 from ..autodiff.forward import JVPLevel
@@ -51,20 +51,20 @@ class ForwardAccumulator:
         self._primals = _nest.flatten(primals)
         flat_t = _nest.flatten(tangents)
         if len(self._primals) != len(flat_t):
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"Got {len(self._primals)} primals and {len(flat_t)} tangents; expected one "
-                "tangent per primal.", "pass tangents with the structure of primals"))
+                "tangent per primal.", "pass tangents with the structure of primals")))
         self._tangents: list[Tensor] = []
         for p, t in zip(self._primals, flat_t):
             if not isinstance(p, Tensor):
-                raise TypeError(with_hint(
+                raise hinted(TypeError(with_hint(
                     f"ForwardAccumulator primals must be tensors or variables, got "
-                    f"{type(p).__name__}", "convert with tf.constant or use a tf.Variable"))
+                    f"{type(p).__name__}", "convert with tf.constant or use a tf.Variable")))
             tt = convert(t)
             if tt._data.shape != p._data.shape:
-                raise ValueError(with_hint(
+                raise hinted(ValueError(with_hint(
                     f"Tangent shape {tuple(tt._data.shape)} does not match primal shape "
-                    f"{tuple(p._data.shape)}", "each tangent must have its primal's shape"))
+                    f"{tuple(p._data.shape)}", "each tangent must have its primal's shape")))
             if tt._data.dtype != p._data.dtype:
                 tt = ops.cast(tt, dtype=p._data.dtype)
             self._tangents.append(tt)
@@ -111,9 +111,9 @@ class ForwardAccumulator:
 
     def _jvp1(self, target: Any, zero: bool) -> Tensor | None:
         if not isinstance(target, Tensor):
-            raise TypeError(with_hint(
+            raise hinted(TypeError(with_hint(
                 f"jvp expects tensors computed inside the accumulator's block, got "
-                f"{type(target).__name__}", "pass the output tensor"))
+                f"{type(target).__name__}", "pass the output tensor")))
         none = tft(np.zeros_like(target._data)) if zero else None
         if target._data.dtype.kind not in "fc":
             return none

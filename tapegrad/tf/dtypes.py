@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 
 __all__ = [
     "DType", "as_dtype", "float16", "half", "float32", "float64", "double", "int8", "int16",
@@ -191,12 +191,12 @@ def as_dtype(type_value: Any) -> DType:
             npd = None
         if npd is not None and npd in _BY_NP:
             return _BY_NP[npd]
-    raise TypeError(
+    raise hinted(TypeError(
         with_hint(
             f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.",
             "pass a tf dtype such as tf.float32, a numpy dtype, or a name like 'float32'",
         )
-    )
+    ))
 
 
 def from_numpy(npd: np.dtype) -> DType:

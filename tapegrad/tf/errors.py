@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core import errors as _core_errors
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 
 __all__ = [
     "OpError", "InvalidArgumentError", "UnimplementedError", "InternalError", "NotFoundError",
@@ -53,8 +53,9 @@ class OpError(Exception):
         super().__init__(message)
         self._node_def = node_def
         self._op = op
-        self._message = message
+        self._message = str(message)
         self._error_code = error_code
+        hinted(self)  # a hint carried by the message becomes a note
 
     @property
     def message(self) -> str:
@@ -136,9 +137,37 @@ class InternalError(OpError):
         OpError.__init__(self, node_def, op, message, INTERNAL, *args)
 
 
+def function_node(kernel: str) -> str:
+    """The prefix eager TensorFlow puts before a kernel's error message.
+
+    ``kernel`` is the wrapped function's name: the op, plus the attributes
+    TensorFlow adds for some ops (``ConcatV2_N_2``, ``Pack_N_3``,
+    ``Split_num_split_2``), or oneDNN's kernel (``_MklMatMul`` for float32
+    matmuls in the default x86 build).
+
+    >>> function_node("Sum")
+    '{{function_node __wrapped__Sum_device_/job:localhost/replica:0/task:0/device:CPU:0}} '
+    """
+    return ("{{function_node __wrapped__" + kernel +
+            "_device_/job:localhost/replica:0/task:0/device:CPU:0}} ")
+
+
+def kernel_message(message: str, op: str, name: str | None = "",
+                   kernel: str | None = None) -> str:
+    """TensorFlow's eager text of a kernel error: prefix, message, ``[Op:X] name:`` suffix.
+
+    Type errors found before the kernel runs (``cannot compute X as input #i
+    ...``, ``Value for attr ...``) have no prefix, as in TensorFlow.
+    """
+    suffix = f" [Op:{op}]" + ("" if name is None else f" name: {name}")
+    early = message.startswith(("cannot compute ", "Value for attr "))
+    prefix = "" if early else function_node(kernel or op)
+    return prefix + message + suffix
+
+
 def raise_invalid_argument(message: str, hint: str, op: str | None = None,
-                           name: str | None = "") -> Any:
-    """Raise :class:`InvalidArgumentError` with TensorFlow's ``[Op:X] name:`` suffix."""
+                           name: str | None = "", kernel: str | None = None) -> Any:
+    """Raise :class:`InvalidArgumentError` with TensorFlow's eager prefix and ``[Op:X]`` suffix."""
     if op is not None:
-        message = f"{message} [Op:{op}]" + ("" if name is None else f" name: {name}")
-    raise InvalidArgumentError(None, None, with_hint(message, hint))
+        message = kernel_message(message, op, name, kernel)
+    raise hinted(InvalidArgumentError(None, None, with_hint(message, hint)))

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._ops import (
@@ -115,9 +115,9 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
     """
     x = _t(features)
     if x._data.dtype.kind != "f":
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"`features.dtype` must be a floating point tensor.Received:features.dtype="
-            f"{x.dtype!r}", "cast the input to a float dtype"))
+            f"{x.dtype!r}", "cast the input to a float dtype")))
     dt = x._data.dtype
     half = ops.multiply(0.5, x)
     if approximate:
@@ -219,16 +219,16 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
     0.6931471824645996
     """
     if labels is None or logits is None:
-        raise ValueError(with_hint("Both labels and logits must be provided.",
-                                   "call with labels=..., logits=..."))
+        raise hinted(ValueError(with_hint("Both labels and logits must be provided.",
+                                   "call with labels=..., logits=...")))
     x = _t(logits)
     z = convert_like(labels, x._data.dtype, False) if not isinstance(labels, Tensor) else labels
     x, z = binary_args(x, z, "Mul")
     if x._data.shape != z._data.shape:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"`logits` and `labels` must have the same shape, received "
             f"({tuple(x._data.shape)} vs {tuple(z._data.shape)}).",
-            "labels and logits must have one shape"))
+            "labels and logits must have one shape")))
     cond = x._data >= 0
     relu_logits = ops.where(cond, x, 0.0)
     neg_abs = ops.where(cond, ops.negative(x), x)
@@ -279,14 +279,14 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
         return ops.negative(pick_traced(ops.log_softmax(x, axis=-1), labels, -1))
     lab = labels._data if isinstance(labels, Tensor) else np.asarray(labels)
     if lab.dtype.kind not in "iu":
-        raise ValueError(with_hint(f"labels must be integers, got dtype {lab.dtype}",
-                                   "pass integer class indices"))
+        raise hinted(ValueError(with_hint(f"labels must be integers, got dtype {lab.dtype}",
+                                   "pass integer class indices")))
     if lab.shape != x._data.shape[:-1]:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
             f"labels.shape={tuple(lab.shape)} of rank {lab.ndim} and "
             f"logits.shape={tuple(x._data.shape)} of rank {x._data.ndim}",
-            "labels holds one class index per row of logits"))
+            "labels holds one class index per row of logits")))
     c = x._data.shape[-1]
     if lab.size and (lab.min() < 0 or lab.max() >= c):
         vals = " ".join(str(int(v)) for v in lab.ravel())
@@ -336,10 +336,10 @@ def bias_add(value: Any, bias: Any, data_format: Any = None, name: str | None = 
     b = bias if isinstance(bias, Tensor) else convert_like(bias, v._data.dtype, False)
     v, b = binary_args(v, b, "BiasAdd")
     if b._data.ndim != 1 or b._data.shape[0] != v._data.shape[-1]:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Dimensions must be equal, but are {v._data.shape[-1]} and "
             f"{b._data.shape[0] if b._data.ndim else 0} for 'BiasAdd'",
-            "bias must be 1-D with the size of value's last axis"))
+            "bias must be 1-D with the size of value's last axis")))
     return ops.add(v, b)
 
 
@@ -351,17 +351,12 @@ def dropout(x: Any, rate: float, noise_shape: Any = None, seed: Any = None,
     >>> tf.nn.dropout(tf.ones([3]), rate=0.0)
     <tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 1., 1.], dtype=float32)>
     """
-    from .random import _generator
+    from . import random as _random
 
-    t = _t(x)
-    if not 0 <= float(rate) < 1:
-        raise ValueError(with_hint(f"`rate` must be a scalar tensor or a float in the range "
-                                   f"[0, 1). Received: rate={rate}", "0 <= rate < 1"))
-    if float(rate) == 0:
-        return t
-    shp = t._data.shape if noise_shape is None else tuple(int(s) for s in noise_shape)
-    keep = _generator(seed).random(shp) >= float(rate)
-    return ops.multiply(t, (keep / (1.0 - float(rate))).astype(t._data.dtype))
+    return _random.dropout_with(
+        x, rate, noise_shape,
+        lambda shp, npd: _random.uniform(shp, dtype=npd, seed=seed),
+        lambda: _random.get_seed(seed))
 
 
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,

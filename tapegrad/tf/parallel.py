@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..autodiff.functional import vmap
 from . import _nest
@@ -34,17 +34,17 @@ def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: b
     """
     flat = [convert(e) for e in _nest.flatten(elems)]
     if not flat:
-        raise ValueError(with_hint("elems must be a Tensor or (possibly nested) sequence of "
-                                   "Tensors. Got []", "pass the tensors to map over"))
+        raise hinted(ValueError(with_hint("elems must be a Tensor or (possibly nested) sequence of "
+                                   "Tensors. Got []", "pass the tensors to map over")))
     sizes = {e._data.shape[0] if e._data.ndim else None for e in flat}
     if None in sizes:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             "Expected elems to be a tensor of rank at least 1, or a nest of them",
-            "vectorized_map maps over the first axis"))
+            "vectorized_map maps over the first axis")))
     if len(sizes) > 1:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"All elements of elems must have the same size along dimension 0; got sizes "
-            f"{sorted(s for s in sizes if s is not None)}", "give every element one batch size"))
+            f"{sorted(s for s in sizes if s is not None)}", "give every element one batch size")))
     packed = _nest.pack_sequence_as(elems, flat)
 
     def one(e: Any) -> Any:

@@ -1,64 +1,115 @@
-"""``tf.random``: random tensors from one NumPy generator.
+"""``tf.random``: TensorFlow's random streams, bit for bit.
 
-``set_seed`` makes a program reproducible (the same values on every run of
-the same program).  The values are NumPy's, not TensorFlow's Philox stream,
-so they differ from real TensorFlow's for the same seed.
+The values are TensorFlow 2's own (CPU kernels, eager mode): Philox4x32-10
+(:mod:`tapegrad.tf._philox`) with TensorFlow's transforms, seeds derived as
+TensorFlow derives them.
+
+- Stateful ops (``normal``, ``uniform``, ``truncated_normal``, ``shuffle``,
+  ``categorical``) take their seed pair from ``get_seed``: with a global seed
+  (``set_seed``) and no op seed, each op draws an op seed from a Python
+  ``random.Random(global_seed)``, as eager TensorFlow does; an op seed without
+  a global seed pairs with TensorFlow's default graph seed 87654321.  Each
+  (op, dtype, seed pair) keeps its position, as TensorFlow's cached kernels
+  do, so ``normal([2], seed=1)`` twice gives two different draws, and
+  ``set_seed`` rewinds them all.
+- ``stateless_*`` ops are pure functions of their ``seed`` pair.
+- ``Generator`` (``from_seed``, ``from_state``, ``from_key_counter``,
+  ``from_non_deterministic_state``, ``split``, ``make_seeds``) keeps
+  TensorFlow's state layout ``[counter_lo, counter_hi, key]``.
 
 >>> import tapegrad.tf as tf
->>> tf.random.set_seed(0)
->>> a = tf.random.normal([2])
->>> tf.random.set_seed(0)
->>> bool(tf.reduce_all(a == tf.random.normal([2])))
-True
+>>> tf.random.set_seed(1234)
+>>> tf.random.uniform([2])
+<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5380393 , 0.36461866], dtype=float32)>
+>>> tf.random.stateless_normal([2], seed=[1, 2])
+<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5441101 , 0.20738031], dtype=float32)>
 """
 
 from __future__ import annotations
 
+import os
+import random as _pyrandom
 from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
+from . import _philox as _px
 from . import dtypes as _dt
 from ._tensor import convert, tft
 
-__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "shuffle", "categorical",
-           "get_global_generator"]
+__all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "shuffle",
+           "categorical", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
+           "stateless_categorical", "stateless_shuffle", "Generator", "get_global_generator",
+           "set_global_generator", "create_rng_state", "Algorithm", "stateless_split",
+           "stateless_fold_in", "experimental"]
 
-_GLOBAL: dict[str, Any] = {"seed": None, "rng": np.random.default_rng()}
-_OP_RNGS: dict[int, np.random.Generator] = {}
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+_M64 = (1 << 64) - 1
+
+# eager context: the global seed and the Random that hands out op seeds
+_CONTEXT: dict[str, Any] = {"seed": None, "rng": _pyrandom.Random()}
+# TensorFlow's kernel cache: (op, attrs, seed, seed2) -> the kernel's PhiloxRandom
+_KERNELS: dict[tuple[Any, ...], _px.Philox] = {}
 
 
 def set_seed(seed: int | None) -> None:
-    """Set the global random seed (resets every random stream).
+    """Set the global random seed (and rewind every seeded stream), as ``tf.random.set_seed``.
 
     >>> import tapegrad.tf as tf
     >>> tf.random.set_seed(1); a = tf.random.uniform([2])
     >>> tf.random.set_seed(1); bool(tf.reduce_all(a == tf.random.uniform([2])))
     True
     """
-    _GLOBAL["seed"] = None if seed is None else int(seed)
-    _GLOBAL["rng"] = np.random.default_rng(seed)
-    _OP_RNGS.clear()
+    _CONTEXT["seed"] = seed
+    try:
+        hash(seed)
+        _CONTEXT["rng"] = _pyrandom.Random(seed)
+    except TypeError:
+        _CONTEXT["rng"] = _pyrandom.Random(int(np.array(seed)))
+    _KERNELS.clear()
 
 
-def _generator(seed: Any = None) -> np.random.Generator:
-    """The global stream, or (with an op seed) a stream for (global seed, op seed)."""
-    if seed is None:
-        return _GLOBAL["rng"]
-    key = int(seed)
-    g = _OP_RNGS.get(key)
+def get_seed(op_seed: Any) -> tuple[int | None, int | None]:
+    """The seed pair an op uses (``tf.compat.v1.get_seed``'s eager rules).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.set_seed(None); tf.random.get_seed(5)
+    (87654321, 5)
+    """
+    global_seed = _CONTEXT["seed"]
+    seeds: tuple[int | None, int | None]
+    if global_seed is not None:
+        if op_seed is None:
+            op_seed = _CONTEXT["rng"].randint(0, _MAXINT32)
+        seeds = int(global_seed) % _MAXINT32, int(op_seed) % _MAXINT32
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32
+    else:
+        seeds = None, None
+    if seeds == (0, 0):
+        return 0, _MAXINT32
+    return seeds
+
+
+def _nondeterministic64() -> int:
+    return int.from_bytes(os.urandom(8), "little")
+
+
+def _kernel(op: str, attrs: tuple[Any, ...], op_seed: Any, reserve: int) -> _px.Philox:
+    """The cached kernel's generator for ``op`` (made on first use), then advanced by ``reserve``."""
+    s1, s2 = get_seed(op_seed)
+    k = (op, attrs, s1, s2)
+    g = _KERNELS.get(k)
     if g is None:
-        gs = _GLOBAL["seed"]
-        g = np.random.default_rng([0 if gs is None else gs, key])
-        _OP_RNGS[key] = g
+        if s1 is None or s2 is None or (s1 == 0 and s2 == 0):
+            g = _px.Philox.from_seeds(_nondeterministic64(), _nondeterministic64())
+        else:
+            g = _px.Philox.from_seeds(s1, s2)
+    _KERNELS[k] = g.skip(reserve)
     return g
-
-
-def get_global_generator() -> np.random.Generator:
-    """The NumPy generator behind ``tf.random`` (for code that needs raw draws)."""
-    return _generator()
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -71,77 +122,557 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-def _float_dtype(dtype: Any) -> np.dtype:
+_FLOAT_NAMES = "(tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)"
+
+
+def _dtype(dtype: Any, allow_int: bool) -> np.dtype:
     npd = _dt.np_dtype(dtype)
-    if npd.kind != "f":
-        raise ValueError(with_hint(f"Invalid dtype {_dt.from_numpy(npd)!r} for a floating "
-                                   "distribution", "use a float dtype"))
-    return npd
+    if npd.kind == "f" or (allow_int and npd in (np.dtype(np.int32), np.dtype(np.int64))):
+        return npd
+    if allow_int:
+        raise hinted(ValueError(with_hint(
+            f"Argument `dtype` got invalid value {_dt.from_numpy(npd)!r}. Accepted dtypes are "
+            f"{_FLOAT_NAMES}.", "use a float dtype, or int32/int64 with maxval")))
+    raise hinted(ValueError(with_hint(
+        f"Invalid dtype {_dt.from_numpy(npd)!r} for a floating distribution",
+        "use a float dtype")))
+
+
+def _value(x: Any, npd: np.dtype) -> np.ndarray:
+    """``convert_to_tensor(x, dtype=dtype)``'s array."""
+    if isinstance(x, Tensor):
+        return np.asarray(convert(x)._data).astype(npd, copy=False)
+    return np.asarray(x, dtype=npd)
+
+
+def _scale_shift(rnd: np.ndarray, stddev: Any, mean: Any, npd: np.dtype) -> Tensor:
+    """``rnd * stddev + mean`` in the dtype, as TensorFlow's Python wrappers compute it."""
+    return tft(np.asarray(rnd * _value(stddev, npd) + _value(mean, npd), dtype=npd))
+
+
+def _sized(shp: tuple[int, ...]) -> int:
+    return int(np.prod(shp, dtype=np.int64)) if shp else 1
+
+
+# ---------------------------------------------------------------------------
+# Stateful ops
 
 
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.float32,
            seed: Any = None, name: str | None = None) -> Tensor:
-    """Samples from a normal distribution (float32 by default).
+    """Samples from a normal distribution (TensorFlow's ``RandomStandardNormal`` stream).
 
     >>> import tapegrad.tf as tf
     >>> tf.random.normal([2, 3], stddev=0.1).shape
     TensorShape([2, 3])
     """
-    npd = _float_dtype(dtype)
-    z = _generator(seed).standard_normal(_shape(shape))
-    m = convert(mean)._data.astype(npd)
-    s = convert(stddev)._data.astype(npd)
-    return tft((z.astype(npd) * s + m).astype(npd))
+    npd = _dtype(dtype, False)
+    shp = _shape(shape)
+    n = _sized(shp)
+    g = _kernel("RandomStandardNormal", (npd.name,), seed, n * _px.RESERVE)
+    return _scale_shift(_px.normal(g, n, npd).reshape(shp), stddev, mean, npd)
 
 
 def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.float32,
                      seed: Any = None, name: str | None = None) -> Tensor:
-    """Normal samples redrawn until within two standard deviations of the mean."""
-    npd = _float_dtype(dtype)
-    g = _generator(seed)
-    z = g.standard_normal(_shape(shape))
-    bad = np.abs(z) > 2
-    while bad.any():
-        z[bad] = g.standard_normal(int(bad.sum()))
-        bad = np.abs(z) > 2
-    return tft((z * float(stddev) + float(mean)).astype(npd))
+    """Normal samples redrawn until within two standard deviations (``TruncatedNormal``).
+
+    >>> import tapegrad.tf as tf
+    >>> bool(tf.reduce_all(tf.abs(tf.random.truncated_normal([50])) < 2.0))
+    True
+    """
+    npd = _dtype(dtype, False)
+    shp = _shape(shape)
+    n = _sized(shp)
+    g = _kernel("TruncatedNormal", (npd.name,), seed, n * _px.RESERVE)
+    return _scale_shift(_px.truncated_normal(g, n, npd).reshape(shp), stddev, mean, npd)
+
+
+def _check_int_range(lo: int, hi: int, op: str) -> None:
+    if not lo < hi:
+        from .errors import InvalidArgumentError
+
+        raise hinted(InvalidArgumentError(None, None, with_hint(
+            f"{{{{function_node __wrapped__{op}_device_/job:localhost/replica:0/task:0/"
+            f"device:CPU:0}}}} Need minval < maxval, got {lo} >= {hi} [Op:{op}] name: ",
+            "maxval is exclusive: it must be greater than minval")))
 
 
 def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dt.float32,
             seed: Any = None, name: str | None = None) -> Tensor:
-    """Uniform samples in ``[minval, maxval)`` (``maxval`` 1 for floats).
+    """Uniform samples in ``[minval, maxval)`` (``maxval`` 1 for floats; required for ints).
 
     >>> import tapegrad.tf as tf
     >>> x = tf.random.uniform([100], minval=2.0, maxval=3.0)
     >>> bool(tf.reduce_all(x >= 2.0)), x.dtype
     (True, tf.float32)
     """
-    npd = _dt.np_dtype(dtype)
-    g = _generator(seed)
+    npd = _dtype(dtype, True)
+    if maxval is None:
+        if npd.kind in "iu":
+            raise hinted(ValueError(with_hint(
+                f"Must specify maxval for integer dtype {_dt.from_numpy(npd)!r}",
+                "pass maxval=")))
+        maxval = 1
     shp = _shape(shape)
+    n = _sized(shp)
+    minval_is_zero = isinstance(minval, int) and minval == 0
+    maxval_is_one = isinstance(maxval, int) and maxval == 1
     if npd.kind in "iu":
-        if maxval is None:
-            raise ValueError(with_hint("Must specify maxval for integer dtype "
-                                       f"{_dt.from_numpy(npd)!r}", "pass maxval="))
-        return tft(g.integers(int(minval), int(maxval), size=shp).astype(npd))
-    lo = float(np.asarray(convert(minval)._data))
-    hi = 1.0 if maxval is None else float(np.asarray(convert(maxval)._data))
-    return tft((g.random(shp) * (hi - lo) + lo).astype(npd))
+        lo, hi = int(_value(minval, npd)), int(_value(maxval, npd))
+        _check_int_range(lo, hi, "RandomUniformInt")
+        g = _kernel("RandomUniformInt", (npd.name,), seed, n * _px.RESERVE)
+        return tft(_px.uniform_int(g, n, lo, hi, npd).reshape(shp))
+    g = _kernel("RandomUniform", (npd.name,), seed, n * _px.RESERVE)
+    rnd = _px.uniform(g, n, npd).reshape(shp)
+    if minval_is_zero:
+        if not maxval_is_one:
+            rnd = rnd * _value(maxval, npd)
+    else:
+        lo_a, hi_a = _value(minval, npd), _value(maxval, npd)
+        rnd = rnd * (hi_a - lo_a) + lo_a
+    return tft(np.asarray(rnd, dtype=npd))
 
 
 def shuffle(value: Any, seed: Any = None, name: str | None = None) -> Tensor:
-    """A copy with the first axis randomly permuted."""
+    """A copy with the first axis randomly permuted (``RandomShuffle``).
+
+    >>> import tapegrad.tf as tf
+    >>> sorted(tf.random.shuffle(tf.range(4)).numpy().tolist())
+    [0, 1, 2, 3]
+    """
     t = convert(value)
-    perm = _generator(seed).permutation(t._data.shape[0])
-    return tft(t._data[perm].copy())
+    arr = t._data
+    size = arr.shape[0] if arr.ndim else 0
+    reserve = 0 if arr.size <= 1 or size <= 1 else (size - 1 + 3) // 4
+    g = _kernel("RandomShuffle", (arr.dtype.name,), seed, reserve)
+    if reserve == 0:
+        return tft(arr.copy())
+    return tft(arr[_px.shuffle_permutation(g, size)].copy())
+
+
+def _logits(logits: Any) -> np.ndarray:
+    lg = np.asarray(convert(logits)._data)
+    if lg.ndim != 2:
+        raise hinted(ValueError(with_hint(
+            f"Shape must be rank 2 but is rank {lg.ndim}", "logits are [batch_size, num_classes]")))
+    return lg
 
 
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = None,
                 name: str | None = None) -> Tensor:
-    """Draw class indices from the categorical distributions given by ``logits`` rows."""
-    lg = convert(logits)._data.astype(np.float64)
-    p = np.exp(lg - lg.max(axis=-1, keepdims=True))
-    p /= p.sum(axis=-1, keepdims=True)
-    g = _generator(seed)
-    out = np.stack([g.choice(p.shape[-1], size=int(num_samples), p=row) for row in p])
-    return tft(out.astype(_dt.np_dtype(dtype) if dtype is not None else np.int64))
+    """Class indices drawn from the rows of ``logits`` (``Multinomial``; int64 by default).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.categorical(tf.math.log([[0.0, 1.0]]), 3).numpy().tolist()
+    [[1, 1, 1]]
+    """
+    lg = _logits(logits)
+    out_dt = np.dtype(np.int64) if dtype is None else _dt.np_dtype(dtype)
+    ns = int(num_samples)
+    reserve = lg.shape[0] * ((ns + 3) // 4 * 4 * 2) * _px.RESERVE
+    g = _kernel("Multinomial", (lg.dtype.name, out_dt.name), seed, reserve)
+    return tft(_px.multinomial(g, lg, ns).astype(out_dt))
+
+
+# ---------------------------------------------------------------------------
+# Stateless ops
+
+
+def _seed_pair(seed: Any) -> tuple[int, int]:
+    s = np.asarray(convert(seed)._data if isinstance(seed, Tensor) else seed)
+    if s.shape != (2,) or s.dtype.kind not in "iu":
+        raise hinted(ValueError(with_hint(
+            f"seed must have shape [2], not {list(s.shape)}",
+            "a stateless op's seed is a pair of integers, e.g. seed=[1, 2]")))
+    return int(s[0]), int(s[1])
+
+
+def _stateless(seed: Any) -> _px.Philox:
+    return _px.stateless_key_counter(*_seed_pair(seed))
+
+
+def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                     dtype: Any = _dt.float32, name: str | None = None,
+                     alg: Any = "auto_select") -> Tensor:
+    """Normal samples, a pure function of ``seed`` (a pair of ints).
+
+    >>> import tapegrad.tf as tf
+    >>> a = tf.random.stateless_normal([3], seed=[4, 5])
+    >>> bool(tf.reduce_all(a == tf.random.stateless_normal([3], seed=[4, 5])))
+    True
+    """
+    npd = _dtype(dtype, False)
+    shp = _shape(shape)
+    return _scale_shift(_px.normal(_stateless(seed), _sized(shp), npd).reshape(shp),
+                        stddev, mean, npd)
+
+
+def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                               dtype: Any = _dt.float32, name: str | None = None,
+                               alg: Any = "auto_select") -> Tensor:
+    """Truncated normal samples (``|x| < 2`` before scaling), a pure function of ``seed``."""
+    npd = _dtype(dtype, False)
+    shp = _shape(shape)
+    rnd = _px.truncated_normal(_stateless(seed), _sized(shp), npd).reshape(shp)
+    return _scale_shift(rnd, stddev, mean, npd)
+
+
+def _uniform_from(gen: _px.Philox, shp: tuple[int, ...], minval: Any, maxval: Any,
+                  npd: np.dtype, op: str) -> Tensor:
+    n = _sized(shp)
+    if npd.kind in "iu":
+        if minval is None:
+            return tft(_px.full_int(gen, n, npd).reshape(shp))
+        lo, hi = int(_value(minval, npd)), int(_value(maxval, npd))
+        _check_int_range(lo, hi, op)
+        return tft(_px.uniform_int(gen, n, lo, hi, npd).reshape(shp))
+    lo_a, hi_a = _value(minval, npd), _value(maxval, npd)
+    rnd = _px.uniform(gen, n, npd).reshape(shp)
+    return tft(np.asarray(rnd * (hi_a - lo_a) + lo_a, dtype=npd))
+
+
+def _check_int_bounds(npd: np.dtype, minval: Any, maxval: Any) -> None:
+    if npd.kind in "iu" and (minval is None) != (maxval is None):
+        raise hinted(ValueError(with_hint(
+            f"For integer `dtype` argument {_dt.from_numpy(npd)!r}, argument `minval` and "
+            f"`maxval` must be both None or not None. Got `minval`={minval} and "
+            f"`maxval`={maxval}.", "pass both bounds, or neither for full-range integers")))
+
+
+def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None,
+                      dtype: Any = _dt.float32, name: str | None = None,
+                      alg: Any = "auto_select") -> Tensor:
+    """Uniform samples in ``[minval, maxval)``, a pure function of ``seed``.
+
+    Integer dtypes need both bounds, or neither (then every bit is random).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=10, dtype=tf.int32)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 9], dtype=int32)>
+    """
+    npd = _dt.np_dtype(dtype)
+    if npd.kind != "u" or minval is not None or maxval is not None:
+        npd = _dtype(dtype, True)   # unsigned only for full-range draws, as TensorFlow
+    _check_int_bounds(npd, minval, maxval)
+    if npd.kind == "f" and maxval is None:
+        maxval = 1
+    return _uniform_from(_stateless(seed), _shape(shape), minval, maxval, npd,
+                         "StatelessRandomUniformIntV2")
+
+
+def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = _dt.int64,
+                          name: str | None = None) -> Tensor:
+    """Class indices drawn from the rows of ``logits``, a pure function of ``seed``."""
+    lg = _logits(logits)
+    return tft(_px.multinomial(_stateless(seed), lg, int(num_samples))
+               .astype(_dt.np_dtype(dtype)))
+
+
+def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
+                      name: str | None = None) -> Tensor:
+    """A copy with the first axis permuted, a pure function of ``seed``."""
+    t = convert(value)
+    arr = t._data
+    size = arr.shape[0] if arr.ndim else 0
+    if arr.size <= 1 or size <= 1:
+        return tft(arr.copy())
+    return tft(arr[_px.shuffle_permutation(_stateless(seed), size)].copy())
+
+
+# ---------------------------------------------------------------------------
+# tf.random.Generator
+
+
+class Algorithm:
+    """``tf.random.Algorithm``: the RNG algorithms (only Philox is implemented here)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _alg(alg: Any) -> int:
+    if alg is None:
+        return Algorithm.PHILOX
+    if isinstance(alg, str):
+        names = {"philox": 1, "threefry": 2, "auto_select": 3}
+        if alg.lower() not in names:
+            raise hinted(ValueError(with_hint(
+                f"Unknown RNG algorithm {alg!r}", "use 'philox' or 'auto_select'")))
+        alg = names[alg.lower()]
+    alg = int(getattr(alg, "value", alg))
+    if alg == Algorithm.THREEFRY:
+        raise hinted(NotImplementedError(with_hint(
+            "The ThreeFry algorithm is not available in tapegrad",
+            "use alg='philox' (TensorFlow's default on CPU)")))
+    return alg
+
+
+def _to_int64(v: int) -> int:
+    v &= _M64
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def create_rng_state(seed: Any, alg: Any) -> np.ndarray:
+    """The 3-element int64 Philox state TensorFlow makes from ``seed`` (an int or a vector).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.create_rng_state(12, "philox").tolist()
+    [12, 0, 0]
+    """
+    _alg(alg)
+    if isinstance(seed, (int, np.integer)):
+        s = int(seed)
+        words = []
+        for _ in range(3):
+            words.append(_to_int64(s))
+            s >>= 64
+        return np.array(words, dtype=np.int64)
+    arr = np.asarray(convert(seed)._data if isinstance(seed, Tensor) else seed)
+    flat = [_to_int64(int(v)) for v in arr.reshape(-1)][:3]
+    return np.array([0] * (3 - len(flat)) + flat, dtype=np.int64)
+
+
+class Generator:
+    """``tf.random.Generator``: a Philox stream whose state is ``[counter_lo, counter_hi, key]``.
+
+    Each call reads the state, then advances the counter by 256 blocks per
+    output element (TensorFlow's ``RngReadAndSkip``), and draws with the
+    stateless kernels from the old state.
+
+    >>> import tapegrad.tf as tf
+    >>> g = tf.random.Generator.from_seed(1)
+    >>> g.normal([3]).numpy()
+    array([ 0.43842274, -0.53439844, -0.07710262], dtype=float32)
+    """
+
+    def __init__(self, copy_from: Generator | None = None, state: Any = None,
+                 alg: Any = None) -> None:
+        from .variables import Variable
+
+        if copy_from is not None:
+            arr = np.asarray(copy_from.state._data, dtype=np.int64).copy()
+            self._alg = copy_from.algorithm
+        else:
+            if state is None or alg is None:
+                raise hinted(ValueError(with_hint(
+                    "Generator needs both `state` and `alg` (or `copy_from`)",
+                    "use tf.random.Generator.from_seed(seed)")))
+            self._alg = _alg(alg)
+            arr = (np.asarray(state._data if isinstance(state, Tensor) else
+                              [_to_int64(int(v)) for v in np.asarray(state).reshape(-1)],
+                              dtype=np.int64).reshape(-1))
+            if arr.shape != (3,):
+                raise hinted(ValueError(with_hint(
+                    f"Shapes ({arr.shape[0]},) and (3,) are incompatible",
+                    "a Philox state has 3 int64 elements: counter (2) and key (1)")))
+        self._state_var = Variable(arr, trainable=False, name="StateVar", dtype=_dt.int64)
+
+    # construction ------------------------------------------------------
+    @classmethod
+    def from_state(cls, state: Any, alg: Any) -> Generator:
+        """A generator with the given state (``[counter_lo, counter_hi, key]``)."""
+        return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_seed(cls, seed: Any, alg: Any = None) -> Generator:
+        """A generator whose state is :func:`create_rng_state` of ``seed``."""
+        a = _alg(alg)
+        return cls(state=create_rng_state(seed, a), alg=a)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
+        """A generator seeded from the operating system's entropy."""
+        a = _alg(alg)
+        return cls(state=[_to_int64(_nondeterministic64()) for _ in range(3)], alg=a)
+
+    @classmethod
+    def from_key_counter(cls, key: Any, counter: Any, alg: Any) -> Generator:
+        """A generator from a key (int) and a counter (two ints)."""
+        cnt = [int(v) for v in np.asarray(counter).reshape(-1)]
+        return cls(state=[*cnt, int(np.asarray(key).reshape(-1)[0])], alg=alg)
+
+    def reset(self, state: Any) -> None:
+        """Replace the state."""
+        self._state_var.assign(np.asarray([_to_int64(int(v)) for v in
+                                           np.asarray(state).reshape(-1)], dtype=np.int64))
+
+    def reset_from_seed(self, seed: Any) -> None:
+        """Reset the state from a seed (as :meth:`from_seed`)."""
+        self._state_var.assign(create_rng_state(seed, self._alg))
+
+    def reset_from_key_counter(self, key: Any, counter: Any) -> None:
+        """Reset the state from a key and a counter."""
+        cnt = [int(v) for v in np.asarray(counter).reshape(-1)]
+        self.reset([*cnt, int(np.asarray(key).reshape(-1)[0])])
+
+    # state ---------------------------------------------------------------
+    @property
+    def state(self) -> Any:
+        """The state variable (int64, shape [3])."""
+        return self._state_var
+
+    @property
+    def algorithm(self) -> int:
+        """The algorithm's integer id (1: Philox)."""
+        return self._alg
+
+    @property
+    def key(self) -> Tensor:
+        """The key (the state's last element)."""
+        return tft(np.asarray(self._state_var._data[-1]))
+
+    def skip(self, delta: int) -> Tensor:
+        """Advance the counter by ``256 * delta`` blocks; return the state before."""
+        old = np.asarray(self._state_var._data, dtype=np.int64).copy()
+        ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
+        ctr = (ctr + int(delta) * _px.RESERVE) & ((1 << 128) - 1)
+        self._state_var.assign(np.array([_to_int64(ctr), _to_int64(ctr >> 64), int(old[2])],
+                                        dtype=np.int64))
+        return tft(old)
+
+    def _take(self, shp: tuple[int, ...]) -> _px.Philox:
+        old = np.asarray(self.skip(_sized(shp))._data)
+        ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
+        return _px.Philox(ctr, int(old[2]) & _M64)
+
+    # draws ---------------------------------------------------------------
+    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.float32,
+               name: str | None = None) -> Tensor:
+        """Normal samples from this generator."""
+        npd = _dtype(dtype, False)
+        shp = _shape(shape)
+        rnd = _px.normal(self._take(shp), _sized(shp), npd).reshape(shp)
+        return _scale_shift(rnd, stddev, mean, npd)
+
+    def truncated_normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                         dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
+        """Truncated normal samples from this generator."""
+        npd = _dtype(dtype, False)
+        shp = _shape(shape)
+        rnd = _px.truncated_normal(self._take(shp), _sized(shp), npd).reshape(shp)
+        return _scale_shift(rnd, stddev, mean, npd)
+
+    def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dt.float32,
+                name: str | None = None) -> Tensor:
+        """Uniform samples in ``[minval, maxval)`` (integers: both bounds or neither)."""
+        npd = _dt.np_dtype(dtype)
+        if npd.kind in "iu":
+            if (minval is None) != (maxval is None):
+                raise hinted(ValueError(with_hint(
+                    f"For integer dtype {_dt.from_numpy(npd)!r}, minval and maxval must be both "
+                    f"`None` or both non-`None`; got minval={minval} and maxval={maxval}",
+                    "pass both bounds, or neither for full-range integers")))
+        elif maxval is None:
+            maxval = 1
+        shp = _shape(shape)
+        return _uniform_from(self._take(shp), shp, minval, maxval, npd,
+                             "StatelessRandomUniformIntV2")
+
+    def uniform_full_int(self, shape: Any, dtype: Any = _dt.uint64,
+                         name: str | None = None) -> Tensor:
+        """Integers with every bit random."""
+        npd = _dt.np_dtype(dtype)
+        shp = _shape(shape)
+        return tft(_px.full_int(self._take(shp), _sized(shp), npd).reshape(shp))
+
+    def make_seeds(self, count: int = 1) -> Tensor:
+        """Seeds for stateless ops: an int64 tensor of shape ``[2, count]``."""
+        keys = np.asarray(self.uniform_full_int([int(count)], _dt.int64)._data)
+        return tft(np.stack([keys, np.zeros_like(keys)]))
+
+    def split(self, count: int = 1) -> list[Generator]:
+        """``count`` new independent generators (advances this one)."""
+        keys = np.asarray(self.uniform_full_int([int(count)], _dt.int64)._data)
+        return [Generator(state=[0, 0, int(k)], alg=self._alg) for k in keys]
+
+
+_GLOBAL_GENERATOR: list[Generator | None] = [None]
+
+
+def get_global_generator() -> Generator:
+    """The global :class:`Generator` (created from non-deterministic state on first use)."""
+    g = _GLOBAL_GENERATOR[0]
+    if g is None:
+        g = Generator.from_non_deterministic_state()
+        _GLOBAL_GENERATOR[0] = g
+    return g
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Replace the global generator."""
+    _GLOBAL_GENERATOR[0] = generator
+
+
+def _generator(seed: Any = None) -> np.random.Generator:
+    """A NumPy generator seeded from TensorFlow's stream (for code that needs NumPy draws).
+
+    Its values are not TensorFlow's; only tapegrad-internal code without a
+    TensorFlow counterpart should use it.
+    """
+    words = uniform([4], maxval=2**31 - 1, dtype=_dt.int32, seed=seed)._data
+    return np.random.default_rng([int(w) for w in words])
+
+
+def dropout_with(x: Any, rate: Any, noise_shape: Any, sample: Any, step: Any) -> Tensor:
+    """TensorFlow's ``_dropout``: scale by ``1 / (1 - rate)``, keep where ``uniform >= rate``.
+
+    ``sample(shape, npd)`` draws the uniform noise (stateful or stateless);
+    ``step()`` runs when ``rate`` is 0 (TensorFlow still derives a seed then).
+    Recorded on tapes: the gradient is the same mask times the scale.
+    """
+    from .. import ops
+
+    if isinstance(rate, (int, float, np.floating, np.integer)) and not 0 <= rate < 1:
+        raise hinted(ValueError(with_hint(
+            f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}",
+            "0 <= rate < 1")))
+    t = convert(x)
+    npd = t._data.dtype
+    if npd.kind != "f":
+        raise hinted(ValueError(with_hint(
+            f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+            f"x_dtype={_dt.from_numpy(npd)!r}", "cast x to a float dtype")))
+    if isinstance(rate, (int, float, np.floating, np.integer)):
+        if rate == 0:
+            step()
+            return t
+        ret = ops.multiply(t, tft(np.asarray(1 / (1 - rate), dtype=npd)))
+        r = np.asarray(rate, dtype=npd)
+    else:
+        r = _value(rate, npd)
+        ret = ops.divide(t, tft(np.asarray(np.asarray(1, npd) - r, dtype=npd)))
+    shp = t._data.shape if noise_shape is None else tuple(
+        t._data.shape[i] if s is None else int(s) for i, s in enumerate(_shape(noise_shape)))
+    keep = np.asarray(sample(shp, npd)._data) >= r
+    return ops.where(np.broadcast_to(keep, np.broadcast_shapes(keep.shape, t._data.shape)),
+                     ret, tft(np.zeros((), dtype=npd)))
+
+
+def stateless_split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
+    """``num`` new seed pairs from ``seed`` (``tf.random.experimental.stateless_split``)."""
+    s = convert(seed)
+    npd = s._data.dtype if s._data.dtype.kind in "iu" else np.dtype(np.int32)
+    return tft(_px.full_int(_stateless(seed), 2 * int(num), npd).reshape(int(num), 2))
+
+
+def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
+    """A new seed pair from ``seed`` and an integer ``data`` (``stateless_fold_in``)."""
+    d = np.asarray(convert(data)._data)
+    npd = d.dtype if d.dtype.kind in "iu" else np.dtype(np.int32)
+    first = _px.full_int(_stateless(seed), 1, npd)[0]
+    return tft(np.array([first, d.astype(npd)], dtype=npd))
+
+
+class experimental:  # noqa: N801 - TensorFlow's namespace name
+    """``tf.random.experimental``: the same generators, plus seed splitting and folding."""
+
+    Generator = Generator
+    Algorithm = Algorithm
+    create_rng_state = staticmethod(create_rng_state)
+    get_global_generator = staticmethod(get_global_generator)
+    set_global_generator = staticmethod(set_global_generator)
+    stateless_split = staticmethod(stateless_split)
+    stateless_fold_in = staticmethod(stateless_fold_in)
+    stateless_shuffle = staticmethod(stateless_shuffle)

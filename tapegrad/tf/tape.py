@@ -31,13 +31,13 @@ import numpy as np
 from .. import engine as _engine
 from .._core import mode
 from .._core.dispatch import copy_tracer
-from .._core.errors import with_hint
+from .._core.errors import hinted, warning_with_hint, with_hint
 from .._core.node import FREED, Node
 from .._core.registry import get_acc
 from .._core.tensor import TF, Tensor, make
 from . import _nest
 from ._tensor import TensorShape, VariableBase, convert, fmt_shape, tft
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
 
@@ -67,12 +67,12 @@ def _unconnected(value: Any) -> bool:
         return value is UnconnectedGradients.ZERO
     if value in ("none", "zero"):
         return bool(value == "zero")
-    raise ValueError(
+    raise hinted(ValueError(
         with_hint(
             f"Unknown value for unconnected_gradients: {value!r}",
             "use 'none', 'zero', tf.UnconnectedGradients.NONE or tf.UnconnectedGradients.ZERO",
         )
-    )
+    ))
 
 
 class _Token:
@@ -241,13 +241,13 @@ class GradientTape:
 
     def _push(self) -> None:
         if self._recording:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     "Tape is still recording, This can happen if you try to re-enter an "
                     "already-active tape.",
                     "a tape's with block cannot be nested inside itself; use a second tape",
                 )
-            )
+            ))
         if self._token is None:
             self._token = _Token(self._watch_accessed_variables)
         _STATE.tapes = _STATE.tapes + (self._token,)
@@ -255,10 +255,10 @@ class GradientTape:
 
     def _pop(self) -> None:
         if not self._recording:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint("Tape is not recording.",
                           "stop_recording()/reset() work only inside the tape's with block")
-            )
+            ))
         tok = self._token
         tapes = _STATE.tapes
         for i in range(len(tapes) - 1, -1, -1):
@@ -281,10 +281,10 @@ class GradientTape:
         None
         """
         if self._token is None:
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint("Trying to stop recording a tape which is not recording.",
                           "call stop_recording() inside the tape's with block")
-            )
+            ))
         self._pop()
         try:
             yield
@@ -313,16 +313,16 @@ class GradientTape:
         """
         for t in _nest.flatten(tensor):
             if not isinstance(t, Tensor):
-                raise ValueError(
+                raise hinted(ValueError(
                     with_hint(
                         f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
                         "tf.Variable or ExtensionType.",
                         "watch tensors or variables; convert data first with tf.constant(...)",
                     )
-                )
+                ))
             if t._data.dtype.kind not in "fc":
                 warnings.warn(
-                    with_hint(
+                    warning_with_hint(
                         "The dtype of the watched tensor must be floating (e.g. tf.float32), "
                         f"got tf.{t._data.dtype.name}",
                         "its gradient will be None: tf.cast it to a float dtype before the "
@@ -350,7 +350,7 @@ class GradientTape:
                     "this tape never recorded anything: compute inside `with tf.GradientTape() "
                     "as tape:` first; create the tape with persistent=True to ask it more than "
                     "once")
-            raise RuntimeError(with_hint(NON_PERSISTENT, hint))
+            raise hinted(RuntimeError(with_hint(NON_PERSISTENT, hint)))
         return tok
 
     def _enter_gradient(self) -> None:
@@ -414,26 +414,26 @@ class GradientTape:
         zero = _unconnected(unconnected_gradients)
         self._enter_gradient()
         if target is None:
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     "Argument `target` should be a list or nested structure of Tensors, "
                     "Variables or CompositeTensors to be differentiated, but received None.",
                     "pass the tensor (e.g. the loss) computed inside the tape's block",
                 )
-            )
+            ))
         flat_t = _check_targets(_nest.flatten(target))
         flat_s = _check_sources(_nest.flatten(sources))
         ogs: list[Any] | None = None
         if output_gradients is not None:
             ogs = _nest.flatten(output_gradients)
             if len(ogs) != len(flat_t):
-                raise ValueError(
+                raise hinted(ValueError(
                     with_hint(
                         f"Length of output_gradients ({len(ogs)}) does not match the number of "
                         f"targets ({len(flat_t)})",
                         "pass one output gradient per target (None for the default ones)",
                     )
-                )
+                ))
         create_graph = bool(_STATE.tapes)
         # a non-persistent tape that shares no node frees saved values as the engine goes
         free_now = not self._persistent and not tok.shared
@@ -515,10 +515,10 @@ class GradientTape:
         size = int(t._data.size)
         shape = t._data.shape
         if not experimental_use_pfor and not self._persistent:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "GradientTape must be created with persistent=True to compute the jacobian "
                 "with eager execution enabled and with  experimental_use_pfor set to False.",
-                "pass persistent=True to the tape, or keep experimental_use_pfor=True"))
+                "pass persistent=True to the tape, or keep experimental_use_pfor=True")))
         if experimental_use_pfor:
             try:
                 basis = tft(np.eye(size, dtype=t._data.dtype).reshape((size,) + shape))
@@ -575,29 +575,29 @@ class GradientTape:
         ts, ss = t._data.shape, s._data.shape
         for shp in (ts, ss):
             if len(shp) < 2:
-                raise ValueError(
+                raise hinted(ValueError(
                     with_hint(f"Shape {TensorShape(shp)} must have rank at least 2",
                               "batch_jacobian needs [batch, ...] tensors of rank >= 2; use "
                               "jacobian for others")
-                )
+                ))
         if ts[0] != ss[0]:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Need first dimension of target shape ({TensorShape(ts)}) and source "
                     f"shape ({TensorShape(ss)}) to match.",
                     "batch_jacobian needs target and source with the batch as their first axis",
                 )
-            )
+            ))
         b = ts[0]
         inner = int(np.prod(ts[1:], dtype=np.int64)) if len(ts) > 1 else 1
         create_graph = bool(_STATE.tapes)
         new_shape = (b,) + tuple(ts[1:]) + tuple(ss[1:])
         if not experimental_use_pfor and not self._persistent:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "GradientTape must be created with persistent=True to compute the "
                 "batch_jacobian with eager execution enabled and  with experimental_use_pfor "
                 "set to False.", "pass persistent=True to the tape, or keep "
-                "experimental_use_pfor=True"))
+                "experimental_use_pfor=True")))
         if experimental_use_pfor:
             eye = np.zeros((inner, b, inner), dtype=t._data.dtype)
             eye[np.arange(inner), :, np.arange(inner)] = 1
@@ -721,14 +721,14 @@ def _seed(t: Tensor, og: Any, create_graph: bool) -> Tensor:
         except ValueError:
             shape = None
         if shape != t._data.shape:
-            raise InvalidArgumentError(
+            raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
-                    f"Incompatible shapes: {fmt_shape(g._data.shape)} vs. "
-                    f"{fmt_shape(t._data.shape)} [Op:Mul] name: ",
+                    kernel_message(f"Incompatible shapes: {fmt_shape(g._data.shape)} vs. "
+                                   f"{fmt_shape(t._data.shape)}", "Mul"),
                     f"output_gradients must have the target's shape {tuple(t._data.shape)}",
                 ),
-            )
+            ))
         from .. import ops
 
         g = ops.broadcast_to(g, t._data.shape)
@@ -745,7 +745,7 @@ def _describe(x: Any) -> str:
 def _check_sources(flat: list[Any]) -> list[Tensor]:
     for i, s in enumerate(flat):
         if not isinstance(s, Tensor):
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"GradientTape.gradient: sources must be tf.Tensor or tf.Variable objects, "
                     f"but source {i} is a {type(s).__name__} ({_describe(s)})",
@@ -753,19 +753,19 @@ def _check_sources(flat: list[Any]) -> list[Tensor]:
                     "tf.Variable, or tf.constant(...) and tape.watch(it) inside the block, and "
                     "pass that object",
                 )
-            )
+            ))
     return flat
 
 
 def _check_targets(flat: list[Any]) -> list[Tensor]:
     for i, t in enumerate(flat):
         if not isinstance(t, Tensor):
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"GradientTape.gradient: the target must be a tensor computed inside the "
                     f"tape's block, but target {i} is a {type(t).__name__} ({_describe(t)})",
                     "compute the target with tensor ops inside `with tf.GradientTape() as "
                     "tape:`",
                 )
-            )
+            ))
     return flat

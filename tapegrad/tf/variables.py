@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
-from .._core.tensor import TF
+from .._core.tensor import TF, Tensor
 from . import dtypes as _dt
 from ._tensor import (
     Reference,
@@ -66,6 +66,11 @@ class Variable(VariableBase):
 
     __slots__ = ()
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
+        # tf.Variable(...) makes a ResourceVariable, as TensorFlow 2 does (subclasses such as
+        # Keras' variables keep their own type)
+        return object.__new__(ResourceVariable if cls is Variable else cls)
+
     def __init__(
         self,
         initial_value: Any = None,
@@ -83,13 +88,13 @@ class Variable(VariableBase):
         experimental_enable_variable_lifting: bool = True,
     ) -> None:
         if initial_value is None:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     "The `initial_value` arg (`None`) must be specified as a `Tensor` or a "
                     "Python value (or a callable that returns one).",
                     "e.g. tf.Variable(0.0) or tf.Variable(tf.zeros([3]))",
                 )
-            )
+            ))
         if callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, VariableBase):
@@ -167,18 +172,18 @@ class Variable(VariableBase):
             value = read(value)
         t = convert(value, dtype_hint=_dt.from_numpy(self._data.dtype))
         if t._data.dtype != self._data.dtype:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Tensor conversion requested dtype {self._data.dtype.name} for Tensor "
                     f"with dtype {t._data.dtype.name}: {t!r}",
                     f"{what}: cast the value to the variable's dtype with tf.cast",
                 )
-            )
+            ))
         arr = t._data
         fixed = self.__dict__.get("_shape")
         if arr.shape != self._data.shape and (fixed is None or not fixed.is_compatible_with(
                 arr.shape)):
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Cannot assign value to variable ' {self.name}': Shape mismatch.The "
                     f"variable shape {TensorShape(self._data.shape)}, and the assigned value "
@@ -186,7 +191,7 @@ class Variable(VariableBase):
                     f"{what}: the new value must have the variable's shape "
                     f"{tuple(self._data.shape)}",
                 )
-            )
+            ))
         return arr
 
     def _set(self, arr: np.ndarray, read_value: bool) -> Any:
@@ -196,7 +201,10 @@ class Variable(VariableBase):
             new = np.array(constant_array(c(convert(new)), self._data.dtype), copy=True)
         # rebind (never write in place): values already read keep theirs
         self._data = new
-        return self if read_value else None
+        if not read_value:
+            return None
+        # eager TensorFlow returns the variable read lazily: an '_UnreadVariable'
+        return _UnreadVariable(self) if isinstance(self, ResourceVariable) else self
 
     def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
                read_value: bool = True) -> Any:
@@ -226,21 +234,21 @@ class Variable(VariableBase):
             value = read(value)
         t = convert(value, dtype_hint=_dt.from_numpy(self._data.dtype))
         if t._data.dtype != self._data.dtype:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Tensor conversion requested dtype {self._data.dtype.name} for Tensor "
                     f"with dtype {t._data.dtype.name}: {t!r}",
                     f"{what}: cast the value to the variable's dtype with tf.cast",
                 )
-            )
+            ))
         if t._data.shape != self._data.shape:
-            raise ValueError(
+            raise hinted(ValueError(
                 with_hint(
                     f"Shapes {TensorShape(self._data.shape)} and {TensorShape(t._data.shape)} "
                     "are incompatible",
                     f"{what}: the delta must have the variable's shape {tuple(self._data.shape)}",
                 )
-            )
+            ))
         return t._data
 
     # ------------------------------------------------------------------ printing
@@ -264,6 +272,63 @@ class Variable(VariableBase):
 
     def __copy__(self) -> Variable:
         return self
+
+
+class ResourceVariable(Variable):
+    """The type of what ``tf.Variable(...)`` makes, as in TensorFlow 2.
+
+    >>> import tapegrad.tf as tf
+    >>> v = tf.Variable(1.0)
+    >>> type(v).__name__, isinstance(v, tf.Variable)
+    ('ResourceVariable', True)
+    """
+
+    __slots__ = ()
+
+
+def _slot_proxy(slot: str) -> property:
+    member = Tensor.__dict__[slot]
+
+    def get(self: _UnreadVariable) -> Any:
+        return member.__get__(self._parent, Tensor)
+
+    def put(self: _UnreadVariable, value: Any) -> None:
+        member.__set__(self._parent, value)
+
+    return property(get, put)
+
+
+class _UnreadVariable(Variable):
+    """What ``assign`` returns: the same variable, read when used (TensorFlow's name for it).
+
+    It shares the variable's state, so it shows the variable's value at the
+    time it is printed or used, and assigning through it assigns the variable.
+
+    >>> import tapegrad.tf as tf
+    >>> v = tf.Variable(1.0)
+    >>> v.assign(2.0)
+    <tf.Variable 'UnreadVariable' shape=() dtype=float32, numpy=2.0>
+    """
+
+    __slots__ = ("_parent",)
+    _parent: Variable
+
+    _data = _slot_proxy("_data")
+    _node = _slot_proxy("_node")
+    _rg = _slot_proxy("_rg")
+    _vc = _slot_proxy("_vc")
+    _style = _slot_proxy("_style")
+
+    def __init__(self, parent: Variable) -> None:  # noqa: D107 - shares the parent's state
+        object.__setattr__(self, "_parent", parent)
+        self.__dict__ = parent.__dict__
+
+    @property
+    def name(self) -> str:
+        return "UnreadVariable"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return self._parent.__reduce_ex__(protocol)
 
 
 def _full_name(name: str | None) -> str:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 
 
 class dtype:
@@ -84,8 +84,8 @@ def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype (``torch.float32`` or ``torch.float64``)."""
     d = to_torch(d)
     if not d.is_floating_point:
-        raise TypeError(with_hint("only floating-point types are supported as the default type",
-                                  "pass torch.float32 or torch.float64"))
+        raise hinted(TypeError(with_hint("only floating-point types are supported as the default type",
+                                  "pass torch.float32 or torch.float64")))
     _DEFAULT[0] = d
 
 
@@ -108,10 +108,10 @@ def to_torch(d: Any) -> dtype:
     try:
         return _FROM_NP[np.dtype(d)]
     except (TypeError, KeyError):
-        raise TypeError(
+        raise hinted(TypeError(
             with_hint(f"cannot interpret {d!r} as a data type", "pass a torch dtype such as "
                       "torch.float32")
-        ) from None
+        )) from None
 
 
 def to_np(d: Any) -> np.dtype:

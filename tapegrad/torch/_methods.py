@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import ops as core
 from .._core import mode
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.tensor import STYLE_HOOKS, TORCH, Tensor, make
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
@@ -84,16 +84,16 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) 
         res = _wrap(np.asarray(res))
     rd, td = res._data.dtype, t._data.dtype
     if rd != td and not _can_cast(rd, td):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"result type {_scalar_name(rd)} can't be cast to the desired output type "
             f"{_scalar_name(td)}",
             f"the in-place {what} would change the dtype of a {from_np(td)} tensor; use the "
-            "out-of-place form (x = x + y)"))
+            "out-of-place form (x = x + y)")))
     if res._data.shape != t._data.shape:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
             f"{list(np.broadcast_shapes(t._data.shape, res._data.shape))}",
-            f"the in-place {what} would change the tensor's shape"))
+            f"the in-place {what} would change the tensor's shape")))
     return t._assign_result(res, what)
 
 
@@ -107,10 +107,10 @@ def _inplace_hook(t: Tensor, name: str, other: Any) -> Tensor:
 
 def _setitem_hook(t: Tensor, index: Any, value: Any) -> None:
     if t._node is None and t._rg and _STATE.grad_enabled:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "a view of a leaf Variable that requires grad is being used in an in-place "
             "operation.", "x[i] = v on a leaf that requires grad: wrap it in `with "
-            "torch.no_grad():` or assign into x.data"))
+            "torch.no_grad():` or assign into x.data")))
     check_writable(t, "setitem")
     if isinstance(value, Tensor):
         if value._data.dtype != t._data.dtype:
@@ -135,9 +135,9 @@ def _transpose_hook(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
     if kw:
         dims = (kw.get("dim0", dims[0] if dims else None), kw.get("dim1"))
     if len(dims) != 2:
-        raise TypeError(with_hint(
+        raise hinted(TypeError(with_hint(
             f"transpose() received an invalid combination of arguments - got {len(dims)} "
-            "dims, but expected (int dim0, int dim1)", "use permute(...) to reorder all dims"))
+            "dims, but expected (int dim0, int dim1)", "use permute(...) to reorder all dims")))
     return O.transpose(self, dims[0], dims[1])
 
 
@@ -183,8 +183,8 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 
 
 def _cuda(self: Tensor, *a: Any, **k: Any) -> Tensor:
-    raise AssertionError(with_hint("Torch not compiled with CUDA enabled",
-                                   "tapegrad runs on the CPU; use .cpu() or .to('cpu')"))
+    raise hinted(AssertionError(with_hint("Torch not compiled with CUDA enabled",
+                                   "tapegrad runs on the CPU; use .cpu() or .to('cpu')")))
 
 
 def _new(fill: Callable[..., np.ndarray]) -> Callable[..., Tensor]:
@@ -273,9 +273,9 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
     check_writable(self, "fill_")
     if isinstance(value, Tensor):
         if value._data.ndim:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor"))
+                f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor")))
         if _records(self, (value,)):
             res = core.broadcast_to(core.cast(value, dtype=self._data.dtype), self._data.shape)
             return self._assign_result(res, "fill_")
@@ -299,11 +299,11 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     try:
         np.copyto(self._data, np.broadcast_to(s._data, self._data.shape), casting="unsafe")
     except ValueError:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
             f"the size of tensor b ({s._data.shape[-1] if s._data.ndim else 1}) at non-singleton "
             "dimension 0", f"copy_ of {list(s._data.shape)} into {list(self._data.shape)}")
-        ) from None
+        )) from None
     self._vc[0] += 1
     if self._node is not None and _STATE.grad_enabled:
         self._node = None

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops as core
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.tensor import TORCH, Tensor, make
 from ..ops.reduce import norm_axis
 from . import _prims as P
@@ -41,13 +41,13 @@ def _t(x: Any) -> Tensor:
 
 def _check_tensor(x: Any, fn: str, arg: str = "input", pos: int = 1) -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(
+        raise hinted(TypeError(
             with_hint(
                 f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not "
                 f"{type(x).__name__}",
                 f"wrap the value with torch.tensor(...) before calling {fn}",
             )
-        )
+        ))
     return x
 
 
@@ -81,13 +81,13 @@ def _broadcast_check(a: Any, b: Any) -> None:
     pb = (1,) * (n - len(sb)) + tuple(sb)
     for i in range(n - 1, -1, -1):
         if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint(
                     f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
                     f"at non-singleton dimension {i}",
                     f"shapes {list(sa)} and {list(sb)} do not broadcast",
                 )
-            )
+            ))
 
 
 def binary(name: str, a: Any, b: Any) -> Tensor:
@@ -117,9 +117,9 @@ def sub(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
     """``input - alpha * other``."""
     if isinstance(input, Tensor) and input._data.dtype == np.bool_ and isinstance(other, Tensor) \
             and other._data.dtype == np.bool_:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-            "or `logical_xor()` operator instead.", "convert to int or float first"))
+            "or `logical_xor()` operator instead.", "convert to int or float first")))
     if alpha != 1:
         other = binary("multiply", other, alpha)
     return binary("subtract", input, other)
@@ -155,9 +155,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = 
             r = _wrap(r._data.astype(np.int64 if not isinstance(input, Tensor)
                                      else input._data.dtype))
         return r
-    raise RuntimeError(with_hint(f"div expected rounding_mode to be one of None, 'trunc', or "
+    raise hinted(RuntimeError(with_hint(f"div expected rounding_mode to be one of None, 'trunc', or "
                                  f"'floor' but found '{rounding_mode}'",
-                                 "pass None, 'trunc' or 'floor'"))
+                                 "pass None, 'trunc' or 'floor'")))
 
 
 divide = div
@@ -198,10 +198,10 @@ def pow(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
 
 def neg(input: Tensor) -> Tensor:
     if input._data.dtype == np.bool_:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead.",
-            "use ~mask or logical_not"))
+            "use ~mask or logical_not")))
     return core.negative(input)
 
 
@@ -307,8 +307,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Any = None) -
     """
     x = _check_tensor(input, "clamp")
     if min is None and max is None:
-        raise RuntimeError(with_hint("torch.clamp: At least one of 'min' or 'max' must not be "
-                                     "None", "pass min=, max= or both"))
+        raise hinted(RuntimeError(with_hint("torch.clamp: At least one of 'min' or 'max' must not be "
+                                     "None", "pass min=, max= or both")))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return P.clamp_tensor_op(x, min, max, bounds="torch")
     if x._data.dtype.kind in "iub" and (isinstance(min, float) or isinstance(max, float)):
@@ -337,9 +337,9 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
         return tuple(_wrap(i) for i in np.nonzero(_t(condition)._data))
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
-        raise RuntimeError(with_hint(f"where expected condition to be a boolean tensor, but got "
+        raise hinted(RuntimeError(with_hint(f"where expected condition to be a boolean tensor, but got "
                                      f"a tensor with dtype {from_np(cond.dtype).name.capitalize()}",
-                                     "compare first, e.g. torch.where(x > 0, ...)"))
+                                     "compare first, e.g. torch.where(x > 0, ...)")))
     a, b = promote(input, other, "where")
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = _t(a)
@@ -361,18 +361,18 @@ def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
 def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """2-D matrix product."""
     if _ndim(input) != 2:
-        raise RuntimeError(with_hint("self must be a matrix", f"got a {_ndim(input)}-D tensor"))
+        raise hinted(RuntimeError(with_hint("self must be a matrix", f"got a {_ndim(input)}-D tensor")))
     if _ndim(mat2) != 2:
-        raise RuntimeError(with_hint("mat2 must be a matrix", f"got a {_ndim(mat2)}-D tensor"))
+        raise hinted(RuntimeError(with_hint("mat2 must be a matrix", f"got a {_ndim(mat2)}-D tensor")))
     return matmul(input, mat2)
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """Batched (3-D) matrix product."""
     if _ndim(input) != 3:
-        raise RuntimeError(with_hint("batch1 must be a 3D tensor", f"got {_ndim(input)}-D"))
+        raise hinted(RuntimeError(with_hint("batch1 must be a 3D tensor", f"got {_ndim(input)}-D")))
     if _ndim(mat2) != 3:
-        raise RuntimeError(with_hint("batch2 must be a 3D tensor", f"got {_ndim(mat2)}-D"))
+        raise hinted(RuntimeError(with_hint("batch2 must be a 3D tensor", f"got {_ndim(mat2)}-D")))
     from ..ops.linalg import _bmm
 
     a, b = promote(input, mat2, "matmul")
@@ -381,23 +381,23 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor, *, out: Any = None) -> Tensor:
     if _ndim(input) != 2 or _ndim(vec) != 1:
-        raise RuntimeError(with_hint(f"vector + matrix @ vector expected, got 1, "
+        raise hinted(RuntimeError(with_hint(f"vector + matrix @ vector expected, got 1, "
                                      f"{_ndim(input)}, {_ndim(vec)}",
-                                     "mv takes a matrix and a vector"))
+                                     "mv takes a matrix and a vector")))
     return matmul(input, vec)
 
 
 def dot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """Inner product of two 1-D tensors."""
     if _ndim(input) != 1 or _ndim(other) != 1:
-        raise RuntimeError(with_hint(f"1D tensors expected, but got {_ndim(input)}D and "
-                                     f"{_ndim(other)}D tensors", "dot takes two vectors"))
+        raise hinted(RuntimeError(with_hint(f"1D tensors expected, but got {_ndim(input)}D and "
+                                     f"{_ndim(other)}D tensors", "dot takes two vectors")))
     n, m = _shape(input)[0], _shape(other)[0]
     if n != m:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
             f"number of elements, but got {n} and {m} elements respectively",
-            "both vectors need the same length"))
+            "both vectors need the same length")))
     return matmul(input, other)
 
 
@@ -442,10 +442,10 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if dtype is not None:
         x = core.cast(x, dtype=to_np(dtype))
     if x._data.dtype.kind not in "fc":
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_scalar_type_name(x._data.dtype)}",
-            "convert with .float() first, or pass dtype=torch.float32"))
+            "convert with .float() first, or pass dtype=torch.float32")))
     return core.mean(x, axis=_dims(dim, x._data.ndim), keepdims=keepdim)
 
 
@@ -515,10 +515,10 @@ def _extreme(which: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> 
         return maximum(x, other) if which == "max" else minimum(x, other)
     if dim is None:
         if x._data.size == 0:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument.",
-                "the tensor is empty"))
+                "the tensor is empty")))
         return core.max(x) if which == "max" else core.min(x)
     d = _dim(dim, x._data.ndim)
     op = P.max_dim_op if which == "max" else P.min_dim_op
@@ -606,9 +606,9 @@ def _var_args(input: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) -> t
         correction = 1 if unbiased is None or unbiased else 0
     x = _check_tensor(input, "var")
     if x._data.dtype.kind not in "fc":
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "std and var only support floating point and complex dtypes",
-            "convert with .float() first"))
+            "convert with .float() first")))
     ax = _dims(dim, x._data.ndim)
     n = x._data.size if ax is None else int(np.prod([x._data.shape[i] for i in ax]))
     if n - correction <= 0:
@@ -764,8 +764,8 @@ def reshape(input: Tensor, shape: Any) -> Tensor:
     x = _check_tensor(input, "reshape")
     shp = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if _sum(1 for s in shp if s == -1) > 1:
-        raise RuntimeError(with_hint("only one dimension can be inferred",
-                                     f"shape {list(shp)} has several -1"))
+        raise hinted(RuntimeError(with_hint("only one dimension can be inferred",
+                                     f"shape {list(shp)} has several -1")))
     return core.reshape(x, shp)
 
 
@@ -785,8 +785,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     s = _dim(start_dim, len(shape))
     e = _dim(end_dim, len(shape))
     if s > e:
-        raise RuntimeError(with_hint("flatten() has invalid args: start_dim cannot come after "
-                                     "end_dim", f"start_dim={start_dim}, end_dim={end_dim}"))
+        raise hinted(RuntimeError(with_hint("flatten() has invalid args: start_dim cannot come after "
+                                     "end_dim", f"start_dim={start_dim}, end_dim={end_dim}")))
     if s == e:
         return x
     new = shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:]
@@ -808,9 +808,9 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     x = _check_tensor(input, "unsqueeze")
     n = x._data.ndim + 1
     if not -n <= int(dim) < n:
-        raise IndexError(with_hint(
+        raise hinted(IndexError(with_hint(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})",
-            f"the result has {n} dimensions"))
+            f"the result has {n} dimensions")))
     return core.expand_dims(x, int(dim) % n)
 
 
@@ -820,10 +820,10 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     d = _shape_args(dims)
     n = x._data.ndim
     if len(d) != n:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
-            f"to len(dims) = {len(d)}", "pass one entry per dimension"))
+            f"to len(dims) = {len(d)}", "pass one entry per dimension")))
     return core.transpose(x, tuple(_dim(i, n) for i in d))
 
 
@@ -847,8 +847,8 @@ def t(input: Tensor) -> Tensor:
     """Transpose of a tensor of at most 2 dims (``TBackward0``)."""
     x = _check_tensor(input, "t")
     if x._data.ndim > 2:
-        raise RuntimeError(with_hint(f"t() expects a tensor with <= 2 dimensions, but self is "
-                                     f"{x._data.ndim}D", "use transpose(dim0, dim1) or permute"))
+        raise hinted(RuntimeError(with_hint(f"t() expects a tensor with <= 2 dimensions, but self is "
+                                     f"{x._data.ndim}D", "use transpose(dim0, dim1) or permute")))
     if x._data.ndim < 2:
         return x
     return P.t_op(x, axes=(1, 0))
@@ -864,18 +864,18 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     shp = _shape_args(sizes)
     cur = x._data.shape
     if len(shp) < len(cur):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"expand(torch.FloatTensor{{{list(cur)}}}, size={list(shp)}): the number of sizes "
             f"provided ({len(shp)}) must be greater or equal to the number of dimensions in the "
-            f"tensor ({len(cur)})", "pass at least one size per dimension"))
+            f"tensor ({len(cur)})", "pass at least one size per dimension")))
     lead = len(shp) - len(cur)
     full = tuple(cur[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shp))
     for i in range(len(cur)):
         if cur[i] != 1 and cur[i] != full[lead + i]:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"The expanded size of the tensor ({full[lead + i]}) must match the existing size "
                 f"({cur[i]}) at non-singleton dimension {lead + i}.  Target sizes: {list(shp)}.  "
-                f"Tensor sizes: {list(cur)}", "only size-1 dims can be expanded"))
+                f"Tensor sizes: {list(cur)}", "only size-1 dims can be expanded")))
     if full == cur:
         return _expand_same(x)
     return core.broadcast_to(x, full)
@@ -902,9 +902,9 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     x = input
     shape = x._data.shape
     if len(reps) < len(shape):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
-            "of tensor", f"the tensor has {len(shape)} dims, got {len(reps)} repeats"))
+            "of tensor", f"the tensor has {len(shape)} dims, got {len(reps)} repeats")))
     shape = (1,) * (len(reps) - len(shape)) + tuple(shape)
     x = core.reshape(x, tuple(v for s in shape for v in (1, s)))
     x = core.broadcast_to(x, tuple(v for r, s in zip(reps, shape) for v in (r, s)))
@@ -925,31 +925,31 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None,
     if axis is not None:
         dim = axis
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(with_hint(
+        raise hinted(TypeError(with_hint(
             f"cat() received an invalid combination of arguments - got ({type(tensors).__name__}"
             "), but expected one of: (tuple of Tensors tensors, int dim)",
-            "pass a list or tuple of tensors"))
+            "pass a list or tuple of tensors")))
     ts = list(tensors)
     if not ts:
-        raise RuntimeError(with_hint("torch.cat(): expected a non-empty list of Tensors",
-                                     "pass at least one tensor"))
+        raise hinted(RuntimeError(with_hint("torch.cat(): expected a non-empty list of Tensors",
+                                     "pass at least one tensor")))
     nd = ts[0]._data.ndim
     if nd == 0:
-        raise RuntimeError(with_hint("zero-dimensional tensor (at position 0) cannot be "
-                                     "concatenated", "use torch.stack for scalars"))
+        raise hinted(RuntimeError(with_hint("zero-dimensional tensor (at position 0) cannot be "
+                                     "concatenated", "use torch.stack for scalars")))
     d = _dim(dim, nd)
     for i, x in enumerate(ts[1:], 1):
         if x._data.ndim != nd:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"Tensors must have same number of dimensions: got {nd} and {x._data.ndim}",
-                f"tensor {i} has shape {list(x._data.shape)}"))
+                f"tensor {i} has shape {list(x._data.shape)}")))
         for j in range(nd):
             if j != d and x._data.shape[j] != ts[0]._data.shape[j]:
-                raise RuntimeError(with_hint(
+                raise hinted(RuntimeError(with_hint(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ts[0]._data.shape[j]} but got size {x._data.shape[j]} for tensor number "
                     f"{i} in the list.",
-                    f"shapes {list(ts[0]._data.shape)} and {list(x._data.shape)}"))
+                    f"shapes {list(ts[0]._data.shape)} and {list(x._data.shape)}")))
     from ._dtype import result_type
 
     rt = result_type(*ts)
@@ -965,23 +965,23 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
     """Join tensors along a new dim."""
     ts = list(tensors)
     if not ts:
-        raise RuntimeError(with_hint("stack expects a non-empty TensorList",
-                                     "pass at least one tensor"))
+        raise hinted(RuntimeError(with_hint("stack expects a non-empty TensorList",
+                                     "pass at least one tensor")))
     for i, x in enumerate(ts[1:], 1):
         if x._data.shape != ts[0]._data.shape:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"stack expects each tensor to be equal size, but got "
                 f"{list(ts[0]._data.shape)} at entry 0 and {list(x._data.shape)} at entry {i}",
-                "all tensors need the same shape"))
+                "all tensors need the same shape")))
     from ._dtype import result_type
 
     rt = result_type(*ts)
     ts = [x if x._data.dtype == rt else core.cast(x, dtype=rt) for x in ts]
     n = ts[0]._data.ndim + 1
     if not -n <= int(dim) < n:
-        raise IndexError(with_hint(
+        raise hinted(IndexError(with_hint(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})",
-            f"the result has {n} dimensions"))
+            f"the result has {n} dimensions")))
     return core.stack(ts, axis=int(dim) % n)
 
 
@@ -1012,15 +1012,15 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     if isinstance(split_size_or_sections, (int, np.integer)):
         k = int(split_size_or_sections)
         if k <= 0:
-            raise RuntimeError(with_hint(f"split_size can only be 0 if dimension size is 0, but "
-                                         f"got dimension size of {n}", "pass a positive size"))
+            raise hinted(RuntimeError(with_hint(f"split_size can only be 0 if dimension size is 0, but "
+                                         f"got dimension size of {n}", "pass a positive size")))
         sizes = [k] * (n // k) + ([n % k] if n % k else [])
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if _sum(sizes) != n:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                f"at dimension {d}), but got split_sizes={sizes}", "the sizes must add up"))
+                f"at dimension {d}), but got split_sizes={sizes}", "the sizes must add up")))
         return _pieces(x, d, sizes, P.split_sizes_op)
     return _pieces(x, d, sizes, P.split_op)
 
@@ -1044,8 +1044,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = _dim(dim, x._data.ndim)
     start = int(start) % _max(x._data.shape[d], 1) if start < 0 else int(start)
     if start + length > x._data.shape[d]:
-        raise RuntimeError(with_hint(f"start ({start}) + length ({length}) exceeds dimension "
-                                     f"size ({x._data.shape[d]}).", "narrow stays inside the dim"))
+        raise hinted(RuntimeError(with_hint(f"start ({start}) + length ({length}) exceeds dimension "
+                                     f"size ({x._data.shape[d]}).", "narrow stays inside the dim")))
     return core.getitem(x, (slice(None),) * d + (slice(start, start + int(length)),))
 
 
@@ -1058,8 +1058,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def _index_array(index: Any, fn: str) -> np.ndarray:
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.dtype.kind not in "iu":
-        raise RuntimeError(with_hint(f"{fn}(): Expected dtype int64 for index",
-                                     "indices must be integers (torch.long)"))
+        raise hinted(RuntimeError(with_hint(f"{fn}(): Expected dtype int64 for index",
+                                     "indices must be integers (torch.long)")))
     return idx
 
 
@@ -1076,9 +1076,9 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _dim(dim, x._data.ndim)
     idx = _index_array(index, "gather")
     if idx.ndim != x._data.ndim:
-        raise RuntimeError(with_hint("Index tensor must have the same number of dimensions as "
+        raise hinted(RuntimeError(with_hint("Index tensor must have the same number of dimensions as "
                                      "input tensor", f"input {list(x._data.shape)}, index "
-                                     f"{list(idx.shape)}"))
+                                     f"{list(idx.shape)}")))
     grids: list[Any] = list(np.indices(idx.shape, sparse=True))
     grids[d] = idx
     return P.gather_op(x, index=tuple(grids))
@@ -1092,9 +1092,9 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{from_np(m.dtype)}", "compare first, e.g. x > 0"))
+            f"{from_np(m.dtype)}", "compare first, e.g. x > 0")))
     v = value if isinstance(value, Tensor) else input._data.dtype.type(value)
     return P.masked_fill_op(m, v, input)
 

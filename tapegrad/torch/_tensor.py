@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._core import errors, mode
-from .._core.errors import with_hint
+from .._core.errors import hinted, warning_with_hint, with_hint
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make, restyle
 from ..ops import cast
 from . import _dtype, _print
@@ -78,14 +78,14 @@ def check_device(dev: Any) -> None:
         return
     d = dev if isinstance(dev, device) else device(dev) if isinstance(dev, str) else None
     if d is not None and d.type not in ("cpu", "meta"):
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 f"Attempting to use device '{d}', but tapegrad runs on the CPU only "
                 "(Torch not compiled with CUDA enabled)",
                 "use device='cpu', or `torch.device('cuda' if torch.cuda.is_available() "
                 "else 'cpu')`",
             )
-        )
+        ))
 
 
 # ----------------------------------------------------------------------------- data → array
@@ -104,20 +104,20 @@ def _ragged_error(data: Any) -> ValueError:
         first = lens[0]
         for n in lens:
             if n != first:
-                return ValueError(
+                return hinted(ValueError(
                     with_hint(
                         f"expected sequence of length {first} at dim {dim + 1} (got {n})",
                         "nested lists must be rectangular",
                     )
-                )
+                ))
         for x in d:
             e = walk(x, dim + 1)
             if e is not None:
                 return e
         return None
 
-    return walk(data, 0) or ValueError(with_hint("could not build a tensor from this data",
-                                                 "nested lists must be rectangular"))
+    return walk(data, 0) or hinted(ValueError(with_hint("could not build a tensor from this data",
+                                                 "nested lists must be rectangular")))
 
 
 def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
@@ -128,18 +128,18 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.array(data, dtype=dt)
         if arr.dtype.kind not in "biufc":
-            raise TypeError(with_hint(f"can't convert np.ndarray of type {arr.dtype}. The only "
+            raise hinted(TypeError(with_hint(f"can't convert np.ndarray of type {arr.dtype}. The only "
                                       "supported types are: float64, float32, float16, "
                                       "complex64, complex128, int64, int32, int16, int8, "
                                       "uint64, uint32, uint16, uint8, and bool.",
-                                      "convert the array to a numeric dtype first"))
+                                      "convert the array to a numeric dtype first")))
         return arr
     if isinstance(data, str) or isinstance(_leaf_kind(data), str):
-        raise TypeError(with_hint(f"new(): invalid data type '{type(_leaf_kind(data)).__name__}'",
-                                  "tensors hold numbers: pass numbers or nested lists of them"))
+        raise hinted(TypeError(with_hint(f"new(): invalid data type '{type(_leaf_kind(data)).__name__}'",
+                                  "tensors hold numbers: pass numbers or nested lists of them")))
     if isinstance(data, (set, dict)):
-        raise TypeError(with_hint(f"new(): data must be a sequence (got {type(data).__name__})",
-                                  "pass a list or tuple"))
+        raise hinted(TypeError(with_hint(f"new(): data must be a sequence (got {type(data).__name__})",
+                                  "pass a list or tuple")))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -147,12 +147,12 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
     except ValueError:
         raise _ragged_error(data) from None
     if arr.dtype == object:
-        raise _ragged_error(data) if isinstance(data, (list, tuple)) else TypeError(
+        raise _ragged_error(data) if isinstance(data, (list, tuple)) else hinted(TypeError(
             with_hint(f"new(): invalid data type '{type(data).__name__}'",
-                      "pass numbers, nested lists of numbers or a numpy array"))
+                      "pass numbers, nested lists of numbers or a numpy array")))
     if arr.dtype.kind not in "biufc":
-        raise TypeError(with_hint(f"new(): invalid data type '{arr.dtype}'",
-                                  "pass numbers or nested lists of numbers"))
+        raise hinted(TypeError(with_hint(f"new(): invalid data type '{arr.dtype}'",
+                                  "pass numbers or nested lists of numbers")))
     if dt is not None:
         return arr.astype(dt)
     leaf = _leaf_kind(data)
@@ -169,9 +169,9 @@ def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     t = _wrap(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":
-            raise RuntimeError(with_hint(errors.INT_REQUIRES_GRAD,
+            raise hinted(RuntimeError(with_hint(errors.INT_REQUIRES_GRAD,
                                          f"the data is {from_np(arr.dtype)}; pass floats or "
-                                         "dtype=torch.float32"))
+                                         "dtype=torch.float32")))
         t.requires_grad = True
     if _STATE.inference:
         _STATE.inference(t)
@@ -234,14 +234,14 @@ def from_numpy(ndarray: Any) -> Tensor:
     tensor([1, 2], dtype=torch.int32)
     """
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(with_hint(f"expected np.ndarray (got {type(ndarray).__name__})",
-                                  "use torch.tensor() for lists and numbers"))
+        raise hinted(TypeError(with_hint(f"expected np.ndarray (got {type(ndarray).__name__})",
+                                  "use torch.tensor() for lists and numbers")))
     if ndarray.dtype.kind not in "biufc":
-        raise TypeError(with_hint(f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The "
+        raise hinted(TypeError(with_hint(f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The "
                                   "only supported types are: float64, float32, float16, "
                                   "complex64, complex128, int64, int32, int16, int8, uint64, "
                                   "uint32, uint16, uint8, and bool.",
-                                  "convert the array to a numeric dtype first"))
+                                  "convert the array to a numeric dtype first")))
     return _wrap(ndarray)
 
 
@@ -254,20 +254,20 @@ def size_arg(size: Sequence[Any]) -> tuple[int, ...]:
         if isinstance(s, Tensor):
             s = s.item()
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(
+            raise hinted(TypeError(
                 with_hint(
                     f"empty(): argument 'size' must be tuple of ints, but found element of type "
                     f"{type(s).__name__} at pos {len(out)}",
                     "sizes are integers, e.g. torch.zeros(2, 3) or torch.zeros((2, 3))",
                 )
-            )
+            ))
         out.append(int(s))
     for s in out:
         if s < 0:
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint(f"Trying to create tensor with negative dimension {s}: {out}",
                           "every size must be >= 0")
-            )
+            ))
     return tuple(out)
 
 
@@ -340,8 +340,8 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
 
 def _like(input: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
     if not isinstance(input, Tensor):
-        raise TypeError(with_hint(f"zeros_like(): argument 'input' (position 1) must be Tensor, "
-                                  f"not {type(input).__name__}", "pass a tensor"))
+        raise hinted(TypeError(with_hint(f"zeros_like(): argument 'input' (position 1) must be Tensor, "
+                                  f"not {type(input).__name__}", "pass a tensor")))
     return input._data.shape, (input._data.dtype if dtype is None else to_np(dtype))
 
 
@@ -422,12 +422,12 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
         start, end = 0, start
     start, end, step = _num(start), _num(end), _num(step)
     if step == 0:
-        raise RuntimeError(with_hint("step must be nonzero", "pass a non-zero step"))
+        raise hinted(RuntimeError(with_hint("step must be nonzero", "pass a non-zero step")))
     if (end - start) / step < 0:
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint("upper bound and larger bound inconsistent with step sign",
                       f"start={start}, end={end}, step={step}")
-        )
+        ))
     allint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     dt = _dt(dtype, np.int64 if allint else None)
     n = int(np.ceil((end - start) / step))
@@ -446,8 +446,8 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     check_device(device)
     start, end = _num(start), _num(end)
     if steps < 0:
-        raise RuntimeError(with_hint("number of steps must be non-negative",
-                                     f"got steps={steps}"))
+        raise hinted(RuntimeError(with_hint("number of steps must be non-negative",
+                                     f"got steps={steps}")))
     dt = _dt(dtype)
     if steps == 0:
         return _finish(np.zeros(0, dtype=dt), requires_grad)
@@ -485,8 +485,8 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
 def _float_dt(dtype: Any, what: str) -> np.dtype:
     dt = _dt(dtype)
     if dt.kind != "f":
-        raise RuntimeError(with_hint(f"\"{what}\" not implemented for '{from_np(dt)}'",
-                                     "random floats need a floating dtype"))
+        raise hinted(RuntimeError(with_hint(f"\"{what}\" not implemented for '{from_np(dt)}'",
+                                     "random floats need a floating dtype")))
     return dt
 
 
@@ -568,12 +568,12 @@ def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = 
     if low is None:
         low = 0
     if high is None or size is None:
-        raise TypeError(with_hint("randint() missing required arguments: high and size",
-                                  "call randint(low, high, size) or randint(high, size)"))
+        raise hinted(TypeError(with_hint("randint() missing required arguments: high and size",
+                                  "call randint(low, high, size) or randint(high, size)")))
     low, high = int(_num(low)), int(_num(high))
     if high <= low:
-        raise RuntimeError(with_hint(f"random_ expects 'from' to be less than 'to', but got "
-                                     f"from={low} >= to={high}", "pass low < high"))
+        raise hinted(RuntimeError(with_hint(f"random_ expects 'from' to be less than 'to', but got "
+                                     f"from={low} >= to={high}", "pass low < high")))
     shape = size_arg((size,))
     n = int(np.prod(shape)) if shape else 1
     dt = _dt(dtype, np.int64)
@@ -651,21 +651,21 @@ def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
 
 
 def _neg_int_power() -> None:
-    raise RuntimeError(with_hint("Integers to negative integer powers are not allowed.",
-                                 "use a float base, e.g. x.float() ** -1"))
+    raise hinted(RuntimeError(with_hint("Integers to negative integer powers are not allowed.",
+                                 "use a float base, e.g. x.float() ** -1")))
 
 
 def promote_slow(a: Any, b: Any, name: str) -> tuple[Any, Any]:
     if name == "matmul":
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
-            raise RuntimeError(
+            raise hinted(RuntimeError(
                 with_hint(
                     f"expected m1 and m2 to have the same dtype, but got: "
                     f"{ctype_name(a._data.dtype)} != {ctype_name(b._data.dtype)}",
                     f"matmul of {from_np(a._data.dtype)} and {from_np(b._data.dtype)}: convert "
                     "one side, e.g. with .float() or .double()",
                 )
-            )
+            ))
         return a, b
     if name in _COMPARE:
         return a, b
@@ -700,13 +700,13 @@ def _shape(s: tuple[int, ...]) -> Size:
 
 def _numpy(t: Tensor, force: bool = False) -> np.ndarray:
     if t._rg and not force:
-        raise RuntimeError(
+        raise hinted(RuntimeError(
             with_hint(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.",
                 "numpy() shares memory and would drop the graph; detach first",
             )
-        )
+        ))
     return t._data
 
 
@@ -721,7 +721,7 @@ _NONLEAF_MSG = (
 
 def _grad_nonleaf(t: Tensor) -> None:
     warnings.warn(
-        with_hint(_NONLEAF_MSG, "call .retain_grad() before backward, or read the .grad of the "
+        warning_with_hint(_NONLEAF_MSG, "call .retain_grad() before backward, or read the .grad of the "
                   "leaf (the tensor you created with requires_grad=True)"),
         UserWarning,
         stacklevel=3,
@@ -732,16 +732,16 @@ def _grad_set(t: Tensor, value: Any) -> Any:
     if value is None:
         return None
     if not isinstance(value, Tensor):
-        raise TypeError(with_hint(f"assigned grad expected to be a Tensor or None but got grad "
-                                  f"of type {type(value).__name__}", "assign a tensor or None"))
+        raise hinted(TypeError(with_hint(f"assigned grad expected to be a Tensor or None but got grad "
+                                  f"of type {type(value).__name__}", "assign a tensor or None")))
     if value._data.dtype != t._data.dtype:
-        raise RuntimeError(with_hint("assigned grad has data of a different type",
+        raise hinted(RuntimeError(with_hint("assigned grad has data of a different type",
                                      f"the tensor is {from_np(t._data.dtype)}, the grad "
-                                     f"{from_np(value._data.dtype)}"))
+                                     f"{from_np(value._data.dtype)}")))
     if value._data.shape != t._data.shape:
-        raise RuntimeError(with_hint("assigned grad has data of a different size",
+        raise hinted(RuntimeError(with_hint("assigned grad has data of a different size",
                                      f"the tensor has shape {list(t._data.shape)}, the grad "
-                                     f"{list(value._data.shape)}"))
+                                     f"{list(value._data.shape)}")))
     return value
 
 
@@ -777,13 +777,13 @@ def _float_hook(t: Tensor) -> None:
 
 def _requires_grad_hook(t: Tensor) -> None:
     if t._data.dtype.kind not in "fc":
-        raise RuntimeError(with_hint("only Tensors of floating point dtype can require gradients",
+        raise hinted(RuntimeError(with_hint("only Tensors of floating point dtype can require gradients",
                                      f"this tensor is {from_np(t._data.dtype)}; convert it "
-                                     "with .float() first"))
+                                     "with .float() first")))
     if t._vc.__class__ is not list and not _STATE.inference:
-        raise RuntimeError(with_hint("Setting requires_grad=True on inference tensor outside "
+        raise hinted(RuntimeError(with_hint("Setting requires_grad=True on inference tensor outside "
                                      "InferenceMode is not allowed.",
-                                     "clone the tensor made under inference_mode() first"))
+                                     "clone the tensor made under inference_mode() first")))
 
 
 def _restyle_grad(t: Any) -> Any:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import ops as _core_ops
-from .._core.errors import with_hint
+from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..autodiff.functional import (
     grad,
@@ -41,9 +41,9 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
          randomness: str = "error", *, chunk_size: int | None = None) -> Callable[..., Any]:
     """``func`` vectorized over dimension ``in_dims`` of its inputs (PyTorch's ``vmap``)."""
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})",
-            "pass a positive number of examples per chunk"))
+            "pass a positive number of examples per chunk")))
     return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
 
@@ -62,15 +62,15 @@ def _swapped(module: Any, values: dict[str, Any], strict: bool) -> Iterator[None
         where.setdefault(full, (m, store, full.rsplit(".", 1)[-1]))
     unknown = [k for k in values if k not in where]
     if unknown:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"Unexpected key(s): {', '.join(repr(k) for k in unknown)}.",
-            "the names must be those of module.named_parameters() / named_buffers()"))
+            "the names must be those of module.named_parameters() / named_buffers()")))
     if strict:
         missing = [k for k in where if k not in values]
         if missing:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"Error(s) in reparametrizing for {type(module).__name__}:\n\tMissing key(s): "
-                f"{', '.join(repr(k) for k in missing)}.", "strict=True needs every name"))
+                f"{', '.join(repr(k) for k in missing)}.", "strict=True needs every name")))
     old: list[tuple[dict[str, Any], str, Any]] = []
     try:
         for k, v in values.items():
@@ -99,14 +99,14 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
         for d in parameter_and_buffer_dicts:
             for k, v in d.items():
                 if k in values:
-                    raise ValueError(with_hint(
+                    raise hinted(ValueError(with_hint(
                         f"{k} appeared in multiple dictionaries; behavior of functional call "
-                        "is ambiguous", "give each name once"))
+                        "is ambiguous", "give each name once")))
                 values[k] = v
     else:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
-            f"got {type(parameter_and_buffer_dicts)}", "pass dict(model.named_parameters())"))
+            f"got {type(parameter_and_buffer_dicts)}", "pass dict(model.named_parameters())")))
     if args is None:
         args = ()
     elif not isinstance(args, tuple):
@@ -122,17 +122,17 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[s
     """
     models = list(models)
     if not models:
-        raise RuntimeError(with_hint("stack_module_state: Expected at least one model, got 0.",
-                                     "pass a list of modules"))
+        raise hinted(RuntimeError(with_hint("stack_module_state: Expected at least one model, got 0.",
+                                     "pass a list of modules")))
     if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "stack_module_state: Expected all models to have the same training/eval mode.",
-            "call .train() or .eval() on all of them"))
+            "call .train() or .eval() on all of them")))
     first = type(models[0])
     if not all(type(m) is first for m in models):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "stack_module_state: Expected all models to be of the same class.",
-            "ensembles stack models of one class"))
+            "ensembles stack models of one class")))
 
     def stack(named: list[dict[str, Tensor]], grad: bool) -> dict[str, Tensor]:
         out = {}

@@ -130,7 +130,7 @@ def _error_of(fn: Any) -> str:
         try:
             fn()
         except Exception as e:  # noqa: BLE001
-            return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+            return f"{type(e).__name__}: {e}"   # all of str(e): the hint is a note
     return "no error"
 
 

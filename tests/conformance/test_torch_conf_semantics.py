@@ -487,7 +487,7 @@ def p_optim_errors(torch: Any) -> Any:
             make()
             out.append("ok")
         except Exception as e:  # noqa: BLE001
-            out.append((type(e).__name__, str(e).split("\n[tapegrad hint]")[0]))
+            out.append((type(e).__name__, str(e)))
     return out
 
 
@@ -670,7 +670,7 @@ def p_functional_errors(torch: Any) -> Any:
         try:
             fn()
         except Exception as e:  # noqa: BLE001
-            out.append((type(e).__name__, str(e).split("\n[tapegrad hint]")[0]))
+            out.append((type(e).__name__, str(e)))
     return out
 
 

@@ -704,7 +704,7 @@ def test_anomaly_mode_names_the_forward_op() -> None:
         y = tg.sqrt(x)
         with pytest.raises(RuntimeError, match="SqrtBackward0") as ei:
             y.sum().backward()
-    assert "test_core_engine.py" in str(ei.value)
+    assert "test_core_engine.py" in getattr(ei.value, "__notes__", [])[0]
     assert x.grad is None
 
 

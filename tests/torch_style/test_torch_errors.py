@@ -1,4 +1,4 @@
-"""Errors: PyTorch's exception type and wording, then one tapegrad hint line; a failed
+"""Errors: PyTorch's exception type and exact wording, one tapegrad hint as a note; a failed
 backward leaves every ``.grad`` as it was."""
 
 from __future__ import annotations
@@ -11,16 +11,18 @@ import pytest
 
 import tapegrad.torch as torch
 
-HINT = "\n[tapegrad hint] "
+HINT = "[tapegrad hint] "
 
 
 def _raises(fn: Callable[[], Any], exc: type[BaseException], message: str) -> str:
     with pytest.raises(exc) as info:
         fn()
     text = str(info.value)
-    first, _, hint = text.partition(HINT)
-    assert first == message, f"{first!r} != {message!r}"
-    assert hint and "\n" not in hint, f"expected one hint line, got {text!r}"
+    assert text == message, f"{text!r} != {message!r}"
+    notes = getattr(info.value, "__notes__", [])
+    assert len(notes) == 1 and notes[0].startswith(HINT), f"expected one hint note, got {notes!r}"
+    hint = notes[0][len(HINT):]
+    assert hint and "\n" not in hint, f"expected one hint line, got {notes!r}"
     return hint
 
 

@@ -19,6 +19,11 @@ HINT = "\n[tapegrad hint]"
 
 
 def strip_hint(msg: str) -> str:
+    """An exception's or warning's message without the tapegrad hint.
+
+    Exceptions carry the hint as a note (``str(e)`` is PyTorch's message
+    already); warnings keep it on a line of their own.
+    """
     i = msg.find(HINT)
     return msg if i < 0 else msg[:i]
 
@@ -38,7 +43,7 @@ def plain(x: Any) -> Any:
     if hasattr(x, "_fields") or type(x).__name__ in ("max", "min", "sort", "topk"):
         return tuple(plain(v) for v in x)
     if isinstance(x, BaseException):
-        return ("raises", type(x).__name__, strip_hint(str(x)))
+        return ("raises", type(x).__name__, str(x))
     if isinstance(x, np.ndarray):
         return ("array", str(x.dtype), x.shape, x.copy())
     if isinstance(x, np.generic):
@@ -53,7 +58,7 @@ def run(prog: Callable[[Any], Any], torch_mod: Any) -> Any:
         try:
             out = plain(prog(torch_mod))
         except Exception as e:  # noqa: BLE001 - the exception is the result
-            out = ("raises", type(e).__name__, strip_hint(str(e)))
+            out = ("raises", type(e).__name__, str(e))
     ws = [(c.category.__name__,
            strip_hint(str(c.message)).split(" (Triggered internally")[0].split("\n")[0])
           for c in w if not issubclass(c.category, DeprecationWarning)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import _ops, nn
 
@@ -174,7 +174,7 @@ def get(identifier: Any) -> Callable[..., Any]:
         return identifier
     fn = _BY_NAME.get(str(identifier))
     if fn is None:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Could not interpret activation function identifier: {identifier}",
-            f"known names: {', '.join(sorted(_BY_NAME))}"))
+            f"known names: {', '.join(sorted(_BY_NAME))}")))
     return fn

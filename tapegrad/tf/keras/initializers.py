@@ -1,4 +1,8 @@
-"""``keras.initializers``: Keras's weight initialisers (drawn from ``tf.random``).
+"""``keras.initializers``: Keras 3's weight initialisers, drawing Keras's streams.
+
+The random initializers draw through :mod:`tapegrad.tf.keras.random` exactly
+as Keras 3 on TensorFlow does, so seeded (or ``set_random_seed``-seeded)
+weights are Keras's own values.
 
 >>> import tapegrad.tf as tf
 >>> tf.keras.initializers.get("zeros")((2,)).numpy()
@@ -12,35 +16,33 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import dtypes as _dt
 from .._tensor import tft
-from ..random import _generator
+from . import random as _kr
 
-__all__ = ["Initializer", "Zeros", "Ones", "Constant", "GlorotUniform", "GlorotNormal",
-           "HeNormal", "HeUniform", "RandomNormal", "RandomUniform", "get"]
+__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomInitializer", "VarianceScaling",
+           "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "LecunNormal",
+           "LecunUniform", "RandomNormal", "RandomUniform", "TruncatedNormal", "get"]
 
 
-def _fans(shape: tuple[int, ...]) -> tuple[float, float]:
-    if len(shape) == 0:
-        return 1.0, 1.0
+def compute_fans(shape: tuple[int, ...]) -> tuple[int, int]:
+    """Keras's ``(fan_in, fan_out)`` of a weight shape (receptive field times channels)."""
+    if len(shape) < 1:
+        return 1, 1
     if len(shape) == 1:
-        return float(shape[0]), float(shape[0])
+        return int(shape[0]), int(shape[0])
     if len(shape) == 2:
-        return float(shape[0]), float(shape[1])
-    receptive = float(np.prod(shape[:-2]))
-    return shape[-2] * receptive, shape[-1] * receptive
+        return int(shape[0]), int(shape[1])
+    receptive = 1
+    for d in shape[:-2]:
+        receptive *= int(d)
+    return int(shape[-2]) * receptive, int(shape[-1]) * receptive
 
 
 class Initializer:
-    """Base class: ``init(shape, dtype)`` returns a tensor."""
-
-    def __init__(self, seed: Any = None) -> None:
-        self.seed = seed
-
-    def _rng(self) -> np.random.Generator:
-        return _generator(self.seed)
+    """Base class: ``init(shape, dtype)`` returns a tensor (float32 by default)."""
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
         npd = _dt.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
@@ -50,7 +52,7 @@ class Initializer:
         raise NotImplementedError
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self.seed}
+        return {}
 
 
 class Zeros(Initializer):
@@ -65,56 +67,125 @@ class Ones(Initializer):
 
 class Constant(Initializer):
     def __init__(self, value: float = 0.0) -> None:
-        super().__init__()
         self.value = value
 
     def sample(self, shape: tuple[int, ...]) -> np.ndarray:
         return np.full(shape, self.value)
 
 
-class RandomNormal(Initializer):
+class RandomInitializer(Initializer):
+    """Keras 3's seeded initializers: an int seed or a ``SeedGenerator``, else a fresh one.
+
+    Without a seed, the initializer takes ``random.randint(1, 10**9)`` from
+    Python's global ``random`` when it is *made* (so after
+    ``keras.utils.set_random_seed`` a model's weights are Keras's); an int
+    seed gives the same values on every call, as in Keras.
+    """
+
+    def __init__(self, seed: Any = None) -> None:
+        self._init_seed = seed
+        if seed is None:
+            seed = _kr.make_default_seed()
+        elif not isinstance(seed, (int, _kr.SeedGenerator)):
+            raise hinted(ValueError(with_hint(
+                "`seed` argument should be an instance of `keras.random.SeedGenerator()` or an "
+                f"integer. Received: seed={seed}", "pass an int or a SeedGenerator")))
+        self.seed = seed
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed}
+
+
+class RandomNormal(RandomInitializer):
+    """Normal values (mean 0, stddev 0.05 by default)."""
+
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None) -> None:
-        super().__init__(seed)
         self.mean, self.stddev = mean, stddev
-
-    def sample(self, shape: tuple[int, ...]) -> np.ndarray:
-        return self._rng().normal(self.mean, self.stddev, shape)
-
-
-class RandomUniform(Initializer):
-    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: Any = None) -> None:
         super().__init__(seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        return _kr.normal(shape, mean=self.mean, stddev=self.stddev, seed=self.seed, dtype=dtype)
+
+
+class TruncatedNormal(RandomInitializer):
+    """Normal values within two standard deviations (stddev 0.05 by default)."""
+
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None) -> None:
+        self.mean, self.stddev = mean, stddev
+        super().__init__(seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        return _kr.truncated_normal(shape, mean=self.mean, stddev=self.stddev, seed=self.seed,
+                                    dtype=dtype)
+
+
+class RandomUniform(RandomInitializer):
+    """Uniform values in ``[minval, maxval)`` (``[-0.05, 0.05)`` by default)."""
+
+    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: Any = None) -> None:
         self.minval, self.maxval = minval, maxval
+        super().__init__(seed)
 
-    def sample(self, shape: tuple[int, ...]) -> np.ndarray:
-        return self._rng().uniform(self.minval, self.maxval, shape)
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "minval": self.minval, "maxval": self.maxval}
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        return _kr.uniform(shape, minval=self.minval, maxval=self.maxval, seed=self.seed,
+                           dtype=dtype)
 
 
-class VarianceScaling(Initializer):
+class VarianceScaling(RandomInitializer):
     """Keras's variance scaling (``fan_in``/``fan_out``/``fan_avg``, normal or uniform)."""
 
     def __init__(self, scale: float = 1.0, mode: str = "fan_in",
                  distribution: str = "truncated_normal", seed: Any = None) -> None:
-        super().__init__(seed)
+        if scale <= 0.0:
+            raise hinted(ValueError(with_hint(
+                f"Argument `scale` must be positive float. Received: scale={scale}",
+                "scale > 0")))
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise hinted(ValueError(with_hint(
+                f"Invalid `mode` argument: {mode}. Please use one of "
+                "{'fan_in', 'fan_out', 'fan_avg'}", "mode is fan_in, fan_out or fan_avg")))
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise hinted(ValueError(with_hint(
+                f"Invalid `distribution` argument: {distribution}.Please use one of "
+                "{'uniform', 'truncated_normal', 'untruncated_normal'}",
+                "distribution is uniform, truncated_normal or untruncated_normal")))
         self.scale, self.mode, self.distribution = scale, mode, distribution
+        super().__init__(seed)
 
-    def sample(self, shape: tuple[int, ...]) -> np.ndarray:
-        fan_in, fan_out = _fans(shape)
-        n = {"fan_in": fan_in, "fan_out": fan_out}.get(self.mode, (fan_in + fan_out) / 2.0)
-        scale = self.scale / max(1.0, n)
-        rng = self._rng()
-        if self.distribution == "uniform":
-            limit = math.sqrt(3.0 * scale)
-            return rng.uniform(-limit, limit, shape)
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        fan_in, fan_out = compute_fans(tuple(int(s) for s in shape))
+        scale = self.scale
+        if self.mode == "fan_in":
+            scale /= max(1.0, fan_in)
+        elif self.mode == "fan_out":
+            scale /= max(1.0, fan_out)
+        else:
+            scale /= max(1.0, (fan_in + fan_out) / 2.0)
+        if self.distribution == "truncated_normal":
+            stddev = math.sqrt(scale) / 0.87962566103423978
+            return _kr.truncated_normal(shape, mean=0.0, stddev=stddev, dtype=dtype,
+                                        seed=self.seed)
         if self.distribution == "untruncated_normal":
-            return rng.normal(0.0, math.sqrt(scale), shape)
-        std = math.sqrt(scale) / 0.87962566103423978
-        z = rng.standard_normal(shape)
-        bad = np.abs(z) > 2
-        while bad.any():
-            z[bad] = rng.standard_normal(int(bad.sum()))
-            bad = np.abs(z) > 2
-        return z * std
+            return _kr.normal(shape, mean=0.0, stddev=math.sqrt(scale), dtype=dtype,
+                              seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return _kr.uniform(shape, minval=-limit, maxval=limit, dtype=dtype, seed=self.seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
+                "distribution": self.distribution, "input_axes": None, "output_axes": None}
 
 
 class GlorotUniform(VarianceScaling):
@@ -129,27 +200,69 @@ class GlorotUniform(VarianceScaling):
     def __init__(self, seed: Any = None) -> None:
         super().__init__(1.0, "fan_avg", "uniform", seed)
 
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+
 
 class GlorotNormal(VarianceScaling):
+    """Truncated normal with ``stddev = sqrt(2 / (fan_in + fan_out))``."""
+
     def __init__(self, seed: Any = None) -> None:
         super().__init__(1.0, "fan_avg", "truncated_normal", seed)
 
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+
 
 class HeNormal(VarianceScaling):
+    """Truncated normal with ``stddev = sqrt(2 / fan_in)``."""
+
     def __init__(self, seed: Any = None) -> None:
         super().__init__(2.0, "fan_in", "truncated_normal", seed)
 
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+
 
 class HeUniform(VarianceScaling):
+    """Uniform with ``limit = sqrt(6 / fan_in)``."""
+
     def __init__(self, seed: Any = None) -> None:
         super().__init__(2.0, "fan_in", "uniform", seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+
+
+class LecunNormal(VarianceScaling):
+    """Truncated normal with ``stddev = sqrt(1 / fan_in)``."""
+
+    def __init__(self, seed: Any = None) -> None:
+        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+
+
+class LecunUniform(VarianceScaling):
+    """Uniform with ``limit = sqrt(3 / fan_in)``."""
+
+    def __init__(self, seed: Any = None) -> None:
+        super().__init__(1.0, "fan_in", "uniform", seed)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
 _BY_NAME: dict[str, type[Initializer]] = {
     "zeros": Zeros, "ones": Ones, "glorot_uniform": GlorotUniform,
     "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
     "random_normal": RandomNormal, "random_uniform": RandomUniform,
+    "truncated_normal": TruncatedNormal, "lecun_normal": LecunNormal,
+    "lecun_uniform": LecunUniform, "variance_scaling": VarianceScaling,
 }
+for _cls in list(_BY_NAME.values()):
+    _BY_NAME.setdefault(_cls.__name__, _cls)
 
 
 def get(identifier: Any) -> Any:
@@ -157,11 +270,14 @@ def get(identifier: Any) -> Any:
     if isinstance(identifier, str):
         cls = _BY_NAME.get(identifier)
         if cls is None:
-            raise ValueError(with_hint(f"Could not interpret initializer identifier: "
-                                       f"{identifier}",
-                                       f"known names: {', '.join(sorted(_BY_NAME))}"))
+            raise hinted(ValueError(with_hint(
+                f"Could not interpret initializer identifier: {identifier}",
+                f"known names: {', '.join(sorted(k for k in _BY_NAME if k.islower()))}")))
         return cls()
+    if isinstance(identifier, type):
+        return identifier()
     if callable(identifier):
         return identifier
-    raise ValueError(with_hint(f"Could not interpret initializer identifier: {identifier}",
-                               "pass a name such as 'glorot_uniform' or an initializer"))
+    raise hinted(ValueError(with_hint(
+        f"Could not interpret initializer identifier: {identifier}",
+        "pass a name such as 'glorot_uniform' or an initializer")))

@@ -16,7 +16,7 @@ import numpy as np
 
 from ... import ops
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import dtypes as _dt
 from .._ops import matmul as _tf_matmul
@@ -119,9 +119,9 @@ class Layer:
         d["_input_shape_arg"] = None if shape is None else (None,) + tuple(shape)
         kwargs.pop("activity_regularizer", None)
         if kwargs:
-            raise TypeError(with_hint(
+            raise hinted(TypeError(with_hint(
                 f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}",
-                "check the argument names"))
+                "check the argument names")))
 
     # ------------------------------------------------------------------ tracking
     def __setattr__(self, name: str, value: Any) -> None:
@@ -221,17 +221,17 @@ class Layer:
         ws = self.weights
         weights = list(weights)
         if len(weights) != len(ws):
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"You called `set_weights(weights)` on layer '{self.name}' with a weight list "
                 f"of length {len(weights)}, but the layer was expecting {len(ws)} weights.",
-                "pass one array per weight, in the order of layer.weights"))
+                "pass one array per weight, in the order of layer.weights")))
         for w, value in zip(ws, weights):
             arr = np.asarray(value._data if isinstance(value, Tensor) else value)
             if arr.shape != w._data.shape:
-                raise ValueError(with_hint(
+                raise hinted(ValueError(with_hint(
                     f"Layer {self.name} weight shape {tuple(w._data.shape)} is not compatible "
                     f"with provided weight shape {tuple(arr.shape)}.",
-                    f"weight {w.path} needs shape {tuple(w._data.shape)}"))
+                    f"weight {w.path} needs shape {tuple(w._data.shape)}")))
         for w, value in zip(ws, weights):
             arr = np.asarray(value._data if isinstance(value, Tensor) else value)
             w.assign(arr.astype(w._data.dtype))
@@ -241,9 +241,9 @@ class Layer:
         self.__dict__["built"] = True
 
     def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(with_hint(
+        raise hinted(NotImplementedError(with_hint(
             f"Layer {type(self).__name__} does not have a `call()` method implemented.",
-            "define call(self, inputs) in your layer"))
+            "define call(self, inputs) in your layer")))
 
     def _maybe_build(self, x: Any) -> None:
         if self.built:
@@ -257,7 +257,16 @@ class Layer:
         _SCOPE.append(self.name)
         try:
             self._maybe_build(x)
-            return self.call(x, *args, **kwargs)
+            try:
+                return self.call(x, *args, **kwargs)
+            except Exception as e:
+                # Keras frames an error escaping call(): "Exception encountered when calling"
+                from ._context import call_context_error
+
+                new = call_context_error(self, e, (x, *args), kwargs)
+                if new is None:
+                    raise
+                raise new.with_traceback(e.__traceback__) from None
         finally:
             _SCOPE.pop()
 
@@ -310,9 +319,9 @@ class Dense(Layer):
                  bias_constraint: Any = None, lora_rank: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if int(units) <= 0:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"Received an invalid value for `units`, expected a positive integer. Received: "
-                f"units={units}", "units is the number of outputs"))
+                f"units={units}", "units is the number of outputs")))
         self.units = int(units)
         self.activation: Callable[..., Any] = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -324,21 +333,21 @@ class Dense(Layer):
     def kernel(self) -> KerasVariable:
         k = self.__dict__.get("_kernel")
         if k is None:
-            raise AttributeError(with_hint(
+            raise hinted(AttributeError(with_hint(
                 "You must build the layer before accessing `kernel`.",
-                "call the layer on an input, or layer.build(input_shape), first"))
+                "call the layer on an input, or layer.build(input_shape), first")))
         return k
 
     def build(self, input_shape: Any = None) -> None:
         if input_shape is None:
-            raise ValueError(with_hint("Dense.build needs an input shape",
-                                       "e.g. layer.build((None, 4))"))
+            raise hinted(ValueError(with_hint("Dense.build needs an input shape",
+                                       "e.g. layer.build((None, 4))")))
         shp = tuple(input_shape.as_list() if hasattr(input_shape, "as_list") else input_shape)
         in_dim = shp[-1]
         if in_dim is None:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 "The last dimension of the inputs to a Dense layer should be defined. Found "
-                "None.", "give the input's feature size"))
+                "None.", "give the input's feature size")))
         self.__dict__["_in_dim"] = int(in_dim)
         self.__dict__["_kernel"] = self.add_weight(
             shape=(int(in_dim), self.units), initializer=self.kernel_initializer, name="kernel")
@@ -353,11 +362,13 @@ class Dense(Layer):
         x = inputs if isinstance(inputs, Tensor) else convert(inputs)
         in_dim = self.__dict__["_in_dim"]
         if x._data.ndim < 1 or x._data.shape[-1] != in_dim:
-            raise ValueError(with_hint(
+            from ._context import mark_input_check
+
+            raise mark_input_check(hinted(ValueError(with_hint(
                 f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
                 f"layer: expected axis -1 of input shape to have value {in_dim}, but received "
                 f"input with shape {tuple(x._data.shape)}",
-                f"this layer was built for {in_dim} input features"))
+                f"this layer was built for {in_dim} input features"))), self)
         if x._data.ndim == 2:
             y = _tf_matmul(x, self.kernel)
         else:
@@ -411,3 +422,8 @@ class InputLayer(Layer):
 
     def call(self, inputs: Any) -> Any:
         return inputs
+
+
+from ._dropout import Dropout  # noqa: E402  (Keras's dropout layer, in its own module)
+
+__all__ += ["Dropout"]

@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 
 from ... import ops
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import nn
 from .._ops import clip_by_value, log
-from .._tensor import VariableBase, convert, read
+from .._tensor import VariableBase, check_broadcast, convert, read
 from .variables import epsilon
 
 __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "SparseCategoricalCrossentropy",
@@ -51,6 +51,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Tensor:
     p = _pred(y_pred)
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
+    check_broadcast(t, p, "Sub")   # TensorFlow's Sub error, as Keras's y_true - y_pred raises
     return ops.mean(ops.square(ops.subtract(t, p)), axis=-1)
 
 
@@ -64,6 +65,7 @@ def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
     p = _pred(y_pred)
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
+    check_broadcast(t, p, "Sub")
     return ops.mean(ops.abs(ops.subtract(t, p)), axis=-1)
 
 
@@ -76,10 +78,10 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     if lab.ndim == p._data.ndim and lab.shape[-1] == 1:
         lab = lab[..., 0]
     if lab.shape != p._data.shape[:-1]:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             "Arguments `target` and `output` must have the same shape up until the last "
             f"dimension: target.shape={tuple(lab.shape)}, output.shape={tuple(p._data.shape)}",
-            "one integer label per row of predictions"))
+            "one integer label per row of predictions")))
     logits = p
     if not from_logits:
         logits = log(clip_by_value(p, epsilon(), 1 - epsilon()))
@@ -140,9 +142,9 @@ class Loss:
     def __init__(self, name: str | None = None, reduction: Any = "sum_over_batch_size",
                  dtype: Any = None) -> None:
         if reduction not in _REDUCTIONS:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"Invalid value for argument `reduction`. Expected one of {_REDUCTIONS}. "
-                f"Received: reduction={reduction}", "use 'sum_over_batch_size' (the default)"))
+                f"Received: reduction={reduction}", "use 'sum_over_batch_size' (the default)")))
         self.name = name or type(self).__name__
         self.reduction = reduction
 
@@ -255,6 +257,6 @@ def get(identifier: Any) -> Any:
         return identifier
     cls = table.get(str(identifier))
     if cls is None:
-        raise ValueError(with_hint(f"Could not interpret loss identifier: {identifier}",
-                                   f"known names: {', '.join(sorted(table))}"))
+        raise hinted(ValueError(with_hint(f"Could not interpret loss identifier: {identifier}",
+                                   f"known names: {', '.join(sorted(table))}")))
     return cls()

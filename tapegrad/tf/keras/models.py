@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from .._tensor import tft
 from .layers import _SCOPE, InputLayer, KerasInput, Layer, _Paused
 
@@ -53,9 +54,9 @@ class Model(Layer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs:
-            raise NotImplementedError(with_hint(
+            raise hinted(NotImplementedError(with_hint(
                 "the functional Model(inputs, outputs) API is not implemented",
-                "subclass tf.keras.Model and define call(), or use tf.keras.Sequential"))
+                "subclass tf.keras.Model and define call(), or use tf.keras.Sequential")))
         super().__init__(**kwargs)
 
     @property
@@ -113,9 +114,9 @@ class Sequential(Model):
             self.__dict__["_input_shape"] = layer.input_spec.shape
             return
         if not isinstance(layer, Layer):
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
-                f"{layer} (of type {type(layer)})", "add keras layers"))
+                f"{layer} (of type {type(layer)})", "add keras layers")))
         if not self._sublayers and self.__dict__.get("_input_shape") is None and \
                 layer.__dict__.get("_input_shape_arg") is not None:
             self.__dict__["_input_shape"] = layer.__dict__["_input_shape_arg"]
@@ -135,8 +136,8 @@ class Sequential(Model):
 
     def build(self, input_shape: Any = None) -> None:
         if input_shape is None:
-            raise ValueError(with_hint("You must provide an `input_shape` argument.",
-                                       "e.g. model.build((None, 4))"))
+            raise hinted(ValueError(with_hint("You must provide an `input_shape` argument.",
+                                       "e.g. model.build((None, 4))")))
         shp = tuple(1 if s is None else int(s) for s in input_shape)
         with _Paused(), _scope(self.name):
             x: Any = tft(np.zeros(shp, dtype=self.__dict__["_dtype"]))
@@ -145,10 +146,12 @@ class Sequential(Model):
         self.__dict__["_input_shape"] = tuple(input_shape)
         self.__dict__["built"] = True
 
-    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self, inputs: Any, training: Any = None, mask: Any = None, **kwargs: Any) -> Any:
         x = inputs
         for layer in self._sublayers:
-            x = layer(x)
+            # Keras passes `training` on to the layers whose call takes it (Dropout ...)
+            takes = training is not None and "training" in inspect.signature(layer.call).parameters
+            x = layer(x, training=training) if takes else layer(x)
         return x
 
     def _maybe_build(self, x: Any) -> None:

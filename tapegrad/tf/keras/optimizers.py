@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from ...optim.rules import adam_update, sgd_update
 from .._tensor import VariableBase, convert, fmt_shape, read
@@ -38,12 +38,12 @@ class Optimizer:
         kwargs.pop("loss_scale_factor", None)
         kwargs.pop("gradient_accumulation_steps", None)
         if kwargs:
-            raise TypeError(with_hint(f"Argument(s) not recognized: {kwargs}",
-                                      "check the optimizer's argument names"))
+            raise hinted(TypeError(with_hint(f"Argument(s) not recognized: {kwargs}",
+                                      "check the optimizer's argument names")))
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set.",
-                "choose one clipping method"))
+                "choose one clipping method")))
         self.name = name or self._default_name  # Keras does not number optimizer names
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
@@ -122,11 +122,11 @@ class Optimizer:
         pairs = list(grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 "No gradients provided for any variable.",
                 "every gradient is None: the loss does not depend on these variables as "
                 "recorded (compute the loss inside the GradientTape block; tf.explain."
-                "why_none(tape, loss, var) says why)"))
+                "why_none(tape, loss, var) says why)")))
         if len(kept) < len(pairs):
             missing = [getattr(v, "path", getattr(v, "name", repr(v))) for g, v in pairs
                        if g is None]
@@ -137,17 +137,17 @@ class Optimizer:
         grads: list[np.ndarray] = []
         for g, v in kept:
             if not isinstance(v, VariableBase):
-                raise TypeError(with_hint(
+                raise hinted(TypeError(with_hint(
                     f"Expected a tf.Variable to update, got {type(v).__name__}",
-                    "pass (gradient, variable) pairs, e.g. zip(grads, model.trainable_variables)"))
+                    "pass (gradient, variable) pairs, e.g. zip(grads, model.trainable_variables)")))
             gt = read(g) if isinstance(g, VariableBase) else convert(g)
             ga = np.asarray(gt._data)
             if ga.shape != v._data.shape:
-                raise InvalidArgumentError(None, None, with_hint(
+                raise hinted(InvalidArgumentError(None, None, with_hint(
                     f"Cannot update variable with shape {fmt_shape(v._data.shape)} using a "
                     f"Tensor with shape {fmt_shape(ga.shape)}, shapes must be equal. "
                     "[Op:AssignSubVariableOp] name: ",
-                    "each gradient must have its variable's shape: check the zip order"))
+                    "each gradient must have its variable's shape: check the zip order")))
             grads.append(ga.astype(v._data.dtype, copy=False))
         grads = self._clip(grads)
         lr = self._current_lr()
@@ -182,8 +182,8 @@ class Optimizer:
             grads = t.gradient(value, vars_)
         else:
             if tape is None:
-                raise ValueError(with_hint("`tape` is required when a `Tensor` loss is passed.",
-                                           "pass tape=the GradientTape that recorded the loss"))
+                raise hinted(ValueError(with_hint("`tape` is required when a `Tensor` loss is passed.",
+                                           "pass tape=the GradientTape that recorded the loss")))
             grads = tape.gradient(loss, vars_)
         return self.apply_gradients(zip(grads, vars_))
 
@@ -227,8 +227,8 @@ class SGD(Optimizer):
                  clipvalue: float | None = None, global_clipnorm: float | None = None,
                  name: str | None = None, **kwargs: Any) -> None:
         if not isinstance(momentum, (int, float)) or momentum < 0 or momentum > 1:
-            raise ValueError(with_hint("`momentum` must be a float between [0, 1].",
-                                       f"got momentum={momentum!r}"))
+            raise hinted(ValueError(with_hint("`momentum` must be a float between [0, 1].",
+                                       f"got momentum={momentum!r}")))
         super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
                          name, **kwargs)
         self.momentum = float(momentum)
@@ -292,6 +292,6 @@ def get(identifier: Any) -> Optimizer:
     table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
     cls = table.get(str(identifier).lower())
     if cls is None:
-        raise ValueError(with_hint(f"Could not interpret optimizer identifier: {identifier}",
-                                   "use 'sgd', 'adam' or 'adamw'"))
+        raise hinted(ValueError(with_hint(f"Could not interpret optimizer identifier: {identifier}",
+                                   "use 'sgd', 'adam' or 'adamw'")))
     return cls()

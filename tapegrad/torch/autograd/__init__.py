@@ -23,7 +23,7 @@ import numpy as np
 
 from ... import engine
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.registry import ANOMALY
 from ..._core.tensor import TORCH, Tensor, make
 from . import forward_ad, functional, graph
@@ -68,20 +68,20 @@ def grad(
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     if is_grads_batched:
-        raise NotImplementedError(with_hint("is_grads_batched=True is not supported",
-                                            "loop over the batch of grad_outputs"))
+        raise hinted(NotImplementedError(with_hint("is_grads_batched=True is not supported",
+                                            "loop over the batch of grad_outputs")))
     for i, t in enumerate(ins):
         if not isinstance(t, Tensor):
-            raise TypeError(with_hint(
+            raise hinted(TypeError(with_hint(
                 f"grad(): argument 'inputs' must be tuple of Tensors, but found element of "
-                f"type {type(t).__name__} at pos {i}", "pass the tensors to differentiate"))
+                f"type {type(t).__name__} at pos {i}", "pass the tensors to differentiate")))
     gos = None
     if grad_outputs is not None:
         gos = list(_as_tuple(grad_outputs))
         if len(gos) != len(outs):
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"grad requires one grad_output per output: got {len(gos)} grad_outputs and "
-                f"{len(outs)} outputs", "pass one grad_output (or None) per output"))
+                f"{len(outs)} outputs", "pass one grad_output (or None) per output")))
     if allow_unused is None:
         allow_unused = materialize_grads
     res = engine.grad(list(outs), list(ins), gos, retain_graph, create_graph, True)
@@ -89,10 +89,10 @@ def grad(
     for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError(with_hint(
+                raise hinted(RuntimeError(with_hint(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.",
-                    "that input does not reach any output; pass allow_unused=True to get None"))
+                    "that input does not reach any output; pass allow_unused=True to get None")))
             if materialize_grads:
                 g = make(np.zeros_like(t._data), None, False, TORCH)
         out.append(g)
@@ -298,9 +298,9 @@ def gradcheck(
     ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     diff = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x._rg]
     if not diff:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             "gradcheck expects at least one input tensor to require gradient, but none of the "
-            "them have requires_grad=True.", "create the inputs with requires_grad=True"))
+            "them have requires_grad=True.", "create the inputs with requires_grad=True")))
     for i in diff:
         if ins[i]._data.dtype not in (np.float64, np.complex128):
             warnings.warn(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.mode import STATE
 from ..._core.tensor import TORCH, Tensor
 from ...autodiff.forward import JVPLevel
@@ -41,9 +41,9 @@ class UnpackedDualTensor(NamedTuple):
 def enter_dual_level() -> int:
     """Enter a forward-AD level (only one at a time, as in PyTorch); return its index."""
     if _current:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Nested forward mode AD is not supported at the moment",
-            "use torch.func.jvp for higher-order forward derivatives"))
+            "use torch.func.jvp for higher-order forward derivatives")))
     lv = JVPLevel()
     lv.__enter__()
     _current.append(lv)
@@ -53,9 +53,9 @@ def enter_dual_level() -> int:
 def exit_dual_level(*, level: int | None = None) -> None:
     """Exit the current forward-AD level; its dual tensors become plain tensors."""
     if not _current or (level is not None and level != 0):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Trying to exit a forward AD level that was not the last one that was created. "
-            "This is not supported.", "exit the level you entered last"))
+            "This is not supported.", "exit the level you entered last")))
     lv = _current.pop()
     lv.__exit__(None, None, None)
 
@@ -70,23 +70,23 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
     """A dual tensor: ``tensor`` as primal, with ``tangent`` as its forward gradient."""
     lv = _level(level)
     if lv is None:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
-            "enter_dual_level() first.", "wrap the computation in `with fwAD.dual_level():`"))
+            "enter_dual_level() first.", "wrap the computation in `with fwAD.dual_level():`")))
     if tensor._data.dtype.kind not in "fc":
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}",
-            "forward AD needs a float primal"))
+            "forward AD needs a float primal")))
     if tangent._data.dtype.kind not in "fc":
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Expected tangent to be floating point or complex, but got: {tangent.dtype}",
-            "forward AD needs a float tangent"))
+            "forward AD needs a float tangent")))
     if tangent._data.shape != tensor._data.shape:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Trying to set a forward gradient that has a different size than that of the "
             f"original Tensor, this is not supported. Tensor is of size "
             f"{list(tensor._data.shape)} while the given forward gradient is of size "
-            f"{list(tangent._data.shape)}.", "the tangent has the primal's shape"))
+            f"{list(tangent._data.shape)}.", "the tangent has the primal's shape")))
     base = tensor._primal if tensor._lvl is lv else tensor
     t = lv.make(base, tangent)
     t._style = TORCH

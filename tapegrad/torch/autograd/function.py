@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.registry import Op, apply
 from ..._core.tensor import TORCH, Tensor, make, restyle
 from ...ops import index_add_zeros, reshape
@@ -57,10 +57,10 @@ class FunctionCtx:
         """Keep tensors (or None) for ``backward``; read them back as ``ctx.saved_tensors``."""
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError(with_hint(
+                raise hinted(TypeError(with_hint(
                     "save_for_backward can only save variables, but argument "
                     f"{tensors.index(t)} is of type {type(t).__name__}",
-                    "store non-tensors as attributes instead: ctx.k = k"))
+                    "store non-tensors as attributes instead: ctx.k = k")))
         self.to_save = tensors
 
     def save_for_forward(self, *tensors: Any) -> None:
@@ -137,11 +137,11 @@ class Function(metaclass=_FunctionMeta):
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)",
-            f"call {type(self).__name__}.apply(...) on the class"))
+            f"call {type(self).__name__}.apply(...) on the class")))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -234,13 +234,13 @@ class Function(metaclass=_FunctionMeta):
                 if cls.vmap is not Function.vmap:
                     return _apply_vmap(cls, top, args, kwargs)
                 if not cls.generate_vmap_rule:
-                    raise RuntimeError(with_hint(
+                    raise hinted(RuntimeError(with_hint(
                         f"You tried to vmap over {cls.__name__}, but it does not have vmap "
                         "support. Please override and implement the vmap staticmethod or set "
                         "generate_vmap_rule=True. For more details, please see "
                         "https://pytorch.org/docs/main/notes/extending.func.html",
                         "set generate_vmap_rule = True on the class to batch forward and "
-                        "backward as they are"))
+                        "backward as they are")))
         return cls._apply(args, kwargs)[0]
 
     @classmethod
@@ -326,9 +326,9 @@ def _apply_jvp(cls: type[Function], lv: Any, args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> Any:
     """Forward mode through a Function: the primal by ``apply``, the tangent by ``jvp``."""
     if cls.jvp is Function.jvp:
-        raise NotImplementedError(with_hint(
+        raise hinted(NotImplementedError(with_hint(
             "You must implement the jvp function for custom autograd.Function to use it with "
-            "forward mode AD.", f"give {cls.__name__} a jvp(ctx, *tangents) staticmethod"))
+            "forward mode AD.", f"give {cls.__name__} a jvp(ctx, *tangents) staticmethod")))
     primals = []
     tangents = []
     for a in args:
@@ -432,11 +432,11 @@ def _function_vjp(cls: type[Function], g: Tensor, *saved: Any, needs: tuple[bool
         if len(result) > n_in and all(r is None for r in result[n_in:]):
             result = result[:n_in]
         else:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"function {name} returned an incorrect number of gradients (expected {n_in}, "
                 f"got {len(result)})",
                 "backward returns one gradient per forward input (None for non-tensors and "
-                "inputs that need none)"))
+                "inputs that need none)")))
     out: list[Any] = []
     shapes = ctx._in_shapes  # type: ignore[attr-defined]
     k = 0
@@ -445,15 +445,15 @@ def _function_vjp(cls: type[Function], g: Tensor, *saved: Any, needs: tuple[bool
             continue
         if r is not None:
             if not isinstance(r, Tensor):
-                raise TypeError(with_hint(
+                raise hinted(TypeError(with_hint(
                     f"{name}.backward returned a {type(r).__name__} at index {i}; expected a "
-                    "Tensor or None", "return tensors"))
+                    "Tensor or None", "return tensors")))
             if r._data.shape != shapes[k] and not _expandable(shapes[k], r._data.shape):
-                raise RuntimeError(with_hint(
+                raise hinted(RuntimeError(with_hint(
                     f"Function {name} returned an invalid gradient at index {i} - got "
                     f"{list(r._data.shape)} but expected shape compatible with "
                     f"{list(shapes[k])}",
-                    "each gradient must have its input's shape"))
+                    "each gradient must have its input's shape")))
         out.append(r)
         k += 1
     return tuple(out)

@@ -25,7 +25,7 @@ import numpy as np
 from ... import engine
 from ... import ops as core
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make, restyle
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
@@ -35,14 +35,14 @@ def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple[Tensor, ...]]:
     if isinstance(x, Tensor):
         return False, (x,)
     if not isinstance(x, (tuple, list)):
-        raise TypeError(with_hint(
+        raise hinted(TypeError(with_hint(
             f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but the "
-            f"value at index 0 has type {type(x).__name__}.", "pass tensors"))
+            f"value at index 0 has type {type(x).__name__}.", "pass tensors")))
     for i, t in enumerate(x):
         if not isinstance(t, Tensor):
-            raise TypeError(with_hint(
+            raise hinted(TypeError(with_hint(
                 f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but the "
-                f"value at index {i} has type {type(t).__name__}.", "pass tensors"))
+                f"value at index {i} has type {type(t).__name__}.", "pass tensors")))
     return True, tuple(x)
 
 
@@ -101,10 +101,10 @@ def _check_strict(outputs: tuple[Tensor, ...], strict: bool, fn: str) -> None:
         return
     for i, o in enumerate(outputs):
         if o._node is None and not o._rg:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"Output {i} of the user-provided function does not require gradients. The "
                 "outputs must be computed in a differentiable manner from the input when running "
-                "in strict mode.", f"{fn}: make every output depend on the inputs"))
+                "in strict mode.", f"{fn}: make every output depend on the inputs")))
 
 
 def _check_unused(grads: tuple[Any, ...], strict: bool, what: str) -> None:
@@ -112,9 +112,9 @@ def _check_unused(grads: tuple[Any, ...], strict: bool, what: str) -> None:
         return
     for i, g in enumerate(grads):
         if g is None:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 f"The output of the user-provided function is independent of input {i}. This "
-                f"is not allowed in strict mode.", f"{what}: every input must be used"))
+                f"is not allowed in strict mode.", f"{what}: every input must be used")))
 
 
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -134,18 +134,18 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         _check_strict(outs, strict, "vjp")
         if v is None:
             if len(outs) != 1 or outs[0]._data.size != 1:
-                raise RuntimeError(with_hint(
+                raise hinted(RuntimeError(with_hint(
                     "The vector v can only be None if the user-provided function returns a "
-                    "single Tensor with a single element.", "pass v with the output's shape"))
+                    "single Tensor with a single element.", "pass v with the output's shape")))
             vs: tuple[Any, ...] = (make(np.ones_like(outs[0]._data), None, False, TORCH),)
         else:
             _, vs = _as_tuple(v, "v", "vjp")
             for o, vv in zip(outs, vs):
                 if o._data.shape != vv._data.shape:
-                    raise RuntimeError(with_hint(
+                    raise hinted(RuntimeError(with_hint(
                         f"Mismatch in shape: the v given has shape {list(vv._data.shape)} but "
                         f"the output of the function has shape {list(o._data.shape)}",
-                        "v must have the output's shape"))
+                        "v must have the output's shape")))
         grads = _autograd(outs, xs, vs, create_graph)
         _check_unused(grads, strict, "vjp")
     res = tuple(_post(g, create_graph) for g in _fill_none(grads, xs))
@@ -165,9 +165,9 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     is_in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
     if v is None:
         if len(ins) != 1 or ins[0]._data.size != 1:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element.", "pass v with the input's shape"))
+                "single Tensor with a single element.", "pass v with the input's shape")))
         vs: tuple[Any, ...] = (make(np.ones_like(ins[0]._data), None, False, TORCH),)
     else:
         _, vs = _as_tuple(v, "v", "jvp")
@@ -206,26 +206,26 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
             'Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError(with_hint(
+            raise hinted(NotImplementedError(with_hint(
                 "torch.autograd.functional.jacobian: `create_graph=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either set '
                 '`create_graph=False` or `strategy="reverse-mode"`.',
-                "forward mode gives the Jacobian without a graph"))
+                "forward mode gives the Jacobian without a graph")))
         if strict:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "torch.autograd.functional.jacobian: `strict=True` and "
                 '`strategy="forward-mode"` are not supported together (yet). Please either set '
-                '`strict=False` or `strategy="reverse-mode"`.', "drop strict=True"))
+                '`strict=False` or `strategy="reverse-mode"`.', "drop strict=True")))
         if not vectorize:
-            raise NotImplementedError(with_hint(
+            raise hinted(NotImplementedError(with_hint(
                 "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                "only implemented for `vectorize=True`.", "pass vectorize=True"))
+                "only implemented for `vectorize=True`.", "pass vectorize=True")))
     if vectorize:
         if strict:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                 "not supported together. Please either set `strict=False` or "
-                "`vectorize=False`.", "drop strict=True"))
+                "`vectorize=False`.", "drop strict=True")))
         return _jacobian_vectorized(func, ins, is_in_tuple, create_graph, strategy)
     with mode.enable_grad():
         xs = _grad_preprocess(ins, create_graph)
@@ -295,9 +295,9 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
         out = func(*xs)
         _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         if len(outs) != 1 or outs[0]._data.size != 1:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "The function given to hessian should return a single Tensor with a single "
-                "element.", "reduce the output to a scalar"))
+                "element.", "reduce the output to a scalar")))
         gs = _autograd(outs, xs, None, create_graph=True)
         return tuple(make(np.zeros_like(x._data), None, False, TORCH) if g is None else g
                      for g, x in zip(gs, xs))
@@ -315,9 +315,9 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     is_in_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
     if v is None:
         if len(ins) != 1 or ins[0]._data.size != 1:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element.", "pass v"))
+                "single Tensor with a single element.", "pass v")))
         vs: tuple[Any, ...] = (make(np.ones_like(ins[0]._data), None, False, TORCH),)
     else:
         _, vs = _as_tuple(v, "v", "vhp")
@@ -326,9 +326,9 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         out = func(*xs)
         _, outs = _as_tuple(out, "outputs of the user-provided function", "vhp")
         if len(outs) != 1 or outs[0]._data.size != 1:
-            raise RuntimeError(with_hint(
+            raise hinted(RuntimeError(with_hint(
                 "The function given to vhp should return a single Tensor with a single "
-                "element.", "reduce the output to a scalar"))
+                "element.", "reduce the output to a scalar")))
         g = _autograd(outs, xs, None, create_graph=True)
         pairs = [(gi, vi, k) for k, (gi, vi) in enumerate(zip(g, vs))
                  if gi is not None and (gi._node is not None or gi._rg)]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.mode import enable_grad, no_grad, set_grad_enabled
 from ..._core.tensor import Tensor
 
@@ -42,13 +42,13 @@ class _InferenceVersion(list):
 
     def __getitem__(self, i: Any) -> Any:
         if not _STATE.inference:
-            raise RuntimeError(with_hint(_SAVE_MSG, "call .clone() on the tensor made under "
-                                         "torch.inference_mode() before using it with autograd"))
+            raise hinted(RuntimeError(with_hint(_SAVE_MSG, "call .clone() on the tensor made under "
+                                         "torch.inference_mode() before using it with autograd")))
         return 0
 
     def __setitem__(self, i: Any, v: Any) -> None:
         if not _STATE.inference:
-            raise RuntimeError(with_hint(_INPLACE_MSG, "clone the tensor before updating it"))
+            raise hinted(RuntimeError(with_hint(_INPLACE_MSG, "clone the tensor before updating it")))
 
 
 _INF_VC = _InferenceVersion([0])

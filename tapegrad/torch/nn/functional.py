@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import ops as core
 from ..._core.dispatch import level_of
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
 from ...ops.reduce import norm_axis
 from .. import _ops as O
@@ -30,16 +30,16 @@ from .._random import gen
 
 def _check(x: Any, fn: str) -> Tensor:
     if not isinstance(x, Tensor):
-        raise TypeError(with_hint(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
-                                  f"{type(x).__name__}", "pass a tensor"))
+        raise hinted(TypeError(with_hint(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                                  f"{type(x).__name__}", "pass a tensor")))
     return x
 
 
 def _float(x: Tensor, fn: str) -> Tensor:
     if x._data.dtype.kind not in "fc":
-        raise RuntimeError(with_hint(f"\"{fn}\" not implemented for "
+        raise hinted(RuntimeError(with_hint(f"\"{fn}\" not implemented for "
                                      f"'{_type_name(x._data.dtype)}'",
-                                     "convert the input with .float() first"))
+                                     "convert the input with .float() first")))
     return x
 
 
@@ -78,8 +78,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """``x * Phi(x)`` (or the tanh approximation), one ``GeluBackward0`` node."""
     x = _float(_check(input, "gelu"), "GeluKernelImpl")
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(with_hint("approximate argument must be either none or tanh.",
-                                     "pass approximate='none' or 'tanh'"))
+        raise hinted(RuntimeError(with_hint("approximate argument must be either none or tanh.",
+                                     "pass approximate='none' or 'tanh'")))
     return P.gelu_op(x, approximate=approximate)
 
 
@@ -170,8 +170,8 @@ def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> 
         rd = True if reduce is None else reduce
         reduction = ("mean" if sa else "sum") if rd else "none"
     if reduction not in _REDUCTIONS:
-        raise ValueError(with_hint(f"{reduction} is not a valid value for reduction",
-                                   "use 'mean', 'sum' or 'none'"))
+        raise hinted(ValueError(with_hint(f"{reduction} is not a valid value for reduction",
+                                   "use 'mean', 'sum' or 'none'")))
     return reduction
 
 
@@ -235,28 +235,28 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         return _nll_traced(x, target, weight, ignore_index, r)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"expected scalar type Long but found {_type_name(t.dtype)}",
-            "class-index targets are integers (torch.long)"))
+            "class-index targets are integers (torch.long)")))
     nd = x._data.ndim
     if nd < 1:
-        raise ValueError(with_hint("Expected 1 or more dimensions (got 0)",
-                                   "pass (N, C) log-probabilities"))
+        raise hinted(ValueError(with_hint("Expected 1 or more dimensions (got 0)",
+                                   "pass (N, C) log-probabilities")))
     c = x._data.shape[0] if nd == 1 else x._data.shape[1]
     exp_t = () if nd == 1 else (x._data.shape[0],) + x._data.shape[2:]
     if t.shape != exp_t:
         if nd >= 2 and t.ndim >= 1 and t.shape[0] != x._data.shape[0]:
-            raise ValueError(with_hint(
+            raise hinted(ValueError(with_hint(
                 f"Expected input batch_size ({x._data.shape[0]}) to match target batch_size "
-                f"({t.shape[0]}).", f"input {list(x._data.shape)}, target {list(t.shape)}"))
-        raise RuntimeError(with_hint(
+                f"({t.shape[0]}).", f"input {list(x._data.shape)}, target {list(t.shape)}")))
+        raise hinted(RuntimeError(with_hint(
             f"Expected target size {list(exp_t)}, got {list(t.shape)}",
-            f"input {list(x._data.shape)}: targets are one class index per sample"))
+            f"input {list(x._data.shape)}: targets are one class index per sample")))
     valid = t[t != ignore_index]
     if valid.size and (valid.min() < 0 or valid.max() >= c):
         bad = int(valid.max()) if valid.max() >= c else int(valid.min())
-        raise IndexError(with_hint(f"Target {bad} is out of bounds.",
-                                   f"class indices must be in [0, {c - 1}]"))
+        raise hinted(IndexError(with_hint(f"Target {bad} is out of bounds.",
+                                   f"class indices must be in [0, {c - 1}]")))
     w = None if weight is None else weight._data
     op = P.nll_loss_op if nd <= 2 else P.nll_loss2d_op
     return op(x, target=t.astype(np.int64), weight=w,
@@ -320,10 +320,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
             return core.divide(core.sum(per), float(n)) if per._data.ndim else per
         return _reduce(per, r)
     if t.dtype.kind not in "iu":
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"expected target dtype to be Long or Byte, but got {_type_name(t.dtype)}",
             "class-index targets are integers; for probabilities pass a float target shaped "
-            "like the input"))
+            "like the input")))
     nll = nll_loss(lp, target, weight, ignore_index=ignore_index, reduction=r)
     if label_smoothing <= 0:
         return nll
@@ -345,14 +345,14 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     x = _check(input, "binary_cross_entropy")
     r = _reduction(reduction, size_average, reduce)
     if isinstance(target, Tensor) and target._data.shape != x._data.shape:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Using a target size ({Size(target._data.shape)}) that is different to the input "
             f"size ({Size(x._data.shape)}) is deprecated. Please ensure they have the same size.",
-            "pass a target shaped like the input"))
+            "pass a target shaped like the input")))
     if np.any((x._data < 0) | (x._data > 1)):
-        raise RuntimeError(with_hint("all elements of input should be between 0 and 1",
+        raise hinted(RuntimeError(with_hint("all elements of input should be between 0 and 1",
                                      "pass probabilities (apply sigmoid), or use "
-                                     "binary_cross_entropy_with_logits"))
+                                     "binary_cross_entropy_with_logits")))
     if weight is None:
         return P.bce_op(x, target, reduction=r)
     v = core.multiply(P.bce_op(x, target, reduction="none"), weight)
@@ -367,9 +367,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     x = _check(input, "binary_cross_entropy_with_logits")
     r = _reduction(reduction, size_average, reduce)
     if isinstance(target, Tensor) and target._data.shape != x._data.shape:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             f"Target size ({Size(target._data.shape)}) must be the same as input size "
-            f"({Size(x._data.shape)})", "pass a target shaped like the input"))
+            f"({Size(x._data.shape)})", "pass a target shaped like the input")))
     if pos_weight is None and weight is None:
         return P.bce_logits_op(x, target, reduction=r)
     if pos_weight is None:
@@ -407,18 +407,18 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     x = _check(input, "linear")
     if x._data.dtype != weight._data.dtype:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"mat1 and mat2 must have the same dtype, but got {_type_name(x._data.dtype)} and "
             f"{_type_name(weight._data.dtype)}",
-            "convert the input (x.float()) or the module (model.double())"))
+            "convert the input (x.float()) or the module (model.double())")))
     k = x._data.shape[-1] if x._data.ndim else 1
     if weight._data.ndim != 2 or (x._data.ndim and k != weight._data.shape[1]):
         rows = int(np.prod(x._data.shape[:-1])) if x._data.ndim > 1 else 1
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
             f"{weight._data.shape[1]}x{weight._data.shape[0]})",
             f"the layer expects {weight._data.shape[1]} input features, the input has {k} "
-            f"(shape {list(x._data.shape)})"))
+            f"(shape {list(x._data.shape)})")))
     if bias is not None and x._data.ndim == 2:
         return P.linear_op(x, weight, bias)
     if bias is not None and x._data.ndim >= 1:
@@ -439,8 +439,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training only)."""
     if p < 0.0 or p > 1.0:
-        raise ValueError(with_hint(f"dropout probability has to be between 0 and 1, but got {p}",
-                                   "pass 0 <= p <= 1"))
+        raise hinted(ValueError(with_hint(f"dropout probability has to be between 0 and 1, but got {p}",
+                                   "pass 0 <= p <= 1")))
     if not training or p == 0.0:
         return input
     x = input
@@ -461,13 +461,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     x = _check(input, "pad")
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
-        raise RuntimeError(with_hint("Padding length must be divisible by 2",
-                                     "pass (left, right[, top, bottom, ...])"))
+        raise hinted(RuntimeError(with_hint("Padding length must be divisible by 2",
+                                     "pass (left, right[, top, bottom, ...])")))
     if len(pad) // 2 > x._data.ndim:
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Padding length should be less than or equal to two times the input dimension but "
             f"got padding length {len(pad)} and input of dimension {x._data.ndim}",
-            "pad at most every dimension"))
+            "pad at most every dimension")))
     nd = x._data.ndim
     widths = [(0, 0)] * nd
     for i in range(len(pad) // 2):
@@ -475,8 +475,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if mode != "constant":
         np_mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}.get(mode)
         if np_mode is None:
-            raise NotImplementedError(with_hint(f"Unsupported padding mode: {mode}",
-                                                "use constant, reflect, replicate or circular"))
+            raise hinted(NotImplementedError(with_hint(f"Unsupported padding mode: {mode}",
+                                                "use constant, reflect, replicate or circular")))
         idx = []
         for d, (a, b) in enumerate(widths):
             n = x._data.shape[d]
@@ -495,12 +495,12 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     t = tensor._data
     if t.dtype.kind not in "iu":
-        raise RuntimeError(with_hint("one_hot is only applicable to index tensor of type "
-                                     "LongTensor.", "pass integer class indices"))
+        raise hinted(RuntimeError(with_hint("one_hot is only applicable to index tensor of type "
+                                     "LongTensor.", "pass integer class indices")))
     n = int(t.max()) + 1 if num_classes < 0 else num_classes
     if t.size and (t.min() < 0 or t.max() >= n):
-        raise RuntimeError(with_hint("Class values must be smaller than num_classes.",
-                                     f"num_classes={n}"))
+        raise hinted(RuntimeError(with_hint("Class values must be smaller than num_classes.",
+                                     f"num_classes={n}")))
     return make(np.eye(n, dtype=np.int64)[t], None, False, TORCH)
 
 
@@ -521,10 +521,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               sparse: bool = False) -> Tensor:
     idx = input._data
     if idx.dtype.kind not in "iu":
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{_type_name(idx.dtype)}Tensor instead (while "
-            "checking arguments for embedding)", "indices must be integers"))
+            "checking arguments for embedding)", "indices must be integers")))
     return core.getitem(weight, (idx,))
 
 

@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 
 
@@ -41,16 +41,16 @@ def calculate_gain(nonlinearity: str, param: Any = None) -> float:
         return math.sqrt(2.0 / (1 + negative_slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
-    raise ValueError(with_hint(f"Unsupported nonlinearity {nonlinearity}",
-                               "use linear, sigmoid, tanh, relu, leaky_relu or selu"))
+    raise hinted(ValueError(with_hint(f"Unsupported nonlinearity {nonlinearity}",
+                               "use linear, sigmoid, tanh, relu, leaky_relu or selu")))
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     dimensions = tensor.dim()
     if dimensions < 2:
-        raise ValueError(with_hint(
+        raise hinted(ValueError(with_hint(
             "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
-            "initialise 1-D tensors (biases) with uniform_ or zeros_"))
+            "initialise 1-D tensors (biases) with uniform_ or zeros_")))
     num_input_fmaps = tensor.shape[1]
     num_output_fmaps = tensor.shape[0]
     receptive = 1

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
 from .._dtype import Size, to_np
 from .._tensor import check_device
@@ -328,8 +328,8 @@ class Module:
         return self
 
     def cuda(self, device: Any = None) -> Module:
-        raise AssertionError(with_hint("Torch not compiled with CUDA enabled",
-                                       "tapegrad runs on the CPU; use .cpu() or .to('cpu')"))
+        raise hinted(AssertionError(with_hint("Torch not compiled with CUDA enabled",
+                                       "tapegrad runs on the CPU; use .cpu() or .to('cpu')")))
 
     def type(self, dst_type: Any) -> Module:
         return self.to(dst_type)

@@ -6,25 +6,25 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ...optim import adam_update
 from .optimizer import Optimizer
 
 
 def _check(lr: float, betas: Any, eps: float, weight_decay: float) -> None:
     if not 0.0 <= lr:
-        raise ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0"))
+        raise hinted(ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0")))
     if not 0.0 <= eps:
-        raise ValueError(with_hint(f"Invalid epsilon value: {eps}", "use eps >= 0"))
+        raise hinted(ValueError(with_hint(f"Invalid epsilon value: {eps}", "use eps >= 0")))
     if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(with_hint(f"Invalid beta parameter at index 0: {betas[0]}",
-                                   "betas are in [0, 1)"))
+        raise hinted(ValueError(with_hint(f"Invalid beta parameter at index 0: {betas[0]}",
+                                   "betas are in [0, 1)")))
     if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(with_hint(f"Invalid beta parameter at index 1: {betas[1]}",
-                                   "betas are in [0, 1)"))
+        raise hinted(ValueError(with_hint(f"Invalid beta parameter at index 1: {betas[1]}",
+                                   "betas are in [0, 1)")))
     if not 0.0 <= weight_decay:
-        raise ValueError(with_hint(f"Invalid weight_decay value: {weight_decay}",
-                                   "use weight_decay >= 0"))
+        raise hinted(ValueError(with_hint(f"Invalid weight_decay value: {weight_decay}",
+                                   "use weight_decay >= 0")))
 
 
 class Adam(Optimizer):

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..._core import mode
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
 
 
@@ -41,14 +41,14 @@ class Optimizer:
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):
-            raise TypeError(with_hint(
+            raise hinted(TypeError(with_hint(
                 "params argument given to the optimizer should be an iterable of Tensors or "
                 f"dicts, but got {_type_str(params)}",
-                "pass model.parameters() or a list of tensors"))
+                "pass model.parameters() or a list of tensors")))
         groups = list(params)
         if not groups:
-            raise ValueError(with_hint("optimizer got an empty parameter list",
-                                       "did the model register its parameters (nn.Parameter)?"))
+            raise hinted(ValueError(with_hint("optimizer got an empty parameter list",
+                                       "did the model register its parameters (nn.Parameter)?")))
         if not isinstance(groups[0], dict):
             groups = [{"params": groups}]
         for g in groups:
@@ -70,11 +70,11 @@ class Optimizer:
             params = [p for _, p in params]
         for p in params:
             if not isinstance(p, Tensor):
-                raise TypeError(with_hint("optimizer can only optimize Tensors, but one of the "
-                                          f"params is {type(p).__name__}", "pass tensors"))
+                raise hinted(TypeError(with_hint("optimizer can only optimize Tensors, but one of the "
+                                          f"params is {type(p).__name__}", "pass tensors")))
             if p._node is not None:
-                raise ValueError(with_hint("can't optimize a non-leaf Tensor",
-                                           "optimize the leaf tensors (parameters) themselves"))
+                raise hinted(ValueError(with_hint("can't optimize a non-leaf Tensor",
+                                           "optimize the leaf tensors (parameters) themselves")))
         group = dict(param_group)
         group["params"] = params
         for k, v in self.defaults.items():
@@ -84,8 +84,8 @@ class Optimizer:
             group.setdefault(k, v)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
-            raise ValueError(with_hint("some parameters appear in more than one parameter group",
-                                       "list each parameter in one group only"))
+            raise hinted(ValueError(with_hint("some parameters appear in more than one parameter group",
+                                       "list each parameter in one group only")))
         self._check_group(group)
         self.param_groups.append(group)
 

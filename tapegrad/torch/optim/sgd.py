@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.errors import with_hint
+from ..._core.errors import hinted, with_hint
 from ...optim import sgd_update
 from .optimizer import Optimizer
 
@@ -28,16 +28,16 @@ class SGD(Optimizer):
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Any = None, differentiable: bool = False, fused: Any = None) -> None:
         if lr < 0.0:
-            raise ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0"))
+            raise hinted(ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0")))
         if momentum < 0.0:
-            raise ValueError(with_hint(f"Invalid momentum value: {momentum}",
-                                       "use momentum >= 0"))
+            raise hinted(ValueError(with_hint(f"Invalid momentum value: {momentum}",
+                                       "use momentum >= 0")))
         if weight_decay < 0.0:
-            raise ValueError(with_hint(f"Invalid weight_decay value: {weight_decay}",
-                                       "use weight_decay >= 0"))
+            raise hinted(ValueError(with_hint(f"Invalid weight_decay value: {weight_decay}",
+                                       "use weight_decay >= 0")))
         if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError(with_hint("Nesterov momentum requires a momentum and zero dampening",
-                                       "pass momentum > 0 and dampening=0 with nesterov=True"))
+            raise hinted(ValueError(with_hint("Nesterov momentum requires a momentum and zero dampening",
+                                       "pass momentum > 0 and dampening=0 with nesterov=True")))
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)
@@ -45,7 +45,7 @@ class SGD(Optimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         if group["lr"] < 0.0:
-            raise ValueError(with_hint(f"Invalid learning rate: {group['lr']}", "use lr >= 0"))
+            raise hinted(ValueError(with_hint(f"Invalid learning rate: {group['lr']}", "use lr >= 0")))
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...._core.errors import with_hint
+from ...._core.errors import hinted, with_hint
 from ...._core.tensor import TORCH, Tensor, make
 
 
@@ -40,11 +40,11 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0,
                  for g in grads]
         total = float(np.linalg.norm(np.asarray(norms), norm_type))
     if error_if_nonfinite and not np.isfinite(total):
-        raise RuntimeError(with_hint(
+        raise hinted(RuntimeError(with_hint(
             f"The total norm of order {float(norm_type)} for gradients from `parameters` is "
             "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
             "by the non-finite norm anyway, set `error_if_nonfinite=False`",
-            "a gradient contains nan or inf"))
+            "a gradient contains nan or inf")))
     total_t = np.asarray(total, dtype=dt)
     coef = np.asarray(max_norm, dtype=dt) / (total_t + np.asarray(1e-6, dtype=dt))
     if coef < 1:
