@@ -92,6 +92,7 @@ from . import (  # noqa: E402
     cuda,
     nn,
     optim,
+    serialization,
 )
 from ._misc import (  # noqa: E402
     BoolTensor,
@@ -149,6 +150,6 @@ __all__ = [
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
     "set_num_threads", "compile",
     # submodules
-    "autograd", "nn", "optim", "cuda",
+    "autograd", "nn", "optim", "cuda", "serialization",
 ] + list(_ops.__all__)
 
