@@ -37,7 +37,6 @@ import io
 import os
 import pickle
 import struct
-import sys
 import warnings
 import zipfile
 from collections import Counter, OrderedDict
@@ -325,7 +324,7 @@ def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any) -> Te
         raise pickle.UnpicklingError(f"expected a tensor, but got {type(data).__name__}")
     p = Parameter(make(data._data, None, False, TORCH), bool(requires_grad))
     meta = _PENDING_OF.get(id(data))
-    if meta is not None:
+    if meta is not None and meta[0].pending is not None:
         meta[0].pending.append((p, meta[1]))
     return p
 
@@ -798,7 +797,7 @@ class _Saver:
         data = ref.root.reshape(-1)
         if data.dtype.byteorder == ">":
             data = data.astype(data.dtype.newbyteorder("<"))
-        return memoryview(np.ascontiguousarray(data).view(np.uint8))
+        return np.ascontiguousarray(data).view(np.uint8).data
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -810,7 +809,11 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-class _TorchPickler(pickle._Pickler):  # type: ignore[name-defined, misc]
+# the pure-Python pickler: its save_global can be overridden to write PyTorch's names
+_PyPickler: Any = pickle._Pickler
+
+
+class _TorchPickler(_PyPickler):
     """A pickler writing PyTorch's names for tapegrad's tensors, dtypes and sizes."""
 
     def __init__(self, file: Any, protocol: int, saver: _Saver, legacy: bool = False) -> None:
@@ -1096,7 +1099,7 @@ class _ZipReader:
             return np.frombuffer(self.mm, dtype=np.uint8, count=nbytes, offset=off)
         buf = np.empty(nbytes, dtype=np.uint8)
         with self.zf.open(info) as src:
-            view = memoryview(buf)
+            view = buf.data
             got = 0
             while got < nbytes:
                 n = src.readinto(view[got:])  # type: ignore[attr-defined]
