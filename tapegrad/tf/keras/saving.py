@@ -206,7 +206,7 @@ def serialize_keras_object(obj: Any) -> Any:
     if not isinstance(obj, Layer):
         raise ValueError(with_hint(f"Cannot serialize {obj!r}", "only layers and models"))
     cls = type(obj)
-    if cls is Sequential:
+    if isinstance(obj, Sequential) and cls is Sequential:
         shape = obj.__dict__.get("_input_shape")
         layers = []
         if shape is not None:
