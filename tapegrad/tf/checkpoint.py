@@ -145,6 +145,7 @@ def _parse(buf: bytes) -> dict[int, list[Any]]:
     while pos < len(buf):
         key, pos = _read_varint(buf, pos)
         num, wt = key >> 3, key & 7
+        v: Any
         if wt == 0:
             v, pos = _read_varint(buf, pos)
         elif wt == 1:
