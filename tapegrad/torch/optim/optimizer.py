@@ -75,6 +75,13 @@ class Optimizer:
             if p._node is not None:
                 raise ValueError(with_hint("can't optimize a non-leaf Tensor",
                                            "optimize the leaf tensors (parameters) themselves"))
+        if len({id(p) for p in params}) != len(params):
+            import warnings
+
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=4)
         group = dict(param_group)
         group["params"] = params
         for k, v in self.defaults.items():
