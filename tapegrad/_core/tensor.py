@@ -428,6 +428,8 @@ class Tensor:
             import copy as _copy
 
             for k, v in d.items():
+                if k in ("_acc", "_grad"):  # the graph's accumulator is not copied; grad above
+                    continue
                 t.__dict__[k] = _copy.deepcopy(v, memo)
         if type(self) is not Tensor:
             t.__class__ = type(self)
