@@ -668,8 +668,25 @@ def _to(x: Any, dt: np.dtype) -> Any:
     return x
 
 
+_INT_DIV = frozenset({"floor_divide", "remainder", "fmod"})
+
+
+def _int_div_check(a: Any, b: Any) -> None:
+    """PyTorch raises for integer division or modulo by zero (NumPy would give 0)."""
+    da = a._data.dtype if isinstance(a, Tensor) else np.asarray(a).dtype
+    db = b._data.dtype if isinstance(b, Tensor) else np.asarray(b).dtype
+    if da.kind in "iub" and db.kind in "iub":
+        d = b._data if isinstance(b, Tensor) else np.asarray(b)
+        if d.size and not np.all(d):
+            raise RuntimeError(with_hint("ZeroDivisionError",
+                                         "an integer tensor was divided by zero; use floats "
+                                         "(x.float()) to get inf/nan instead"))
+
+
 def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
     """PyTorch's dtype promotion for a binary operator (PROMOTE hook)."""
+    if name in _INT_DIV:
+        _int_div_check(a, b)
     # fast paths: same dtypes, or a Python number that cannot change a float tensor
     if isinstance(a, Tensor):
         da = a._data.dtype

@@ -94,6 +94,9 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "zeros_overflow": lambda torch: torch.zeros(2 ** 40, 2 ** 40),
     "ones_overflow": lambda torch: torch.ones(2 ** 31, 2 ** 31),
     "empty_max": lambda torch: torch.tensor([]).max(),
+    "int_floordiv_zero": lambda torch: torch.tensor([1, 2]) // torch.tensor([1, 0]),
+    "int_mod_zero": lambda torch: torch.tensor([1]) % 0,
+    "int_fmod_zero": lambda torch: torch.fmod(torch.tensor([5]), torch.tensor([0])),
     "steplr_zero": lambda torch: torch.optim.lr_scheduler.StepLR(
         torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1), step_size=0).step(),
 }
@@ -130,3 +133,31 @@ def test_duplicate_parameter_warning_matches() -> None:
             torch.optim.SGD([p, p], lr=0.1)
         msgs.append([str(x.message) for x in w if "duplicate" in str(x.message)])
     assert msgs[0] == msgs[1] and msgs[0]
+
+
+def _norm_grad(torch: Any) -> Any:
+    x = torch.zeros(2, 3, requires_grad=True)
+    (x.norm() + x.norm(dim=1).sum() + x.norm(p=2, dim=0, keepdim=True).sum()).backward()
+    return x.grad
+
+
+def _normalize(torch: Any) -> Any:
+    x = torch.tensor([[0.0, 0.0, 0.0], [3.0, 0.0, 4.0]], requires_grad=True)
+    y = torch.nn.functional.normalize(x)
+    (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    return torch.cat([y.detach(), x.grad])
+
+
+def _float_div_zero(torch: Any) -> Any:
+    return torch.stack([torch.tensor([1.0, -1.0, 0.0]) / 0.0,
+                        torch.tensor([1.0, -1.0, 0.0]) // torch.tensor([0.0, 0.0, 0.0])])
+
+
+@pytest.mark.parametrize("case", [_norm_grad, _normalize, _float_div_zero],
+                         ids=["norm_grad_at_zero", "normalize_at_zero", "float_div_zero"])
+def test_singular_points_match_pytorch(case: Any) -> None:
+    import numpy as np
+
+    want = case(real).numpy()
+    got = case(tt).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
