@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -549,6 +550,17 @@ def backward(
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         targets = [edge_of(t) for t in ins]
     res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
+    with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
+        _write_grads(res, retained, ins, targets, create_graph)
+
+
+# One lock for every .grad write (PyTorch locks each AccumulateGrad): the passes themselves
+# run in parallel, only the short write phase is serialised.
+_WRITE_LOCK = threading.Lock()
+
+
+def _write_grads(res: dict[Any, Tensor], retained: list[tuple[Any, Tensor]], ins: list[Tensor],
+                 targets: list[Any] | None, create_graph: bool) -> None:
     if not create_graph:
         _check_grad_targets(res, retained, ins if targets is not None else None, targets)
     # write phase: nothing above has touched any .grad
