@@ -106,8 +106,13 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+        shape = (shape,)
+    out = tuple(int(s) for s in shape)
+    if any(not -(1 << 63) <= s < (1 << 63) for s in out):
+        raise ValueError(with_hint(
+            "Can't convert Python sequence with out-of-range integer to int32 Tensor.",
+            "sizes and axes must fit in int64"))
+    return out
 
 
 def _creation_shape(shape: Any) -> tuple[int, ...]:

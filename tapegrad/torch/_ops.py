@@ -60,6 +60,9 @@ def _ndim(x: Any) -> int:
 
 
 def _dim(d: Any, ndim: int) -> int:
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer, Tensor)):
+        raise TypeError(with_hint(f"argument 'dim' must be int, not {type(d).__name__}",
+                                  "dim is an integer, e.g. dim=0"))
     ax = norm_axis(int(d), ndim)
     return ax[0] if ax else 0
 
@@ -69,6 +72,12 @@ def _dims(d: Any, ndim: int) -> tuple[int, ...] | None:
         return None
     if isinstance(d, (list, tuple)) and len(d) == 0:
         return None
+    items = d if isinstance(d, (list, tuple)) else [d]
+    for i in items:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer, Tensor)):
+            raise TypeError(with_hint(
+                f"argument 'dim' must be int or tuple of ints, not {type(i).__name__}",
+                "dims are integers, e.g. dim=0 or dim=(0, 1)"))
     return norm_axis(d, ndim)
 
 
@@ -211,6 +220,9 @@ negative = neg
 def _floatify(x: Tensor) -> Tensor:
     from ._dtype import default_np
 
+    if not isinstance(x, Tensor):
+        raise TypeError(with_hint(f"expected a Tensor, but got {type(x).__name__}",
+                                  "pass a tensor (torch.tensor(...))"))
     return x if x._data.dtype.kind in "fc" else core.cast(x, dtype=default_np())
 
 
@@ -937,6 +949,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None,
     if not ts:
         raise RuntimeError(with_hint("torch.cat(): expected a non-empty list of Tensors",
                                      "pass at least one tensor"))
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(with_hint(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}",
+                "every element of the list must be a tensor"))
     nd = ts[0]._data.ndim
     if nd == 0:
         raise RuntimeError(with_hint("zero-dimensional tensor (at position 0) cannot be "

@@ -389,6 +389,10 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     shape = size_arg((size,) if not isinstance(size, (int, np.integer)) else (size,))
     dt = _dt(dtype, _scalar_dtype(fill_value))
     fv = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    if isinstance(fv, int) and not isinstance(fv, bool) and dt.kind in "iu" and \
+            not np.iinfo(dt).min <= fv <= np.iinfo(dt).max:
+        raise RuntimeError(with_hint(f"value cannot be converted to type {dt.name}_t without "
+                                     "overflow", f"{fv} does not fit in {dt.name}"))
     return _finish(_alloc(np.full, shape, dt, fv), requires_grad)
 
 
@@ -673,9 +677,15 @@ _INT_DIV = frozenset({"floor_divide", "remainder", "fmod"})
 
 def _int_div_check(a: Any, b: Any) -> None:
     """PyTorch raises for integer division or modulo by zero (NumPy would give 0)."""
+    if not (isinstance(a, (Tensor, int, float, np.generic)) and
+            isinstance(b, (Tensor, int, float, np.generic))) or isinstance(b, int) and \
+            not -_INT64_MAX - 1 <= b <= _INT64_MAX:
+        return  # other operands are checked by the promotion
     da = a._data.dtype if isinstance(a, Tensor) else np.asarray(a).dtype
     db = b._data.dtype if isinstance(b, Tensor) else np.asarray(b).dtype
     if da.kind in "iub" and db.kind in "iub":
+        if isinstance(b, int) and not -_INT64_MAX - 1 <= b <= _INT64_MAX:
+            return  # reported as an overflow by the promotion
         d = b._data if isinstance(b, Tensor) else np.asarray(b)
         if d.size and not np.all(d):
             raise RuntimeError(with_hint("ZeroDivisionError",
@@ -696,6 +706,8 @@ def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
         elif b.__class__ in _SCALARS and da.kind in "fc":
             return a, b
         elif b.__class__ is int and da.kind in "iu" and name != "divide":
+            if not -_INT64_MAX - 1 <= b <= _INT64_MAX:
+                _check_operand(b, name, "other")
             if name == "power" and b < 0:
                 _neg_int_power()
             return a, b
@@ -707,6 +719,32 @@ def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
 def _neg_int_power() -> None:
     raise RuntimeError(with_hint("Integers to negative integer powers are not allowed.",
                                  "use a float base, e.g. x.float() ** -1"))
+
+
+def _check_operand(o: Any, name: str, side: str) -> None:
+    """PyTorch's TypeError for an operand that is no number, and its overflow error for an
+    int beyond int64 (NumPy would raise KeyError/OverflowError from deep inside)."""
+    if isinstance(o, Tensor) or o is None:
+        return
+    if isinstance(o, bool) or isinstance(o, (float, complex, np.generic)):
+        return
+    if isinstance(o, int):
+        if not -_INT64_MAX - 1 <= o <= _INT64_MAX:
+            raise RuntimeError(with_hint("Overflow when unpacking long",
+                                         f"{o} does not fit in int64"))
+        return
+    arr = np.asarray(o) if isinstance(o, np.ndarray) else None
+    if arr is not None and arr.dtype.kind in "biufc":
+        return
+    if isinstance(o, (list, tuple)) and _bad_leaf(o) is None:
+        try:
+            if np.asarray(o).dtype.kind in "biufc":
+                return
+        except ValueError:
+            pass
+    raise TypeError(with_hint(
+        f"{name}(): argument '{side}' (position {2 if side == 'other' else 1}) must be Tensor, "
+        f"not {type(o).__name__}", "operate on tensors and numbers"))
 
 
 def promote_slow(a: Any, b: Any, name: str) -> tuple[Any, Any]:
@@ -723,6 +761,8 @@ def promote_slow(a: Any, b: Any, name: str) -> tuple[Any, Any]:
         return a, b
     if name in _COMPARE:
         return a, b
+    for side, o in (("other", b), ("input", a)):
+        _check_operand(o, name, side)
     rt = result_type(a, b)
     if name == "divide" and rt.kind in "biu":
         rt = default_np()
