@@ -519,6 +519,32 @@ class return_types:
     aminmax = collections.namedtuple("aminmax", ["min", "max"])
 
 
+def _empty_reduction(which: str, x: Tensor, axes: tuple[int, ...] | None) -> None:
+    """PyTorch's errors for max/min/argmax of nothing (an empty tensor, or an empty dim)."""
+    if x._data.size:
+        return
+    if axes is None:
+        if which.startswith("arg"):
+            raise IndexError(with_hint(
+                f"{which}(): Expected reduction dim to be specified for input.numel() == 0.",
+                "the tensor is empty"))
+        raise RuntimeError(with_hint(
+            f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument.", "the tensor is empty"))
+    for d in axes:
+        if x._data.ndim and x._data.shape[d] == 0:
+            raise IndexError(with_hint(
+                f"{which}(): Expected reduction dim {d} to have non-zero size.",
+                f"dim {d} of shape {list(x._data.shape)} is empty: nothing to take the "
+                f"{which.lstrip('a').replace('rg', '')} of"))
+
+
+def _empty_result(x: Tensor, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    shape = tuple(1 if i in axes else n for i, n in enumerate(x._data.shape)) if keepdim else \
+        tuple(n for i, n in enumerate(x._data.shape) if i not in axes)
+    return np.zeros(shape, dtype=x._data.dtype)
+
+
 def _extreme(which: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
     x = _check_tensor(input, which)
     if isinstance(dim, Tensor) and other is None:
@@ -533,6 +559,11 @@ def _extreme(which: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> 
                 "the tensor is empty"))
         return core.max(x) if which == "max" else core.min(x)
     d = _dim(dim, x._data.ndim)
+    if not x._data.size:
+        _empty_reduction(which, x, (d,))
+        vals = _empty_result(x, (d,), keepdim)
+        rt0 = return_types.max if which == "max" else return_types.min
+        return rt0(_wrap(vals), _wrap(vals.astype(np.int64)))
     op = P.max_dim_op if which == "max" else P.min_dim_op
     vals = op(x, axis=(d,) if x._data.ndim else (), keepdims=keepdim, ties="first")
     argf = np.argmax if which == "max" else np.argmin
@@ -565,17 +596,24 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Max over ``dim`` (all dims by default); ties share the gradient evenly."""
     x = _check_tensor(input, "amax")
     ax = _dims(dim, x._data.ndim)
+    if not x._data.size:
+        _empty_reduction("amax", x, ax)
+        return _wrap(_empty_result(x, ax or (), keepdim))
     return P.amax_op(x, axis=ax, keepdims=keepdim, ties="split")
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "amin")
     ax = _dims(dim, x._data.ndim)
+    if not x._data.size:
+        _empty_reduction("amin", x, ax)
+        return _wrap(_empty_result(x, ax or (), keepdim))
     return P.amin_op(x, axis=ax, keepdims=keepdim, ties="split")
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "argmax")
+    _empty_reduction("argmax", x, None if dim is None else (_dim(dim, x._data.ndim),))
     if dim is None:
         return _wrap(np.asarray(np.argmax(x._data), dtype=np.int64))
     d = _dim(dim, x._data.ndim)
@@ -585,6 +623,7 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "argmin")
+    _empty_reduction("argmin", x, None if dim is None else (_dim(dim, x._data.ndim),))
     if dim is None:
         return _wrap(np.asarray(np.argmin(x._data), dtype=np.int64))
     d = _dim(dim, x._data.ndim)

@@ -94,6 +94,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "zeros_overflow": lambda torch: torch.zeros(2 ** 40, 2 ** 40),
     "ones_overflow": lambda torch: torch.ones(2 ** 31, 2 ** 31),
     "empty_max": lambda torch: torch.tensor([]).max(),
+    "empty_max_dim": lambda torch: torch.zeros(0, 3).max(dim=0),
+    "empty_amax_dim": lambda torch: torch.zeros(0, 3).amax(dim=0),
+    "empty_amin_all": lambda torch: torch.zeros(0, 3).amin(),
+    "empty_argmax_fn": lambda torch: torch.argmax(torch.zeros(0)),
     "int_floordiv_zero": lambda torch: torch.tensor([1, 2]) // torch.tensor([1, 0]),
     "int_mod_zero": lambda torch: torch.tensor([1]) % 0,
     "int_fmod_zero": lambda torch: torch.fmod(torch.tensor([5]), torch.tensor([0])),
@@ -153,8 +157,17 @@ def _float_div_zero(torch: Any) -> Any:
                         torch.tensor([1.0, -1.0, 0.0]) // torch.tensor([0.0, 0.0, 0.0])])
 
 
-@pytest.mark.parametrize("case", [_norm_grad, _normalize, _float_div_zero],
-                         ids=["norm_grad_at_zero", "normalize_at_zero", "float_div_zero"])
+def _empty_results(torch: Any) -> Any:
+    x = torch.zeros(0, 3)
+    r = torch.zeros(2, 0).max(dim=0, keepdim=True)
+    parts = [x.max(dim=1).values, x.amax(dim=1), x.amin(dim=1, keepdim=True).reshape(-1),
+             x.sum(dim=0), x.prod(dim=0), r.values.reshape(-1), x.mean(dim=0)]
+    return torch.cat([p.float() for p in parts])
+
+
+@pytest.mark.parametrize("case", [_norm_grad, _normalize, _float_div_zero, _empty_results],
+                         ids=["norm_grad_at_zero", "normalize_at_zero", "float_div_zero",
+                              "empty_results"])
 def test_singular_points_match_pytorch(case: Any) -> None:
     import numpy as np
 
