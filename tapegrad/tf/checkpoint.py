@@ -475,12 +475,26 @@ def _is_variable(obj: Any) -> bool:
     return isinstance(obj, Variable)
 
 
+def _is_optimizer(obj: Any) -> bool:
+    from .keras.optimizers import Optimizer
+
+    return isinstance(obj, Optimizer)
+
+
 def _trackable(obj: Any) -> bool:
     from . import Module
     from .keras.layers import Layer
 
     return (_is_variable(obj) or isinstance(obj, (Module, Layer, Checkpoint))
+            or _is_optimizer(obj)
             or (isinstance(obj, (list, tuple, dict)) and _holds_trackable(obj)))
+
+
+class _Slot:
+    """One optimizer slot (Adam's ``m`` of one variable) as a checkpointed value."""
+
+    def __init__(self, value: Any) -> None:
+        self._data = np.asarray(value)
 
 
 def _holds_trackable(c: Any) -> bool:
@@ -506,6 +520,8 @@ def _children(obj: Any) -> list[tuple[str, Any]]:
         return [(str(k), v) for k, v in obj.items() if _trackable(v)]
     if _is_variable(obj):
         return []
+    if _is_optimizer(obj):
+        return [("iterations", obj.iterations), ("learning_rate", obj._lr)]
     kids = []
     if isinstance(obj, Layer):
         # tapegrad's names: own variables by name, then sublayer attributes
@@ -547,15 +563,41 @@ def _graph(root: Any) -> tuple[bytes, dict[str, Any]]:
             kids.append((name, ids[id(child)]))
         kids_of.append(kids)
         i += 1
+    # optimizer slots: one node per (variable, slot), referenced from the optimizer's node
+    # as TensorFlow's slot_variables, under TensorFlow's ".OPTIMIZER_SLOT" key
+    slot_refs: dict[int, list[tuple[int, str, int]]] = {}
+    keys: dict[int, str] = {}
+    for oi in [k for k, o in enumerate(order) if _is_optimizer(o)]:
+        opt = order[oi]
+        for vkey, state in opt._slots.items():
+            var = opt._vars.get(vkey)
+            if var is None or id(var) not in ids:
+                continue
+            vi = ids[id(var)]
+            for slot in sorted(state):
+                value = state[slot]
+                if not isinstance(value, (np.ndarray, np.generic, int, float)) or \
+                        isinstance(value, bool):
+                    continue
+                si = len(order)
+                order.append(_Slot(value))
+                keys[si] = (f"{paths[vi]}/.OPTIMIZER_SLOT/{paths[oi]}/{_escape(slot)}"
+                            + _VALUE_SUFFIX)
+                paths.append(keys[si])
+                kids_of.append([])
+                slot_refs.setdefault(oi, []).append((vi, slot, si))
     values: dict[str, Any] = {}
     nodes = []
-    for obj, path, kids in zip(order, paths, kids_of):
+    for k, (obj, path, kids) in enumerate(zip(order, paths, kids_of)):
         msg = b"".join(_field(1, _field(1, nid) + _field(2, name)) for name, nid in kids)
-        if _is_variable(obj):
-            key = path + _VALUE_SUFFIX
+        if _is_variable(obj) or isinstance(obj, _Slot):
+            key = keys.get(k, path + _VALUE_SUFFIX)
             values[key] = obj
-            full = obj.__dict__.get("_name", "Variable").split(":")[0]
+            full = (obj.__dict__.get("_name", "Variable").split(":")[0]
+                    if _is_variable(obj) else "slot")
             msg += _field(2, _field(1, "VARIABLE_VALUE") + _field(2, full) + _field(3, key))
+        for vi, slot, si in slot_refs.get(k, []):
+            msg += _field(3, _field(1, vi) + _field(2, slot) + _field(3, si))
         msg += _field(5, _field(1, 1))  # has_checkpoint_values: true
         nodes.append(_field(1, msg))
     return b"".join(nodes), values
@@ -573,7 +615,12 @@ def _parse_graph(raw: bytes) -> list[dict[str, Any]]:
         for a in n.get(2, []):
             am = _parse(a)
             attrs[_one(am, 1, b"").decode()] = _one(am, 3, b"").decode("utf-8", "replace")
-        nodes.append({"children": children, "attributes": attrs})
+        slots = []
+        for sv in n.get(3, []):
+            sm = _parse(sv)
+            slots.append((_one(sm, 1, 0), _one(sm, 2, b"").decode("utf-8", "replace"),
+                          _one(sm, 3, 0)))
+        nodes.append({"children": children, "attributes": attrs, "slots": slots})
     return nodes
 
 
@@ -626,6 +673,8 @@ def _restore(root: Any, prefix: str) -> CheckpointLoadStatus:
     used: set[str] = set()
     unmatched: list[str] = []
     seen: set[int] = set()
+    obj_of: dict[int, Any] = {}
+    optimizers: list[tuple[Any, dict[str, Any]]] = []
     todo: list[tuple[Any, int, str]] = [(root, 0, "")]
     while todo:
         obj, nid, path = todo.pop(0)
@@ -635,6 +684,9 @@ def _restore(root: Any, prefix: str) -> CheckpointLoadStatus:
         if not 0 <= nid < len(nodes):
             raise _corrupt(f"node id {nid} out of range")
         node = nodes[nid]
+        obj_of[nid] = obj
+        if _is_optimizer(obj):
+            optimizers.append((obj, node))
         if _is_variable(obj):
             key = node["attributes"].get("VARIABLE_VALUE")
             if key is None:
@@ -662,8 +714,29 @@ def _restore(root: Any, prefix: str) -> CheckpointLoadStatus:
                 unmatched.extend(_variable_paths(child, sub))
             else:
                 todo.append((child, cid, sub))
+    slot_plan: list[tuple[Any, Any, str, Any]] = []
+    for opt, node in optimizers:
+        for vi, slot, si in node["slots"]:
+            var: Any = obj_of.get(vi)
+            if var is None or not _is_variable(var) or not 0 <= si < len(nodes):
+                continue
+            key = nodes[si]["attributes"].get("VARIABLE_VALUE")
+            if key is None:
+                continue
+            value = reader.get_tensor(key)
+            if value.ndim and tuple(value.shape) != tuple(var._data.shape):
+                raise ValueError(with_hint(
+                    f"Received incompatible tensor with shape {tuple(value.shape)} when "
+                    f"attempting to restore slot variable with shape "
+                    f"{tuple(var._data.shape)} and name {key}.", "no variable was changed"))
+            restored: Any = value.copy() if value.ndim else value.item()
+            slot_plan.append((opt, var, slot, restored))
+            used.add(key)
     for obj, value in plan:
         obj.assign(value)
+    for opt, var, slot, value in slot_plan:
+        opt._vars[id(var)] = var
+        opt._slots.setdefault(id(var), {})[slot] = value
     keys = {k for k in reader.get_variable_to_shape_map() if k != OBJECT_GRAPH_KEY}
     return CheckpointLoadStatus(len(plan), sorted(keys - used), unmatched)
 

@@ -168,3 +168,37 @@ def test_corrupt_files_give_data_loss(tmp_path: Path) -> None:
     Path(path + ".data-00000-of-00001").write_bytes(data[:-20])
     with pytest.raises(tf.errors.DataLossError):
         tf.train.Checkpoint(net=Net()).restore(path)
+
+
+@pytest.mark.parametrize("opt", ["sgd_momentum", "adam"])
+def test_model_and_optimizer_resume_identically(tmp_path: Path, opt: str) -> None:
+    def make() -> tuple[Any, Any]:
+        tf.random.set_seed(0)
+        m = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+        o = (tf.keras.optimizers.SGD(0.05, momentum=0.9) if opt == "sgd_momentum"
+             else tf.keras.optimizers.Adam(0.1))
+        return m, o
+
+    x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+
+    def step(m: Any, o: Any) -> None:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(m(x) ** 2)
+        grads = tape.gradient(loss, m.trainable_variables)
+        o.apply_gradients(zip(grads, m.trainable_variables))
+
+    m1, o1 = make()
+    for _ in range(3):
+        step(m1, o1)
+    path = tf.train.Checkpoint(model=m1, optimizer=o1).save(str(tmp_path / "c"))
+    keys = [k for k, _ in tf.train.list_variables(path)]
+    assert any("/.OPTIMIZER_SLOT/optimizer/" in k for k in keys)
+    m2, o2 = make()
+    m2.set_weights([w * 0 for w in m2.get_weights()])
+    tf.train.Checkpoint(model=m2, optimizer=o2).restore(path).assert_consumed()
+    assert int(o2.iterations.numpy()) == 3
+    for _ in range(3):
+        step(m1, o1)
+        step(m2, o2)
+    for a, b in zip(m1.get_weights(), m2.get_weights()):
+        np.testing.assert_array_equal(a, b)
