@@ -507,8 +507,12 @@ def _arith_checks(a: Any, b: Any, name: str) -> None:
     """TensorFlow's kernels have no bool arithmetic and raise on integer division by zero."""
     da = a._data if isinstance(a, Tensor) else None
     db = b._data if isinstance(b, Tensor) else None
+    ka = da.dtype.kind if da is not None else ""
+    kb = db.dtype.kind if db is not None else ""
+    if ka != "b" and kb != "b" and name not in ("floor_divide", "remainder"):
+        return  # the common case: nothing to check
     op = OPNAMES.get(name, name)
-    if (da is not None and da.dtype.kind == "b") or (db is not None and db.dtype.kind == "b"):
+    if ka == "b" or kb == "b":
         raise InvalidArgumentError(None, None, with_hint(
             f"Value for attr 'T' of bool is not in the list of allowed values: {_ALLOWED_T}\n\t; "
             f"NodeDef: {{{{node {op}}}}}; Op<name={op}> [Op:{op}] name: ",
