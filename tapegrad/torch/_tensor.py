@@ -677,20 +677,23 @@ _INT_DIV = frozenset({"floor_divide", "remainder", "fmod"})
 
 def _int_div_check(a: Any, b: Any) -> None:
     """PyTorch raises for integer division or modulo by zero (NumPy would give 0)."""
-    if not (isinstance(a, (Tensor, int, float, np.generic)) and
-            isinstance(b, (Tensor, int, float, np.generic))) or isinstance(b, int) and \
-            not -_INT64_MAX - 1 <= b <= _INT64_MAX:
+    if isinstance(b, Tensor):
+        d = b._data
+        if d.dtype.kind not in "iub" or not d.size or d.all():
+            return
+    elif isinstance(b, (int, np.integer)):  # (bool included)
+        if b:
+            return
+    else:
         return  # other operands are checked by the promotion
-    da = a._data.dtype if isinstance(a, Tensor) else np.asarray(a).dtype
-    db = b._data.dtype if isinstance(b, Tensor) else np.asarray(b).dtype
-    if da.kind in "iub" and db.kind in "iub":
-        if isinstance(b, int) and not -_INT64_MAX - 1 <= b <= _INT64_MAX:
-            return  # reported as an overflow by the promotion
-        d = b._data if isinstance(b, Tensor) else np.asarray(b)
-        if d.size and not np.all(d):
-            raise RuntimeError(with_hint("ZeroDivisionError",
-                                         "an integer tensor was divided by zero; use floats "
-                                         "(x.float()) to get inf/nan instead"))
+    if isinstance(a, Tensor):
+        if a._data.dtype.kind not in "iub":
+            return
+    elif not isinstance(a, (int, np.integer)):
+        return
+    raise RuntimeError(with_hint("ZeroDivisionError",
+                                 "an integer tensor was divided by zero; use floats "
+                                 "(x.float()) to get inf/nan instead"))
 
 
 def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
