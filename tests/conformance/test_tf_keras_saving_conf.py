@@ -118,3 +118,12 @@ def test_mismatch_messages_agree(rk: Any, tmp_path: Path) -> None:
         assert m.startswith("A total of 3 objects could not be loaded.")
         assert ("`variable.assign(value)` must match. variable.shape=(3, 5), Received: "
                 "value.shape=(3, 4).") in m
+
+
+def test_functional_models_are_refused_clearly(rk: Any, tmp_path: Path) -> None:
+    inp = rk.Input((3,))
+    model = rk.Model(inp, rk.layers.Dense(2)(inp))
+    model.save(str(tmp_path / "f.keras"))
+    with pytest.raises(NotImplementedError, match="functional Model\\(inputs, outputs\\) API is "
+                                                  "not implemented"):
+        tg_tf.keras.models.load_model(str(tmp_path / "f.keras"))

@@ -327,7 +327,8 @@ def deserialize_keras_object(config: Any, custom_objects: dict[str, Any] | None 
     module = config.get("module") or ""
     registered = config.get("registered_name")
     obj: Any
-    if registered or not str(module).startswith("keras"):
+    builtin = str(module).startswith("keras") and registered in (None, name)
+    if not builtin:
         cls = get_registered_object(str(registered or name), custom_objects)
         if cls is None:
             cls = get_registered_object(str(name), custom_objects)
