@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -494,6 +495,34 @@ def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
         cur._vc[0] += 1
 
 
+def _check_grad_targets(res: dict[Any, Tensor], retained: list[tuple[Any, Tensor]],
+                        ins: list[Tensor] | None, targets: list[Any] | None) -> None:
+    """Every ``.grad`` that will be added to in place must be a plain writable array, else
+    PyTorch's error is raised before any ``.grad`` is written."""
+    leaves: list[Tensor] = []
+    if targets is None:
+        for key in res:
+            lf = key.variable_ref() if isinstance(key, AccumulateGrad) else None
+            if lf is not None:
+                leaves.append(lf)
+    else:
+        leaves = [t for t, key in zip(ins or [], targets) if key in res]
+    leaves += [t for t in (ref() for ref, _ in retained) if t is not None]
+    for t in leaves:
+        cur = t.grad
+        if cur is None or cur._node is not None:
+            continue
+        arr = cur._data
+        if any(s == 0 and n > 1 for s, n in zip(arr.strides, arr.shape)):
+            raise errors.hinted(RuntimeError(errors.with_hint(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.", "the .grad is an expanded view: set x.grad = x.grad.clone() "
+                "(no .grad was changed)")))
+        if not arr.flags.writeable:
+            cur._data = arr.copy()  # read-only memory (a file, a NumPy view): own a copy
+
+
 def backward(
     tensors: Any,
     grad_tensors: Any = None,
@@ -519,6 +548,19 @@ def backward(
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         targets = [edge_of(t) for t in ins]
     res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
+    with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
+        _write_grads(res, retained, ins, targets, create_graph)
+
+
+# One lock for every .grad write (PyTorch locks each AccumulateGrad): the passes themselves
+# run in parallel, only the short write phase is serialised.
+_WRITE_LOCK = threading.Lock()
+
+
+def _write_grads(res: dict[Any, Tensor], retained: list[tuple[Any, Tensor]], ins: list[Tensor],
+                 targets: list[Any] | None, create_graph: bool) -> None:
+    if not create_graph:
+        _check_grad_targets(res, retained, ins if targets is not None else None, targets)
     # write phase: nothing above has touched any .grad
     if targets is None:
         while res:

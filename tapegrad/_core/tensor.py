@@ -267,6 +267,9 @@ class Tensor:
         h = self._hook("backward")
         if h is not None:
             h(self, gradient, retain_graph, create_graph, inputs)
+        if isinstance(gradient, (list, tuple)) and len(gradient) == 1 and (
+                gradient[0] is None or isinstance(gradient[0], Tensor)):
+            gradient = gradient[0]  # PyTorch's sequence form: one gradient per output
         from ..engine import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
@@ -452,6 +455,13 @@ class Tensor:
         return self.clone()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self._node is not None and self._style == TORCH:
+            raise errors.hinted(RuntimeError(errors.with_hint(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001",
+                "deepcopy t.detach() (or t.detach().requires_grad_()) instead")))
         t = make(self._data.copy(), None, self._rg, self._style)
         if self.grad is not None:
             t.grad = make(self.grad._data.copy(), None, False, self._style)

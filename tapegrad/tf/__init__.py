@@ -171,6 +171,7 @@ from . import (  # noqa: E402
     linalg,
     math,
     nn,
+    train,
 )
 
 newaxis = None
@@ -265,7 +266,7 @@ __all__ = [
     "Module", "Reference", "custom_gradient", "stop_gradient", "identity", "constant",
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
-    "linalg", "keras", "autodiff", "explain", "nest", "float16", "half", "float32", "float64",
+    "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",
     "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "bool", "complex64", "complex128",
     "newaxis", "function", "executing_eagerly", "print", "is_tensor",

@@ -108,8 +108,43 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+        shape = (shape,)
+    out = tuple(int(s) for s in shape)
+    if any(not -(1 << 63) <= s < (1 << 63) for s in out):
+        raise hinted(ValueError(with_hint(
+            "Can't convert Python sequence with out-of-range integer to int32 Tensor.",
+            "sizes and axes must fit in int64")))
+    return out
+
+
+def _creation_shape(shape: Any) -> tuple[int, ...]:
+    """A shape for zeros/ones/fill, with TensorFlow's Fill errors for impossible sizes."""
+    out = _shape_arg(shape)
+    for s in out:
+        if s < 0:
+            raise hinted(InvalidArgumentError(None, None, with_hint(
+                f"Dimension {s} must be >= 0 [Op:Fill] name: ", "every size must be >= 0")))
+    n = 1
+    for s in out:
+        n *= s
+    if n > (1 << 63) - 1:
+        raise hinted(InvalidArgumentError(None, None, with_hint(
+            f"Shape [{','.join(str(s) for s in out)}] would have more than 2**63 - 1 elements "
+            "[Op:Fill] name: ", "the tensor cannot exist")))
+    return out
+
+
+def _alloc(fn: Any, shape: tuple[int, ...], dtype: np.dtype, *args: Any) -> np.ndarray:
+    """``fn(shape, *args, dtype=dtype)``, TensorFlow's OOM error if the memory is not there."""
+    try:
+        return fn(shape, *args, dtype=dtype)
+    except (MemoryError, ValueError):
+        from .errors import ResourceExhaustedError
+
+        raise hinted(ResourceExhaustedError(None, None, with_hint(
+            f"OOM when allocating tensor with shape[{','.join(str(s) for s in shape)}] and type "
+            f"{np.dtype(dtype).name} on /job:localhost/replica:0/task:0/device:CPU:0 by "
+            "allocator cpu [Op:Fill] name: ", "the tensor does not fit in memory"))) from None
 
 
 def zeros(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
@@ -119,7 +154,7 @@ def zeros(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tens
     >>> tf.zeros([2])
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
     """
-    return tft(np.zeros(_shape_arg(shape), dtype=_dt.np_dtype(dtype)))
+    return tft(_alloc(np.zeros, _creation_shape(shape), _dt.np_dtype(dtype)))
 
 
 def ones(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
@@ -129,7 +164,7 @@ def ones(shape: Any, dtype: Any = _dt.float32, name: str | None = None) -> Tenso
     >>> tf.ones([2], dtype=tf.int32)
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 1], dtype=int32)>
     """
-    return tft(np.ones(_shape_arg(shape), dtype=_dt.np_dtype(dtype)))
+    return tft(_alloc(np.ones, _creation_shape(shape), _dt.np_dtype(dtype)))
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
@@ -162,7 +197,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([3, 3], dtype=int32)>
     """
     v = _t(value)
-    return tft(np.full(_shape_arg(dims), v._data, dtype=v._data.dtype))
+    return tft(_alloc(np.full, _creation_shape(dims), v._data.dtype, v._data))
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
@@ -934,6 +969,19 @@ def _axes(axis: Any, t: Tensor, op: str) -> tuple[int, ...] | None:
     return tuple(sorted(set(out)))
 
 
+def _empty_extreme(t: Tensor, fn: Any, axes: Any, keepdims: bool, low: bool) -> Tensor:
+    """TensorFlow's max/min of nothing: the identity (-inf / inf, or the integer limits)."""
+    d = t._data.dtype
+    if d.kind == "f":
+        init: Any = -np.inf if low else np.inf
+    elif d.kind in "iu":
+        info = np.iinfo(d)
+        init = info.min if low else info.max
+    else:
+        init = not low
+    return tft(np.asarray(fn(t._data, axis=axes, keepdims=keepdims, initial=init)).astype(d))
+
+
 def _int_reduce(t: Tensor, fn: Any, axes: Any, keepdims: bool) -> Tensor:
     arr = t._data
     return tft(np.asarray(fn(arr, axis=axes, keepdims=keepdims)).astype(arr.dtype))
@@ -983,6 +1031,8 @@ def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     """
     t = _t(input_tensor)
     ax = _axes(axis, t, "Max")
+    if t._data.size == 0:
+        return _empty_extreme(t, np.max, ax, bool(keepdims), low=True)
     if t._data.dtype.kind not in "fc":
         return _int_reduce(t, np.max, ax, bool(keepdims))
     return ops.max(t, axis=ax, keepdims=bool(keepdims), ties="split")
@@ -1000,6 +1050,8 @@ def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     """
     t = _t(input_tensor)
     ax = _axes(axis, t, "Min")
+    if t._data.size == 0:
+        return _empty_extreme(t, np.min, ax, bool(keepdims), low=False)
     if t._data.dtype.kind not in "fc":
         return _int_reduce(t, np.min, ax, bool(keepdims))
     return ops.min(t, axis=ax, keepdims=bool(keepdims), ties="split")

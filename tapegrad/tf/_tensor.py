@@ -228,7 +228,7 @@ def _to_numeric(value: Any) -> np.ndarray:
             )
         )) from None
     if arr.dtype.kind not in "biufc":
-        raise hinted(ValueError(
+        raise _bad_element(value) or hinted(ValueError(
             with_hint(
                 f"Attempt to convert a value ({value!r}) with an unsupported type "
                 f"({type(value)}) to a Tensor.",
@@ -236,6 +236,30 @@ def _to_numeric(value: Any) -> np.ndarray:
             )
         ))
     return arr
+
+
+def _bad_element(value: Any) -> ValueError | None:
+    """TensorFlow's error for the element that cannot be converted (an int beyond int64, a
+    non-number), rather than one about the whole list."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    stack = [value]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, (list, tuple)):
+            stack.extend(reversed(d))
+        elif isinstance(d, bool) or isinstance(d, (float, complex, np.generic, Tensor)):
+            continue
+        elif isinstance(d, int):
+            if not -(1 << 63) <= d < (1 << 63):
+                return hinted(ValueError(with_hint(
+                    "Can't convert Python sequence with out-of-range integer to Tensor.",
+                    f"{d} does not fit in int64; pass it as a float")))
+        elif not isinstance(d, (str, bytes)):
+            return hinted(ValueError(with_hint(
+                f"Attempt to convert a value ({d!r}) with an unsupported type ({type(d)}) to a "
+                "Tensor.", "tensors hold numbers (or strings); pass numbers")))
+    return None
 
 
 def constant_array(value: Any, dtype: Any = None) -> np.ndarray:
@@ -449,6 +473,8 @@ def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tens
     side; the function forms (``tf.add(x, y)``) convert ``x`` on its own
     first (``function=True``).
     """
+    if name in _ARITH:
+        _arith_checks(a, b, name)
     ca, cb = a.__class__, b.__class__
     if ca is Tensor:
         # fast paths (hot: every operator): two plain tensors of one dtype and shape, or a
@@ -493,6 +519,35 @@ def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tens
 
 _WEAK_OK = frozenset(("add", "subtract", "multiply", "divide"))
 _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
+
+
+_ARITH = frozenset({"add", "subtract", "multiply", "divide", "floor_divide", "remainder",
+                    "power"})
+_ALLOWED_T = ("bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, "
+              "int32, int64, complex64, complex128")
+
+
+def _arith_checks(a: Any, b: Any, name: str) -> None:
+    """TensorFlow's kernels have no bool arithmetic and raise on integer division by zero."""
+    da = a._data if isinstance(a, Tensor) else None
+    db = b._data if isinstance(b, Tensor) else None
+    ka = da.dtype.kind if da is not None else ""
+    kb = db.dtype.kind if db is not None else ""
+    if ka != "b" and kb != "b" and name not in ("floor_divide", "remainder"):
+        return  # the common case: nothing to check
+    op = OPNAMES.get(name, name)
+    if ka == "b" or kb == "b":
+        raise hinted(InvalidArgumentError(None, None, with_hint(
+            f"Value for attr 'T' of bool is not in the list of allowed values: {_ALLOWED_T}\n\t; "
+            f"NodeDef: {{{{node {op}}}}}; Op<name={op}> [Op:{op}] name: ",
+            "cast bools first (tf.cast(x, tf.int32)), or use tf.logical_or / tf.logical_and")))
+    if name in ("floor_divide", "remainder"):
+        kind_a = da.dtype.kind if da is not None else ("i" if isinstance(a, int) else "f")
+        d = db if db is not None else np.asarray(b)
+        if kind_a in "iu" and d.dtype.kind in "iu" and d.size and not np.all(d):
+            raise hinted(InvalidArgumentError(None, None, with_hint(
+                f"Integer division by zero [Op:{op}] name: ",
+                "an integer tensor was divided by zero; use floats to get inf/nan instead")))
 
 
 def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:

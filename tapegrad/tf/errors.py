@@ -23,7 +23,7 @@ from .._core.errors import hinted, with_hint
 __all__ = [
     "OpError", "InvalidArgumentError", "UnimplementedError", "InternalError", "NotFoundError",
     "FailedPreconditionError", "OutOfRangeError", "ResourceExhaustedError", "UnknownError",
-    "raise_invalid_argument",
+    "raise_invalid_argument", "DataLossError",
 ]
 
 OK = 0
@@ -36,6 +36,7 @@ FAILED_PRECONDITION = 9
 OUT_OF_RANGE = 11
 UNIMPLEMENTED = 12
 INTERNAL = 13
+DATA_LOSS = 15
 
 
 class OpError(Exception):
@@ -163,6 +164,13 @@ def kernel_message(message: str, op: str, name: str | None = "",
     early = message.startswith(("cannot compute ", "Value for attr "))
     prefix = "" if early else function_node(kernel or op)
     return prefix + message + suffix
+
+
+class DataLossError(OpError):
+    """TensorFlow's ``tf.errors.DataLossError`` (a corrupt or truncated file)."""
+
+    def __init__(self, node_def: Any, op: Any, message: str, *args: Any) -> None:
+        OpError.__init__(self, node_def, op, message, DATA_LOSS, *args)
 
 
 def raise_invalid_argument(message: str, hint: str, op: str | None = None,

@@ -707,14 +707,26 @@ def _assemble(rows: list[Tensor | None], s: Tensor, shape: tuple[int, ...], zero
     return tft(arr)
 
 
+def _kernel(d: np.dtype) -> str:
+    from .dtypes import kernel_name
+
+    return kernel_name(d)
+
+
 def _seed(t: Tensor, og: Any, create_graph: bool) -> Tensor:
     if og is None:
         return tft(np.ones_like(t._data))
     g = convert(og)
     if g._data.dtype != t._data.dtype:
-        from .. import ops
-
-        g = ops.cast(g, dtype=t._data.dtype)
+        # TensorFlow multiplies the seed into the first gradient op: mixed dtypes fail there
+        raise hinted(InvalidArgumentError(
+            None, None,
+            with_hint(
+                f"cannot compute Mul as input #1(zero-based) was expected to be a "
+                f"{_kernel(g._data.dtype)} tensor but is a {_kernel(t._data.dtype)} tensor "
+                "[Op:Mul] name: ",
+                f"output_gradients must have the target's dtype ({t._data.dtype.name}): "
+                "tf.cast it first")))
     if g._data.shape != t._data.shape:
         try:
             shape = np.broadcast_shapes(g._data.shape, t._data.shape)

@@ -93,6 +93,7 @@ from . import (  # noqa: E402
     func,
     nn,
     optim,
+    serialization,
 )
 from ._misc import (  # noqa: E402
     BoolTensor,
@@ -151,6 +152,6 @@ __all__ = [
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
     "set_num_threads", "compile",
     # submodules and transforms
-    "autograd", "nn", "optim", "cuda", "func", "vmap",
+    "autograd", "nn", "optim", "cuda", "func", "vmap", "serialization",
 ] + list(_ops.__all__)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 from .._core.tensor import Tensor
@@ -16,21 +15,19 @@ def is_inference(input: Tensor) -> bool:
     return _isinf(input)
 
 
-def save(obj: Any, f: Any, pickle_protocol: int = 2, **kwargs: Any) -> None:
-    """Pickle ``obj`` (tensors, state dicts, ...) to a path or file object."""
-    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
-        with open(f, "wb") as fh:
-            pickle.dump(obj, fh, protocol=pickle_protocol)
-    else:
-        pickle.dump(obj, f, protocol=pickle_protocol)
+def save(obj: Any, f: Any, *args: Any, **kwargs: Any) -> None:
+    """``torch.save`` in PyTorch's zip format: see :func:`tapegrad.torch.serialization.save`."""
+    from .serialization import save as _save
+
+    _save(obj, f, *args, **kwargs)
 
 
-def load(f: Any, map_location: Any = None, weights_only: Any = None, **kwargs: Any) -> Any:
-    """Load an object written by :func:`save`."""
-    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
-        with open(f, "rb") as fh:
-            return pickle.load(fh)
-    return pickle.load(f)
+def load(f: Any, *args: Any, **kwargs: Any) -> Any:
+    """``torch.load``, ``weights_only=True`` by default: see
+    :func:`tapegrad.torch.serialization.load`."""
+    from .serialization import load as _load
+
+    return _load(f, *args, **kwargs)
 
 
 def set_default_device(device: Any) -> None:

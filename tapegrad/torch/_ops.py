@@ -60,6 +60,9 @@ def _ndim(x: Any) -> int:
 
 
 def _dim(d: Any, ndim: int) -> int:
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer, Tensor)):
+        raise hinted(TypeError(with_hint(f"argument 'dim' must be int, not {type(d).__name__}",
+                                  "dim is an integer, e.g. dim=0")))
     ax = norm_axis(int(d), ndim)
     return ax[0] if ax else 0
 
@@ -69,6 +72,12 @@ def _dims(d: Any, ndim: int) -> tuple[int, ...] | None:
         return None
     if isinstance(d, (list, tuple)) and len(d) == 0:
         return None
+    items = d if isinstance(d, (list, tuple)) else [d]
+    for i in items:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer, Tensor)):
+            raise hinted(TypeError(with_hint(
+                f"argument 'dim' must be int or tuple of ints, not {type(i).__name__}",
+                "dims are integers, e.g. dim=0 or dim=(0, 1)")))
     return norm_axis(d, ndim)
 
 
@@ -211,6 +220,9 @@ negative = neg
 def _floatify(x: Tensor) -> Tensor:
     from ._dtype import default_np
 
+    if not isinstance(x, Tensor):
+        raise hinted(TypeError(with_hint(f"expected a Tensor, but got {type(x).__name__}",
+                                  "pass a tensor (torch.tensor(...))")))
     return x if x._data.dtype.kind in "fc" else core.cast(x, dtype=default_np())
 
 
@@ -507,6 +519,32 @@ class return_types:
     aminmax = collections.namedtuple("aminmax", ["min", "max"])
 
 
+def _empty_reduction(which: str, x: Tensor, axes: tuple[int, ...] | None) -> None:
+    """PyTorch's errors for max/min/argmax of nothing (an empty tensor, or an empty dim)."""
+    if x._data.size:
+        return
+    if axes is None:
+        if which.startswith("arg"):
+            raise hinted(IndexError(with_hint(
+                f"{which}(): Expected reduction dim to be specified for input.numel() == 0.",
+                "the tensor is empty")))
+        raise hinted(RuntimeError(with_hint(
+            f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument.", "the tensor is empty")))
+    for d in axes:
+        if x._data.ndim and x._data.shape[d] == 0:
+            raise hinted(IndexError(with_hint(
+                f"{which}(): Expected reduction dim {d} to have non-zero size.",
+                f"dim {d} of shape {list(x._data.shape)} is empty: nothing to take the "
+                f"{which.lstrip('a').replace('rg', '')} of")))
+
+
+def _empty_result(x: Tensor, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    shape = tuple(1 if i in axes else n for i, n in enumerate(x._data.shape)) if keepdim else \
+        tuple(n for i, n in enumerate(x._data.shape) if i not in axes)
+    return np.zeros(shape, dtype=x._data.dtype)
+
+
 def _extreme(which: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> Any:
     x = _check_tensor(input, which)
     if isinstance(dim, Tensor) and other is None:
@@ -521,6 +559,11 @@ def _extreme(which: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> 
                 "the tensor is empty")))
         return core.max(x) if which == "max" else core.min(x)
     d = _dim(dim, x._data.ndim)
+    if not x._data.size:
+        _empty_reduction(which, x, (d,))
+        vals = _empty_result(x, (d,), keepdim)
+        rt0 = return_types.max if which == "max" else return_types.min
+        return rt0(_wrap(vals), _wrap(vals.astype(np.int64)))
     op = P.max_dim_op if which == "max" else P.min_dim_op
     vals = op(x, axis=(d,) if x._data.ndim else (), keepdims=keepdim, ties="first")
     argf = np.argmax if which == "max" else np.argmin
@@ -553,17 +596,24 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Max over ``dim`` (all dims by default); ties share the gradient evenly."""
     x = _check_tensor(input, "amax")
     ax = _dims(dim, x._data.ndim)
+    if not x._data.size:
+        _empty_reduction("amax", x, ax)
+        return _wrap(_empty_result(x, ax or (), keepdim))
     return P.amax_op(x, axis=ax, keepdims=keepdim, ties="split")
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "amin")
     ax = _dims(dim, x._data.ndim)
+    if not x._data.size:
+        _empty_reduction("amin", x, ax)
+        return _wrap(_empty_result(x, ax or (), keepdim))
     return P.amin_op(x, axis=ax, keepdims=keepdim, ties="split")
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "argmax")
+    _empty_reduction("argmax", x, None if dim is None else (_dim(dim, x._data.ndim),))
     if dim is None:
         return _wrap(np.asarray(np.argmax(x._data), dtype=np.int64))
     d = _dim(dim, x._data.ndim)
@@ -573,6 +623,7 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "argmin")
+    _empty_reduction("argmin", x, None if dim is None else (_dim(dim, x._data.ndim),))
     if dim is None:
         return _wrap(np.asarray(np.argmin(x._data), dtype=np.int64))
     d = _dim(dim, x._data.ndim)
@@ -654,6 +705,10 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     x = _floatify(input)
     ax = _dims(dim, x._data.ndim)
     if p in ("fro", 2, 2.0, None):
+        if x._data.dtype.kind == "f":
+            from ..ops.norms import l2norm  # one primitive: PyTorch's gradient 0 at zero
+
+            return l2norm(x, axis=ax, keepdims=keepdim)
         return core.sqrt(core.sum(core.multiply(x, x), axis=ax, keepdims=keepdim))
     if p in (1, 1.0):
         return core.sum(core.abs(x), axis=ax, keepdims=keepdim)
@@ -933,6 +988,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None,
     if not ts:
         raise hinted(RuntimeError(with_hint("torch.cat(): expected a non-empty list of Tensors",
                                      "pass at least one tensor")))
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise hinted(TypeError(with_hint(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}",
+                "every element of the list must be a tensor")))
     nd = ts[0]._data.ndim
     if nd == 0:
         raise hinted(RuntimeError(with_hint("zero-dimensional tensor (at position 0) cannot be "

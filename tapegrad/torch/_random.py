@@ -18,7 +18,6 @@ tensor([0.4963, 0.7682])
 from __future__ import annotations
 
 import math
-import pickle
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,8 @@ class Generator:
         self._bg = np.random.MT19937()
         self._seed = DEFAULT_SEED
         self._next_double: float | None = None
+        self._next_float: float | None = None  # kept for PyTorch's state bytes only
+        self._fresh = True  # seeded, nothing drawn yet (PyTorch's state then says next=0)
         self._bg._legacy_seeding(DEFAULT_SEED & 0xFFFFFFFF)
 
     # -- seeding ---------------------------------------------------------------
@@ -52,6 +53,8 @@ class Generator:
         self._seed = seed
         self._bg._legacy_seeding(seed & 0xFFFFFFFF)
         self._next_double = None
+        self._next_float = None
+        self._fresh = True
         return self
 
     def seed(self) -> int:
@@ -63,23 +66,29 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Any:
+        """The state as PyTorch's 5056-byte ``torch.uint8`` tensor (see ``_rng_state``)."""
+        from . import _rng_state
         from ._tensor import _wrap
 
-        blob = pickle.dumps((self._bg.state, self._next_double, self._seed))
-        return _wrap(np.frombuffer(blob, dtype=np.uint8).copy())
+        st = self._bg.state["state"]
+        return _wrap(_rng_state.pack(self._seed, st["key"], int(st["pos"]), self._fresh,
+                                     self._next_double, self._next_float))
 
-    def set_state(self, state: Any) -> Generator:
-        arr = state._data if hasattr(state, "_data") else np.asarray(state)
-        st, nd, seed = pickle.loads(arr.astype(np.uint8).tobytes())
-        self._bg.state = st
-        self._next_double = nd
-        self._seed = seed
+    def set_state(self, new_state: Any) -> Generator:
+        """Restore a state from :meth:`get_state` (tapegrad's or PyTorch's bytes); the bytes
+        are parsed, never unpickled, and nothing changes if they are invalid."""
+        from . import _rng_state
+
+        seed, key, pos, fresh, nd, nf = _rng_state.unpack(new_state)
+        self._bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self._seed, self._next_double, self._next_float, self._fresh = seed, nd, nf, fresh
         return self
 
     # -- raw streams -------------------------------------------------------------
     def _u32(self, n: int) -> np.ndarray:
         if n == 0:
             return np.zeros(0, dtype=np.uint64)
+        self._fresh = False
         return np.asarray(self._bg.random_raw(n), dtype=np.uint64)
 
     def _u64(self, n: int) -> np.ndarray:

@@ -120,6 +120,54 @@ def _ragged_error(data: Any) -> ValueError:
                                                  "nested lists must be rectangular")))
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
+def _overflow(value: int) -> ValueError:
+    return hinted(ValueError(with_hint("Overflow when unpacking long long",
+                                f"{value} does not fit in int64 (PyTorch's integer type); pass "
+                                "it as a float, or reduce it")))
+
+
+def _bad_leaf(data: Any) -> Exception | None:
+    """The real reason NumPy made an object array: an int beyond int64, or a non-number."""
+    stack = [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, (list, tuple)):
+            stack.extend(reversed(d))
+        elif isinstance(d, bool) or isinstance(d, (float, complex, np.generic, np.ndarray,
+                                                        Tensor)):
+            continue
+        elif isinstance(d, int):
+            if not -_INT64_MAX - 1 <= d <= _INT64_MAX:
+                return _overflow(d)
+        else:
+            return hinted(RuntimeError(with_hint(f"Could not infer dtype of {type(d).__name__}",
+                                          "tensors hold numbers: pass numbers or nested lists "
+                                          "of them")))
+    return None
+
+
+def _alloc(fn: Any, shape: tuple[int, ...], dtype: np.dtype, *args: Any) -> np.ndarray:
+    """``fn(shape, *args, dtype=dtype)`` with PyTorch's errors for sizes that cannot exist."""
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * np.dtype(dtype).itemsize
+    if nbytes > _INT64_MAX:
+        raise hinted(RuntimeError(with_hint(f"Storage size calculation overflowed with sizes="
+                                     f"{list(shape)}", "the tensor would need more than 2**63 "
+                                     "bytes")))
+    try:
+        return fn(shape, *args, dtype=dtype)
+    except (MemoryError, ValueError):
+        raise hinted(RuntimeError(with_hint(
+            f"[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried "
+            f"to allocate {nbytes} bytes.", f"sizes {list(shape)} need {nbytes / 2**30:.1f} GiB"
+        ))) from None
+
+
 def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
     """A new array from ``data`` with PyTorch's dtype inference."""
     if isinstance(data, Tensor):
@@ -147,9 +195,15 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
     except ValueError:
         raise _ragged_error(data) from None
     if arr.dtype == object:
+        bad = _bad_leaf(data)
+        if bad is not None:
+            raise bad
         raise _ragged_error(data) if isinstance(data, (list, tuple)) else hinted(TypeError(
             with_hint(f"new(): invalid data type '{type(data).__name__}'",
                       "pass numbers, nested lists of numbers or a numpy array")))
+    if arr.dtype.kind == "u" and arr.size and isinstance(_leaf_kind(data), int) and \
+            int(arr.max()) > _INT64_MAX:
+        raise _overflow(int(arr.max()))
     if arr.dtype.kind not in "biufc":
         raise hinted(TypeError(with_hint(f"new(): invalid data type '{arr.dtype}'",
                                   "pass numbers or nested lists of numbers")))
@@ -286,7 +340,7 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     torch.Size([2, 3])
     """
     check_device(device)
-    return _finish(np.zeros(size_arg(size), dtype=_dt(dtype)), requires_grad)
+    return _finish(_alloc(np.zeros, size_arg(size), _dt(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -298,7 +352,7 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     tensor([1., 1.])
     """
     check_device(device)
-    return _finish(np.ones(size_arg(size), dtype=_dt(dtype)), requires_grad)
+    return _finish(_alloc(np.ones, size_arg(size), _dt(dtype)), requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -306,7 +360,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
           memory_format: Any = None) -> Tensor:
     """An uninitialised tensor (zeros in tapegrad)."""
     check_device(device)
-    return _finish(np.zeros(size_arg(size), dtype=_dt(dtype)), requires_grad)
+    return _finish(_alloc(np.zeros, size_arg(size), _dt(dtype)), requires_grad)
 
 
 def _scalar_dtype(v: Any) -> np.dtype:
@@ -335,7 +389,11 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     shape = size_arg((size,) if not isinstance(size, (int, np.integer)) else (size,))
     dt = _dt(dtype, _scalar_dtype(fill_value))
     fv = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
-    return _finish(np.full(shape, fv, dtype=dt), requires_grad)
+    if isinstance(fv, int) and not isinstance(fv, bool) and dt.kind in "iu" and \
+            not np.iinfo(dt).min <= fv <= np.iinfo(dt).max:
+        raise hinted(RuntimeError(with_hint(f"value cannot be converted to type {dt.name}_t without "
+                                     "overflow", f"{fv} does not fit in {dt.name}")))
+    return _finish(_alloc(np.full, shape, dt, fv), requires_grad)
 
 
 def _like(input: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
@@ -631,8 +689,34 @@ def _to(x: Any, dt: np.dtype) -> Any:
     return x
 
 
+_INT_DIV = frozenset({"floor_divide", "remainder", "fmod"})
+
+
+def _int_div_check(a: Any, b: Any) -> None:
+    """PyTorch raises for integer division or modulo by zero (NumPy would give 0)."""
+    if isinstance(b, Tensor):
+        d = b._data
+        if d.dtype.kind not in "iub" or not d.size or d.all():
+            return
+    elif isinstance(b, (int, np.integer)):  # (bool included)
+        if b:
+            return
+    else:
+        return  # other operands are checked by the promotion
+    if isinstance(a, Tensor):
+        if a._data.dtype.kind not in "iub":
+            return
+    elif not isinstance(a, (int, np.integer)):
+        return
+    raise hinted(RuntimeError(with_hint("ZeroDivisionError",
+                                 "an integer tensor was divided by zero; use floats "
+                                 "(x.float()) to get inf/nan instead")))
+
+
 def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
     """PyTorch's dtype promotion for a binary operator (PROMOTE hook)."""
+    if name in _INT_DIV:
+        _int_div_check(a, b)
     # fast paths: same dtypes, or a Python number that cannot change a float tensor
     if isinstance(a, Tensor):
         da = a._data.dtype
@@ -642,6 +726,8 @@ def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
         elif b.__class__ in _SCALARS and da.kind in "fc":
             return a, b
         elif b.__class__ is int and da.kind in "iu" and name != "divide":
+            if not -_INT64_MAX - 1 <= b <= _INT64_MAX:
+                _check_operand(b, name, "other")
             if name == "power" and b < 0:
                 _neg_int_power()
             return a, b
@@ -653,6 +739,32 @@ def promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
 def _neg_int_power() -> None:
     raise hinted(RuntimeError(with_hint("Integers to negative integer powers are not allowed.",
                                  "use a float base, e.g. x.float() ** -1")))
+
+
+def _check_operand(o: Any, name: str, side: str) -> None:
+    """PyTorch's TypeError for an operand that is no number, and its overflow error for an
+    int beyond int64 (NumPy would raise KeyError/OverflowError from deep inside)."""
+    if isinstance(o, Tensor) or o is None:
+        return
+    if isinstance(o, bool) or isinstance(o, (float, complex, np.generic)):
+        return
+    if isinstance(o, int):
+        if not -_INT64_MAX - 1 <= o <= _INT64_MAX:
+            raise hinted(RuntimeError(with_hint("Overflow when unpacking long",
+                                         f"{o} does not fit in int64")))
+        return
+    arr = np.asarray(o) if isinstance(o, np.ndarray) else None
+    if arr is not None and arr.dtype.kind in "biufc":
+        return
+    if isinstance(o, (list, tuple)) and _bad_leaf(o) is None:
+        try:
+            if np.asarray(o).dtype.kind in "biufc":
+                return
+        except ValueError:
+            pass
+    raise hinted(TypeError(with_hint(
+        f"{name}(): argument '{side}' (position {2 if side == 'other' else 1}) must be Tensor, "
+        f"not {type(o).__name__}", "operate on tensors and numbers")))
 
 
 def promote_slow(a: Any, b: Any, name: str) -> tuple[Any, Any]:
@@ -669,6 +781,8 @@ def promote_slow(a: Any, b: Any, name: str) -> tuple[Any, Any]:
         return a, b
     if name in _COMPARE:
         return a, b
+    for side, o in (("other", b), ("input", a)):
+        _check_operand(o, name, side)
     rt = result_type(a, b)
     if name == "divide" and rt.kind in "biu":
         rt = default_np()
@@ -761,6 +875,17 @@ def backward_check(create_graph: bool, inputs: Any, stacklevel: int) -> None:
 
 def _backward_hook(t: Tensor, gradient: Any, retain_graph: Any, create_graph: bool,
                    inputs: Any) -> None:
+    if isinstance(gradient, (list, tuple)):
+        # PyTorch reads a sequence as one gradient per output: tensors or None only
+        for item in gradient:
+            if item is not None and not isinstance(item, Tensor):
+                raise hinted(TypeError(with_hint(
+                    f"gradients can be either Tensors or None, but got {type(item).__name__}",
+                    "pass gradient=torch.tensor([...]) (one tensor shaped like the output)")))
+        if len(gradient) != 1:
+            raise hinted(RuntimeError(with_hint(
+                f"got {len(gradient)} tensors and 1 gradients",
+                "Tensor.backward takes one gradient, shaped like the tensor")))
     backward_check(create_graph, inputs, 4)
 
 
@@ -790,11 +915,38 @@ def _restyle_grad(t: Any) -> Any:
     return restyle(t, TORCH)
 
 
+def _type_name(d: np.dtype) -> str:
+    """PyTorch's legacy type name of a CPU tensor (``torch.FloatTensor``)."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+    return f"torch.{names.get(d.name, d.name.capitalize())}Tensor"
+
+
 def _wrap_hook(fn: Any) -> Any:
-    """Tensor hooks see PyTorch-style gradients."""
+    """Tensor hooks see PyTorch-style gradients; what they return is checked as PyTorch
+    checks it (a tensor or None, of the gradient's dtype and size) before the engine uses
+    it, so a bad hook fails the backward pass and no ``.grad`` changes."""
+    name = getattr(fn, "__name__", type(fn).__name__)
 
     def hook(g: Tensor) -> Any:
-        return fn(_restyle_grad(g))
+        r = fn(_restyle_grad(g))
+        if r is None:
+            return None
+        if not isinstance(r, Tensor):
+            raise hinted(TypeError(with_hint(f"expected Variable, but hook returned "
+                                      f"'{type(r).__name__}'",
+                                      f"hook '{name}' must return a tensor or None")))
+        if r._data.dtype != g._data.dtype:
+            raise hinted(RuntimeError(with_hint(
+                f"hook '{name}' has changed the type of value (was {_type_name(g._data.dtype)} "
+                f"got {_type_name(r._data.dtype)})", "return grad.to(grad.dtype)")))
+        if r._data.shape != g._data.shape:
+            raise hinted(RuntimeError(with_hint(
+                f"hook '{name}' has changed the size of value",
+                f"the gradient has shape {list(g._data.shape)}, the hook returned "
+                f"{list(r._data.shape)}")))
+        return r
 
     return hook
 

@@ -13,7 +13,7 @@ from ..._core.errors import hinted, with_hint
 from .._tensor import tft
 from .layers import _SCOPE, InputLayer, KerasInput, Layer, _Paused
 
-__all__ = ["Model", "Sequential"]
+__all__ = ["Model", "Sequential", "load_model", "save_model"]
 
 
 @contextlib.contextmanager
@@ -64,6 +64,8 @@ class Model(Layer):
         return list(self._sublayers)
 
     def build(self, input_shape: Any = None) -> None:
+        if input_shape is not None:
+            self.__dict__["_build_input_shape"] = tuple(input_shape)
         if input_shape is not None and type(self).call is not Model.call:
             shp = tuple(1 if s is None else int(s) for s in input_shape)
             with _Paused(), _scope(self.name):
@@ -73,7 +75,28 @@ class Model(Layer):
 
     def _maybe_build(self, x: Any) -> None:
         # the sublayers build themselves inside the first call (in this model's name scope)
+        if not self.__dict__.get("built") and hasattr(x, "_data"):
+            self.__dict__["_build_input_shape"] = tuple(x._data.shape)
         self.__dict__["built"] = True
+
+    # -- saving (Keras 3 formats: see keras.saving) -----------------------------------------
+    def save_weights(self, filepath: Any, overwrite: bool = True) -> None:
+        """Write the weights in Keras 3's ``.weights.h5`` layout (needs h5py)."""
+        from .saving import save_weights
+
+        save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath: Any, skip_mismatch: bool = False, **kwargs: Any) -> None:
+        """Read weights from a ``.weights.h5`` or ``.keras`` file (Keras 3's or tapegrad's)."""
+        from .saving import load_weights
+
+        load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
+
+    def save(self, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+        """Write the model as a Keras 3 ``.keras`` zip (config, metadata, weights)."""
+        from .saving import save_model
+
+        save_model(self, filepath, overwrite=overwrite, **kwargs)
 
     def summary(self, print_fn: Any = print) -> None:
         """Print the layers and their parameter counts."""
@@ -156,3 +179,18 @@ class Sequential(Model):
 
     def _maybe_build(self, x: Any) -> None:
         self.__dict__["built"] = True
+
+
+def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True,
+               safe_mode: bool = True) -> Any:
+    """``keras.models.load_model``: see :func:`tapegrad.tf.keras.saving.load_model`."""
+    from .saving import load_model as _load
+
+    return _load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+
+
+def save_model(model: Any, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:
+    """``keras.models.save_model``: see :func:`tapegrad.tf.keras.saving.save_model`."""
+    from .saving import save_model as _save
+
+    _save(model, filepath, overwrite=overwrite, **kwargs)

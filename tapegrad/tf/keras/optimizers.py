@@ -9,6 +9,7 @@ variable, per-variable slots, and ``apply_gradients``'s checks.
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -149,6 +150,10 @@ class Optimizer:
                     "[Op:AssignSubVariableOp] name: ",
                     "each gradient must have its variable's shape: check the zip order")))
             grads.append(ga.astype(v._data.dtype, copy=False))
+        with _APPLY_LOCK:  # concurrent apply_gradients: every update lands, none is lost
+            return self._apply_locked(grads, kept)
+
+    def _apply_locked(self, grads: list[np.ndarray], kept: list[tuple[Any, Any]]) -> Any:
         grads = self._clip(grads)
         lr = self._current_lr()
         for ga, (_, v) in zip(grads, kept):
@@ -194,6 +199,9 @@ class Optimizer:
     def __repr__(self) -> str:
         return f"<keras.src.optimizers.{type(self).__name__.lower()}.{type(self).__name__} " \
                f"object name={self.name}>"
+
+
+_APPLY_LOCK = threading.RLock()
 
 
 def _sole_owner(arr: np.ndarray) -> bool:

@@ -15,6 +15,7 @@ Sequential(
 from __future__ import annotations
 
 import math
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
@@ -351,7 +352,15 @@ class Module:
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:
-        """Copy values from ``state_dict`` into the parameters and buffers (under no_grad)."""
+        """Copy values from ``state_dict`` into the parameters and buffers (under no_grad).
+
+        Every key, type and shape is checked first: on any error (PyTorch's wrapped
+        ``Error(s) in loading state_dict`` message) no parameter has changed.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise hinted(TypeError(with_hint(f"Expected state_dict to be dict-like, got "
+                                      f"{type(state_dict)}.",
+                                      "pass model.state_dict() or torch.load(...) of one")))
         own: dict[str, tuple[Module, str, str]] = {}
         for mp, m in self.named_modules():
             pre = mp + "." if mp else ""
@@ -368,7 +377,11 @@ class Module:
             if k not in state_dict:
                 continue
             v = state_dict[k]
-            v_arr = v._data if isinstance(v, Tensor) else np.asarray(v)
+            if not isinstance(v, Tensor):
+                errs.append(f'While copying the parameter named "{k}", expected torch.Tensor or '
+                            f"Tensor-like object from checkpoint but received {type(v)}")
+                continue
+            v_arr = v._data
             cur = m._parameters[name] if kind == "p" else m._buffers[name]
             assert cur is not None
             if v_arr.shape != cur._data.shape:
@@ -390,11 +403,17 @@ class Module:
         for k, (m, name, kind) in own.items():
             if k not in state_dict:
                 continue
-            v = state_dict[k]
-            v_arr = v._data if isinstance(v, Tensor) else np.asarray(v)
+            v_arr = state_dict[k]._data
             cur = m._parameters[name] if kind == "p" else m._buffers[name]
             assert cur is not None
-            np.copyto(cur._data, v_arr, casting="unsafe")
+            if v_arr.dtype.kind == "c" and cur._data.dtype.kind != "c":
+                warnings.warn("Casting complex values to real discards the imaginary part",
+                              UserWarning, stacklevel=2)
+                v_arr = v_arr.real
+            if not cur._data.flags.writeable:
+                cur._data = cur._data.copy()
+            with np.errstate(all="ignore"):
+                np.copyto(cur._data, v_arr, casting="unsafe")
             cur._vc[0] += 1
         return IncompatibleKeys(missing, unexpected)
 

@@ -75,6 +75,13 @@ class Optimizer:
             if p._node is not None:
                 raise hinted(ValueError(with_hint("can't optimize a non-leaf Tensor",
                                            "optimize the leaf tensors (parameters) themselves")))
+        if len({id(p) for p in params}) != len(params):
+            import warnings
+
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=4)
         group = dict(param_group)
         group["params"] = params
         for k, v in self.defaults.items():
@@ -151,20 +158,58 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load ``state_dict()`` of an optimizer of the same parameters (PyTorch's checks).
+
+        Everything is validated before anything is set: on error the optimizer is
+        unchanged.  Saved parameter ids map to this optimizer's parameters in order, as in
+        PyTorch; floating state is cast to its parameter's dtype.
+        """
+        import warnings
+
+        if not isinstance(state_dict, dict):
+            raise hinted(TypeError(with_hint(
+                f"Expected state_dict to be dict-like, got {type(state_dict)}.",
+                "pass optimizer.state_dict() or torch.load(...) of one")))
         groups = state_dict["param_groups"]
+        saved_state = state_dict["state"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        params = [p for g in self.param_groups for p in g["params"]]
+        id_map: dict[Any, Any] = {}
         for g, sg in zip(self.param_groups, groups):
             if len(g["params"]) != len(sg["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't "
                                  "match the size of optimizer's group")
+            for old_id, p in zip(sg["params"], g["params"]):
+                id_map[old_id] = p
+        new_state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for i, st in saved_state.items():
+            p = id_map.get(i)
+            if p is None:
+                warnings.warn(f"loaded optimizer state has an entry for parameter id {i!r}, "
+                              "which no parameter group lists; it is ignored",
+                              UserWarning, stacklevel=2)
+                continue
+            entry = {}
+            for k, v in st.items():
+                if isinstance(v, Tensor) and k != "step":
+                    val = v._data.copy()  # (a 0-d state of a 0-d parameter stays an array)
+                else:
+                    val = _from_tensor(v)
+                if isinstance(val, np.ndarray) and k != "step":
+                    if val.shape != p._data.shape:
+                        raise hinted(ValueError(with_hint(
+                            f"loaded state dict has state '{k}' of shape {tuple(val.shape)} for "
+                            f"a parameter of shape {tuple(p._data.shape)}",
+                            "the state dict belongs to a different model; nothing was loaded")))
+                    if val.dtype.kind in "fc" and p._data.dtype.kind in "fc":
+                        val = val.astype(p._data.dtype)
+                entry[k] = val
+            new_state[p] = entry
+        for g, sg in zip(self.param_groups, groups):
             for k, v in sg.items():
                 if k != "params":
                     g[k] = v
-        self.state = defaultdict(dict)
-        for i, st in state_dict["state"].items():
-            self.state[params[i]] = {k: _from_tensor(v) for k, v in st.items()}
+        self.state = new_state
 
     def __repr__(self) -> str:
         s = type(self).__name__ + " ("
