@@ -1,0 +1,428 @@
+"""Convolution, N-d (1-d, 2-d, 3-d ...): ``unfold``/``fold``, ``conv``, ``conv_transpose``.
+
+Layout is channels-first throughout the core: input ``(N, C, *spatial)``,
+convolution weight ``(O, C // groups, *kernel)``, transposed-convolution
+weight ``(C_in, C_out // groups, *kernel)`` (PyTorch's layouts).  Front-ends
+with channels-last data (TensorFlow) move the channel axis before calling.
+Padding is explicit: one ``(low, high)`` pair per spatial axis, so each
+front-end's 'same' rule (PyTorch and TensorFlow put the odd pixel on the high
+side) is computed where its name is known.
+
+Forward passes are im2col: a strided view of the padded input
+(``sliding_window_view``), one copy into columns, one matmul per group (no
+Python loop over pixels or batch).  The adjoint of im2col (col2im) loops over
+the kernel offsets only.
+
+The VJPs close over the four ops: ``conv``'s input gradient is a
+``conv_transpose``, ``conv_transpose``'s is a ``conv``, and both weight
+gradients are an ``unfold`` and a matmul; so every derivative is again made
+of these ops, and differentiable to any order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .._core.errors import with_hint
+from .._core.registry import defop
+from .._core.tensor import Tensor
+from ._raw import data, raw, wrap
+from .elementwise import add
+from .linalg import _matmul
+from .reduce import sum as _sum
+from .shape import broadcast_to, moveaxis, reshape, swapaxes
+
+Pads = tuple[tuple[int, int], ...]
+Ints = tuple[int, ...]
+
+__all__ = ["unfold", "fold", "conv", "conv_transpose", "conv_output_size",
+           "conv_transpose_output_size", "same_padding", "im2col", "col2im"]
+
+
+# ---------------------------------------------------------------- shapes
+def conv_output_size(size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+                     dilation: Ints) -> Ints:
+    """Spatial output size of a convolution (floor rule)."""
+    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1
+                 for n, k, s, (lo, hi), d in zip(size, kernel, stride, padding, dilation))
+
+
+def conv_transpose_output_size(size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+                               dilation: Ints, output_padding: Ints) -> Ints:
+    """Spatial output size of a transposed convolution."""
+    return tuple((n - 1) * s - lo - hi + d * (k - 1) + op + 1
+                 for n, k, s, (lo, hi), d, op in zip(size, kernel, stride, padding, dilation,
+                                                     output_padding))
+
+
+def same_padding(size: Ints, kernel: Ints, stride: Ints, dilation: Ints) -> Pads:
+    """TensorFlow's 'SAME' padding: output ``ceil(n / s)``, the odd pixel at the high side.
+
+    With stride 1 this is also PyTorch's ``padding='same'``.
+    """
+    pads = []
+    for n, k, s, d in zip(size, kernel, stride, dilation):
+        out = -(-n // s)
+        total = max((out - 1) * s + d * (k - 1) + 1 - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return tuple(pads)
+
+
+# ---------------------------------------------------------------- raw im2col / col2im
+def _windows(xp: np.ndarray, kernel: Ints, stride: Ints, dilation: Ints, out: Ints) -> Any:
+    """Strided view ``(N, C, *out, *kernel)`` of the padded input ``xp`` (no copy)."""
+    nsp = len(kernel)
+    ext = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    v = sliding_window_view(xp, ext, axis=tuple(range(2, 2 + nsp)))
+    idx = (slice(None), slice(None)) + tuple(slice(0, s * (o - 1) + 1, s)
+                                             for s, o in zip(stride, out)) \
+        + tuple(slice(None, None, d) for d in dilation)
+    return v[idx]
+
+
+def _pad_input(x: np.ndarray, padding: Pads, value: float = 0.0) -> np.ndarray:
+    if any(lo or hi for lo, hi in padding):
+        return np.pad(x, ((0, 0), (0, 0)) + tuple(padding), constant_values=value)
+    return x
+
+
+def im2col(x: np.ndarray, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
+    """Columns ``(N, C * prod(kernel), L)`` of ``x`` ``(N, C, *spatial)`` (PyTorch's unfold).
+
+    Row order is channel-major, then kernel offsets; ``L`` is the number of output
+    positions in row-major order.
+    """
+    x = np.asarray(x)
+    out = conv_output_size(x.shape[2:], kernel, stride, padding, dilation)
+    if any(o <= 0 for o in out):
+        raise RuntimeError(with_hint(
+            f"Calculated output size: ({', '.join(map(str, out))}). Output size is too small",
+            f"input spatial size {list(x.shape[2:])}, kernel {list(kernel)}, padding "
+            f"{[list(p) for p in padding]}, dilation {list(dilation)}"))
+    nsp = len(kernel)
+    w = _windows(_pad_input(x, padding), kernel, stride, dilation, out)
+    n, c = x.shape[:2]
+    # (N, C, *out, *k) -> (N, C, *k, *out): one copy, straight into the columns
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    cols = np.ascontiguousarray(w.transpose(perm))
+    return cols.reshape(n, c * math.prod(kernel), math.prod(out))
+
+
+def col2im(cols: np.ndarray, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+           dilation: Ints) -> Any:
+    """The adjoint of :func:`im2col`: add each column entry back at its input position."""
+    cols = np.asarray(cols)
+    out = conv_output_size(size, kernel, stride, padding, dilation)
+    n = cols.shape[0]
+    kk = math.prod(kernel)
+    c = cols.shape[1] // kk
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(size, padding))
+    res = np.zeros((n, c) + padded, dtype=cols.dtype)
+    v = cols.reshape((n, c) + tuple(kernel) + tuple(out))
+    for off in itertools.product(*(range(k) for k in kernel)):
+        dst = (slice(None), slice(None)) + tuple(
+            slice(o * d, o * d + s * (m - 1) + 1, s)
+            for o, d, s, m in zip(off, dilation, stride, out))
+        res[dst] += v[(slice(None), slice(None)) + off]
+    crop = (slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                              zip(size, padding))
+    return res[crop] if any(lo or hi for lo, hi in padding) else res
+
+
+# ---------------------------------------------------------------- unfold / fold
+def _batch_lead(batched: tuple[bool, ...], *vals: Any) -> tuple[int, list[Any]]:
+    """The batch size, and each value with the batch broadcast in where it lacks one."""
+    b = next(data(v).shape[0] for v, bt in zip(vals, batched) if bt)
+    out = []
+    for v, bt in zip(vals, batched):
+        if not bt:
+            v = broadcast_to(reshape(v, (1,) + data(v).shape), (b,) + data(v).shape)
+        out.append(v)
+    return b, out
+
+
+@defop("unfold", saves=("x_shape",), grad_name="Im2ColBackward0")
+def _unfold(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
+    return im2col(x, kernel, stride, padding, dilation)
+
+
+@_unfold.defvjp
+def _(g: Tensor, x_shape: Ints, kernel: Ints, stride: Ints, padding: Pads,
+      dilation: Ints) -> Any:  # adjoint of im2col: col2im
+    return (_fold(g, size=tuple(x_shape[2:]), kernel=kernel, stride=stride, padding=padding,
+                  dilation=dilation),)
+
+
+@_unfold.defjvp
+def _(dx: Any, x: Any, *, out: Any, **attrs: Any) -> Any:  # linear: the same op on the tangent
+    return _unfold(dx, **attrs)
+
+
+@_unfold.defbatch
+def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:  # batch folded into N
+    s = data(x).shape
+    y = _unfold(reshape(x, (s[0] * s[1],) + s[2:]), **attrs)
+    return reshape(y, s[:2] + data(y).shape[1:])
+
+
+@defop("fold", grad_name="Col2ImBackward0")
+def _fold(cols: Any, *, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+          dilation: Ints) -> Any:
+    return col2im(cols, size, kernel, stride, padding, dilation)
+
+
+@_fold.defvjp
+def _(g: Tensor, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+      dilation: Ints) -> Any:  # adjoint of col2im: im2col
+    return (_unfold(g, kernel=kernel, stride=stride, padding=padding, dilation=dilation),)
+
+
+@_fold.defjvp
+def _(dc: Any, cols: Any, *, out: Any, **attrs: Any) -> Any:  # linear
+    return _fold(dc, **attrs)
+
+
+@_fold.defbatch
+def _(batched: tuple[bool, ...], cols: Any, **attrs: Any) -> Any:
+    s = data(cols).shape
+    y = _fold(reshape(cols, (s[0] * s[1],) + s[2:]), **attrs)
+    return reshape(y, s[:2] + data(y).shape[1:])
+
+
+def unfold(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Tensor:
+    """Sliding local blocks as columns: ``(N, C, *S) -> (N, C * prod(kernel), L)``.
+
+    Examples
+    --------
+    >>> import numpy as np, tapegrad as tg
+    >>> from tapegrad.ops.conv import unfold
+    >>> unfold(tg.tensor(np.arange(9.0).reshape(1, 1, 3, 3)), (2, 2), (1, 1),
+    ...        ((0, 0), (0, 0)), (1, 1)).shape
+    (1, 4, 4)
+    """
+    return _unfold(x, kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
+                   dilation=tuple(dilation))
+
+
+def fold(cols: Any, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+         dilation: Ints) -> Tensor:
+    """The adjoint of :func:`unfold`: sum columns back into ``(N, C, *size)``."""
+    return _fold(cols, size=tuple(size), kernel=tuple(kernel), stride=tuple(stride),
+                 padding=tuple(padding), dilation=tuple(dilation))
+
+
+# ---------------------------------------------------------------- conv
+def _conv_raw(x: np.ndarray, w: np.ndarray, stride: Ints, padding: Pads, dilation: Ints,
+              groups: int) -> np.ndarray:
+    kernel = w.shape[2:]
+    cols = im2col(x, kernel, stride, padding, dilation)
+    out = conv_output_size(x.shape[2:], kernel, stride, padding, dilation)
+    n = x.shape[0]
+    o = w.shape[0]
+    if groups == 1:
+        y = np.matmul(w.reshape(o, -1), cols)
+    else:
+        cg = cols.reshape(n, groups, -1, cols.shape[-1])
+        y = np.matmul(w.reshape(groups, o // groups, -1), cg)
+    return y.reshape((n, o) + out)
+
+
+def _conv_t_raw(x: np.ndarray, w: np.ndarray, size: Ints, stride: Ints, padding: Pads,
+                dilation: Ints, groups: int) -> np.ndarray:
+    kernel = w.shape[2:]
+    n, cin = x.shape[:2]
+    xm = x.reshape(n, groups, cin // groups, -1)
+    wm = w.reshape(groups, cin // groups, -1)
+    cols = np.matmul(np.swapaxes(wm, -1, -2), xm)  # (N, G, Cout/G * K, L)
+    return col2im(cols.reshape(n, -1, cols.shape[-1]), size, kernel, stride, padding, dilation)
+
+
+def _wgrad_raw(x: np.ndarray, g: np.ndarray, kernel: Ints, stride: Ints, padding: Pads,
+               dilation: Ints, groups: int, wshape: Ints) -> np.ndarray:
+    """``dW[o, c, k] = sum_{n,l} g[n, o, l] * im2col(x)[n, c k, l]`` (per group)."""
+    cols = im2col(x, kernel, stride, padding, dilation)
+    n = g.shape[0]
+    o = g.shape[1]
+    gm = g.reshape(n, groups, o // groups, -1)
+    cm = cols.reshape(n, groups, -1, cols.shape[-1])
+    dw = np.einsum("ngol,ngkl->gok", gm, cm, optimize=True)
+    return dw.reshape(wshape)
+
+
+def _wgrad(x: Any, g: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints,
+           groups: int, wshape: Ints) -> Tensor:
+    """:func:`_wgrad_raw` in tapegrad ops (differentiable in ``x`` and ``g``)."""
+    cols = _unfold(x, kernel=kernel, stride=stride, padding=padding, dilation=dilation)
+    gs = data(g).shape
+    cs = data(cols).shape
+    gm = reshape(g, (gs[0], groups, gs[1] // groups, -1))
+    cm = reshape(cols, (cs[0], groups, cs[1] // groups, cs[2]))
+    dw = _sum(_matmul(gm, swapaxes(cm, -1, -2)), axis=0)
+    return reshape(dw, wshape)
+
+
+@defop("conv", saves=("x", "w"), grad_name="ConvolutionBackward0", needs=True)
+def _conv(x: Any, w: Any, *, stride: Ints, padding: Pads, dilation: Ints, groups: int) -> Any:
+    return _conv_raw(np.asarray(x), np.asarray(w), stride, padding, dilation, groups)
+
+
+@_conv.defvjp
+def _(g: Tensor, x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int,
+      needs: tuple[bool, ...]) -> Any:
+    # y = W * x (linear in each): gx = W^T g (a transposed conv), gW = g x^T (on columns)
+    xs, ws = data(x).shape, data(w).shape
+    gx = gw = None
+    if raw():
+        ga, xa, wa = g._data, data(x), data(w)
+        if needs[0]:
+            gx = wrap(_conv_t_raw(ga, wa, xs[2:], stride, padding, dilation, groups), g)
+        if needs[1]:
+            gw = wrap(_wgrad_raw(xa, ga, ws[2:], stride, padding, dilation, groups, ws), g)
+        return gx, gw
+    if needs[0]:
+        gx = _conv_t(g, w, size=tuple(xs[2:]), stride=stride, padding=padding,
+                     dilation=dilation, groups=groups)
+    if needs[1]:
+        gw = _wgrad(x, g, tuple(ws[2:]), stride, padding, dilation, groups, ws)
+    return gx, gw
+
+
+@_conv.defjvp
+def _(dx: Any, dw: Any, x: Any, w: Any, *, out: Any, **attrs: Any) -> Any:
+    # bilinear: d(W * x) = W * dx + dW * x
+    t = _conv(dx, w, **attrs) if dx is not None else None
+    if dw is not None:
+        u = _conv(x, dw, **attrs)
+        t = u if t is None else add(t, u)
+    return t
+
+
+@_conv.defbatch
+def _(batched: tuple[bool, ...], x: Any, w: Any, *, stride: Ints, padding: Pads,
+      dilation: Ints, groups: int) -> Any:
+    if not batched[1]:  # only the input: the batch joins N
+        s = data(x).shape
+        y = _conv(reshape(x, (s[0] * s[1],) + s[2:]), w, stride=stride, padding=padding,
+                  dilation=dilation, groups=groups)
+        return reshape(y, s[:2] + data(y).shape[1:])
+    # batched weights: batch b's channels become groups b*G .. b*G + G - 1
+    b, (xb, wb) = _batch_lead(batched, x, w)
+    xs, ws = data(xb).shape, data(wb).shape
+    xg = reshape(moveaxis(xb, 0, 1), (xs[1], b * xs[2]) + xs[3:])
+    wg = reshape(wb, (b * ws[1],) + ws[2:])
+    y = _conv(xg, wg, stride=stride, padding=padding, dilation=dilation, groups=b * groups)
+    ys = data(y).shape
+    return moveaxis(reshape(y, (ys[0], b, ws[1]) + ys[2:]), 1, 0)
+
+
+@defop("conv_transpose", saves=("x", "w"), grad_name="ConvolutionBackward0", needs=True)
+def _conv_t(x: Any, w: Any, *, size: Ints, stride: Ints, padding: Pads, dilation: Ints,
+            groups: int) -> Any:
+    return _conv_t_raw(np.asarray(x), np.asarray(w), size, stride, padding, dilation, groups)
+
+
+@_conv_t.defvjp
+def _(g: Tensor, x: Any, w: Any, size: Ints, stride: Ints, padding: Pads, dilation: Ints,
+      groups: int, needs: tuple[bool, ...]) -> Any:
+    # y = W^T x: gx = W g (a conv), gW = x g^T on g's columns
+    ws = data(w).shape
+    gx = gw = None
+    if raw():
+        ga, xa, wa = g._data, data(x), data(w)
+        if needs[0]:
+            gx = wrap(_conv_raw(ga, wa, stride, padding, dilation, groups), g)
+        if needs[1]:
+            gw = wrap(_wgrad_raw(ga, xa, ws[2:], stride, padding, dilation, groups, ws), g)
+        return gx, gw
+    if needs[0]:
+        gx = _conv(g, w, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    if needs[1]:
+        gw = _wgrad(g, x, tuple(ws[2:]), stride, padding, dilation, groups, ws)
+    return gx, gw
+
+
+@_conv_t.defjvp
+def _(dx: Any, dw: Any, x: Any, w: Any, *, out: Any, **attrs: Any) -> Any:  # bilinear
+    t = _conv_t(dx, w, **attrs) if dx is not None else None
+    if dw is not None:
+        u = _conv_t(x, dw, **attrs)
+        t = u if t is None else add(t, u)
+    return t
+
+
+@_conv_t.defbatch
+def _(batched: tuple[bool, ...], x: Any, w: Any, *, size: Ints, stride: Ints, padding: Pads,
+      dilation: Ints, groups: int) -> Any:
+    kw = dict(size=size, stride=stride, padding=padding, dilation=dilation)
+    if not batched[1]:
+        s = data(x).shape
+        y = _conv_t(reshape(x, (s[0] * s[1],) + s[2:]), w, groups=groups, **kw)  # type: ignore[arg-type]
+        return reshape(y, s[:2] + data(y).shape[1:])
+    b, (xb, wb) = _batch_lead(batched, x, w)
+    xs, ws = data(xb).shape, data(wb).shape
+    xg = reshape(moveaxis(xb, 0, 1), (xs[1], b * xs[2]) + xs[3:])
+    wg = reshape(wb, (b * ws[1],) + ws[2:])
+    y = _conv_t(xg, wg, groups=b * groups, **kw)  # type: ignore[arg-type]
+    ys = data(y).shape
+    return moveaxis(reshape(y, (ys[0], b, ys[1] // b) + ys[2:]), 1, 0)
+
+
+def _check_conv(xs: Ints, ws: Ints, groups: int, transposed: bool) -> None:
+    nsp = len(ws) - 2
+    if len(xs) != nsp + 2:
+        raise RuntimeError(with_hint(
+            f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to conv{nsp}d, but "
+            f"got input of size: {list(xs)}", f"the weight has shape {list(ws)}"))
+    cin = ws[0] if transposed else ws[1] * groups
+    if xs[1] != cin:
+        if transposed:
+            msg = (f"Given transposed=1, weight of size {list(ws)}, expected input{list(xs)} "
+                   f"to have {ws[0]} channels, but got {xs[1]} channels instead")
+        else:
+            msg = (f"Given groups={groups}, weight of size {list(ws)}, expected input"
+                   f"{list(xs)} to have {cin} channels, but got {xs[1]} channels instead")
+        raise RuntimeError(with_hint(msg, f"the input has {xs[1]} channels"))
+
+
+def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int = 1) -> Tensor:
+    """N-d convolution (cross-correlation, as in both frameworks), channels first.
+
+    Parameters
+    ----------
+    x : ``(N, C, *spatial)``
+    w : ``(O, C // groups, *kernel)``
+    stride, dilation : one int per spatial axis
+    padding : one ``(low, high)`` pair per spatial axis
+
+    Examples
+    --------
+    >>> import numpy as np, tapegrad as tg
+    >>> from tapegrad.ops.conv import conv
+    >>> y = conv(tg.tensor(np.ones((1, 1, 4, 4))), tg.tensor(np.ones((2, 1, 3, 3))),
+    ...          (1, 1), ((1, 1), (1, 1)), (1, 1))
+    >>> y.shape, float(y._data[0, 0, 1, 1])
+    ((1, 2, 4, 4), 9.0)
+    """
+    _check_conv(data(x).shape, data(w).shape, groups, False)
+    return _conv(x, w, stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
+                 groups=int(groups))
+
+
+def conv_transpose(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints,
+                   output_padding: Ints, groups: int = 1) -> Tensor:
+    """N-d transposed convolution (the input gradient of :func:`conv`), channels first.
+
+    ``w`` is ``(C_in, C_out // groups, *kernel)``; ``output_padding`` adds to
+    the high side of each output axis.
+    """
+    xs, ws = data(x).shape, data(w).shape
+    _check_conv(xs, ws, groups, True)
+    size = conv_transpose_output_size(xs[2:], ws[2:], tuple(stride), tuple(padding),
+                                      tuple(dilation), tuple(output_padding))
+    return _conv_t(x, w, size=size, stride=tuple(stride), padding=tuple(padding),
+                   dilation=tuple(dilation), groups=int(groups))
