@@ -1,0 +1,71 @@
+"""Resizing (``interpolate``): nearest and (bi/tri)linear, separable per axis.
+
+Each spatial axis is resampled by one ``(out, in)`` matrix (a selection for
+nearest, two weights per row for linear) applied with a matmul, so resizing
+is linear and differentiable to any order with the matmul's rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._core.tensor import Tensor
+from ._raw import data
+from .linalg import matmul
+from .shape import moveaxis
+
+__all__ = ["resize_matrix", "resize"]
+
+
+def resize_matrix(n: int, o: int, mode: str, align_corners: bool, scale: float | None,
+                  dtype: Any = np.float64) -> np.ndarray:
+    """The ``(o, n)`` resampling matrix of one axis.
+
+    ``mode``: ``"nearest"`` (PyTorch: ``floor(dst * scale)``), ``"nearest-exact"``
+    (``floor((dst + 0.5) * scale)``) or ``"linear"`` (half-pixel centres unless
+    ``align_corners``).  ``scale`` is in/out (PyTorch uses ``1 / scale_factor``
+    when one was given).
+    """
+    s = (n / o) if scale is None else scale
+    dst = np.arange(o, dtype=np.float64)
+    a = np.zeros((o, n), dtype=np.float64)
+    if mode in ("nearest", "nearest-exact"):
+        src = np.floor((dst + (0.5 if mode == "nearest-exact" else 0.0)) * s).astype(np.int64)
+        a[np.arange(o), np.minimum(src, n - 1)] = 1.0
+        return a.astype(dtype)
+    if align_corners:
+        src = dst * ((n - 1) / (o - 1)) if o > 1 else np.zeros(o)
+    else:
+        src = np.maximum((dst + 0.5) * s - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    i1 = np.minimum(i0 + 1, n - 1)
+    lam = src - i0
+    np.add.at(a, (np.arange(o), i0), 1.0 - lam)
+    np.add.at(a, (np.arange(o), i1), lam)
+    return a.astype(dtype)
+
+
+def resize(x: Any, size: tuple[int, ...], mode: str, align_corners: bool = False,
+           scales: tuple[float | None, ...] | None = None, channels_last: bool = False
+           ) -> Tensor:
+    """Resize the spatial axes of ``x`` (``(N, C, *S)``, or ``(N, *S, C)``) to ``size``.
+
+    Examples
+    --------
+    >>> import numpy as np, tapegrad as tg
+    >>> from tapegrad.ops.resize import resize
+    >>> resize(tg.tensor(np.array([[[0.0, 1.0]]])), (4,), "linear")._data.round(2).tolist()
+    [[[0.0, 0.25, 0.75, 1.0]]]
+    """
+    xs = data(x).shape
+    nsp = len(size)
+    first = 1 if channels_last else 2
+    y = x
+    for i in range(nsp):
+        ax = first + i
+        sc = None if scales is None else scales[i]
+        a = resize_matrix(xs[ax], int(size[i]), mode, align_corners, sc, data(x).dtype)
+        y = moveaxis(matmul(a, moveaxis(y, ax, -2)), -2, ax)
+    return y
