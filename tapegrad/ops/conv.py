@@ -266,64 +266,114 @@ def _wgrad(x: Any, g: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: 
     return reshape(dw, wshape)
 
 
+def _with_bias(y: np.ndarray, b: Any) -> np.ndarray:
+    if b is None:
+        return y
+    b = np.asarray(b)
+    return np.add(y, b.reshape((1, -1) + (1,) * (y.ndim - 2)), out=y) \
+        if y.dtype == np.result_type(y, b) else y + b.reshape((1, -1) + (1,) * (y.ndim - 2))
+
+
+def _bias_grad(g: Tensor) -> Tensor:
+    axes = (0,) + tuple(range(2, g._data.ndim))
+    if raw():
+        return wrap(np.sum(g._data, axis=axes), g)
+    return _sum(g, axis=axes)
+
+
+def _bias_tangent(db: Any, ndim: int) -> Any:
+    return reshape(db, (1, -1) + (1,) * (ndim - 2))
+
+
+def _jvp_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``(dx, dw, db, x, w)`` from a JVP call's tangents and inputs (the bias is optional)."""
+    n = len(args) // 2
+    tang, vals = args[:n], args[n:]
+    return tang[0], tang[1], (tang[2] if n > 2 else None), vals[0], vals[1]
+
+
+def _add_bias_batched(y: Any, b: Any, bb: bool) -> Any:
+    """``y`` (batch at axis 0, channels at 2) plus a bias that may carry the batch."""
+    if b is None:
+        return y
+    nd = len(data(y).shape)
+    if bb:
+        return add(y, reshape(b, (data(b).shape[0], 1, -1) + (1,) * (nd - 3)))
+    return add(y, reshape(b, (1, 1, -1) + (1,) * (nd - 3)))
+
+
 @defop("conv", saves=("x", "w"), grad_name="ConvolutionBackward0", needs=True)
-def _conv(x: Any, w: Any, *, stride: Ints, padding: Pads, dilation: Ints, groups: int) -> Any:
-    return _conv_raw(np.asarray(x), np.asarray(w), stride, padding, dilation, groups)
+def _conv(x: Any, w: Any, b: Any = None, *, stride: Ints, padding: Pads, dilation: Ints,
+          groups: int) -> Any:
+    """``W * x + b``; ``b`` (one value per output channel) may be None."""
+    return _with_bias(_conv_raw(np.asarray(x), np.asarray(w), stride, padding, dilation,
+                                groups), b)
 
 
 @_conv.defvjp
 def _(g: Tensor, x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int,
       needs: tuple[bool, ...]) -> Any:
-    # y = W * x (linear in each): gx = W^T g (a transposed conv), gW = g x^T (on columns)
+    # y = W * x + b (linear in each): gx = W^T g (a transposed conv), gW = g x^T (on
+    # columns), gb = g summed over batch and positions
     xs, ws = data(x).shape, data(w).shape
     gx = gw = None
+    gb = _bias_grad(g) if len(needs) > 2 and needs[2] else None
     if raw():
         ga, xa, wa = g._data, data(x), data(w)
         if needs[0]:
             gx = wrap(_conv_t_raw(ga, wa, xs[2:], stride, padding, dilation, groups), g)
         if needs[1]:
             gw = wrap(_wgrad_raw(xa, ga, ws[2:], stride, padding, dilation, groups, ws), g)
-        return gx, gw
+        return gx, gw, gb
     if needs[0]:
         gx = _conv_t(g, w, size=tuple(xs[2:]), stride=stride, padding=padding,
                      dilation=dilation, groups=groups)
     if needs[1]:
         gw = _wgrad(x, g, tuple(ws[2:]), stride, padding, dilation, groups, ws)
-    return gx, gw
+    return gx, gw, gb
 
 
 @_conv.defjvp
-def _(dx: Any, dw: Any, x: Any, w: Any, *, out: Any, **attrs: Any) -> Any:
-    # bilinear: d(W * x) = W * dx + dW * x
+def _(*args: Any, out: Any, **attrs: Any) -> Any:
+    # bilinear in (x, W), plus b: d(W * x + b) = W * dx + dW * x + db
+    dx, dw, db, x, w = _jvp_args(args)
     t = _conv(dx, w, **attrs) if dx is not None else None
     if dw is not None:
         u = _conv(x, dw, **attrs)
+        t = u if t is None else add(t, u)
+    if db is not None:
+        u = _bias_tangent(db, len(data(out).shape))
         t = u if t is None else add(t, u)
     return t
 
 
 @_conv.defbatch
-def _(batched: tuple[bool, ...], x: Any, w: Any, *, stride: Ints, padding: Pads,
-      dilation: Ints, groups: int) -> Any:
+def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, stride: Ints,
+      padding: Pads, dilation: Ints, groups: int) -> Any:
+    bb = len(batched) > 2 and batched[2]
     if not batched[1]:  # only the input: the batch joins N
         s = data(x).shape
-        y = _conv(reshape(x, (s[0] * s[1],) + s[2:]), w, stride=stride, padding=padding,
-                  dilation=dilation, groups=groups)
-        return reshape(y, s[:2] + data(y).shape[1:])
+        y = _conv(reshape(x, (s[0] * s[1],) + s[2:]), w, None if bb else b, stride=stride,
+                  padding=padding, dilation=dilation, groups=groups)
+        y = reshape(y, s[:2] + data(y).shape[1:])
+        return _add_bias_batched(y, b, True) if bb else y
     # batched weights: batch b's channels become groups b*G .. b*G + G - 1
-    b, (xb, wb) = _batch_lead(batched, x, w)
+    nb, (xb, wb) = _batch_lead(batched[:2], x, w)
     xs, ws = data(xb).shape, data(wb).shape
-    xg = reshape(moveaxis(xb, 0, 1), (xs[1], b * xs[2]) + xs[3:])
-    wg = reshape(wb, (b * ws[1],) + ws[2:])
-    y = _conv(xg, wg, stride=stride, padding=padding, dilation=dilation, groups=b * groups)
+    xg = reshape(moveaxis(xb, 0, 1), (xs[1], nb * xs[2]) + xs[3:])
+    wg = reshape(wb, (nb * ws[1],) + ws[2:])
+    y = _conv(xg, wg, stride=stride, padding=padding, dilation=dilation, groups=nb * groups)
     ys = data(y).shape
-    return moveaxis(reshape(y, (ys[0], b, ws[1]) + ys[2:]), 1, 0)
+    y = moveaxis(reshape(y, (ys[0], nb, ws[1]) + ys[2:]), 1, 0)
+    return _add_bias_batched(y, b, bb)
 
 
 @defop("conv_transpose", saves=("x", "w"), grad_name="ConvolutionBackward0", needs=True)
-def _conv_t(x: Any, w: Any, *, size: Ints, stride: Ints, padding: Pads, dilation: Ints,
-            groups: int) -> Any:
-    return _conv_t_raw(np.asarray(x), np.asarray(w), size, stride, padding, dilation, groups)
+def _conv_t(x: Any, w: Any, b: Any = None, *, size: Ints, stride: Ints, padding: Pads,
+            dilation: Ints, groups: int) -> Any:
+    """``W^T x + b``; ``b`` (one value per output channel) may be None."""
+    return _with_bias(_conv_t_raw(np.asarray(x), np.asarray(w), size, stride, padding,
+                                  dilation, groups), b)
 
 
 @_conv_t.defvjp
@@ -332,44 +382,53 @@ def _(g: Tensor, x: Any, w: Any, size: Ints, stride: Ints, padding: Pads, dilati
     # y = W^T x: gx = W g (a conv), gW = x g^T on g's columns
     ws = data(w).shape
     gx = gw = None
+    gb = _bias_grad(g) if len(needs) > 2 and needs[2] else None
     if raw():
         ga, xa, wa = g._data, data(x), data(w)
         if needs[0]:
             gx = wrap(_conv_raw(ga, wa, stride, padding, dilation, groups), g)
         if needs[1]:
             gw = wrap(_wgrad_raw(ga, xa, ws[2:], stride, padding, dilation, groups, ws), g)
-        return gx, gw
+        return gx, gw, gb
     if needs[0]:
         gx = _conv(g, w, stride=stride, padding=padding, dilation=dilation, groups=groups)
     if needs[1]:
         gw = _wgrad(g, x, tuple(ws[2:]), stride, padding, dilation, groups, ws)
-    return gx, gw
+    return gx, gw, gb
 
 
 @_conv_t.defjvp
-def _(dx: Any, dw: Any, x: Any, w: Any, *, out: Any, **attrs: Any) -> Any:  # bilinear
+def _(*args: Any, out: Any, **attrs: Any) -> Any:  # bilinear in (x, W), plus b
+    dx, dw, db, x, w = _jvp_args(args)
     t = _conv_t(dx, w, **attrs) if dx is not None else None
     if dw is not None:
         u = _conv_t(x, dw, **attrs)
+        t = u if t is None else add(t, u)
+    if db is not None:
+        u = _bias_tangent(db, len(data(out).shape))
         t = u if t is None else add(t, u)
     return t
 
 
 @_conv_t.defbatch
-def _(batched: tuple[bool, ...], x: Any, w: Any, *, size: Ints, stride: Ints, padding: Pads,
-      dilation: Ints, groups: int) -> Any:
-    kw = dict(size=size, stride=stride, padding=padding, dilation=dilation)
+def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, size: Ints, stride: Ints,
+      padding: Pads, dilation: Ints, groups: int) -> Any:
+    kw: dict[str, Any] = dict(size=size, stride=stride, padding=padding, dilation=dilation)
+    bb = len(batched) > 2 and batched[2]
     if not batched[1]:
         s = data(x).shape
-        y = _conv_t(reshape(x, (s[0] * s[1],) + s[2:]), w, groups=groups, **kw)  # type: ignore[arg-type]
-        return reshape(y, s[:2] + data(y).shape[1:])
-    b, (xb, wb) = _batch_lead(batched, x, w)
+        y = _conv_t(reshape(x, (s[0] * s[1],) + s[2:]), w, None if bb else b, groups=groups,
+                    **kw)
+        y = reshape(y, s[:2] + data(y).shape[1:])
+        return _add_bias_batched(y, b, True) if bb else y
+    nb, (xb, wb) = _batch_lead(batched[:2], x, w)
     xs, ws = data(xb).shape, data(wb).shape
-    xg = reshape(moveaxis(xb, 0, 1), (xs[1], b * xs[2]) + xs[3:])
-    wg = reshape(wb, (b * ws[1],) + ws[2:])
-    y = _conv_t(xg, wg, groups=b * groups, **kw)  # type: ignore[arg-type]
+    xg = reshape(moveaxis(xb, 0, 1), (xs[1], nb * xs[2]) + xs[3:])
+    wg = reshape(wb, (nb * ws[1],) + ws[2:])
+    y = _conv_t(xg, wg, groups=nb * groups, **kw)
     ys = data(y).shape
-    return moveaxis(reshape(y, (ys[0], b, ys[1] // b) + ys[2:]), 1, 0)
+    y = moveaxis(reshape(y, (ys[0], nb, ys[1] // nb) + ys[2:]), 1, 0)
+    return _add_bias_batched(y, b, bb)
 
 
 def _check_conv(xs: Ints, ws: Ints, groups: int, transposed: bool) -> None:
@@ -389,13 +448,15 @@ def _check_conv(xs: Ints, ws: Ints, groups: int, transposed: bool) -> None:
         raise RuntimeError(with_hint(msg, f"the input has {xs[1]} channels"))
 
 
-def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int = 1) -> Tensor:
+def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int = 1,
+         bias: Any = None) -> Tensor:
     """N-d convolution (cross-correlation, as in both frameworks), channels first.
 
     Parameters
     ----------
     x : ``(N, C, *spatial)``
     w : ``(O, C // groups, *kernel)``
+    bias : ``(O,)`` or None (added inside the op: one node, as in both frameworks)
     stride, dilation : one int per spatial axis
     padding : one ``(low, high)`` pair per spatial axis
 
@@ -409,12 +470,13 @@ def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: in
     ((1, 2, 4, 4), 9.0)
     """
     _check_conv(data(x).shape, data(w).shape, groups, False)
-    return _conv(x, w, stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
-                 groups=int(groups))
+    attrs: dict[str, Any] = dict(stride=tuple(stride), padding=tuple(padding),
+                                 dilation=tuple(dilation), groups=int(groups))
+    return _conv(x, w, **attrs) if bias is None else _conv(x, w, bias, **attrs)
 
 
 def conv_transpose(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints,
-                   output_padding: Ints, groups: int = 1) -> Tensor:
+                   output_padding: Ints, groups: int = 1, bias: Any = None) -> Tensor:
     """N-d transposed convolution (the input gradient of :func:`conv`), channels first.
 
     ``w`` is ``(C_in, C_out // groups, *kernel)``; ``output_padding`` adds to
@@ -424,5 +486,6 @@ def conv_transpose(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints,
     _check_conv(xs, ws, groups, True)
     size = conv_transpose_output_size(xs[2:], ws[2:], tuple(stride), tuple(padding),
                                       tuple(dilation), tuple(output_padding))
-    return _conv_t(x, w, size=size, stride=tuple(stride), padding=tuple(padding),
-                   dilation=tuple(dilation), groups=int(groups))
+    attrs: dict[str, Any] = dict(size=size, stride=tuple(stride), padding=tuple(padding),
+                                 dilation=tuple(dilation), groups=int(groups))
+    return _conv_t(x, w, **attrs) if bias is None else _conv_t(x, w, bias, **attrs)

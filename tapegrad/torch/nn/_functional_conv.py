@@ -16,6 +16,7 @@ tensor([[[[4., 4.],
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -91,12 +92,6 @@ def _check_dtypes(x: Tensor, w: Tensor) -> None:
             "convert the input (x.float()) or the module (model.double())"))
 
 
-def _add_bias(y: Tensor, bias: Tensor | None) -> Tensor:
-    if bias is None:
-        return y
-    return core.add(y, core.reshape(bias, (1, -1) + (1,) * (y._data.ndim - 2)))
-
-
 # ----------------------------------------------------------------------------- convolution
 def _convnd(nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
             padding: Any, dilation: Any, groups: int) -> Tensor:
@@ -118,8 +113,12 @@ def _convnd(nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride
             pads: C.Pads = ((0, 0),) * nsp
         elif padding == "same":
             if any(v != 1 for v in s):
-                raise ValueError(with_hint("padding='same' is not supported for strided "
-                                           "convolutions", "use stride=1 or explicit padding"))
+                raise RuntimeError(with_hint("padding='same' is not supported for strided "
+                                             "convolutions", "use stride=1 or explicit padding"))
+            if any(kk % 2 == 0 and dd % 2 == 1 for kk, dd in zip(k, d)):
+                warnings.warn("Using padding='same' with even kernel lengths and odd dilation "
+                              "may require a zero-padded copy of the input be created",
+                              UserWarning, stacklevel=3)
             # PyTorch's 'same': total d (k - 1), the odd pixel on the high side
             pads = tuple(((dd * (kk - 1)) // 2, dd * (kk - 1) - (dd * (kk - 1)) // 2)
                          for kk, dd in zip(k, d))
@@ -141,8 +140,8 @@ def _convnd(nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride
             f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
             f"Kernel size: ({' x '.join(map(str, ext))}). Kernel size can't be greater than "
             "actual input size", "pad the input or use a smaller kernel"))
-    y = C.conv(x, weight, s, pads, d, groups)
-    return _unbatch(_add_bias(y, bias), squeeze)
+    y = C.conv(x, weight, s, pads, d, groups, bias)
+    return _unbatch(y, squeeze)
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -180,12 +179,17 @@ def _conv_tnd(nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stri
     s = _tuple(stride, nsp, "stride")
     d = _tuple(dilation, nsp, "dilation")
     op = _tuple(output_padding, nsp, "output_padding")
-    for o, ss, dd in zip(op, s, d):
-        if o >= ss and o >= dd:
-            raise RuntimeError(with_hint(
-                "output padding must be smaller than either stride or dilation, but got "
-                f"output_padding: {o}, stride: {ss}, dilation: {dd}",
-                "output_padding picks among the sizes one stride can give"))
+    if any(o >= ss and o >= dd for o, ss, dd in zip(op, s, d)):
+        # PyTorch runs 1-d as 2-d (height 1) and names every axis
+        names = ["depth", "height", "width"][-max(nsp, 2):]
+        lead = (0,) if nsp == 1 else ()
+        one = (1,) if nsp == 1 else ()
+        parts = [f"output_padding_{n}: {v}" for n, v in zip(names, lead + op)]
+        parts += [f"stride_{n}: {v}" for n, v in zip(names, one + s)]
+        parts += [f"dilation_{n}: {v}" for n, v in zip(names, one + d)]
+        raise RuntimeError(with_hint(
+            "output padding must be smaller than either stride or dilation, but got "
+            + " ".join(parts), "output_padding picks among the sizes one stride can give"))
     pads = tuple((p, p) for p in _tuple(padding, nsp, "padding"))
     ws = weight._data.shape
     if x._data.shape[1] != ws[0]:
@@ -193,8 +197,8 @@ def _conv_tnd(nsp: int, input: Tensor, weight: Tensor, bias: Tensor | None, stri
             f"Given transposed=1, weight of size {list(ws)}, expected input"
             f"{list(x._data.shape)} to have {ws[0]} channels, but got {x._data.shape[1]} "
             "channels instead", "transposed-conv weights are (in, out // groups, *kernel)"))
-    y = C.conv_transpose(x, weight, s, pads, d, op, groups)
-    return _unbatch(_add_bias(y, bias), squeeze)
+    y = C.conv_transpose(x, weight, s, pads, d, op, groups, bias)
+    return _unbatch(y, squeeze)
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
@@ -435,6 +439,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 if name == "running_mean" else
                 f"{name} should contain {c} elements not {t._data.size}",
                 f"the input has {c} channels"))
+    if training and x._data.size // max(c, 1) <= 1:
+        raise ValueError(with_hint(
+            "Expected more than 1 value per channel when training, got input size "
+            f"torch.Size({list(x._data.shape)})", "use a batch of more than one sample"))
     y, m, v = N.batch_norm(x, weight, bias, running_mean, running_var, training=training,
                            eps=eps, axis=1)
     if training and m is not None and v is not None:
