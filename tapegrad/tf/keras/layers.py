@@ -30,11 +30,31 @@ _STATE = mode.STATE
 _NAME_COUNTS: dict[str, int] = {}
 # Keras's name scope: weights created while a layer runs get "outer/inner/weight" paths
 _SCOPE: list[str] = []
+# Keras's call context: a ``training=`` given to an outer call reaches the layers inside
+TRAINING: list[bool] = []
+
+
+def in_training(training: Any) -> bool:
+    """A layer's effective ``training`` flag: its own argument, else the outer call's."""
+    if training is not None:
+        return bool(training)
+    return TRAINING[-1] if TRAINING else False
+
+
+def _takes_training(layer: Any) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(layer.call).parameters
+    except (TypeError, ValueError):
+        return True
+    return "training" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
 def _snake(name: str) -> str:
+    # Keras's to_snake_case: a digit does not start a word ("Conv2D" -> "conv2d")
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def auto_name(prefix: str) -> str:
@@ -254,12 +274,19 @@ class Layer:
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         x = _to_input(inputs, self.__dict__["_dtype"])
+        training = kwargs.get("training")
+        if "training" in kwargs and not _takes_training(self):
+            del kwargs["training"]
         _SCOPE.append(self.name)
+        if training is not None:
+            TRAINING.append(bool(training))
         try:
             self._maybe_build(x)
             return self.call(x, *args, **kwargs)
         finally:
             _SCOPE.pop()
+            if training is not None:
+                TRAINING.pop()
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         from .._tensor import tft
@@ -411,3 +438,10 @@ class InputLayer(Layer):
 
     def call(self, inputs: Any) -> Any:
         return inputs
+
+
+# conv nets (issue 12): convolution, pooling, normalization, dropout, reshaping, merging
+from .layers_conv import *  # noqa: E402,F403
+from .layers_conv import __all__ as _conv_all  # noqa: E402
+
+__all__ += [n for n in _conv_all if n not in __all__]
