@@ -26,6 +26,7 @@ TensorShape([3, 2])
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -241,14 +242,14 @@ class Conv3D(_Conv):
 
 def deconv_output_length(n: int, k: int, padding: str, output_padding: int | None,
                          stride: int, dilation: int) -> int:
-    """Keras's output length of a transposed convolution."""
-    k = k + (k - 1) * (dilation - 1)
+    """Keras's output length of a transposed convolution (its TensorFlow backend)."""
+    k = (k - 1) * dilation + 1
+    if padding == "valid":
+        op = max(k, stride) - k if output_padding is None else output_padding
+        return (n - 1) * stride + k + op
     if output_padding is None:
-        if padding == "valid":
-            return n * stride + max(k - stride, 0)
         return n * stride
-    pad = k // 2 if padding == "same" else 0
-    return (n - 1) * stride + k - 2 * pad + output_padding
+    return (n - 1) * stride + k % 2 + output_padding
 
 
 class _ConvTranspose(_Conv):
@@ -273,14 +274,9 @@ class _ConvTranspose(_Conv):
                                           op[i], self.strides[i], self.dilation_rate[i])
                      for i in range(n))
         xc = tfn._first(x, n) if self._last else x
-        if self.output_padding is None:
-            pads = C.same_padding(size, self.kernel_size, self.strides, self.dilation_rate) \
-                if self.padding == "same" else ((0, 0),) * n
-        else:
-            # Keras with output_padding: symmetric k // 2 (same) or 0, the rest at the end
-            pads = tuple(
-                ((k + (k - 1) * (d - 1)) // 2 if self.padding == "same" else 0,) * 2
-                for k, d in zip(self.kernel_size, self.dilation_rate))
+        # then tf.nn.conv*_transpose with that output shape: TensorFlow's SAME rule on it
+        pads = C.same_padding(size, self.kernel_size, self.strides, self.dilation_rate) \
+            if self.padding == "same" else ((0, 0),) * n
         # (*k, out, in) -> (in, out, *k)
         w = ops.transpose(read(self.kernel), (n + 1, n) + tuple(range(n)))
         y = C._conv_t(xc, w, size=size, stride=self.strides, padding=pads,
@@ -577,7 +573,16 @@ class LayerNormalization(Layer):
         g = None if self.gamma is None else ops.reshape(read(self.gamma), bshape)
         b = None if self.beta is None else ops.reshape(read(self.beta), bshape)
         if self.rms_scaling:
-            return N.rms_norm(x, axes, g, self.epsilon)
+            warnings.warn(
+                "You passed `rms_scaling=True`, which is deprecated. This argument "
+                "incorrectly scales the input by the variance, not the root mean square. To "
+                "correctly use RMS Normalization, please use `keras.ops.rms_normalization` / "
+                "`keras.ops.nn.rms_normalization` instead.", UserWarning, stacklevel=3)
+            # Keras 3's (documented-as-wrong) formula: x / sqrt(var + eps) * gamma
+            mean = ops.mean(x, axis=axes, keepdims=True)
+            var = ops.mean(ops.square(ops.subtract(x, mean)), axis=axes, keepdims=True)
+            y = ops.divide(x, ops.sqrt(ops.add(var, self.epsilon)))
+            return y if g is None else ops.multiply(y, g)
         mean = ops.mean(x, axis=axes, keepdims=True)
         var = ops.mean(ops.square(ops.subtract(x, mean)), axis=axes, keepdims=True)
         return tfn.batch_normalization(x, mean, var, b, g, self.epsilon)
