@@ -281,8 +281,8 @@ def _bias_grad(g: Tensor) -> Tensor:
     return _sum(g, axis=axes)
 
 
-def _bias_tangent(db: Any, ndim: int) -> Any:
-    return reshape(db, (1, -1) + (1,) * (ndim - 2))
+def _bias_tangent(db: Any, shape: tuple[int, ...]) -> Any:
+    return broadcast_to(reshape(db, (1, -1) + (1,) * (len(shape) - 2)), shape)
 
 
 def _jvp_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -342,7 +342,7 @@ def _(*args: Any, out: Any, **attrs: Any) -> Any:
         u = _conv(x, dw, **attrs)
         t = u if t is None else add(t, u)
     if db is not None:
-        u = _bias_tangent(db, len(data(out).shape))
+        u = _bias_tangent(db, data(out).shape)
         t = u if t is None else add(t, u)
     return t
 
@@ -405,7 +405,7 @@ def _(*args: Any, out: Any, **attrs: Any) -> Any:  # bilinear in (x, W), plus b
         u = _conv_t(x, dw, **attrs)
         t = u if t is None else add(t, u)
     if db is not None:
-        u = _bias_tangent(db, len(data(out).shape))
+        u = _bias_tangent(db, data(out).shape)
         t = u if t is None else add(t, u)
     return t
 
