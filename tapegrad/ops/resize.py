@@ -32,8 +32,8 @@ def resize_matrix(n: int, o: int, mode: str, align_corners: bool, scale: float |
     dst = np.arange(o, dtype=np.float64)
     a = np.zeros((o, n), dtype=np.float64)
     if mode in ("nearest", "nearest-exact"):
-        src = np.floor((dst + (0.5 if mode == "nearest-exact" else 0.0)) * s).astype(np.int64)
-        a[np.arange(o), np.minimum(src, n - 1)] = 1.0
+        near = np.floor((dst + (0.5 if mode == "nearest-exact" else 0.0)) * s).astype(np.int64)
+        a[np.arange(o), np.minimum(near, n - 1)] = 1.0
         return a.astype(dtype)
     if align_corners:
         src = dst * ((n - 1) / (o - 1)) if o > 1 else np.zeros(o)

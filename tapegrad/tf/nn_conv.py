@@ -70,7 +70,7 @@ def _pads(padding: Any, size: tuple[int, ...], kernel: tuple[int, ...],
         raise ValueError(with_hint(
             f"padding should be a list of {n + 2} pairs for {op}",
             "one [before, after] pair per dimension, batch and channels included"))
-    return tuple((a, b) for a, b in pairs)  # type: ignore[misc]
+    return tuple((a, b) for a, b in pairs)
 
 
 def _first(x: Tensor, nsp: int) -> Tensor:

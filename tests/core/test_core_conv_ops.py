@@ -29,6 +29,7 @@ def t(*shape: int) -> Tensor:
 
 
 P0 = ((0, 0), (0, 0))
+RNG_KEEP: np.ndarray = RNG.random((3, 4)) > 0.3
 P1 = ((1, 1), (0, 1))
 
 # (name, function of tensors, inputs): every one checked to second order
@@ -79,7 +80,6 @@ CASES: list[tuple[str, Callable[..., Any], list[Tensor]]] = [
     ("alpha_dropout_masked", lambda x: D.alpha_dropout_masked(x, RNG_KEEP, 0.3, np.float64),
      [t(3, 4)]),
 ]
-RNG_KEEP = RNG.random((3, 4)) > 0.3
 
 
 @pytest.mark.parametrize("name,fn,inputs", CASES, ids=[c[0] for c in CASES])
@@ -91,7 +91,7 @@ def test_gradcheck_second_order(name: str, fn: Callable[..., Any], inputs: list[
 def test_padding_idx_row_gets_no_gradient() -> None:
     w = tg.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
     e = E.embedding(w, np.array([1, 2, 2]), padding_idx=2)
-    g, = tg.grad((e * e).sum(), [w])
+    g: Any = tg.grad((e * e).sum(), [w])[0]
     assert np.all(g._data[2] == 0) and np.all(g._data[0] == 0)
     np.testing.assert_allclose(g._data[1], 2 * w._data[1])
     # and the check fails as it must: this is not the true gradient at the padding row
@@ -102,7 +102,7 @@ def test_padding_idx_row_gets_no_gradient() -> None:
 def test_max_pool_tie_goes_to_first_maximum() -> None:
     x = tg.tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
     y, idx = PL.max_pool(x, (2, 2), (2, 2), P0, (1, 1))
-    g, = tg.grad(y.sum(), [x])
+    g: Any = tg.grad(y.sum(), [x])[0]
     assert idx.ravel().tolist() == [0]
     assert g._data.ravel().tolist() == [1.0, 0.0, 0.0, 0.0]
 
@@ -115,7 +115,7 @@ def test_same_padding_rules() -> None:
 
 
 # ----------------------------------------------------------------------------- JVP rules
-def _fd_jvp(op: Op, xs: list[np.ndarray], ts: list[np.ndarray | None], attrs: dict[str, Any],
+def _fd_jvp(op: Op, xs: list[np.ndarray], ts: list[Any], attrs: dict[str, Any],
             eps: float = 1e-6) -> np.ndarray:
     def f(s: float) -> np.ndarray:
         args = [x if tt is None else x + s * tt for x, tt in zip(xs, ts)]
@@ -123,12 +123,12 @@ def _fd_jvp(op: Op, xs: list[np.ndarray], ts: list[np.ndarray | None], attrs: di
     return (f(eps) - f(-eps)) / (2 * eps)
 
 
-def _jvp(op: Op, xs: list[np.ndarray], ts: list[np.ndarray | None], attrs: dict[str, Any]
+def _jvp(op: Op, xs: list[np.ndarray], ts: list[Any], attrs: dict[str, Any]
          ) -> np.ndarray:
     tin = [tg.tensor(x) for x in xs]
     tt = [None if v is None else tg.tensor(v) for v in ts]
     out = op(*tin, **attrs)
-    r = op.jvp(*tt, *tin, out=out, **attrs)  # type: ignore[misc]
+    r: Any = op.jvp(*tt, *tin, out=out, **attrs)  # type: ignore[misc]
     return r._data
 
 

@@ -24,7 +24,7 @@ from .._tensor import VariableBase, convert, read
 from . import activations, initializers
 from .variables import KerasVariable
 
-__all__ = ["Layer", "Dense", "InputLayer", "Input", "KerasInput", "auto_name"]
+__all__: list[str] = ["Layer", "Dense", "InputLayer", "Input", "KerasInput", "auto_name"]
 
 _STATE = mode.STATE
 _NAME_COUNTS: dict[str, int] = {}
@@ -441,7 +441,7 @@ class InputLayer(Layer):
 
 
 # conv nets (issue 12): convolution, pooling, normalization, dropout, reshaping, merging
+from . import layers_conv as _layers_conv  # noqa: E402
 from .layers_conv import *  # noqa: E402,F403
-from .layers_conv import __all__ as _conv_all  # noqa: E402
 
-__all__ += [n for n in _conv_all if n not in __all__]
+__all__ = __all__ + [n for n in _layers_conv.__all__ if n not in __all__]

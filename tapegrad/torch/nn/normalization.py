@@ -175,7 +175,7 @@ class _InstanceNorm(_NormBase):
         factor = self._factor()
         y = FC.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                              use_input, factor, self.eps)
-        return y.squeeze(0) if squeeze else y  # type: ignore[attr-defined]
+        return y.squeeze(0) if squeeze else y
 
 
 class InstanceNorm1d(_InstanceNorm):
