@@ -536,8 +536,8 @@ class LayerNormalization(Layer):
 
     >>> import tapegrad.tf as tf
     >>> ln = tf.keras.layers.LayerNormalization()
-    >>> ln(tf.constant([[1.0, 3.0]])).numpy().round(3)
-    array([[-0.999,  0.999]], dtype=float32)
+    >>> ln(tf.constant([[1.0, 3.0]])).numpy().round(4)
+    array([[-0.9995,  0.9995]], dtype=float32)
     """
 
     def __init__(self, axis: Any = -1, epsilon: float = 1e-3, center: bool = True,
