@@ -217,40 +217,83 @@ def fold(cols: Any, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
 
 
 # ---------------------------------------------------------------- conv
+# The raw kernels keep columns as one matrix (C * K, N * L): one matmul per group for the
+# forward, the weight gradient and the input gradient, with no per-sample batching.
+def _cols(x: np.ndarray, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
+    """Columns ``(C * prod(kernel), N * L)`` of ``x`` (rows channel-major, as im2col)."""
+    out = conv_output_size(x.shape[2:], kernel, stride, padding, dilation)
+    if any(o <= 0 for o in out):
+        im2col(x, kernel, stride, padding, dilation)  # raises the error
+    nsp = len(kernel)
+    w = _windows(_pad_input(x, padding), kernel, stride, dilation, out)
+    # (N, C, *out, *k) -> (C, *k, N, *out): one copy
+    perm = (1,) + tuple(range(2 + nsp, 2 + 2 * nsp)) + (0,) + tuple(range(2, 2 + nsp))
+    cols = np.ascontiguousarray(w.transpose(perm))
+    return cols.reshape(x.shape[1] * math.prod(kernel), -1)
+
+
+def _channels_first_rows(g: np.ndarray) -> np.ndarray:
+    """``(N, O, *S)`` as the matrix ``(O, N * prod(S))``."""
+    return np.ascontiguousarray(np.swapaxes(g, 0, 1)).reshape(g.shape[1], -1)
+
+
+def _from_rows(y: np.ndarray, n: int, out: Ints) -> np.ndarray:
+    """The matrix ``(O, N * prod(out))`` back as a contiguous ``(N, O, *out)``."""
+    return np.ascontiguousarray(np.swapaxes(y.reshape((y.shape[0], n) + tuple(out)), 0, 1))
+
+
+def _col2im_rows(cols: np.ndarray, n: int, size: Ints, kernel: Ints, stride: Ints,
+                 padding: Pads, dilation: Ints) -> np.ndarray:
+    """The adjoint of :func:`_cols`: ``(C * K, N * L)`` summed back into ``(N, C, *size)``."""
+    out = conv_output_size(size, kernel, stride, padding, dilation)
+    c = cols.shape[0] // math.prod(kernel)
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(size, padding))
+    res = np.zeros((c, n) + padded, dtype=cols.dtype)
+    v = cols.reshape((c,) + tuple(kernel) + (n,) + tuple(out))
+    for off in itertools.product(*(range(k) for k in kernel)):
+        dst = (slice(None), slice(None)) + tuple(
+            slice(o * d, o * d + s * (m - 1) + 1, s)
+            for o, d, s, m in zip(off, dilation, stride, out))
+        res[dst] += v[(slice(None),) + off]
+    crop = (slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                              zip(size, padding))
+    if any(lo or hi for lo, hi in padding):
+        res = res[crop]
+    return np.ascontiguousarray(np.swapaxes(res, 0, 1))
+
+
+def _grouped(m: np.ndarray, groups: int) -> np.ndarray:
+    return m if groups == 1 else m.reshape(groups, m.shape[0] // groups, m.shape[1])
+
+
 def _conv_raw(x: np.ndarray, w: np.ndarray, stride: Ints, padding: Pads, dilation: Ints,
               groups: int) -> np.ndarray:
     kernel = w.shape[2:]
-    cols = im2col(x, kernel, stride, padding, dilation)
+    cols = _cols(x, kernel, stride, padding, dilation)
     out = conv_output_size(x.shape[2:], kernel, stride, padding, dilation)
-    n = x.shape[0]
     o = w.shape[0]
-    if groups == 1:
-        y = np.matmul(w.reshape(o, -1), cols)
-    else:
-        cg = cols.reshape(n, groups, -1, cols.shape[-1])
-        y = np.matmul(w.reshape(groups, o // groups, -1), cg)
-    return y.reshape((n, o) + out)
+    y = np.matmul(w.reshape(groups, o // groups, -1) if groups > 1 else w.reshape(o, -1),
+                  _grouped(cols, groups))
+    return _from_rows(y.reshape(o, -1), x.shape[0], out)
 
 
 def _conv_t_raw(x: np.ndarray, w: np.ndarray, size: Ints, stride: Ints, padding: Pads,
                 dilation: Ints, groups: int) -> np.ndarray:
     kernel = w.shape[2:]
-    n, cin = x.shape[:2]
-    xm = x.reshape(n, groups, cin // groups, -1)
-    wm = w.reshape(groups, cin // groups, -1)
-    cols = np.matmul(np.swapaxes(wm, -1, -2), xm)  # (N, G, Cout/G * K, L)
-    return col2im(cols.reshape(n, -1, cols.shape[-1]), size, kernel, stride, padding, dilation)
+    cin = x.shape[1]
+    xm = _grouped(_channels_first_rows(x), groups)
+    wm = w.reshape(groups, cin // groups, -1) if groups > 1 else w.reshape(cin, -1)
+    cols = np.matmul(np.swapaxes(wm, -1, -2), xm)  # (G, Cout/G * K, N * L)
+    return _col2im_rows(cols.reshape(-1, cols.shape[-1]), x.shape[0], size, kernel, stride,
+                        padding, dilation)
 
 
 def _wgrad_raw(x: np.ndarray, g: np.ndarray, kernel: Ints, stride: Ints, padding: Pads,
                dilation: Ints, groups: int, wshape: Ints) -> np.ndarray:
     """``dW[o, c, k] = sum_{n,l} g[n, o, l] * im2col(x)[n, c k, l]`` (per group)."""
-    cols = im2col(x, kernel, stride, padding, dilation)
-    n = g.shape[0]
-    o = g.shape[1]
-    gm = g.reshape(n, groups, o // groups, -1)
-    cm = cols.reshape(n, groups, -1, cols.shape[-1])
-    dw = np.einsum("ngol,ngkl->gok", gm, cm, optimize=True)
+    cols = _grouped(_cols(x, kernel, stride, padding, dilation), groups)
+    gm = _grouped(_channels_first_rows(g), groups)
+    dw = np.matmul(gm, np.swapaxes(cols, -1, -2))
     return dw.reshape(wshape)
 
 
