@@ -150,7 +150,7 @@ def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Int
                 ceil_mode: bool = False) -> np.ndarray:
     """Flat index (into each input plane) of the first maximum of every window.
 
-    NaN counts as the maximum, as in PyTorch.  ``x`` is ``(N, C, *spatial)``.
+    NaN counts as the maximum.  ``x`` is ``(N, C, *spatial)``.
     """
     xa = np.asarray(data(x))
     size = xa.shape[2:]
@@ -161,13 +161,21 @@ def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Int
             f"Given input size: ({'x'.join(map(str, xa.shape[1:]))}). Calculated output size: "
             f"({'x'.join(map(str, (xa.shape[1],) + out))}). Output size is too small",
             f"kernel {list(kernel)} is larger than the padded input"))
-    pads = _extra_high(size, kernel, stride, padding, dilation, out)
-    fill = -np.inf if xa.dtype.kind == "f" else np.iinfo(xa.dtype).min
-    w = _windows(_pad_input(xa, pads, fill), kernel, stride, dilation, out)
-    wf = w.reshape(w.shape[: 2 + nsp] + (-1,))
-    if xa.dtype.kind == "f" and np.isnan(xa).any():
-        wf = np.where(np.isnan(wf), np.inf, wf)
-    k = np.argmax(wf, axis=-1)  # first maximum: PyTorch's and TensorFlow's tie rule
+    if all(p == (0, 0) for p in padding) and all(d == 1 for d in dilation) \
+            and tuple(stride) == tuple(kernel):
+        # non-overlapping windows (the common 2x2 / stride 2): a reshape of the input
+        crop = xa[(Ellipsis,) + tuple(slice(0, o * k) for o, k in zip(out, kernel))]
+        split = xa.shape[:2] + tuple(v for o, k in zip(out, kernel) for v in (o, k))
+        perm = (0, 1) + tuple(range(2, 2 + 2 * nsp, 2)) + tuple(range(3, 3 + 2 * nsp, 2))
+        wf = crop.reshape(split).transpose(perm).reshape(xa.shape[:2] + tuple(out) + (-1,))
+    else:
+        pads = _extra_high(size, kernel, stride, padding, dilation, out)
+        fill = -np.inf if xa.dtype.kind == "f" else np.iinfo(xa.dtype).min
+        w = _windows(_pad_input(xa, pads, fill), kernel, stride, dilation, out)
+        wf = w.reshape(w.shape[: 2 + nsp] + (-1,))
+    # the first maximum: PyTorch's and TensorFlow's tie rule (NumPy's argmax also takes
+    # the first NaN as the maximum)
+    k = np.argmax(wf, axis=-1)
     # window-local offset -> input coordinate on each axis -> flat index
     offs = np.unravel_index(k, kernel)
     flat = np.zeros(k.shape, dtype=np.int64)
