@@ -29,6 +29,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._core.errors import with_hint
+from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw, wrap
@@ -474,6 +475,138 @@ def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, size: Ints, s
     return _add_bias_batched(y, b, bb)
 
 
+# ---------------------------------------------------------------- conv as columns + matmul
+# What ``conv`` records when it is differentiated: the column matrix is made once, in the
+# forward pass, and saved for the weight gradient (as hand-written im2col code keeps it),
+# instead of being rebuilt from the input in the backward pass.
+@defop("im2col_rows", saves=("x_shape",), grad_name="Im2ColBackward0")
+def _im2col_rows(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
+    """Columns ``(C * K, N * L)`` of ``x`` ``(N, C, *S)``."""
+    return _cols(np.asarray(x), kernel, stride, padding, dilation)
+
+
+@_im2col_rows.defvjp
+def _(g: Tensor, x_shape: Ints, kernel: Ints, stride: Ints, padding: Pads,
+      dilation: Ints) -> Any:  # adjoint: col2im
+    return (_col2im_r(g, n=int(x_shape[0]), size=tuple(x_shape[2:]), kernel=kernel,
+                      stride=stride, padding=padding, dilation=dilation),)
+
+
+@_im2col_rows.defjvp
+def _(dx: Any, x: Any, *, out: Any, **attrs: Any) -> Any:  # linear
+    return _im2col_rows(dx, **attrs)
+
+
+@_im2col_rows.defbatch
+def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
+    # the batch joins N, whose columns are the matrix's columns: split them back off
+    s = data(x).shape
+    y = _im2col_rows(reshape(x, (s[0] * s[1],) + s[2:]), **attrs)
+    rows = data(y).shape[0]
+    return moveaxis(reshape(y, (rows, s[0], -1)), 1, 0)
+
+
+@defop("col2im_rows", grad_name="Col2ImBackward0")
+def _col2im_r(cols: Any, *, n: int, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+              dilation: Ints) -> Any:
+    return _col2im_rows(np.asarray(cols), n, size, kernel, stride, padding, dilation)
+
+
+@_col2im_r.defvjp
+def _(g: Tensor, n: int, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+      dilation: Ints) -> Any:  # adjoint: im2col
+    return (_im2col_rows(g, kernel=kernel, stride=stride, padding=padding, dilation=dilation),)
+
+
+@_col2im_r.defjvp
+def _(dc: Any, cols: Any, *, out: Any, **attrs: Any) -> Any:  # linear
+    return _col2im_r(dc, **attrs)
+
+
+@_col2im_r.defbatch
+def _(batched: tuple[bool, ...], cols: Any, *, n: int, **attrs: Any) -> Any:
+    s = data(cols).shape  # (B, C * K, N * L)
+    flat = reshape(moveaxis(cols, 0, 1), (s[1], -1))
+    y = _col2im_r(flat, n=s[0] * n, **attrs)
+    ys = data(y).shape
+    return reshape(y, (s[0], n) + ys[1:])
+
+
+def _rows_of(g: Any) -> Any:
+    """``(N, O, *S)`` as ``(O, N * prod(S))`` in tapegrad ops."""
+    return reshape(swapaxes(g, 0, 1), (data(g).shape[1], -1))
+
+
+@defop("conv_cols", saves=("cols", "w"), grad_name="ConvolutionBackward0", needs=True)
+def _conv_cols(cols: Any, w: Any, b: Any = None, *, n: int, out: Ints, groups: int) -> Any:
+    """``W @ cols (+ b)`` as ``(N, O, *out)``: the convolution of the input ``cols`` came
+    from."""
+    cols, w = np.asarray(cols), np.asarray(w)
+    o = w.shape[0]
+    y = np.matmul(w.reshape(groups, o // groups, -1) if groups > 1 else w.reshape(o, -1),
+                  _grouped(cols, groups)).reshape(o, -1)
+    if b is not None:
+        y += np.asarray(b, dtype=y.dtype).reshape(o, 1)
+    return _from_rows(y, n, out)
+
+
+@_conv_cols.defvjp
+def _(g: Tensor, cols: Any, w: Any, n: int, out: Ints, groups: int,
+      needs: tuple[bool, ...]) -> Any:
+    # y = W cols + b: gcols = W^T g, gW = g cols^T, gb = g summed (per group)
+    ws = data(w).shape
+    o = ws[0]
+    gc = gw = None
+    gb = _bias_grad(g) if len(needs) > 2 and needs[2] else None
+    if raw():
+        gm = _grouped(_channels_first_rows(g._data), groups)
+        wa = data(w)
+        if needs[0]:
+            wm = wa.reshape(groups, o // groups, -1) if groups > 1 else wa.reshape(o, -1)
+            gca = np.matmul(np.swapaxes(wm, -1, -2), gm)
+            gc = wrap(gca.reshape(-1, gca.shape[-1]), g)
+        if needs[1]:
+            gw = wrap(np.matmul(gm, np.swapaxes(_grouped(data(cols), groups), -1, -2))
+                      .reshape(ws), g)
+        return gc, gw, gb
+    rows = _rows_of(g)
+    if groups > 1:
+        rows = reshape(rows, (groups, o // groups, -1))
+    if needs[0]:
+        wm = reshape(w, (groups, o // groups, -1) if groups > 1 else (o, -1))
+        gct = _matmul(swapaxes(wm, -1, -2), rows)
+        gc = reshape(gct, (-1, data(gct).shape[-1])) if groups > 1 else gct
+    if needs[1]:
+        cm = cols if groups == 1 else reshape(cols, (groups, -1, data(cols).shape[-1]))
+        gw = reshape(_matmul(rows, swapaxes(cm, -1, -2)), ws)
+    return gc, gw, gb
+
+
+@_conv_cols.defjvp
+def _(*args: Any, out: Any, **attrs: Any) -> Any:  # bilinear in (cols, W), plus b
+    dc, dw, db, c, w = _jvp_args(args)
+    t = _conv_cols(dc, w, **attrs) if dc is not None else None
+    if dw is not None:
+        u = _conv_cols(c, dw, **attrs)
+        t = u if t is None else add(t, u)
+    if db is not None:
+        u = _bias_tangent(db, data(out).shape)
+        t = u if t is None else add(t, u)
+    return t
+
+
+@_conv_cols.defbatch
+def _(batched: tuple[bool, ...], cols: Any, w: Any, b: Any = None, **attrs: Any) -> Any:
+    # columns, weights and bias may each carry the batch: one product per batch element
+    from .shape import stack
+
+    nb = next(data(v).shape[0] for v, bt in zip((cols, w, b), batched) if bt)
+    args = [v for v in (cols, w, b) if v is not None]
+    bt = batched[: len(args)]
+    return stack([_conv_cols(*[a[i] if f else a for a, f in zip(args, bt)], **attrs)
+                  for i in range(nb)])
+
+
 def _check_conv(xs: Ints, ws: Ints, groups: int, transposed: bool) -> None:
     nsp = len(ws) - 2
     if len(xs) != nsp + 2:
@@ -512,9 +645,18 @@ def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: in
     >>> y.shape, float(y._data[0, 0, 1, 1])
     ((1, 2, 4, 4), 9.0)
     """
-    _check_conv(data(x).shape, data(w).shape, groups, False)
-    attrs: dict[str, Any] = dict(stride=tuple(stride), padding=tuple(padding),
-                                 dilation=tuple(dilation), groups=int(groups))
+    xs, ws = data(x).shape, data(w).shape
+    _check_conv(xs, ws, groups, False)
+    st, pd, dl = tuple(stride), tuple(padding), tuple(dilation)
+    tracked = _STATE.grad_enabled and (bool(_STATE.tapes) or any(
+        isinstance(v, Tensor) and (v._rg or v._node is not None) for v in (x, w, bias)))
+    if tracked:
+        # recorded as columns + product: the columns are kept for the weight gradient
+        out = conv_output_size(xs[2:], ws[2:], st, pd, dl)
+        cols = _im2col_rows(x, kernel=tuple(ws[2:]), stride=st, padding=pd, dilation=dl)
+        kw: dict[str, Any] = dict(n=int(xs[0]), out=out, groups=int(groups))
+        return _conv_cols(cols, w, **kw) if bias is None else _conv_cols(cols, w, bias, **kw)
+    attrs: dict[str, Any] = dict(stride=st, padding=pd, dilation=dl, groups=int(groups))
     return _conv(x, w, **attrs) if bias is None else _conv(x, w, bias, **attrs)
 
 

@@ -21,7 +21,7 @@ from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data
-from .conv import _pad_input, _unfold, _windows
+from .conv import _pad_input, _unfold
 from .elementwise import divide
 from .linalg import matmul
 from .reduce import sum as _sum
@@ -161,30 +161,44 @@ def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Int
             f"Given input size: ({'x'.join(map(str, xa.shape[1:]))}). Calculated output size: "
             f"({'x'.join(map(str, (xa.shape[1],) + out))}). Output size is too small",
             f"kernel {list(kernel)} is larger than the padded input"))
-    if all(p == (0, 0) for p in padding) and all(d == 1 for d in dilation) \
-            and tuple(stride) == tuple(kernel):
-        # non-overlapping windows (the common 2x2 / stride 2): a reshape of the input
-        crop = xa[(Ellipsis,) + tuple(slice(0, o * k) for o, k in zip(out, kernel))]
-        split = xa.shape[:2] + tuple(v for o, k in zip(out, kernel) for v in (o, k))
-        perm = (0, 1) + tuple(range(2, 2 + 2 * nsp, 2)) + tuple(range(3, 3 + 2 * nsp, 2))
-        wf = crop.reshape(split).transpose(perm).reshape(xa.shape[:2] + tuple(out) + (-1,))
-    else:
-        pads = _extra_high(size, kernel, stride, padding, dilation, out)
-        fill = -np.inf if xa.dtype.kind == "f" else np.iinfo(xa.dtype).min
-        w = _windows(_pad_input(xa, pads, fill), kernel, stride, dilation, out)
-        wf = w.reshape(w.shape[: 2 + nsp] + (-1,))
-    # the first maximum: PyTorch's and TensorFlow's tie rule (NumPy's argmax also takes
-    # the first NaN as the maximum)
-    k = np.argmax(wf, axis=-1)
-    # window-local offset -> input coordinate on each axis -> flat index
-    offs = np.unravel_index(k, kernel)
-    flat = np.zeros(k.shape, dtype=np.int64)
+    pads = _extra_high(size, kernel, stride, padding, dilation, out)
+    fill = -np.inf if xa.dtype.kind == "f" else np.iinfo(xa.dtype).min
+    xp = _pad_input(xa, pads, fill)
+    # a running maximum over the kernel offsets (strided views of the input, no copy):
+    # ``>`` keeps the first maximum, PyTorch's and TensorFlow's tie rule; a NaN always
+    # takes over, as in PyTorch's kernel
+    best: Any = None
+    k = np.zeros(xa.shape[:2] + tuple(out), dtype=np.int64)
+    nan = xa.dtype.kind == "f" and bool(np.isnan(xa).any())
+    for j, off in enumerate(itertools.product(*(range(kk) for kk in kernel))):
+        v = xp[(slice(None), slice(None)) + tuple(
+            slice(o * d, o * d + s * (m - 1) + 1, s)
+            for o, d, s, m in zip(off, dilation, stride, out))]
+        if best is None:
+            best = np.array(v, copy=True)
+            continue
+        upd = np.greater(v, best)
+        if nan:
+            upd |= np.isnan(v)
+            np.copyto(best, v, where=upd)
+        else:
+            np.maximum(best, v, out=best)
+        np.copyto(k, j, where=upd)
+    # flat index = the window start's flat index + the kernel offset's flat step (two small
+    # tables, one gather and one add over the output)
+    plane = [math.prod(size[ax + 1:]) for ax in range(nsp)]
+    base = np.zeros(tuple(out), dtype=np.int64)
+    step = np.zeros(tuple(kernel), dtype=np.int64)
     for ax in range(nsp):
-        shape = [1] * k.ndim
-        shape[2 + ax] = out[ax]
-        start = (np.arange(out[ax]) * stride[ax] - padding[ax][0]).reshape(shape)
-        coord = start + offs[ax] * dilation[ax]
-        flat = flat * size[ax] + coord
+        shape = [1] * nsp
+        shape[ax] = out[ax]
+        base = base + ((np.arange(out[ax]) * stride[ax] - padding[ax][0]) * plane[ax]).reshape(
+            shape)
+        shape = [1] * nsp
+        shape[ax] = kernel[ax]
+        step = step + (np.arange(kernel[ax]) * dilation[ax] * plane[ax]).reshape(shape)
+    flat = step.reshape(-1)[k]
+    flat += base
     return flat
 
 
