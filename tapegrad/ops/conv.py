@@ -239,8 +239,10 @@ def _channels_first_rows(g: np.ndarray) -> np.ndarray:
 
 
 def _from_rows(y: np.ndarray, n: int, out: Ints) -> np.ndarray:
-    """The matrix ``(O, N * prod(out))`` back as a contiguous ``(N, O, *out)``."""
-    return np.ascontiguousarray(np.swapaxes(y.reshape((y.shape[0], n) + tuple(out)), 0, 1))
+    """The matrix ``(O, N * prod(out))`` as ``(N, O, *out)``: a transposed view, no copy
+    (elementwise ops downstream keep that memory order, so the gradient arriving back is
+    already in rows)."""
+    return np.swapaxes(y.reshape((y.shape[0], n) + tuple(out)), 0, 1)
 
 
 def _col2im_rows(cols: np.ndarray, n: int, size: Ints, kernel: Ints, stride: Ints,
@@ -260,7 +262,7 @@ def _col2im_rows(cols: np.ndarray, n: int, size: Ints, kernel: Ints, stride: Int
                                               zip(size, padding))
     if any(lo or hi for lo, hi in padding):
         res = res[crop]
-    return np.ascontiguousarray(np.swapaxes(res, 0, 1))
+    return np.swapaxes(res, 0, 1)  # a view: (N, C, *size) over the (C, N, ...) sums
 
 
 def _grouped(m: np.ndarray, groups: int) -> np.ndarray:
