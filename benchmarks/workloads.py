@@ -254,13 +254,16 @@ def w8_data(sz: dict[str, int], seed: int) -> Data:
 
 
 def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Valid stride-1 convolution by im2col: (output, columns)."""
+    """Valid stride-1 convolution by im2col: (output, columns).
+
+    The output is a transposed view of the ``(O, N Ho Wo)`` product (no copy).
+    """
     k = w.shape[-1]
     n, c, h, wd = x.shape
     win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(2, 3))
     ho, wo = h - k + 1, wd - k + 1
     # (N, C, Ho, Wo, k, k) -> (C k k, N Ho Wo): one copy
-    cols = win.transpose(1, 4, 5, 0, 2, 3).reshape(c * k * k, n * ho * wo)
+    cols = np.ascontiguousarray(win.transpose(1, 4, 5, 0, 2, 3)).reshape(c * k * k, -1)
     y = w.reshape(w.shape[0], -1) @ cols
     y += b[:, None]
     return y.reshape(w.shape[0], n, ho, wo).transpose(1, 0, 2, 3), cols
@@ -271,7 +274,7 @@ def _conv_bwd(dy: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tuple[in
     o, c, k, _ = w.shape
     n, _, h, wd = x_shape
     ho, wo = h - k + 1, wd - k + 1
-    dym = dy.transpose(1, 0, 2, 3).reshape(o, -1)
+    dym = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(o, -1)
     dw = (dym @ cols.T).reshape(w.shape)
     db = dym.sum(axis=1)
     if not need_dx:
@@ -285,20 +288,23 @@ def _conv_bwd(dy: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tuple[in
 
 
 def _pool_fwd(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """2x2 max pooling, stride 2: (output, index of the first maximum per window)."""
-    n, c, h, w = x.shape
-    win = x.reshape(n, c, h // 2, 2, w // 2, 2).transpose(0, 1, 2, 4, 3, 5)
-    win = win.reshape(n, c, h // 2, w // 2, 4)
-    am = win.argmax(axis=-1)
-    return np.take_along_axis(win, am[..., None], axis=-1)[..., 0], am
+    """2x2 max pooling, stride 2: (output, offset 0-3 of the first maximum per window)."""
+    views = [x[:, :, i::2, j::2] for i in (0, 1) for j in (0, 1)]
+    best = views[0].copy()
+    am = np.zeros(best.shape, dtype=np.int8)
+    for j in (1, 2, 3):
+        upd = views[j] > best
+        np.maximum(best, views[j], out=best)
+        np.copyto(am, j, where=upd)
+    return best, am
 
 
 def _pool_bwd(dy: np.ndarray, am: np.ndarray) -> np.ndarray:
     n, c, h2, w2 = dy.shape
-    d = np.zeros((n, c, h2, w2, 4), dtype=dy.dtype)
-    np.put_along_axis(d, am[..., None], dy[..., None], axis=-1)
-    return d.reshape(n, c, h2, w2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(n, c, 2 * h2,
-                                                                         2 * w2)
+    d = np.zeros((n, c, 2 * h2, 2 * w2), dtype=dy.dtype)
+    for j, (a, b) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        np.copyto(d[:, :, a::2, b::2], dy, where=am == j)
+    return d
 
 
 def w8_numpy(d: Data) -> Run:
