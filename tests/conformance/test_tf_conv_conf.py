@@ -103,6 +103,10 @@ NN_CASES: dict[str, Callable[[Any], Any]] = {
         tf, lambda x, m, v, o, s: tf.nn.batch_normalization(x, m, v, o, s, 1e-3), X4,
         X4.mean((0, 1, 2)), X4.var((0, 1, 2)), np.linspace(-1, 1, 4).astype(np.float32),
         np.linspace(0.5, 2, 4).astype(np.float32)),
+    "pad_reflect": lambda tf: _grad(tf, lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]],
+                                                         "REFLECT"), X4),
+    "pad_symmetric": lambda tf: _grad(tf, lambda x: tf.pad(x, [[1, 0], [3, 0], [0, 2], [0, 0]],
+                                                           "SYMMETRIC"), X4),
     "moments_bn": lambda tf: _grad(
         tf, lambda x: tf.nn.batch_normalization(x, *tf.nn.moments(x, [0, 1, 2]), None, None,
                                                 1e-3), X4),
@@ -124,6 +128,12 @@ def test_tf_nn_errors(rtf: Any) -> None:
             T.nn.conv2d(T.ones([1, 3, 3, 3]), T.ones([2, 2, 2, 4]), 1, "VALID")
         with pytest.raises((ValueError, T.errors.InvalidArgumentError), match="padding"):
             T.nn.conv2d(T.ones([1, 3, 3, 2]), T.ones([2, 2, 2, 4]), 1, "FOO")
+        with pytest.raises(T.errors.InvalidArgumentError,
+                           match="paddings must be less than the dimension size: 3, 0 not "
+                                 "less than 3"):
+            T.pad(T.ones([2, 3]), [[0, 0], [3, 0]], "REFLECT")
+        with pytest.raises(ValueError, match="Value of argument `mode` expected"):
+            T.pad(T.ones([2, 3]), [[0, 0], [1, 0]], "FOO")
 
 
 # ----------------------------------------------------------------------------- keras layers

@@ -10,7 +10,7 @@ import pytest
 
 MODULES = [
     "tapegrad.ops.conv", "tapegrad.ops.pool", "tapegrad.ops.norm", "tapegrad.ops.embedding",
-    "tapegrad.ops.resize", "tapegrad.ops.dropout", "tapegrad.torch.nn._functional_conv",
+    "tapegrad.ops.resize", "tapegrad.ops.dropout", "tapegrad.ops.padding", "tapegrad.torch.nn._functional_conv",
     "tapegrad.torch.nn.conv", "tapegrad.torch.nn.pooling", "tapegrad.torch.nn.normalization",
     "tapegrad.torch.nn.dropout", "tapegrad.torch.nn.sparse", "tapegrad.torch.nn.padding",
 ]

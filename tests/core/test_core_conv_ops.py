@@ -17,6 +17,7 @@ from tapegrad.ops import conv as C
 from tapegrad.ops import dropout as D
 from tapegrad.ops import embedding as E
 from tapegrad.ops import norm as N
+from tapegrad.ops import padding as PD
 from tapegrad.ops import pool as PL
 from tapegrad.ops import resize as R
 from tapegrad.testing import GradcheckError, gradcheck
@@ -75,6 +76,11 @@ CASES: list[tuple[str, Callable[..., Any], list[Tensor]]] = [
     ("resize_linear_align", lambda x: R.resize(x, (5, 2), "linear", True), [t(1, 2, 3, 4)]),
     ("resize_nearest_channels_last", lambda x: R.resize(x, (6,), "nearest",
                                                         channels_last=True), [t(2, 3, 2)]),
+    ("pad_reflect", lambda x: PD.pad_mode(x, [(0, 0), (2, 1), (1, 2)], "reflect"),
+     [t(2, 4, 3)]),
+    ("pad_symmetric", lambda x: PD.pad_mode(x, [(1, 0), (3, 2)], "symmetric"), [t(2, 3)]),
+    ("pad_replicate", lambda x: PD.pad_mode(x, [(0, 0), (2, 3)], "replicate"), [t(2, 3)]),
+    ("pad_circular", lambda x: PD.pad_mode(x, [(1, 1), (2, 1)], "circular"), [t(2, 3)]),
     ("dropout_masked", lambda x: D.dropout_masked(x, RNG_KEEP, 0.3, np.float64),
      [t(3, 4)]),
     ("alpha_dropout_masked", lambda x: D.alpha_dropout_masked(x, RNG_KEEP, 0.3, np.float64),
