@@ -559,9 +559,10 @@ def _(g: Tensor, cols: Any, w: Any, n: int, out: Ints, groups: int,
     ws = data(w).shape
     o = ws[0]
     gc = gw = None
-    gb = _bias_grad(g) if len(needs) > 2 and needs[2] else None
     if raw():
-        gm = _grouped(_channels_first_rows(g._data), groups)
+        ga = _channels_first_rows(g._data)
+        gm = _grouped(ga, groups)
+        gb = wrap(ga.sum(axis=1), g) if len(needs) > 2 and needs[2] else None
         wa = data(w)
         if needs[0]:
             wm = wa.reshape(groups, o // groups, -1) if groups > 1 else wa.reshape(o, -1)
@@ -571,6 +572,7 @@ def _(g: Tensor, cols: Any, w: Any, n: int, out: Ints, groups: int,
             gw = wrap(np.matmul(gm, np.swapaxes(_grouped(data(cols), groups), -1, -2))
                       .reshape(ws), g)
         return gc, gw, gb
+    gb = _bias_grad(g) if len(needs) > 2 and needs[2] else None
     rows = _rows_of(g)
     if groups > 1:
         rows = reshape(rows, (groups, o // groups, -1))

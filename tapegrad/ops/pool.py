@@ -64,7 +64,7 @@ def _flat_lead(a: np.ndarray, nsp: int) -> np.ndarray:
 
 
 @defop("pool_take", saves=("x_shape", "idx"), grad_name="MaxPool2DWithIndicesBackward0")
-def _pool_take(x: Any, idx: Any, *, nsp: int) -> Any:
+def _pool_take(x: Any, idx: Any, *, nsp: int, unique: bool = False) -> Any:
     """``out[..., j] = x[..., idx[..., j]]`` over the last ``nsp`` (flattened) axes."""
     x, idx = np.asarray(x), np.asarray(idx)
     lead = x.shape[: x.ndim - nsp]
@@ -74,24 +74,27 @@ def _pool_take(x: Any, idx: Any, *, nsp: int) -> Any:
 
 
 @_pool_take.defvjp
-def _(g: Tensor, x_shape: Ints, idx: Any, nsp: int) -> Any:  # adjoint: scatter-add
-    return _pool_put(g, idx, size=tuple(x_shape[len(x_shape) - nsp:]), nsp=nsp), None
+def _(g: Tensor, x_shape: Ints, idx: Any, nsp: int,
+      unique: bool = False) -> Any:  # adjoint: scatter-add
+    return _pool_put(g, idx, size=tuple(x_shape[len(x_shape) - nsp:]), nsp=nsp,
+                     unique=unique), None
 
 
 @_pool_take.defjvp
-def _(dx: Any, didx: Any, x: Any, idx: Any, *, out: Any, nsp: int) -> Any:  # linear in x
-    return None if dx is None else _pool_take(dx, idx, nsp=nsp)
+def _(dx: Any, didx: Any, x: Any, idx: Any, *, out: Any, nsp: int,
+      unique: bool = False) -> Any:  # linear in x
+    return None if dx is None else _pool_take(dx, idx, nsp=nsp, unique=unique)
 
 
 @_pool_take.defbatch
-def _(batched: tuple[bool, ...], x: Any, idx: Any, *, nsp: int) -> Any:
+def _(batched: tuple[bool, ...], x: Any, idx: Any, *, nsp: int, unique: bool = False) -> Any:
     # leading axes are free: broadcast the unbatched one and run once
     x, idx = _broadcast_batch(batched, x, idx, nsp)
-    return _pool_take(x, idx, nsp=nsp)
+    return _pool_take(x, idx, nsp=nsp, unique=unique)
 
 
 @defop("pool_put", saves=("idx",), grad_name="MaxPoolBackwardBackward0")
-def _pool_put(g: Any, idx: Any, *, size: Ints, nsp: int) -> Any:
+def _pool_put(g: Any, idx: Any, *, size: Ints, nsp: int, unique: bool = False) -> Any:
     """Zeros of spatial ``size`` with ``g[..., j]`` added at ``idx[..., j]``."""
     g, idx = np.asarray(g), np.asarray(idx)
     lead = g.shape[: g.ndim - nsp]
@@ -99,25 +102,31 @@ def _pool_put(g: Any, idx: Any, *, size: Ints, nsp: int) -> Any:
     m = math.prod(lead)
     gi = _flat_lead(g, nsp).reshape(m, -1)
     ii = np.broadcast_to(_flat_lead(idx, nsp), lead + (gi.shape[1],)).reshape(m, -1)
+    if unique:  # each position picked at most once (non-overlapping windows): no summing
+        res = np.zeros((m, p), dtype=g.dtype)
+        np.put_along_axis(res, ii, gi, axis=-1)
+        return res.reshape(lead + tuple(size))
     lin = (ii + (np.arange(m, dtype=np.int64) * p)[:, None]).ravel()
     out = np.bincount(lin, weights=gi.ravel(), minlength=m * p).astype(g.dtype, copy=False)
     return out.reshape(lead + tuple(size))
 
 
 @_pool_put.defvjp
-def _(g: Tensor, idx: Any, size: Ints, nsp: int) -> Any:  # adjoint: gather
-    return _pool_take(g, idx, nsp=nsp), None
+def _(g: Tensor, idx: Any, size: Ints, nsp: int, unique: bool = False) -> Any:  # adjoint: gather
+    return _pool_take(g, idx, nsp=nsp, unique=unique), None
 
 
 @_pool_put.defjvp
-def _(dg: Any, didx: Any, g: Any, idx: Any, *, out: Any, size: Ints, nsp: int) -> Any:
-    return None if dg is None else _pool_put(dg, idx, size=size, nsp=nsp)
+def _(dg: Any, didx: Any, g: Any, idx: Any, *, out: Any, size: Ints, nsp: int,
+      unique: bool = False) -> Any:
+    return None if dg is None else _pool_put(dg, idx, size=size, nsp=nsp, unique=unique)
 
 
 @_pool_put.defbatch
-def _(batched: tuple[bool, ...], g: Any, idx: Any, *, size: Ints, nsp: int) -> Any:
+def _(batched: tuple[bool, ...], g: Any, idx: Any, *, size: Ints, nsp: int,
+      unique: bool = False) -> Any:
     g, idx = _broadcast_batch(batched, g, idx, nsp)
-    return _pool_put(g, idx, size=size, nsp=nsp)
+    return _pool_put(g, idx, size=size, nsp=nsp, unique=unique)
 
 
 def _broadcast_batch(batched: tuple[bool, ...], v: Any, idx: Any, nsp: int) -> tuple[Any, Any]:
@@ -135,9 +144,10 @@ _take_names = {1: _pool_take.renamed("MaxPool1DWithIndicesBackward0"), 2: _pool_
                3: _pool_take.renamed("MaxPool3DWithIndicesBackward0")}
 
 
-def pool_take(x: Any, idx: Any, nsp: int) -> Tensor:
-    """Values of ``x`` at flat spatial indices ``idx`` (what max pooling returns)."""
-    return _take_names.get(nsp, _pool_take)(x, idx, nsp=nsp)
+def pool_take(x: Any, idx: Any, nsp: int, unique: bool = False) -> Tensor:
+    """Values of ``x`` at flat spatial indices ``idx`` (what max pooling returns);
+    ``unique``: no position is picked twice (so the adjoint need not sum)."""
+    return _take_names.get(nsp, _pool_take)(x, idx, nsp=nsp, unique=unique)
 
 
 def pool_put(g: Any, idx: Any, size: Ints) -> Tensor:
@@ -216,7 +226,8 @@ def max_pool(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints,
     ([[5.0, 7.0], [13.0, 15.0]], [[5, 7], [13, 15]])
     """
     idx = pool_argmax(x, kernel, stride, padding, dilation, ceil_mode)
-    return pool_take(x, idx, len(kernel)), idx
+    unique = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+    return pool_take(x, idx, len(kernel), unique), idx
 
 
 # ---------------------------------------------------------------- average pooling
