@@ -55,6 +55,8 @@ CASES: list[tuple[str, Callable[..., Any], list[Tensor]]] = [
      [t(2, 8, 10)]),
     ("max_pool", lambda x: PL.max_pool(x, (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1), True)[0],
      [t(2, 2, 5, 6)]),
+    ("max_pool_2x2", lambda x: PL.max_pool(x, (2, 2), (2, 2), P0, (1, 1))[0],
+     [t(2, 2, 4, 6)]),
     ("max_pool_overlap_dilated", lambda x: PL.max_pool(x, (2, 2), (1, 1), P0, (2, 1))[0],
      [t(1, 2, 5, 5)]),
     ("avg_pool", lambda x: PL.avg_pool(x, (3, 2), (2, 1), P1, True, False), [t(2, 2, 5, 6)]),
@@ -111,6 +113,15 @@ def test_max_pool_tie_goes_to_first_maximum() -> None:
     g: Any = tg.grad(y.sum(), [x])[0]
     assert idx.ravel().tolist() == [0]
     assert g._data.ravel().tolist() == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_unique_scatter_equals_summing_scatter() -> None:
+    x = tg.tensor(RNG.standard_normal((2, 3, 6, 4)))
+    idx = PL.pool_argmax(x, (2, 2), (2, 2), P0, (1, 1))
+    g = RNG.standard_normal(idx.shape)
+    a = PL._pool_put.fwd(g, idx, size=(6, 4), nsp=2, unique=True)
+    b = PL._pool_put.fwd(g, idx, size=(6, 4), nsp=2, unique=False)
+    np.testing.assert_array_equal(a, b)
 
 
 def test_same_padding_rules() -> None:
