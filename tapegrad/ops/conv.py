@@ -540,7 +540,8 @@ def _rows_of(g: Any) -> Any:
 
 
 @defop("conv_cols", saves=("cols", "w"), grad_name="ConvolutionBackward0", needs=True)
-def _conv_cols(cols: Any, w: Any, b: Any = None, *, n: int, out: Ints, groups: int) -> Any:
+def _conv_cols(cols: Any, w: Any, b: Any = None, *, n: int, spatial: Ints,
+               groups: int) -> Any:
     """``W @ cols (+ b)`` as ``(N, O, *out)``: the convolution of the input ``cols`` came
     from."""
     cols, w = np.asarray(cols), np.asarray(w)
@@ -549,11 +550,11 @@ def _conv_cols(cols: Any, w: Any, b: Any = None, *, n: int, out: Ints, groups: i
                   _grouped(cols, groups)).reshape(o, -1)
     if b is not None:
         y += np.asarray(b, dtype=y.dtype).reshape(o, 1)
-    return _from_rows(y, n, out)
+    return _from_rows(y, n, spatial)
 
 
 @_conv_cols.defvjp
-def _(g: Tensor, cols: Any, w: Any, n: int, out: Ints, groups: int,
+def _(g: Tensor, cols: Any, w: Any, n: int, spatial: Ints, groups: int,
       needs: tuple[bool, ...]) -> Any:
     # y = W cols + b: gcols = W^T g, gW = g cols^T, gb = g summed (per group)
     ws = data(w).shape
@@ -658,7 +659,7 @@ def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: in
         # recorded as columns + product: the columns are kept for the weight gradient
         out = conv_output_size(xs[2:], ws[2:], st, pd, dl)
         cols = _im2col_rows(x, kernel=tuple(ws[2:]), stride=st, padding=pd, dilation=dl)
-        kw: dict[str, Any] = dict(n=int(xs[0]), out=out, groups=int(groups))
+        kw: dict[str, Any] = dict(n=int(xs[0]), spatial=out, groups=int(groups))
         return _conv_cols(cols, w, **kw) if bias is None else _conv_cols(cols, w, bias, **kw)
     attrs: dict[str, Any] = dict(stride=st, padding=pd, dilation=dl, groups=int(groups))
     return _conv(x, w, **attrs) if bias is None else _conv(x, w, bias, **attrs)

@@ -96,6 +96,17 @@ def test_gradcheck_second_order(name: str, fn: Callable[..., Any], inputs: list[
     assert gradcheck(lambda *xs: fn(*xs) ** 2, inputs, order=2, n_directions=3)
 
 
+def test_recorded_conv_is_columns_times_weights() -> None:
+    # tracked inputs: the column matrix is made once and kept for the weight gradient
+    x = tg.tensor(RNG.standard_normal((2, 3, 5, 4)), requires_grad=True)
+    w = tg.tensor(RNG.standard_normal((4, 3, 2, 2)), requires_grad=True)
+    y = C.conv(x, w, (1, 1), P1, (1, 1))
+    assert y._node.op is C._conv_cols
+    assert y._node.next[0].op is C._im2col_rows
+    plain = C._conv.fwd(x._data, w._data, stride=(1, 1), padding=P1, dilation=(1, 1), groups=1)
+    np.testing.assert_allclose(y._data, plain, rtol=1e-12)
+
+
 def test_padding_idx_row_gets_no_gradient() -> None:
     w = tg.tensor(RNG.standard_normal((4, 3)), requires_grad=True)
     e = E.embedding(w, np.array([1, 2, 2]), padding_idx=2)
@@ -160,6 +171,12 @@ JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("unfold", C._unfold, [(2, 2, 5, 6)], dict(K, kernel=(3, 2))),
     ("fold", C._fold, [(2, 12, 12)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
                                            dilation=(1, 1), size=(4, 6))),
+    ("im2col_rows", C._im2col_rows, [(2, 2, 5, 6)], dict(K, kernel=(3, 2))),
+    ("col2im_rows", C._col2im_r, [(12, 24)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
+                                                 dilation=(1, 1), size=(4, 6), n=2)),
+    ("conv_cols", C._conv_cols, [(12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
+    ("conv_cols_bias", C._conv_cols, [(12, 40), (6, 3, 2), (6,)],
+     dict(n=2, spatial=(4, 5), groups=2)),
 ]
 
 
@@ -223,6 +240,11 @@ BATCH_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("unfold", C._unfold, [(3, 2, 2, 5, 6)], dict(K, kernel=(3, 2))),
     ("fold", C._fold, [(3, 2, 12, 12)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
                                               dilation=(1, 1), size=(4, 6))),
+    ("im2col_rows", C._im2col_rows, [(3, 2, 2, 5, 6)], dict(K, kernel=(3, 2))),
+    ("col2im_rows", C._col2im_r, [(3, 12, 24)], dict(kernel=(3, 2), stride=(1, 2),
+                                                    padding=P1, dilation=(1, 1), size=(4, 6),
+                                                    n=2)),
+    ("conv_cols", C._conv_cols, [(3, 12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
 ]
 
 
@@ -278,8 +300,8 @@ def test_gather_batching_rules() -> None:
 
 
 def test_every_new_primitive_has_all_rules() -> None:
-    for op in (C._conv, C._conv_t, C._unfold, C._fold, PL._pool_take, PL._pool_put,
-               E._gather):
+    for op in (C._conv, C._conv_t, C._unfold, C._fold, C._im2col_rows, C._col2im_r,
+               C._conv_cols, PL._pool_take, PL._pool_put, E._gather):
         assert op.vjp is not None and op.jvp is not None and op.batch is not None, op
     assert E._scatter.vjp is not None and E._scatter.jvp is not None
 
