@@ -24,7 +24,7 @@ from .modules import Module
 from .parameter import Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
-           "InstanceNorm3d", "GroupNorm", "RMSNorm", "LazyBatchNorm2d"]
+           "InstanceNorm3d", "GroupNorm", "RMSNorm"]
 
 
 def _t(a: np.ndarray) -> Tensor:
@@ -126,30 +126,6 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm3d(_BatchNorm):
     _dims = (5,)
-
-
-class LazyBatchNorm2d(BatchNorm2d):
-    """``BatchNorm2d`` whose ``num_features`` is taken from the first input."""
-
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
-        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype)
-
-    def forward(self, input: Tensor) -> Tensor:
-        if self.num_features == 0:
-            c = input._data.shape[1]
-            dt = input._data.dtype
-            self.__init__(self.eps, self.momentum, self.affine,  # type: ignore[misc]
-                          self.track_running_stats)
-            self.num_features = c
-            if self.affine:
-                self.weight = Parameter(_t(np.ones(c, dtype=dt)))
-                self.bias = Parameter(_t(np.zeros(c, dtype=dt)))
-            if self.track_running_stats:
-                self.running_mean = _t(np.zeros(c, dtype=dt))
-                self.running_var = _t(np.ones(c, dtype=dt))
-        return super().forward(input)
 
 
 class _InstanceNorm(_NormBase):
