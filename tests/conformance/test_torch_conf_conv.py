@@ -5,7 +5,8 @@ errors and reprs).
 Inputs and weights are set from NumPy, so both frameworks see the same numbers;
 programs return outputs and gradients.  Where PyTorch's node is one fused kernel and
 tapegrad's a composite (batch norm, average pooling ...), the program returns the
-values detached, so only the numbers are compared.
+values detached, so only the numbers are compared (batch norm in training mode is one
+``NativeBatchNormBackward0`` node, as in PyTorch).
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ def test_batch_norm_train_eval_and_running_stats() -> None:
         bn.eval()
         x3 = _t(torch, X4[:1])
         y3 = bn(x3)
-        return (y.detach(), g, y2.detach(), bn.running_mean, bn.running_var,
+        return (y, g, y2.detach(), bn.running_mean, bn.running_var,
                 bn.num_batches_tracked, y3.detach(), _grads(torch, y3, x3), repr(bn))
     compare(prog, real, tt, rtol=1e-7, atol=1e-9)
 

@@ -65,6 +65,9 @@ CASES: list[tuple[str, Callable[..., Any], list[Tensor]]] = [
     ("batch_norm_train", lambda x, w, b: N.batch_norm(x, w, b, None, None, training=True,
                                                       eps=1e-5)[0],
      [t(4, 3, 2, 2), t(3), t(3)]),
+    ("batch_norm_train_no_affine", lambda x: N.batch_norm(x, None, None, None, None,
+                                                          training=True, eps=1e-5)[0],
+     [t(3, 2, 4)]),
     ("batch_norm_eval", lambda x, m, v: N.batch_norm(x, None, None, m, tg.exp(v),
                                                      training=False, eps=1e-5)[0],
      [t(4, 3, 2), t(3), t(3)]),
@@ -177,6 +180,8 @@ JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("conv_cols", C._conv_cols, [(12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
     ("conv_cols_bias", C._conv_cols, [(12, 40), (6, 3, 2), (6,)],
      dict(n=2, spatial=(4, 5), groups=2)),
+    ("batch_norm_train", N._bn_train, [(4, 3, 2, 2), (3,), (3,)], dict(axis=1, eps=1e-5)),
+    ("batch_norm_train_channels_last", N._bn_train, [(5, 2, 3)], dict(axis=2, eps=1e-3)),
 ]
 
 
@@ -245,6 +250,7 @@ BATCH_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
                                                     padding=P1, dilation=(1, 1), size=(4, 6),
                                                     n=2)),
     ("conv_cols", C._conv_cols, [(3, 12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
+    ("batch_norm_train", N._bn_train, [(3, 4, 3, 2), (3,), (3,)], dict(axis=1, eps=1e-5)),
 ]
 
 
@@ -301,7 +307,7 @@ def test_gather_batching_rules() -> None:
 
 def test_every_new_primitive_has_all_rules() -> None:
     for op in (C._conv, C._conv_t, C._unfold, C._fold, C._im2col_rows, C._col2im_r,
-               C._conv_cols, PL._pool_take, PL._pool_put, E._gather):
+               C._conv_cols, PL._pool_take, PL._pool_put, E._gather, N._bn_train):
         assert op.vjp is not None and op.jvp is not None and op.batch is not None, op
     assert E._scatter.vjp is not None and E._scatter.jvp is not None
 
