@@ -21,10 +21,8 @@ from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data
-from .conv import _pad_input, _unfold
-from .elementwise import divide
+from .conv import _pad_input
 from .linalg import matmul
-from .reduce import sum as _sum
 from .shape import broadcast_to, moveaxis, reshape
 
 Pads = tuple[tuple[int, int], ...]
@@ -248,6 +246,96 @@ def avg_divisor(size: Ints, kernel: Ints, stride: Ints, padding: Pads, out: Ints
     return div
 
 
+def _avg_div(size: Ints, kernel: Ints, stride: Ints, padding: Pads, out: Ints,
+             count_include_pad: bool, divisor_override: int | None, dtype: Any) -> Any:
+    if divisor_override:
+        return np.asarray(float(divisor_override), dtype=dtype)
+    return avg_divisor(size, kernel, stride, padding, out, count_include_pad).astype(dtype)
+
+
+def _offsets(kernel: Ints, stride: Ints, out: Ints) -> Any:
+    """For each kernel offset, the strided slice of the padded input it reads."""
+    for off in itertools.product(*(range(k) for k in kernel)):
+        yield (slice(None), slice(None)) + tuple(slice(o, o + s * (m - 1) + 1, s)
+                                                 for o, s, m in zip(off, stride, out))
+
+
+@defop("avg_pool", saves=("x_shape",), grad_name="AvgPool2DBackward0")
+def _avg_pool(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: int | None) -> Any:
+    """Window sums (strided views of the zero-padded input, one add per kernel offset)
+    divided by PyTorch's divisor."""
+    x = np.asarray(x)
+    size = x.shape[2:]
+    one = (1,) * len(kernel)
+    out = pool_output_size(size, kernel, stride, padding, one, ceil_mode)
+    xp = _pad_input(x, _extra_high(size, kernel, stride, padding, one, out))
+    acc = np.zeros(x.shape[:2] + tuple(out), dtype=x.dtype)
+    for sl in _offsets(kernel, stride, out):
+        acc += xp[sl]
+    acc /= _avg_div(size, kernel, stride, padding, out, count_include_pad, divisor_override,
+                    x.dtype)
+    return acc
+
+
+@_avg_pool.defvjp
+def _(g: Tensor, x_shape: Ints, **attrs: Any) -> Any:  # adjoint: spread g / divisor back
+    return (_avg_pool_t(g, size=tuple(x_shape[2:]), **attrs),)
+
+
+@_avg_pool.defjvp
+def _(dx: Any, x: Any, *, out: Any, **attrs: Any) -> Any:  # linear
+    return _avg_pool(dx, **attrs)
+
+
+@_avg_pool.defbatch
+def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
+    s = data(x).shape
+    y = _avg_pool(reshape(x, (s[0] * s[1],) + s[2:]), **attrs)
+    return reshape(y, s[:2] + data(y).shape[1:])
+
+
+@defop("avg_pool_backward", grad_name="AvgPool2DBackwardBackward0")
+def _avg_pool_t(g: Any, *, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
+                ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
+    """The adjoint of :func:`_avg_pool`: each window's ``g / divisor`` added back to its
+    elements."""
+    g = np.asarray(g)
+    one = (1,) * len(kernel)
+    out = tuple(g.shape[2:])
+    gd = g / _avg_div(size, kernel, stride, padding, out, count_include_pad, divisor_override,
+                      g.dtype)
+    pads = _extra_high(size, kernel, stride, padding, one, out)
+    padded = tuple(n + lo + hi for n, (lo, hi) in zip(size, pads))
+    res = np.zeros(g.shape[:2] + padded, dtype=g.dtype)
+    for sl in _offsets(kernel, stride, out):
+        res[sl] += gd
+    crop = (slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _) in
+                                              zip(size, pads))
+    return res[crop]
+
+
+@_avg_pool_t.defvjp
+def _(g: Tensor, size: Ints, **attrs: Any) -> Any:  # adjoint of the adjoint: the pooling
+    return (_avg_pool(g, **attrs),)
+
+
+@_avg_pool_t.defjvp
+def _(dg: Any, g: Any, *, out: Any, **attrs: Any) -> Any:  # linear
+    return _avg_pool_t(dg, **attrs)
+
+
+@_avg_pool_t.defbatch
+def _(batched: tuple[bool, ...], g: Any, **attrs: Any) -> Any:
+    s = data(g).shape
+    y = _avg_pool_t(reshape(g, (s[0] * s[1],) + s[2:]), **attrs)
+    return reshape(y, s[:2] + data(y).shape[1:])
+
+
+_avg_names = {1: _avg_pool.renamed("AvgPool1DBackward0"), 2: _avg_pool,
+              3: _avg_pool.renamed("AvgPool3DBackward0")}
+
+
 def avg_pool(x: Any, kernel: Ints, stride: Ints, padding: Pads, ceil_mode: bool = False,
              count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """Average pooling (PyTorch's divisor rules; TensorFlow's 'SAME' is
@@ -263,22 +351,16 @@ def avg_pool(x: Any, kernel: Ints, stride: Ints, padding: Pads, ceil_mode: bool 
     """
     xs = data(x).shape
     size, nsp = tuple(xs[2:]), len(kernel)
-    dil = (1,) * nsp
-    out = pool_output_size(size, kernel, stride, padding, dil, ceil_mode)
+    out = pool_output_size(size, kernel, stride, padding, (1,) * nsp, ceil_mode)
     if any(o <= 0 for o in out):
         raise RuntimeError(with_hint(
             f"Given input size: ({'x'.join(map(str, xs[1:]))}). Calculated output size: "
             f"({'x'.join(map(str, (xs[1],) + out))}). Output size is too small",
             f"kernel {list(kernel)} is larger than the padded input"))
-    pads = _extra_high(size, kernel, stride, padding, dil, out)
-    cols = _unfold(x, kernel=tuple(kernel), stride=tuple(stride), padding=pads, dilation=dil)
-    s = _sum(reshape(cols, (xs[0], xs[1], math.prod(kernel), -1)), axis=2)
-    if divisor_override:
-        div: Any = float(divisor_override)
-    else:
-        div = avg_divisor(size, kernel, stride, padding, out, count_include_pad).reshape(-1)
-        div = div.astype(data(x).dtype)
-    return reshape(divide(s, div), xs[:2] + out)
+    return _avg_names.get(nsp, _avg_pool)(
+        x, kernel=tuple(kernel), stride=tuple(stride), padding=tuple(padding),
+        ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+        divisor_override=None if not divisor_override else int(divisor_override))
 
 
 # ---------------------------------------------------------------- adaptive pooling

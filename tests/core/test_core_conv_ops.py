@@ -164,6 +164,8 @@ def _jvp(op: Op, xs: list[np.ndarray], ts: list[Any], attrs: dict[str, Any]
 
 
 K = dict(stride=(2, 1), padding=P1, dilation=(1, 2))
+AVG: dict[str, Any] = dict(kernel=(3, 2), stride=(2, 1), padding=((1, 1), (0, 1)),
+                           ceil_mode=True, count_include_pad=False, divisor_override=None)
 JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("conv", C._conv, [(2, 4, 6, 5), (6, 2, 3, 2)], dict(K, groups=2)),
     ("conv_bias", C._conv, [(2, 4, 6, 5), (6, 2, 3, 2), (6,)], dict(K, groups=2)),
@@ -178,6 +180,8 @@ JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("col2im_rows", C._col2im_r, [(12, 24)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
                                                  dilation=(1, 1), size=(4, 6), n=2)),
     ("conv_cols", C._conv_cols, [(12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
+    ("avg_pool", PL._avg_pool, [(2, 3, 5, 6)], dict(AVG)),
+    ("avg_pool_backward", PL._avg_pool_t, [(2, 3, 3, 6)], dict(AVG, size=(5, 6))),
     ("conv_cols_bias", C._conv_cols, [(12, 40), (6, 3, 2), (6,)],
      dict(n=2, spatial=(4, 5), groups=2)),
     ("batch_norm_train", N._bn_train, [(4, 3, 2, 2), (3,), (3,)], dict(axis=1, eps=1e-5)),
@@ -250,6 +254,8 @@ BATCH_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
                                                     padding=P1, dilation=(1, 1), size=(4, 6),
                                                     n=2)),
     ("conv_cols", C._conv_cols, [(3, 12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
+    ("avg_pool", PL._avg_pool, [(3, 2, 3, 5, 6)], dict(AVG)),
+    ("avg_pool_backward", PL._avg_pool_t, [(3, 2, 3, 3, 6)], dict(AVG, size=(5, 6))),
     ("batch_norm_train", N._bn_train, [(3, 4, 3, 2), (3,), (3,)], dict(axis=1, eps=1e-5)),
 ]
 
@@ -307,7 +313,8 @@ def test_gather_batching_rules() -> None:
 
 def test_every_new_primitive_has_all_rules() -> None:
     for op in (C._conv, C._conv_t, C._unfold, C._fold, C._im2col_rows, C._col2im_r,
-               C._conv_cols, PL._pool_take, PL._pool_put, E._gather, N._bn_train):
+               C._conv_cols, PL._pool_take, PL._pool_put, E._gather, N._bn_train,
+               PL._avg_pool, PL._avg_pool_t):
         assert op.vjp is not None and op.jvp is not None and op.batch is not None, op
     assert E._scatter.vjp is not None and E._scatter.jvp is not None
 
