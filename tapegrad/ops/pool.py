@@ -91,7 +91,7 @@ def _(batched: tuple[bool, ...], x: Any, idx: Any, *, nsp: int, unique: bool = F
     return _pool_take(x, idx, nsp=nsp, unique=unique)
 
 
-@defop("pool_put", saves=("idx",), grad_name="MaxPoolBackwardBackward0")
+@defop("pool_put", saves=("idx",), grad_name="MaxPool2DWithIndicesBackwardBackward0")
 def _pool_put(g: Any, idx: Any, *, size: Ints, nsp: int, unique: bool = False) -> Any:
     """Zeros of spatial ``size`` with ``g[..., j]`` added at ``idx[..., j]``."""
     g, idx = np.asarray(g), np.asarray(idx)
@@ -148,9 +148,13 @@ def pool_take(x: Any, idx: Any, nsp: int, unique: bool = False) -> Tensor:
     return _take_names.get(nsp, _pool_take)(x, idx, nsp=nsp, unique=unique)
 
 
+_unpool_names = {n: _pool_put.renamed(f"MaxUnpool{n}DBackward0") for n in (1, 2, 3)}
+
+
 def pool_put(g: Any, idx: Any, size: Ints) -> Tensor:
-    """Scatter-add ``g`` at flat spatial indices ``idx`` into zeros of spatial ``size``."""
-    return _pool_put(g, idx, size=tuple(size), nsp=len(size))
+    """Scatter-add ``g`` at flat spatial indices ``idx`` into zeros of spatial ``size``
+    (max unpooling)."""
+    return _unpool_names.get(len(size), _pool_put)(g, idx, size=tuple(size), nsp=len(size))
 
 
 # ---------------------------------------------------------------- max pooling

@@ -174,6 +174,20 @@ def test_avg_pool2d(case: dict[str, Any]) -> None:
     compare(prog, real, tt, rtol=1e-7, atol=1e-10)
 
 
+def test_max_unpool() -> None:
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        x = _t(torch, X4)
+        y, i = F.max_pool2d(x, 2, return_indices=True)
+        yv = _t(torch, y.detach().numpy())
+        u = F.max_unpool2d(yv, i, 2, output_size=(7, 6))
+        u2 = torch.nn.MaxUnpool2d(3, 2, 1)(*F.max_pool2d(x.detach(), 3, 2, 1,
+                                                          return_indices=True),
+                                           output_size=(7, 6))
+        return u, _grads(torch, u, yv), u2, repr(torch.nn.MaxUnpool2d(2))
+    compare(prog, real, tt, rtol=1e-7, atol=1e-10)
+
+
 def test_pool1d_3d_adaptive_and_global() -> None:
     def prog(torch: Any) -> Any:
         F = torch.nn.functional

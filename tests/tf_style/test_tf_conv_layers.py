@@ -121,6 +121,11 @@ def test_reshaping_merging_padding_layers() -> None:
         L.Reshape((7,))(x)
 
 
+def test_keras_aliases() -> None:
+    assert L.MaxPool2D is L.MaxPooling2D and L.GlobalAvgPool2D is L.GlobalAveragePooling2D
+    assert L.Convolution2D is L.Conv2D and L.AvgPool1D is L.AveragePooling1D
+
+
 def test_tf_pad_modes() -> None:
     x = tf.constant([[1.0, 2.0, 3.0]])
     np.testing.assert_array_equal(tf.pad(x, [[0, 0], [2, 1]], "REFLECT").numpy(),

@@ -54,7 +54,10 @@ __all__ = [
     "Dropout", "SpatialDropout1D", "SpatialDropout2D", "Flatten", "Reshape", "Permute",
     "Lambda", "Embedding", "LeakyReLU", "ReLU", "Softmax", "Activation", "Concatenate", "Add",
     "Subtract", "Multiply", "Average", "Maximum", "Minimum", "UpSampling1D", "UpSampling2D",
-    "ZeroPadding1D", "ZeroPadding2D", "Cropping2D",
+    "ZeroPadding1D", "ZeroPadding2D", "Cropping2D", "MaxPool1D", "MaxPool2D", "AvgPool1D",
+    "AvgPool2D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D",
+    "Convolution1D", "Convolution2D", "Convolution3D", "Convolution1DTranspose",
+    "Convolution2DTranspose",
 ]
 
 
@@ -1080,3 +1083,12 @@ class Cropping2D(Layer):
             n = x._data.shape[first + i]
             idx[first + i] = slice(a, n - b)
         return ops.getitem(x, tuple(idx))
+
+
+# Keras's aliases
+MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
+AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
+GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
+GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
+Convolution1DTranspose, Convolution2DTranspose = Conv1DTranspose, Conv2DTranspose

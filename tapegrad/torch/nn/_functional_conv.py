@@ -39,7 +39,8 @@ __all__ = [
     "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-    "max_pool1d_with_indices", "max_pool2d_with_indices",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d", "max_unpool2d",
+    "max_unpool3d",
     "batch_norm", "instance_norm", "group_norm", "rms_norm", "embedding",
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
     "interpolate", "upsample", "unfold", "fold", "pairwise_distance",
@@ -296,6 +297,50 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> Any:
     return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_unpoolnd(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any,
+                  padding: Any, output_size: Any) -> Tensor:
+    fn = f"max_unpool{nsp}d"
+    x = _tensor(input, fn)
+    k = _tuple(kernel_size, nsp, "kernel_size")
+    s = k if stride is None else _tuple(stride, nsp, "stride")
+    p = _tuple(padding, nsp, "padding")
+    insz = x._data.shape[x._data.ndim - nsp:]
+    if output_size is None:
+        size = tuple((n - 1) * ss - 2 * pp + kk for n, ss, pp, kk in zip(insz, s, p, k))
+    else:
+        size = tuple(int(v) for v in list(output_size)[-nsp:])
+    idx = indices._data
+    if idx.shape != x._data.shape:
+        raise RuntimeError(with_hint(
+            f"Expected shape of indices to be same as that of the input tensor "
+            f"({list(x._data.shape)}) but got indices tensor with shape: {list(idx.shape)}",
+            "pass the indices max_pool returned"))
+    bad = (idx < 0) | (idx >= math.prod(size))
+    if bad.any():  # PyTorch names the first one it meets
+        raise RuntimeError(with_hint(
+            f"Found an invalid max index: {int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])} "
+            f"(output volumes are of size {'x'.join(map(str, size))})",
+            "the indices must come from the matching pooling"))
+    return PL.pool_put(x, idx, size)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The partial inverse of :func:`max_pool2d`: each value written back at its index,
+    zeros elsewhere (the adjoint of the pooling's gather)."""
+    return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
 
 
 def _avg_poolnd(nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,

@@ -16,7 +16,8 @@ from .modules import Module
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "UpsamplingNearest2d",
-           "UpsamplingBilinear2d", "Unfold", "Fold"]
+           "UpsamplingBilinear2d", "Unfold", "Fold", "MaxUnpool1d", "MaxUnpool2d",
+           "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -56,6 +57,44 @@ class MaxPool2d(_MaxPoolNd):
 
 
 class MaxPool3d(_MaxPoolNd):
+    _nsp = 3
+
+
+class _MaxUnpoolNd(Module):
+    _nsp = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        n = self._nsp
+        t = (lambda v: (int(v),) * n if isinstance(v, int) else tuple(v))  # noqa: E731
+        self.kernel_size = t(kernel_size)
+        self.stride = t(stride if stride is not None else kernel_size)
+        self.padding = t(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return FC._max_unpoolnd(self._nsp, input, indices, self.kernel_size, self.stride,
+                                self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _nsp = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Undo :class:`MaxPool2d` given its indices (zeros elsewhere).
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.MaxUnpool2d(2)
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0))
+    """
+
+    _nsp = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
     _nsp = 3
 
 
