@@ -100,7 +100,7 @@ def _pool_put(g: Any, idx: Any, *, size: Ints, nsp: int, unique: bool = False) -
     m = math.prod(lead)
     gi = _flat_lead(g, nsp).reshape(m, -1)
     ii = np.broadcast_to(_flat_lead(idx, nsp), lead + (gi.shape[1],)).reshape(m, -1)
-    if unique:  # each position picked at most once (non-overlapping windows): no summing
+    if unique:  # positions picked at most once (or written, not summed): no summing
         res = np.zeros((m, p), dtype=g.dtype)
         np.put_along_axis(res, ii, gi, axis=-1)
         return res.reshape(lead + tuple(size))
@@ -151,10 +151,11 @@ def pool_take(x: Any, idx: Any, nsp: int, unique: bool = False) -> Tensor:
 _unpool_names = {n: _pool_put.renamed(f"MaxUnpool{n}DBackward0") for n in (1, 2, 3)}
 
 
-def pool_put(g: Any, idx: Any, size: Ints) -> Tensor:
-    """Scatter-add ``g`` at flat spatial indices ``idx`` into zeros of spatial ``size``
-    (max unpooling)."""
-    return _unpool_names.get(len(size), _pool_put)(g, idx, size=tuple(size), nsp=len(size))
+def pool_put(g: Any, idx: Any, size: Ints, unique: bool = False) -> Tensor:
+    """Scatter ``g`` at flat spatial indices ``idx`` into zeros of spatial ``size``: summed
+    where an index repeats, or (``unique``) written, as max unpooling writes."""
+    return _unpool_names.get(len(size), _pool_put)(g, idx, size=tuple(size), nsp=len(size),
+                                                   unique=unique)
 
 
 # ---------------------------------------------------------------- max pooling

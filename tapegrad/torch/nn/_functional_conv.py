@@ -323,7 +323,8 @@ def _max_unpoolnd(nsp: int, input: Tensor, indices: Tensor, kernel_size: Any, st
             f"Found an invalid max index: {int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])} "
             f"(output volumes are of size {'x'.join(map(str, size))})",
             "the indices must come from the matching pooling"))
-    return PL.pool_put(x, idx, size)
+    # PyTorch writes each value at its index (a repeated index keeps one copy, not a sum)
+    return PL.pool_put(x, idx, size, unique=True)
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
