@@ -22,8 +22,7 @@ from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data
 from .conv import _pad_input
-from .linalg import matmul
-from .shape import broadcast_to, moveaxis, reshape
+from .shape import broadcast_to, reshape
 
 Pads = tuple[tuple[int, int], ...]
 Ints = tuple[int, ...]
@@ -382,16 +381,21 @@ def _avg_matrix(n: int, o: int, dtype: np.dtype) -> np.ndarray:
 
 
 def adaptive_avg_pool(x: Any, output_size: Ints) -> Tensor:
-    """Adaptive average pooling: one averaging matrix per spatial axis (linear)."""
+    """Adaptive average pooling: one averaging matrix per spatial axis (a linear resample,
+    one node)."""
+    from .resize import _resample
+
     xs = data(x).shape
     nsp = len(output_size)
-    y = x
-    for ax in range(nsp):
-        n = xs[len(xs) - nsp + ax]
-        a = _avg_matrix(n, int(output_size[ax]), data(x).dtype)
-        axis = len(xs) - nsp + ax
-        y = moveaxis(matmul(a, moveaxis(y, axis, -2)), -2, axis)
-    return y
+    mats = tuple(_avg_matrix(xs[len(xs) - nsp + ax], int(output_size[ax]), data(x).dtype)
+                 for ax in range(nsp))
+    op = _adaptive_names.get(nsp)
+    if op is None:
+        op = _adaptive_names[nsp] = _resample.renamed(f"AdaptiveAvgPool{nsp}DBackward0")
+    return op(x, mats=mats, axes=tuple(range(-nsp, 0)))
+
+
+_adaptive_names: dict[int, Any] = {}
 
 
 def adaptive_max_pool(x: Any, output_size: Ints) -> tuple[Tensor, np.ndarray]:

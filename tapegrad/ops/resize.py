@@ -1,8 +1,9 @@
 """Resizing (``interpolate``): nearest and (bi/tri)linear, separable per axis.
 
 Each spatial axis is resampled by one ``(out, in)`` matrix (a selection for
-nearest, two weights per row for linear) applied with a matmul, so resizing
-is linear and differentiable to any order with the matmul's rules.
+nearest, two weights per row for linear).  ``resample`` applies them, one
+matmul per axis, as one op; being linear, its VJP is ``resample`` with the
+transposed matrices and its JVP itself, so it is differentiable to any order.
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data
-from .linalg import matmul
-from .shape import moveaxis
 
 __all__ = ["resize_matrix", "resize"]
 
@@ -47,6 +47,49 @@ def resize_matrix(n: int, o: int, mode: str, align_corners: bool, scale: float |
     return a.astype(dtype)
 
 
+def _apply(x: np.ndarray, mats: tuple[np.ndarray, ...], axes: tuple[int, ...]) -> np.ndarray:
+    for a, ax in zip(mats, axes):
+        x = np.moveaxis(np.matmul(a, np.moveaxis(x, ax, -2)), -2, ax)
+    return np.ascontiguousarray(x)
+
+
+@defop("resample", grad_name="UpsampleBilinear2DBackward0")
+def _resample(x: Any, *, mats: tuple[Any, ...], axes: tuple[int, ...]) -> Any:
+    """``x`` with axis ``axes[i]`` (counted from the end) multiplied by ``mats[i]``."""
+    x = np.asarray(x)
+    return _apply(x, tuple(np.asarray(m, dtype=x.dtype) for m in mats), axes)
+
+
+@_resample.defvjp
+def _(g: Tensor, mats: tuple[Any, ...], axes: tuple[int, ...]) -> Any:
+    # linear: the adjoint multiplies by the transposed matrices
+    return (_resample(g, mats=tuple(np.ascontiguousarray(np.transpose(m)) for m in mats),
+                      axes=axes),)
+
+
+@_resample.defjvp
+def _(dx: Any, x: Any, *, out: Any, mats: tuple[Any, ...], axes: tuple[int, ...]) -> Any:
+    return _resample(dx, mats=mats, axes=axes)
+
+
+@_resample.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, mats: tuple[Any, ...],
+      axes: tuple[int, ...]) -> Any:
+    return _resample(x, mats=mats, axes=axes)  # axes count from the end: a batch is free
+
+
+_NAMES = {("nearest", 1): "UpsampleNearest1DBackward0",
+          ("nearest", 2): "UpsampleNearest2DBackward0",
+          ("nearest", 3): "UpsampleNearest3DBackward0",
+          ("nearest-exact", 1): "UpsampleNearestExact1DBackward0",
+          ("nearest-exact", 2): "UpsampleNearestExact2DBackward0",
+          ("nearest-exact", 3): "UpsampleNearestExact3DBackward0",
+          ("linear", 1): "UpsampleLinear1DBackward0",
+          ("linear", 2): "UpsampleBilinear2DBackward0",
+          ("linear", 3): "UpsampleTrilinear3DBackward0"}
+_OPS = {k: _resample.renamed(v) for k, v in _NAMES.items()}
+
+
 def resize(x: Any, size: tuple[int, ...], mode: str, align_corners: bool = False,
            scales: tuple[float | None, ...] | None = None, channels_last: bool = False
            ) -> Tensor:
@@ -62,10 +105,12 @@ def resize(x: Any, size: tuple[int, ...], mode: str, align_corners: bool = False
     xs = data(x).shape
     nsp = len(size)
     first = 1 if channels_last else 2
-    y = x
+    mats, axes = [], []
     for i in range(nsp):
         ax = first + i
         sc = None if scales is None else scales[i]
-        a = resize_matrix(xs[ax], int(size[i]), mode, align_corners, sc, data(x).dtype)
-        y = moveaxis(matmul(a, moveaxis(y, ax, -2)), -2, ax)
-    return y
+        mats.append(resize_matrix(xs[ax], int(size[i]), mode, align_corners, sc,
+                                  data(x).dtype))
+        axes.append(ax - len(xs))
+    op = _OPS.get((mode, nsp), _resample)
+    return op(x, mats=tuple(mats), axes=tuple(axes))

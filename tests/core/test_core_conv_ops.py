@@ -164,6 +164,9 @@ def _jvp(op: Op, xs: list[np.ndarray], ts: list[Any], attrs: dict[str, Any]
 
 
 K = dict(stride=(2, 1), padding=P1, dilation=(1, 2))
+MATS: dict[str, Any] = dict(mats=(R.resize_matrix(4, 7, "linear", False, None),
+                                  R.resize_matrix(5, 3, "nearest", False, None)),
+                            axes=(-2, -1))
 AVG: dict[str, Any] = dict(kernel=(3, 2), stride=(2, 1), padding=((1, 1), (0, 1)),
                            ceil_mode=True, count_include_pad=False, divisor_override=None)
 JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
@@ -181,6 +184,7 @@ JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
                                                  dilation=(1, 1), size=(4, 6), n=2)),
     ("conv_cols", C._conv_cols, [(12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
     ("avg_pool", PL._avg_pool, [(2, 3, 5, 6)], dict(AVG)),
+    ("resample", R._resample, [(2, 3, 4, 5)], dict(MATS)),
     ("avg_pool_backward", PL._avg_pool_t, [(2, 3, 3, 6)], dict(AVG, size=(5, 6))),
     ("conv_cols_bias", C._conv_cols, [(12, 40), (6, 3, 2), (6,)],
      dict(n=2, spatial=(4, 5), groups=2)),
@@ -255,6 +259,7 @@ BATCH_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
                                                     n=2)),
     ("conv_cols", C._conv_cols, [(3, 12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
     ("avg_pool", PL._avg_pool, [(3, 2, 3, 5, 6)], dict(AVG)),
+    ("resample", R._resample, [(3, 2, 3, 4, 5)], dict(MATS)),
     ("avg_pool_backward", PL._avg_pool_t, [(3, 2, 3, 3, 6)], dict(AVG, size=(5, 6))),
     ("batch_norm_train", N._bn_train, [(3, 4, 3, 2), (3,), (3,)], dict(axis=1, eps=1e-5)),
 ]
@@ -314,7 +319,7 @@ def test_gather_batching_rules() -> None:
 def test_every_new_primitive_has_all_rules() -> None:
     for op in (C._conv, C._conv_t, C._unfold, C._fold, C._im2col_rows, C._col2im_r,
                C._conv_cols, PL._pool_take, PL._pool_put, E._gather, N._bn_train,
-               PL._avg_pool, PL._avg_pool_t):
+               PL._avg_pool, PL._avg_pool_t, R._resample):
         assert op.vjp is not None and op.jvp is not None and op.batch is not None, op
     assert E._scatter.vjp is not None and E._scatter.jvp is not None
 
