@@ -418,7 +418,13 @@ def adaptive_max_pool(x: Any, output_size: Ints) -> tuple[Tensor, np.ndarray]:
         for a in range(nsp):
             flat = flat * size[a] + (loc[a] + bounds[a][cell[a]][0])
         idx[(Ellipsis,) + cell] = flat
-    return pool_take(x, idx, nsp), idx
+    op = _adaptive_max_names.get(nsp)
+    if op is None:
+        op = _adaptive_max_names[nsp] = _pool_take.renamed(f"AdaptiveMaxPool{nsp}DBackward0")
+    return op(x, idx, nsp=nsp), idx
+
+
+_adaptive_max_names: dict[int, Any] = {}
 
 
 def global_pool_axes(ndim: int, channels_last: bool) -> tuple[int, ...]:
