@@ -508,14 +508,15 @@ class BatchNormalization(Layer):
         gamma = None if self.gamma is None else ops.reshape(read(self.gamma), shape)
         beta = None if self.beta is None else ops.reshape(read(self.beta), shape)
         if in_training(training) and self.trainable:
-            red = [i for i in range(nd) if i != ax]
-            # tf.nn.moments, as Keras: the mean, then the variance about it
-            mean = ops.mean(x, axis=tuple(red), keepdims=True)
-            var = ops.mean(ops.square(ops.subtract(x, mean)), axis=tuple(red), keepdims=True)
-            y = tfn.batch_normalization(x, mean, var, beta, gamma, self.epsilon)
-            for mv, b in ((self.moving_mean, mean), (self.moving_variance, var)):
+            # the batch's moments (tf.nn.moments: biased variance) normalise, in one
+            # batch-norm node; the moving statistics follow Keras's momentum rule
+            g = None if self.gamma is None else read(self.gamma)
+            b = None if self.beta is None else read(self.beta)
+            y, mean, var = N.batch_norm(x, g, b, None, None, training=True,
+                                        eps=self.epsilon, axis=ax)
+            for mv, st in ((self.moving_mean, mean), (self.moving_variance, var)):
                 new = mv._data.copy()
-                N.update_running(new, b._data.reshape(-1), self.momentum, on_new=False)
+                N.update_running(new, st._data.reshape(-1), self.momentum, on_new=False)
                 mv.assign(new)
             return y
         mm = ops.reshape(read(self.moving_mean), shape)
