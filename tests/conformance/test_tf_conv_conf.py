@@ -22,6 +22,7 @@ from tests.tf_style.tf_helpers import real_tf
 RNG = np.random.default_rng(21)
 X4 = RNG.standard_normal((2, 7, 6, 4)).astype(np.float32)
 X3 = RNG.standard_normal((2, 9, 4)).astype(np.float32)
+X5 = RNG.standard_normal((2, 3, 4, 5, 2)).astype(np.float32)
 
 
 @pytest.fixture(scope="module")
@@ -214,6 +215,21 @@ LAYERS: dict[str, tuple[Callable[[Any], Any], Any, Any]] = {
     "UpSampling2D_bilinear": (lambda tf: L(tf).UpSampling2D(interpolation="bilinear"), X4,
                               None),
     "ZeroPadding2D": (lambda tf: L(tf).ZeroPadding2D(((1, 0), (2, 1))), X4, None),
+    "Conv3D": (lambda tf: L(tf).Conv3D(2, (2, 3, 2), padding="same"), X5, None),
+    "Conv1DTranspose": (lambda tf: L(tf).Conv1DTranspose(3, 3, strides=2), X3, None),
+    # no bias: on this CPU build Keras 3.15 adds bias[0] to every channel of a
+    # channels_first Conv2D output (tapegrad adds bias[c] to channel c)
+    "Conv2D_channels_first": (lambda tf: L(tf).Conv2D(3, 2, data_format="channels_first",
+                                                      use_bias=False), X4, None),
+    "GlobalMaxPooling1D": (lambda tf: L(tf).GlobalMaxPooling1D(), X3, None),
+    "UpSampling1D": (lambda tf: L(tf).UpSampling1D(3), X3, None),
+    "ZeroPadding1D": (lambda tf: L(tf).ZeroPadding1D((2, 1)), X3, None),
+    "Cropping2D": (lambda tf: L(tf).Cropping2D(((1, 2), (0, 1))), X4, None),
+    "SpatialDropout1D_infer": (lambda tf: L(tf).SpatialDropout1D(0.3), X3, False),
+    "Subtract": (lambda tf: L(tf).Subtract(), [X4, X4 * 0.5], None),
+    "Average": (lambda tf: L(tf).Average(), [X4, X4 * 3], None),
+    "Maximum": (lambda tf: L(tf).Maximum(), [X4, -X4], None),
+    "Activation": (lambda tf: L(tf).Activation("tanh"), X4, None),
 }
 
 
