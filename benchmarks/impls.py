@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .workloads import ADD, MUL, W1_PARAMS, Data, Run, Setup
+from .workloads import ADD, MUL, W1_PARAMS, W8_PARAMS, Data, Run, Setup
 
 
 @dataclass
@@ -111,9 +111,37 @@ def _tapegrad_core(tg: Any) -> dict[str, Setup]:
 
         return run
 
+    def w8(d: Data) -> Run:
+        from tapegrad.ops.conv import conv
+        from tapegrad.ops.pool import max_pool
+
+        params = [tg.tensor(d[k], requires_grad=True) for k in W8_PARAMS]
+        x, y, lr = tg.tensor(d["x"]), d["y"], d["lr"]
+        one, none = (1, 1), ((0, 0), (0, 0))
+
+        def run() -> list[np.ndarray]:
+            c1w, c1b, c2w, c2b, f1w, f1b, f2w, f2b, f3w, f3b = params
+            for p in params:
+                p.grad = None
+            h = max_pool(tg.relu(conv(x, c1w, one, none, one, bias=c1b)), (2, 2), (2, 2),
+                         none, one)[0]
+            h = max_pool(tg.relu(conv(h, c2w, one, none, one, bias=c2b)), (2, 2), (2, 2),
+                         none, one)[0]
+            h = tg.reshape(h, (h.shape[0], -1))
+            h = tg.relu(h @ tg.transpose(f1w) + f1b)
+            h = tg.relu(h @ tg.transpose(f2w) + f2b)
+            loss = tg.cross_entropy(h @ tg.transpose(f3w) + f3b, y)
+            loss.backward()
+            for p in params:
+                arr = p.numpy()
+                arr -= lr * p.grad.numpy()
+            return [p.grad.numpy() for p in params]
+
+        return run
+
     from .transforms import core_setups
 
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **core_setups(tg)}
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **core_setups(tg)}
 
 
 # ---------------------------------------------------------------------------- PyTorch style
@@ -184,10 +212,31 @@ def _torch_style(torch: Any) -> dict[str, Setup]:
 
         return run
 
+    def w8(d: Data) -> Run:
+        F = torch.nn.functional
+        params = [torch.tensor(d[k], requires_grad=True) for k in W8_PARAMS]
+        x, y = torch.tensor(d["x"]), torch.tensor(d["y"])
+        opt = torch.optim.SGD(params, lr=d["lr"])
+
+        def run() -> list[np.ndarray]:
+            c1w, c1b, c2w, c2b, f1w, f1b, f2w, f2b, f3w, f3b = params
+            opt.zero_grad()
+            h = F.max_pool2d(F.relu(F.conv2d(x, c1w, c1b)), 2)
+            h = F.max_pool2d(F.relu(F.conv2d(h, c2w, c2b)), 2)
+            h = torch.flatten(h, 1)
+            h = F.relu(F.linear(h, f1w, f1b))
+            h = F.relu(F.linear(h, f2w, f2b))
+            loss = F.cross_entropy(F.linear(h, f3w, f3b), y)
+            loss.backward()
+            opt.step()
+            return [p.grad.numpy() for p in params]
+
+        return run
+
     from .transforms import torch_setups
 
     extra = torch_setups(torch) if hasattr(torch, "func") else {}
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **extra}
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **extra}
 
 
 # ---------------------------------------------------------------------------- TensorFlow style
@@ -269,10 +318,47 @@ def _tf_style(tf: Any) -> dict[str, Setup]:
 
         return run
 
+    def w8(d: Data) -> Run:
+        # TensorFlow's layouts: NHWC data, HWIO filters, (in, out) dense kernels; the
+        # first dense kernel's rows follow the NHWC flattening order
+        p = int(round((d["f1w"].shape[1] // 16) ** 0.5))
+        vals = [d["c1w"].transpose(2, 3, 1, 0), d["c1b"], d["c2w"].transpose(2, 3, 1, 0),
+                d["c2b"], d["f1w"].reshape(120, 16, p, p).transpose(2, 3, 1, 0).reshape(-1, 120),
+                d["f1b"], d["f2w"].T, d["f2b"], d["f3w"].T, d["f3b"]]
+        variables = [tf.Variable(np.ascontiguousarray(v)) for v in vals]
+        x = tf.constant(np.ascontiguousarray(d["x"].transpose(0, 2, 3, 1)))
+        n = d["x"].shape[0]
+        onehot = tf.constant(np.eye(10, dtype=np.float32)[d["y"]])
+        opt = tf.keras.optimizers.SGD(learning_rate=d["lr"])
+
+        def back(gs: list[np.ndarray]) -> list[np.ndarray]:  # to the PyTorch layouts
+            return [gs[0].transpose(3, 2, 0, 1), gs[1], gs[2].transpose(3, 2, 0, 1), gs[3],
+                    gs[4].reshape(p, p, 16, 120).transpose(3, 2, 0, 1).reshape(120, -1),
+                    gs[5], gs[6].T, gs[7], gs[8].T, gs[9]]
+
+        def run() -> list[np.ndarray]:
+            c1w, c1b, c2w, c2b, f1w, f1b, f2w, f2b, f3w, f3b = variables
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(tf.nn.conv2d(x, c1w, 1, "VALID") + c1b)
+                h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+                h = tf.nn.relu(tf.nn.conv2d(h, c2w, 1, "VALID") + c2b)
+                h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+                h = tf.reshape(h, [n, -1])
+                h = tf.nn.relu(tf.matmul(h, f1w) + f1b)
+                h = tf.nn.relu(tf.matmul(h, f2w) + f2b)
+                z = tf.matmul(h, f3w) + f3b
+                loss = tf.reduce_mean(
+                    tf.nn.softmax_cross_entropy_with_logits(labels=onehot, logits=z))
+            grads = tape.gradient(loss, variables)
+            opt.apply_gradients(zip(grads, variables))
+            return back([g.numpy() for g in grads])
+
+        return run
+
     from .transforms import tf_setups
 
     extra = tf_setups(tf) if hasattr(tf, "vectorized_map") else {}
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **extra}
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **extra}
 
 
 # ---------------------------------------------------------------------------- HIPS autograd

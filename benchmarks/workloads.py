@@ -16,6 +16,10 @@ reference in every run.
   0.0001`` x 50,000, then ``sum``) + backward; peak memory is measured too.
 - W4: Hessian-vector product of ``sum(tanh(X @ w))``, X 256x512, float64.
 - W5: ``sum((A @ B + bias) ** 2)`` forward + backward, 512x512, float32.
+- W8: one SGD step (lr 0.01) of a LeNet-5-sized CNN, batch 64, 1x28x28, float32:
+  conv 6@5x5 - ReLU - max pool 2 - conv 16@5x5 - ReLU - max pool 2 - dense 120 -
+  ReLU - dense 84 - ReLU - dense 10, softmax cross-entropy (mean).  Parameters in
+  PyTorch's layouts (conv ``(out, in, kh, kw)``, dense ``(out, in)``).
 """
 
 from __future__ import annotations
@@ -218,6 +222,144 @@ def w5_numpy(d: Data) -> Run:
     return run
 
 
+# ---------------------------------------------------------------------------- W8
+W8_PARAMS = ("c1w", "c1b", "c2w", "c2b", "f1w", "f1b", "f2w", "f2b", "f3w", "f3b")
+
+
+def w8_flat(hw: int) -> int:
+    """Features after the two conv (5x5) + pool (2) stages of an ``hw x hw`` image."""
+    return 16 * ((((hw - 4) // 2) - 4) // 2) ** 2
+
+
+def w8_data(sz: dict[str, int], seed: int) -> Data:
+    rng = np.random.default_rng(seed)
+    n, hw = sz["batch"], sz["hw"]
+    f32 = np.float32
+
+    def u(shape: tuple[int, ...], fan_in: int) -> np.ndarray:
+        b = 1.0 / np.sqrt(fan_in)
+        return rng.uniform(-b, b, shape).astype(f32)
+
+    flat = w8_flat(hw)
+    return {
+        "c1w": u((6, 1, 5, 5), 25), "c1b": u((6,), 25),
+        "c2w": u((16, 6, 5, 5), 150), "c2b": u((16,), 150),
+        "f1w": u((120, flat), flat), "f1b": u((120,), flat),
+        "f2w": u((84, 120), 120), "f2b": u((84,), 120),
+        "f3w": u((10, 84), 84), "f3b": u((10,), 84),
+        "x": rng.standard_normal((n, 1, hw, hw)).astype(f32),
+        "y": rng.integers(0, 10, size=n).astype(np.int64),
+        "lr": LR,
+    }
+
+
+def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Valid stride-1 convolution by im2col: (output, columns).
+
+    The output is a transposed view of the ``(O, N Ho Wo)`` product (no copy).
+    """
+    k = w.shape[-1]
+    n, c, h, wd = x.shape
+    win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(2, 3))
+    ho, wo = h - k + 1, wd - k + 1
+    # (N, C, Ho, Wo, k, k) -> (C k k, N Ho Wo): one copy
+    cols = np.ascontiguousarray(win.transpose(1, 4, 5, 0, 2, 3)).reshape(c * k * k, -1)
+    y = w.reshape(w.shape[0], -1) @ cols
+    y += b[:, None]
+    return y.reshape(w.shape[0], n, ho, wo).transpose(1, 0, 2, 3), cols
+
+
+def _conv_bwd(dy: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tuple[int, ...],
+              need_dx: bool) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    o, c, k, _ = w.shape
+    n, _, h, wd = x_shape
+    ho, wo = h - k + 1, wd - k + 1
+    dym = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(o, -1)
+    dw = (dym @ cols.T).reshape(w.shape)
+    db = dym.sum(axis=1)
+    if not need_dx:
+        return None, dw, db
+    dcols = (w.reshape(o, -1).T @ dym).reshape(c, k, k, n, ho, wo)
+    dx = np.zeros((c, n, h, wd), dtype=dy.dtype)
+    for i in range(k):  # col2im: one pass per kernel offset
+        for j in range(k):
+            dx[:, :, i:i + ho, j:j + wo] += dcols[:, i, j]
+    return dx.transpose(1, 0, 2, 3), dw, db
+
+
+def _pool_fwd(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """2x2 max pooling, stride 2: (output, offset 0-3 of the first maximum per window)."""
+    views = [x[:, :, i::2, j::2] for i in (0, 1) for j in (0, 1)]
+    best = views[0].copy()
+    am = np.zeros(best.shape, dtype=np.int8)
+    for j in (1, 2, 3):
+        upd = views[j] > best
+        np.maximum(best, views[j], out=best)
+        np.copyto(am, j, where=upd)
+    return best, am
+
+
+def _pool_bwd(dy: np.ndarray, am: np.ndarray) -> np.ndarray:
+    n, c, h2, w2 = dy.shape
+    d = np.zeros((n, c, 2 * h2, 2 * w2), dtype=dy.dtype)
+    for j, (a, b) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        np.copyto(d[:, :, a::2, b::2], dy, where=am == j)
+    return d
+
+
+def w8_numpy(d: Data) -> Run:
+    params = [np.array(d[k], copy=True) for k in W8_PARAMS]
+    x, y, lr = d["x"], d["y"], d["lr"]
+    n = x.shape[0]
+    rows = np.arange(n)
+
+    def run() -> list[np.ndarray]:
+        c1w, c1b, c2w, c2b, f1w, f1b, f2w, f2b, f3w, f3b = params
+        a1, cols1 = _conv_fwd(x, c1w, c1b)
+        r1 = np.maximum(a1, 0)
+        p1, am1 = _pool_fwd(r1)
+        a2, cols2 = _conv_fwd(p1, c2w, c2b)
+        r2 = np.maximum(a2, 0)
+        p2, am2 = _pool_fwd(r2)
+        h0 = p2.reshape(n, -1)
+        z1 = h0 @ f1w.T
+        z1 += f1b
+        h1 = np.maximum(z1, 0)
+        z2 = h1 @ f2w.T
+        z2 += f2b
+        h2 = np.maximum(z2, 0)
+        z = h2 @ f3w.T
+        z += f3b
+        m = z.max(axis=1, keepdims=True)
+        e = np.exp(z - m)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.mean(np.log(s[:, 0]) + m[:, 0] - z[rows, y])  # noqa: F841 (the forward value)
+        dz = e / s
+        dz[rows, y] -= 1
+        dz /= n
+        gf3w, gf3b = dz.T @ h2, dz.sum(axis=0)
+        dh2 = dz @ f3w
+        dh2 *= z2 > 0
+        gf2w, gf2b = dh2.T @ h1, dh2.sum(axis=0)
+        dh1 = dh2 @ f2w
+        dh1 *= z1 > 0
+        gf1w, gf1b = dh1.T @ h0, dh1.sum(axis=0)
+        dp2 = (dh1 @ f1w).reshape(p2.shape)
+        dr2 = _pool_bwd(dp2, am2)
+        dr2 *= a2 > 0
+        dp1, gc2w, gc2b = _conv_bwd(dr2, cols2, c2w, p1.shape, True)
+        assert dp1 is not None
+        dr1 = _pool_bwd(dp1, am1)
+        dr1 *= a1 > 0
+        _, gc1w, gc1b = _conv_bwd(dr1, cols1, c1w, x.shape, False)
+        grads = [gc1w, gc1b, gc2w, gc2b, gf1w, gf1b, gf2w, gf2b, gf3w, gf3b]
+        for p, g in zip(params, grads):
+            p -= lr * g
+        return grads
+
+    return run
+
+
 WORKLOADS: dict[str, Workload] = {
     "W1": Workload(
         key="W1",
@@ -273,6 +415,16 @@ WORKLOADS: dict[str, Workload] = {
         make_data=w5_data,
         reference=w5_numpy,
         grad_names=("A", "B", "bias"),
+        dtype="float32",
+    ),
+    "W8": Workload(
+        key="W8",
+        title="LeNet-5 CNN step, batch 64, 1x28x28, float32, one SGD step",
+        sizes={"batch": 64, "hw": 28},
+        quick_sizes={"batch": 4, "hw": 16},
+        make_data=w8_data,
+        reference=w8_numpy,
+        grad_names=W8_PARAMS,
         dtype="float32",
     ),
 }

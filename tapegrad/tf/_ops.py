@@ -1588,7 +1588,8 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
         name: str | None = None) -> Tensor:
-    """Constant padding (``paddings`` one ``[before, after]`` pair per axis).
+    """Padding (``paddings`` one ``[before, after]`` pair per axis): ``CONSTANT``,
+    ``REFLECT`` or ``SYMMETRIC`` (TensorFlow's MirrorPad).
 
     >>> import tapegrad.tf as tf
     >>> tf.pad(tf.constant([[1.0]]), [[1, 0], [0, 1]])
@@ -1597,11 +1598,24 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
            [1., 0.]], dtype=float32)>
     """
     t = _t(tensor)
-    if str(mode).upper() != "CONSTANT":
-        raise hinted(NotImplementedError(with_hint(f"tf.pad mode={mode!r}",
-                                            "only mode='CONSTANT' is implemented")))
+    m = str(mode).upper()
+    if m not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise hinted(ValueError(with_hint(
+            'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or '
+            f'"SYMMETRIC". Received `mode` = {mode}', "use CONSTANT, REFLECT or SYMMETRIC")))
     pw = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings, dtype=int)
-    return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
+    if m == "CONSTANT":
+        return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
+    from ..ops.padding import pad_mode
+
+    for n, (a, b) in zip(t._data.shape, pw):  # MirrorPad's limits
+        if m == "REFLECT" and (a >= n or b >= n):
+            raise _invalid(f"paddings must be less than the dimension size: {a}, {b} not less "
+                           f"than {n}", "REFLECT pads at most size - 1", "MirrorPad")
+        if m == "SYMMETRIC" and (a > n or b > n):
+            raise _invalid(f"paddings must be no greater than the dimension size: {a}, {b} "
+                           f"greater than {n}", "SYMMETRIC pads at most size", "MirrorPad")
+    return pad_mode(t, pw, m.lower())
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:

@@ -398,3 +398,11 @@ for _op in (_relu6, _softplus):
     _op.defjvp(_b.diag_jvp(_op))
     _op.defbatch(_b.elementwise(_op))
 del _op
+
+
+# conv nets (issue 12): conv1d/2d/3d, conv2d_transpose, depthwise_conv2d, pooling,
+# batch_normalization
+from .nn_conv import *  # noqa: E402,F403
+from .nn_conv import __all__ as _conv_all  # noqa: E402
+
+__all__ += [n for n in _conv_all if n not in __all__]

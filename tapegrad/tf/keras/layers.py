@@ -24,17 +24,37 @@ from .._tensor import VariableBase, convert, read
 from . import activations, initializers
 from .variables import KerasVariable
 
-__all__ = ["Layer", "Dense", "InputLayer", "Input", "KerasInput", "auto_name"]
+__all__: list[str] = ["Layer", "Dense", "InputLayer", "Input", "KerasInput", "auto_name"]
 
 _STATE = mode.STATE
 _NAME_COUNTS: dict[str, int] = {}
 # Keras's name scope: weights created while a layer runs get "outer/inner/weight" paths
 _SCOPE: list[str] = []
+# Keras's call context: a ``training=`` given to an outer call reaches the layers inside
+TRAINING: list[bool] = []
+
+
+def in_training(training: Any) -> bool:
+    """A layer's effective ``training`` flag: its own argument, else the outer call's."""
+    if training is not None:
+        return bool(training)
+    return TRAINING[-1] if TRAINING else False
+
+
+def _takes_training(layer: Any) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(layer.call).parameters
+    except (TypeError, ValueError):
+        return True
+    return "training" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
 def _snake(name: str) -> str:
+    # Keras's to_snake_case: a digit does not start a word ("Conv2D" -> "conv2d")
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def auto_name(prefix: str) -> str:
@@ -254,7 +274,12 @@ class Layer:
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         x = _to_input(inputs, self.__dict__["_dtype"])
+        training = kwargs.get("training")
+        if "training" in kwargs and not _takes_training(self):
+            del kwargs["training"]
         _SCOPE.append(self.name)
+        if training is not None:
+            TRAINING.append(bool(training))
         try:
             self._maybe_build(x)
             try:
@@ -269,6 +294,8 @@ class Layer:
                 raise new.with_traceback(e.__traceback__) from None
         finally:
             _SCOPE.pop()
+            if training is not None:
+                TRAINING.pop()
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         from .._tensor import tft
@@ -424,6 +451,15 @@ class InputLayer(Layer):
         return inputs
 
 
-from ._dropout import Dropout  # noqa: E402  (Keras's dropout layer, in its own module)
+# conv nets (issue 12): convolution, pooling, normalization, dropout, reshaping, merging
+from . import layers_conv as _layers_conv  # noqa: E402
+from .layers_conv import *  # noqa: E402,F403
 
-__all__ += ["Dropout"]
+__all__ = __all__ + [n for n in _layers_conv.__all__ if n not in __all__]
+
+# Keras's Dropout with TensorFlow's own random masks (tf/keras/_dropout.py) replaces the
+# conv module's plain one
+from ._dropout import Dropout  # type: ignore[assignment]  # noqa: E402
+
+if "Dropout" not in __all__:
+    __all__ += ["Dropout"]

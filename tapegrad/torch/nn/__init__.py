@@ -8,9 +8,17 @@ tensor(5.)
 from __future__ import annotations
 
 from . import functional, init, utils
+
+# conv nets (issue 12): conv, pooling, normalization, dropout family, embedding, padding
+from .conv import *  # noqa: E402,F403
+from .dropout import *  # noqa: E402,F403
 from .modules import *  # noqa: F403
 from .modules import Module
+from .normalization import *  # noqa: E402,F403
+from .padding import *  # noqa: E402,F403
 from .parameter import Buffer, Parameter
+from .pooling import *  # noqa: E402,F403
+from .sparse import *  # noqa: E402,F403
 
 __all__ = ["functional", "init", "utils", "Parameter", "Buffer", "Module"] + [
     n for n in dir() if n[:1].isupper() and n not in ("Parameter", "Buffer", "Module")

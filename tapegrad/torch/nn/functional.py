@@ -516,18 +516,6 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return core.divide(num, den)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
-              max_norm: Any = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
-              sparse: bool = False) -> Tensor:
-    idx = input._data
-    if idx.dtype.kind not in "iu":
-        raise hinted(RuntimeError(with_hint(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got torch.{_type_name(idx.dtype)}Tensor instead (while "
-            "checking arguments for embedding)", "indices must be integers")))
-    return core.getitem(weight, (idx,))
-
-
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
@@ -548,5 +536,12 @@ __all__ = [
     "tanh", "hardtanh", "logsigmoid", "softmax", "log_softmax", "softmin", "mse_loss",
     "l1_loss", "smooth_l1_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "kl_div", "linear", "bilinear", "dropout", "pad",
-    "one_hot", "normalize", "cosine_similarity", "embedding", "layer_norm",
+    "one_hot", "normalize", "cosine_similarity", "layer_norm",
 ]
+
+# conv nets: conv, pooling, normalization, embedding (padding_idx, max_norm), dropout family,
+# interpolate, unfold/fold (replaces nothing above but embedding, defined there)
+from ._functional_conv import *  # noqa: E402,F403
+from ._functional_conv import __all__ as _conv_all  # noqa: E402
+
+__all__ += [n for n in _conv_all if n not in __all__]

@@ -649,28 +649,6 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
 
-class Embedding(Module):
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 *args: Any, dtype: Any = None, device: Any = None, **kwargs: Any) -> None:
-        super().__init__()
-        dt = np.float32 if dtype is None else to_np(dtype)
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.padding_idx = padding_idx
-        self.weight = Parameter(make(np.empty((num_embeddings, embedding_dim), dtype=dt), None,
-                                     False, TORCH))
-        init.normal_(self.weight)
-        if padding_idx is not None:
-            with mode.no_grad():
-                self.weight._data[padding_idx] = 0
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
-
-    def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
-
-
 class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
@@ -913,7 +891,7 @@ class BCEWithLogitsLoss(_Loss):
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "Identity", "Linear",
-    "Bilinear", "Embedding", "LayerNorm", "Flatten", "Dropout", "ReLU", "ReLU6", "Tanh",
+    "Bilinear", "LayerNorm", "Flatten", "Dropout", "ReLU", "ReLU6", "Tanh",
     "Sigmoid", "SiLU", "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax",
     "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss",

@@ -1,0 +1,158 @@
+"""``torch.nn.Embedding`` (``padding_idx``, ``max_norm``, ``from_pretrained``) and
+``EmbeddingBag``.
+
+>>> import tapegrad.torch as torch
+>>> _ = torch.manual_seed(0)
+>>> torch.nn.Embedding(3, 4, padding_idx=0)
+Embedding(3, 4, padding_idx=0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import ops as core
+from ..._core import mode
+from ..._core.errors import hinted, with_hint
+from ..._core.tensor import TORCH, Tensor, make
+from .._dtype import to_np
+from . import _functional_conv as FC
+from . import init
+from .modules import Module
+from .parameter import Parameter
+
+__all__ = ["Embedding", "EmbeddingBag"]
+
+
+class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors (weight drawn from N(0, 1)).
+
+    ``padding_idx``'s row starts at zero and gets no gradient; ``max_norm``
+    renormalises the rows looked up.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if padding_idx is not None:
+            if padding_idx > 0 and padding_idx >= num_embeddings or \
+                    padding_idx < 0 and padding_idx < -num_embeddings:
+                raise hinted(AssertionError(with_hint("Padding_idx must be within num_embeddings",
+                                               f"0 <= padding_idx < {num_embeddings}")))
+            if padding_idx < 0:
+                padding_idx += num_embeddings
+        dt = np.float32 if dtype is None else to_np(dtype)
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(make(np.empty((num_embeddings, embedding_dim), dtype=dt),
+                                         None, False, TORCH), requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with mode.no_grad():
+                self.weight._data[self.padding_idx] = 0
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FC.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                            self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
+        if embeddings._data.ndim != 2:
+            raise hinted(AssertionError(with_hint("Embeddings parameter is expected to be 2-dimensional",
+                                           "pass a (num_embeddings, dim) tensor")))
+        rows, cols = embeddings._data.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=make(embeddings._data.copy(), None, False, TORCH), _freeze=freeze)
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embeddings (``offsets`` mark 1-D bags).
+
+    Sum and mean are a matmul with the bag-membership matrix (differentiable to
+    any order); max takes each bag's elementwise maximum.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if mode not in ("sum", "mean", "max"):
+            raise hinted(ValueError(with_hint(f"mode has to be one of sum, mean or max, got {mode}",
+                                       "use 'sum', 'mean' or 'max'")))
+        dt = np.float32 if dtype is None else to_np(dtype)
+        self.num_embeddings, self.embedding_dim, self.mode = num_embeddings, embedding_dim, mode
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        self.weight = Parameter(make(np.empty((num_embeddings, embedding_dim), dtype=dt), None,
+                                     False, TORCH))
+        init.normal_(self.weight)
+        if padding_idx is not None:
+            self.weight._data[padding_idx] = 0
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        idx = input._data
+        if idx.ndim == 2:
+            if offsets is not None:
+                raise hinted(ValueError(with_hint("if input is 2D, then offsets has to be None, as "
+                                           "input is treated is a mini-batch of fixed length "
+                                           "sequences.", "drop offsets")))
+            starts = np.arange(0, idx.size, idx.shape[1])
+            flat = idx.reshape(-1)
+        else:
+            if offsets is None:
+                raise hinted(ValueError(with_hint("offsets has to be a 1D Tensor but got None",
+                                           "pass the bag start offsets")))
+            starts = np.asarray(offsets._data, dtype=np.int64)
+            if self.include_last_offset:
+                starts = starts[:-1]
+            flat = idx
+        emb = FC.embedding(make(flat, None, False, TORCH), self.weight, self.padding_idx,
+                           self.max_norm, self.norm_type)
+        if per_sample_weights is not None:
+            emb = core.multiply(emb, core.reshape(per_sample_weights, (-1, 1)))
+        bounds = list(starts) + [flat.size]
+        keep = np.ones(flat.size, dtype=bool) if self.padding_idx is None else \
+            flat != self.padding_idx
+        if self.mode == "max":
+            rows = [core.amax(core.getitem(emb, (slice(int(a), int(b)),)), axis=0)
+                    for a, b in zip(bounds, bounds[1:])]
+            return core.stack(rows)
+        member = np.zeros((len(starts), flat.size), dtype=emb._data.dtype)
+        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            member[i, int(a):int(b)] = keep[int(a):int(b)]
+            if self.mode == "mean":
+                cnt = member[i].sum()
+                if cnt:
+                    member[i] /= cnt
+        return core.matmul(make(member, None, False, TORCH), emb)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'"
