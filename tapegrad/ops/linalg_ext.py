@@ -45,7 +45,7 @@ from .reduce import _prod_others
 from .reduce import max as _amax
 from .reduce import min as _amin
 from .reduce import sum as _sum
-from .shape import concatenate, expand_dims, getitem, reshape, stack
+from .shape import concatenate, expand_dims, getitem, pad, reshape, stack
 
 
 class LinAlgError(RuntimeError):
@@ -248,6 +248,32 @@ def _unary_batch(op: Any) -> Any:
         return op(x, **attrs)
 
     return rule
+
+
+# ---------------------------------------------------------------------------- packed outputs
+@defop("unpack", saves=("p_shape",), grad_name="UnpackBackward0")
+def _unpack_op(p: Any, *, start: int, stop: int, tail: tuple[int, ...]) -> Any:
+    """One output of a packed decomposition: ``p[..., start:stop]`` shaped ``lead + tail``."""
+    p = np.asarray(p)
+    return p[..., start:stop].reshape(p.shape[:-1] + tail)
+
+
+@_unpack_op.defvjp
+def _(g: Tensor, p_shape: tuple[int, ...], start: int, stop: int, tail: Any) -> Any:
+    flat = reshape(g, tuple(p_shape[:-1]) + (stop - start,))  # back into its place, zeros around
+    return (pad(flat, ((0, 0),) * (len(p_shape) - 1) + ((start, p_shape[-1] - stop),)),)
+
+
+@_unpack_op.defjvp
+def _(dp: Any, p: Any, *, out: Any, start: int, stop: int, tail: Any) -> Any:
+    return _unpack_op(dp, start=start, stop=stop, tail=tail)
+
+
+_unpack_op.defbatch(_unary_batch(_unpack_op))
+# each output's node carries its decomposition's PyTorch name
+_unpack_eigh = _unpack_op.renamed("LinalgEighBackward0")
+_unpack_svd = _unpack_op.renamed("LinalgSvdBackward0")
+_unpack_qr = _unpack_op.renamed("LinalgQrBackward0")
 
 
 # ============================================================================ inv
@@ -555,12 +581,13 @@ def cholesky(a: Any, upper: bool = False) -> Tensor:
 @defop("eigh", saves=("out",), grad_name="LinalgEighBackward0")
 def eigh_op(a: Any, *, lower: bool = True) -> Any:
     w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
-    return np.concatenate([w[..., None, :], v], axis=-2)
+    return np.concatenate([w, v.reshape(v.shape[:-2] + (-1,))], axis=-1)
 
 
 def _split_eigh(p: Any) -> tuple[Tensor, Tensor]:
-    return getitem(p, (Ellipsis, 0, slice(None))), getitem(p, (Ellipsis, slice(1, None),
-                                                                slice(None)))
+    n = int(round((-1 + (1 + 4 * _sh(p)[-1]) ** 0.5) / 2))
+    return (_unpack_eigh(p, start=0, stop=n, tail=(n,)),
+            _unpack_eigh(p, start=n, stop=n + n * n, tail=(n, n)))
 
 
 def _is_zero(t: Any) -> bool:
@@ -592,7 +619,7 @@ def _(da: Any, a: Any, *, out: Any, lower: bool = True) -> Any:
     dw = diagonal(p)
     e = add(subtract(expand_dims(w, -2), expand_dims(w, -1)), _eye(n, w))
     dv = matmul(v, multiply(divide(p, e), 1 - _eye(n, w)))
-    return concatenate([expand_dims(dw, -2), dv], axis=-2)
+    return concatenate([dw, reshape(dv, _sh(dv)[:-2] + (-1,))], axis=-1)
 
 
 eigh_op.defbatch(_unary_batch(eigh_op))
@@ -622,10 +649,9 @@ def svd_op(a: Any, *, full_matrices: bool = False) -> Any:
 def _split_svd(p: Any, m: int, n: int, full: bool) -> tuple[Tensor, Tensor, Tensor]:
     k = min(m, n)
     uc, vr = (m, n) if full else (k, k)
-    lead = _sh(p)[:-1]
-    u = reshape(getitem(p, (Ellipsis, slice(0, m * uc))), lead + (m, uc))
-    s = getitem(p, (Ellipsis, slice(m * uc, m * uc + k)))
-    vh = reshape(getitem(p, (Ellipsis, slice(m * uc + k, None))), lead + (vr, n))
+    u = _unpack_svd(p, start=0, stop=m * uc, tail=(m, uc))
+    s = _unpack_svd(p, start=m * uc, stop=m * uc + k, tail=(k,))
+    vh = _unpack_svd(p, start=m * uc + k, stop=m * uc + k + vr * n, tail=(vr, n))
     return u, s, vh
 
 
@@ -727,10 +753,8 @@ def qr_op(a: Any, *, complete: bool = False) -> Any:
 
 def _split_qr(p: Any, m: int, n: int, complete: bool) -> tuple[Tensor, Tensor]:
     k = m if complete else min(m, n)
-    lead = _sh(p)[:-1]
-    q = reshape(getitem(p, (Ellipsis, slice(0, m * k))), lead + (m, k))
-    r = reshape(getitem(p, (Ellipsis, slice(m * k, None))), lead + (k, n))
-    return q, r
+    return (_unpack_qr(p, start=0, stop=m * k, tail=(m, k)),
+            _unpack_qr(p, start=m * k, stop=m * k + k * n, tail=(k, n)))
 
 
 def _qr_tall_vjp(q: Any, r: Any, gq: Any, gr: Any) -> Tensor:

@@ -110,6 +110,11 @@ from ._misc import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
+from . import linalg  # noqa: E402
+from .linalg import TORCH_NAMES as _LINALG_NAMES  # noqa: E402
+
+linalg.install()
+globals().update(_LINALG_NAMES)  # torch.det, torch.inverse, torch.matrix_exp, ...
 
 half = float16
 float = float32  # noqa: A001
@@ -149,6 +154,6 @@ __all__ = [
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
     "set_num_threads", "compile",
     # submodules
-    "autograd", "nn", "optim", "cuda",
-] + list(_ops.__all__)
+    "autograd", "nn", "optim", "cuda", "linalg",
+] + list(_ops.__all__) + list(_LINALG_NAMES)
 
