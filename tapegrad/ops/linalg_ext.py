@@ -26,7 +26,7 @@ import numpy as np
 from .._core.errors import with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
-from ._raw import data
+from ._raw import data, raw
 from .elementwise import (
     abs,
     add,
@@ -318,55 +318,82 @@ def inv(a: Any) -> Tensor:
 
 
 # ============================================================================ solve
-@defop("solve", saves=("a", "out"), grad_name="LinalgSolveExBackward0", needs=True)
-def solve_op(a: Any, b: Any) -> Any:
-    try:
+def _solve_np(a: Any, b: Any, left: bool, vector: bool) -> Any:
+    if vector:  # b is a (batch of) vector(s): one column
+        return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
+    if left:
         return np.linalg.solve(a, b)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+
+
+@defop("solve", saves=("a", "out"), grad_name="LinalgSolveExBackward0", needs=True)
+def solve_op(a: Any, b: Any, *, left: bool = True, vector: bool = False) -> Any:
+    try:
+        return _solve_np(a, b, left, vector)
     except np.linalg.LinAlgError:
         _singular_error(np.asarray(a), "torch.linalg.solve",
                         "The solver failed because the input matrix is singular.")
         raise
 
 
+def _outer_last(x: Any, y: Any) -> Tensor:
+    return multiply(expand_dims(x, -1), expand_dims(y, -2))
+
+
 @solve_op.defvjp
-def _(g: Tensor, a: Any, out: Tensor, needs: tuple[bool, ...]) -> Any:
-    # X = A^-1 B:  gB = A^-T g,  gA = -gB X^T
-    gb = solve_op(_t(a), g)
-    ga = negative(matmul(gb, _t(out))) if needs[0] else None
+def _(g: Tensor, a: Any, out: Tensor, left: bool = True, vector: bool = False,
+      needs: tuple[bool, ...] = (True, True)) -> Any:
+    # left: X = A^-1 B -> gB = A^-T g, gA = -gB X^T;  right: X = B A^-1 -> gB = g A^-T,
+    # gA = -X^T gB
+    gb = solve_op(_t(a), g, left=left, vector=vector)
+    ga = None
+    if needs[0]:
+        if vector:
+            ga = negative(_outer_last(gb, out))
+        else:
+            ga = negative(matmul(gb, _t(out)) if left else matmul(_t(out), gb))
     return ga, (gb if needs[1] else None)
 
 
 @solve_op.defjvp
-def _(da: Any, db: Any, a: Any, b: Any, *, out: Any) -> Any:  # dX = A^-1 (dB - dA X)
-    rhs = db if da is None else (negative(matmul(da, out)) if db is None
-                                 else subtract(db, matmul(da, out)))
-    return solve_op(a, rhs)
+def _(da: Any, db: Any, a: Any, b: Any, *, out: Any, left: bool = True,
+      vector: bool = False) -> Any:  # dX = A^-1 (dB - dA X)  (right: (dB - X dA) A^-1)
+    rhs = db
+    if da is not None:
+        if vector:
+            corr = _sum(multiply(da, expand_dims(out, -2)), axis=-1)
+        else:
+            corr = matmul(da, out) if left else matmul(out, da)
+        rhs = negative(corr) if db is None else subtract(db, corr)
+    return solve_op(a, rhs, left=left, vector=vector)
 
 
 @solve_op.defbatch
-def _(batched: tuple[bool, ...], a: Any, b: Any) -> Any:
-    aa, bb = _align(batched, (a, b), (2, 2))
-    return solve_op(aa, bb)
+def _(batched: tuple[bool, ...], a: Any, b: Any, *, left: bool = True,
+      vector: bool = False) -> Any:
+    aa, bb = _align(batched, (a, b), (2, 1 if vector else 2))
+    return solve_op(aa, bb, left=left, vector=vector)
 
 
-def solve(a: Any, b: Any) -> Tensor:
-    """Solve ``A X = B`` for ``X``; ``B`` is a matrix (``(..., n, k)``) or, when it has one
-    axis fewer than ``A``, a batch of vectors."""
+def solve(a: Any, b: Any, left: bool = True) -> Tensor:
+    """Solve ``A X = B`` (``left=False``: ``X A = B``) for ``X``; ``B`` is a matrix
+    (``(..., n, k)``) or, when it has one axis fewer than ``A``, a batch of vectors."""
     _square_check(a, "linalg.solve")
     sa, sb = _sh(a), _sh(b)
     vec = len(sb) == 1 or (len(sb) == len(sa) - 1 and sb == sa[:-1])
-    if (sb[-1] if vec else (sb[-2] if len(sb) >= 2 else -1)) != sa[-1]:
+    if not left and vec:
+        raise RuntimeError(with_hint("linalg.solve: Vector broadcasting of the left hand side "
+                                     "is not supported for left=False. In this case "
+                                     "linalg.solve is equivalent to B / A.squeeze(-1)",
+                                     "pass B as a matrix (..., k, n)"))
+    k = sb[-1] if vec else (sb[-2] if left else sb[-1]) if len(sb) >= 2 else -1
+    if k != sa[-1]:
         bsh = f"{sb[-1]}" if vec else "x".join(map(str, sb[-2:]))
+        eq = "AX = B" if left else "XA = B"
         raise RuntimeError(with_hint(
-            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
             f"({sa[-2]}x{sa[-1]} and {bsh})", f"A has shape {list(sa)}, B has shape {list(sb)}"))
-    if vec:
-        return reshape(solve_op(a, expand_dims(b, -1)), _broadcast_vec(sa, sb))
-    return solve_op(a, b)
-
-
-def _broadcast_vec(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(np.broadcast_shapes(sa[:-2], sb[:-1])) + (sa[-1],)
+    return solve_op(a, b, left=left, vector=vec)
 
 
 # ============================================================================ triangular solve
@@ -450,7 +477,10 @@ def solve_triangular(a: Any, b: Any, upper: bool, left: bool = True,
 
 # ============================================================================ det, slogdet
 @defop("det", saves=("a", "out"), grad_name="LinalgDetBackward0")
-def det_op(a: Any) -> Any:
+def det_op(a: Any, *, singular: str = "cofactor") -> Any:
+    """``singular``: the gradient where ``det == 0``: ``"cofactor"`` (the adjugate, through an
+    SVD) or ``"torch"`` (PyTorch 2.13: zero in a first-order backward, the adjugate when the
+    backward is itself recorded)."""
     return np.linalg.det(a)
 
 
@@ -466,26 +496,35 @@ def _cofactor_svd(a: Any) -> Tensor:
 
 
 @det_op.defvjp
-def _(g: Tensor, a: Any, out: Tensor) -> Any:  # d det = det tr(A^-1 dA) -> gA = g det A^-T
+def _(g: Tensor, a: Any, out: Tensor, singular: str = "cofactor") -> Any:
+    # d det = det tr(A^-1 dA)  ->  gA = g det A^-T (the cofactor matrix where A is singular)
     ge = expand_dims(g, (-1, -2))
-    if np.any(_arr(out) == 0):
-        return (multiply(ge, _cofactor_svd(a)),)
-    return (multiply(multiply(ge, expand_dims(out, (-1, -2))), _t(inv_op(a))),)
+    d = _arr(out)
+    zero = d == 0
+    if not np.any(zero):
+        return (multiply(multiply(ge, expand_dims(out, (-1, -2))), _t(inv_op(a))),)
+    if singular == "torch" and raw():
+        eye = _eye(_sh(a)[-1], a)
+        safe = where(np.asarray(zero)[..., None, None], eye, a)
+        return (multiply(multiply(ge, expand_dims(out, (-1, -2))), _t(inv_op(safe))),)
+    return (multiply(ge, _cofactor_svd(a)),)
 
 
 @det_op.defjvp
-def _(da: Any, a: Any, *, out: Any) -> Any:
+def _(da: Any, a: Any, *, out: Any, singular: str = "cofactor") -> Any:
+    if np.any(_arr(out) == 0):  # d det = <cof(A), dA>
+        return _sum(multiply(_cofactor_svd(a), da), axis=(-2, -1))
     return multiply(out, trace(solve_op(a, da)))
 
 
 det_op.defbatch(_unary_batch(det_op))
 
 
-def det(a: Any) -> Tensor:
-    """Determinant of square matrices (batched)."""
+def det(a: Any, singular: str = "cofactor") -> Tensor:
+    """Determinant of square matrices (batched); ``singular``: see :data:`det_op`."""
     _square_check(a, "linalg.det")
     _float_check(a, "linalg.det")
-    return det_op(a)
+    return det_op(a, singular=singular)
 
 
 @defop("slogdet", saves=("a",), grad_name="LinalgSlogdetBackward0")
@@ -596,7 +635,8 @@ def _is_zero(t: Any) -> bool:
 
 @eigh_op.defvjp
 def _(g: Tensor, out: Tensor, lower: bool = True) -> Any:
-    # gA = V (diag(gL) + (V^T gV) / E) V^T,  E_ij = L_j - L_i (off the diagonal)
+    # gA = V (diag(gL) + skew(V^T gV) / 2E) V^T,  E_ij = L_j - L_i (off the diagonal): the
+    # symmetric gradient, as PyTorch's (V^T gV's symmetric part moves no eigenvector)
     w, v = _split_eigh(out)
     gw, gv = _split_eigh(g)
     n = _sh(w)[-1]
@@ -605,7 +645,8 @@ def _(g: Tensor, out: Tensor, lower: bool = True) -> Any:
         e = subtract(expand_dims(w, -2), expand_dims(w, -1))
         e = add(e, _eye(n, w))  # the diagonal is replaced below; 1 avoids 0/0
         off = 1 - _eye(n, w)
-        inner = add(inner, multiply(divide(matmul(_t(v), gv), e), off))
+        p = matmul(_t(v), gv)
+        inner = add(inner, multiply(divide(multiply(subtract(p, _t(p)), 0.5), e), off))
     return (matmul(matmul(v, inner), _t(v)),)
 
 
@@ -1064,7 +1105,8 @@ def matrix_power(x: Any, n: int) -> Tensor:
     if n == 0:
         from .shape import broadcast_to
 
-        return broadcast_to(_eye(k, x), _sh(x))
+        # the identity, connected to x with a zero derivative (PyTorch's result has a grad_fn)
+        return add(multiply(x, 0.0), broadcast_to(_eye(k, x), _sh(x)))
     base = inv(x) if n < 0 else x
     e = -n if n < 0 else n
     result: Any = None
@@ -1078,8 +1120,48 @@ def matrix_power(x: Any, n: int) -> Tensor:
     return result
 
 
+@defop("pinv", saves=("a", "out"), grad_name="LinalgPinvBackward0")
+def pinv_op(a: Any, *, rtol: float, hermitian: bool = False) -> Any:
+    a = np.asarray(a)
+    if a.size == 0:
+        return np.zeros(a.shape[:-2] + (a.shape[-1], a.shape[-2]), dtype=a.dtype)
+    return np.linalg.pinv(a, rcond=rtol, hermitian=hermitian).astype(a.dtype, copy=False)
+
+
+@pinv_op.defvjp
+def _(g: Tensor, a: Any, out: Tensor, rtol: float, hermitian: bool = False) -> Any:
+    # Golub & Pereyra (1973), in PyTorch's arrangement (pinv_backward): the derivative of
+    # pinv as a function of the whole matrix, for ``hermitian`` too
+    m, n = _sh(a)[-2:]
+    xt, gt = _t(out), _t(g)
+    if m <= n:
+        k = matmul(gt, out)
+        kxt = matmul(k, xt)
+        r = add(subtract(kxt, _t(matmul(out, k))), negative(matmul(matmul(a, out), kxt)))
+        return (add(r, matmul(matmul(xt, out), subtract(gt, matmul(k, a)))),)
+    k = matmul(out, gt)
+    xtk = matmul(xt, k)
+    r = add(negative(_t(matmul(k, out))),
+            matmul(matmul(subtract(gt, matmul(a, k)), out), xt))
+    return (add(r, subtract(xtk, matmul(matmul(xtk, out), a))),)
+
+
+@pinv_op.defjvp
+def _(da: Any, a: Any, *, out: Any, rtol: float, hermitian: bool = False) -> Any:
+    # dX = -X dA X + X X^T dA^T (I - A X) + (I - X A) dA^T X^T X
+    m, n = _sh(a)[-2:]
+    x, xt, dat = out, _t(out), _t(da)
+    t1 = negative(matmul(matmul(x, da), x))
+    t2 = matmul(matmul(x, xt), subtract(dat, matmul(dat, matmul(a, x))))
+    t3 = matmul(subtract(dat, matmul(matmul(x, a), dat)), matmul(xt, x))
+    return add(add(t1, t2), t3)
+
+
+pinv_op.defbatch(_unary_batch(pinv_op))
+
+
 def pinv(x: Any, rtol: float | None = None, hermitian: bool = False) -> Tensor:
-    """Moore-Penrose pseudo-inverse through the SVD, small singular values dropped.
+    """Moore-Penrose pseudo-inverse through the SVD (eigh when ``hermitian``).
 
     Singular values ``<= rtol * max(S)`` (default ``rtol = max(m, n) * eps``) are
     treated as zero, as PyTorch's and NumPy's pinv do.
@@ -1087,19 +1169,8 @@ def pinv(x: Any, rtol: float | None = None, hermitian: bool = False) -> Tensor:
     m, n = _sh(x)[-2:]
     dt = _arr(x).dtype
     if rtol is None:
-        rtol = max(m, n) * float(np.finfo(dt).eps)
-    if hermitian:
-        w, v = eigh(x)
-        aw = abs(w)
-        cut = multiply(_amax(aw, axis=-1, keepdims=True), rtol)
-        keep = np.asarray(_arr(aw) > _arr(cut))
-        winv = where(keep, divide(1.0, where(keep, w, 1.0)), 0.0)
-        return matmul(multiply(v, expand_dims(winv, -2)), _t(v))
-    u, s, vh = svd(x, full_matrices=False)
-    cut = multiply(_amax(s, axis=-1, keepdims=True), rtol) if _sh(s)[-1] else s
-    keep = np.asarray(_arr(s) > _arr(cut))
-    sinv = where(keep, divide(1.0, where(keep, s, 1.0)), 0.0)
-    return matmul(multiply(_t(vh), expand_dims(sinv, -2)), _t(u))
+        rtol = max(m, n) * float(np.finfo(dt if dt.kind in "fc" else np.float64).eps)
+    return pinv_op(x, rtol=float(rtol), hermitian=hermitian)
 
 
 def lstsq(a: Any, b: Any, rcond: float | None = None) -> Tensor:
@@ -1131,8 +1202,7 @@ def cross(a: Any, b: Any, axis: int = -1) -> Tensor:
 def logdet(a: Any) -> Tensor:
     """``log(det(A))``: NaN for a negative determinant, -inf for zero (as PyTorch)."""
     sgn, la = slogdet(a)
-    s = _arr(sgn)
-    return where(s < 0, np.nan, where(s == 0, -np.inf, la)) if np.any(s <= 0) else la
+    return where(_arr(sgn) < 0, np.nan, la)  # log|det| is already -inf where det == 0
 
 
 __all__ = [

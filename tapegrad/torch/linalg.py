@@ -30,7 +30,6 @@ from .. import ops as core
 from .._core.errors import with_hint
 from .._core.tensor import TORCH, Tensor, make
 from ..ops import linalg_ext as L
-from ..ops.linalg import _t
 from ..ops.reduce import norm_axis
 from ._dtype import to_np
 
@@ -126,22 +125,10 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
                               x._style), _info(info))
 
 
-def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
-    sa, sb = A._data.shape, B._data.shape
-    return len(sb) == 1 or (len(sb) == len(sa) - 1 and sb == sa[:-1])
-
-
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor:
     """Solve ``A X = B`` (``left=False``: ``X A = B``); ``B`` may be a (batch of) vector(s)."""
     a, b = _tensor(A, "solve"), _tensor(B, "solve", "B")
-    if left:
-        return L.solve(a, b)
-    if _is_vector_rhs(a, b):
-        raise RuntimeError(with_hint("linalg.solve: Vector broadcasting of the left hand side "
-                                     "is not supported for left=False. In this case "
-                                     "linalg.solve is equivalent to B / A.squeeze(-1)",
-                                     "pass B as a matrix (..., k, n)"))
-    return _t(L.solve(_t(a), _t(b)))
+    return L.solve(a, b, left=left)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
@@ -168,8 +155,9 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 
 def det(A: Tensor, *, out: Any = None) -> Tensor:
-    """Determinant (differentiable also where ``A`` is singular, through the SVD)."""
-    return L.det(_tensor(A, "det"))
+    """Determinant.  Where ``A`` is singular the gradient is PyTorch 2.13's: zero in a
+    first-order backward, the cofactor matrix (through an SVD) with ``create_graph=True``."""
+    return L.det(_tensor(A, "det"), singular="torch")
 
 
 def slogdet(A: Tensor, *, out: Any = None) -> Any:
