@@ -233,7 +233,7 @@ def _align(batched: tuple[bool, ...], vals: tuple[Any, ...], core: tuple[int, ..
     lead = [len(_sh(v)) - c - (1 if b else 0) for v, b, c in zip(vals, batched, core)]
     most = max(lead)
     out = []
-    for v, b, c, ld in zip(vals, batched, core, lead):
+    for v, b, ld in zip(vals, batched, lead):
         s = _sh(v)
         if b:
             v = reshape(v, s[:1] + (1,) * (most - ld) + s[1:])

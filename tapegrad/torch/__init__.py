@@ -90,6 +90,7 @@ from . import (  # noqa: E402
     _misc,  # noqa: E402
     autograd,
     cuda,
+    linalg,
     nn,
     optim,
 )
@@ -110,7 +111,6 @@ from ._misc import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
-from . import linalg  # noqa: E402
 from .linalg import TORCH_NAMES as _LINALG_NAMES  # noqa: E402
 
 linalg.install()
