@@ -8,9 +8,15 @@ tensor(5.)
 from __future__ import annotations
 
 from . import functional, init, utils
+from .attention import (  # noqa: F401
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+    TransformerEncoderLayer,
+)
 from .modules import *  # noqa: F403
 from .modules import Module
 from .parameter import Buffer, Parameter
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 
 __all__ = ["functional", "init", "utils", "Parameter", "Buffer", "Module"] + [
     n for n in dir() if n[:1].isupper() and n not in ("Parameter", "Buffer", "Module")

@@ -521,3 +521,15 @@ __all__ = [
     "binary_cross_entropy_with_logits", "kl_div", "linear", "bilinear", "dropout", "pad",
     "one_hot", "normalize", "cosine_similarity", "embedding", "layer_norm",
 ]
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Any = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: float | None = None, enable_gqa: bool = False) -> Tensor:
+    """``softmax(Q K^T * scale + mask) V``: see :mod:`tapegrad.torch.nn.attention`."""
+    from .attention import scaled_dot_product_attention as sdpa
+
+    return sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+__all__ += ["scaled_dot_product_attention"]

@@ -1,0 +1,386 @@
+"""Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their cells, as PyTorch defines them.
+
+Parameters have PyTorch's names, shapes, registration order and
+initialisation (every parameter drawn from ``U(-1/sqrt(hidden), 1/sqrt(hidden))``
+in ``parameters()`` order, from the PyTorch-compatible generator), so after
+the same ``torch.manual_seed`` the weights, outputs and gradients are
+PyTorch's.  Gate order is PyTorch's: ``i, f, g, o`` (LSTM) and ``r, z, n``
+(GRU, with the reset gate applied to ``W_hn h + b_hn``).
+
+Each step is written in tapegrad ops (so gradients of every order work); the
+input projections of all time steps are one matmul per layer and direction,
+and only the hidden-to-hidden product runs once per step.
+
+>>> import tapegrad.torch as torch
+>>> _ = torch.manual_seed(0)
+>>> lstm = torch.nn.LSTM(3, 4, batch_first=True)
+>>> out, (h, c) = lstm(torch.zeros(2, 5, 3))
+>>> tuple(out.shape), tuple(h.shape), tuple(c.shape)
+((2, 5, 4), (1, 2, 4), (1, 2, 4))
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import ops as core
+from ..._core.errors import with_hint
+from ..._core.tensor import TORCH, Tensor, make
+from .._dtype import to_np
+from .._tensor import check_device
+from . import functional as F
+from . import init
+from .modules import Module
+from .parameter import Parameter
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _empty(shape: tuple[int, ...], dt: Any) -> Parameter:
+    return Parameter(make(np.empty(shape, dtype=dt), None, False, TORCH))
+
+
+def _zeros_like_state(shape: tuple[int, ...], like: Tensor) -> Tensor:
+    return make(np.zeros(shape, dtype=like._data.dtype), None, False, TORCH)
+
+
+def _chunks(x: Tensor, n: int) -> list[Tensor]:
+    """``x`` split into ``n`` equal pieces along the last axis."""
+    k = x._data.shape[-1] // n
+    return [core.getitem(x, (Ellipsis, slice(i * k, (i + 1) * k))) for i in range(n)]
+
+
+def _lin(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    y = core.matmul(x, core.swapaxes(w, 0, 1))
+    return y if b is None else core.add(y, b)
+
+
+def _cell(mode: str, xw: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
+          b_hh: Tensor | None) -> tuple[Tensor, Tensor | None]:
+    """One step given the input projection ``xw = x W_ih^T + b_ih``."""
+    hw = _lin(h, w_hh, b_hh)
+    if mode == "LSTM":
+        i, f, g, o = _chunks(core.add(xw, hw), 4)
+        c2 = core.add(core.multiply(core.sigmoid(f), c), core.multiply(core.sigmoid(i),
+                                                                       core.tanh(g)))
+        return core.multiply(core.sigmoid(o), core.tanh(c2)), c2
+    if mode == "GRU":
+        xr, xz, xn = _chunks(xw, 3)
+        hr, hz, hn = _chunks(hw, 3)
+        r = core.sigmoid(core.add(xr, hr))
+        z = core.sigmoid(core.add(xz, hz))
+        n = core.tanh(core.add(xn, core.multiply(r, hn)))
+        # h' = (1 - z) n + z h  =  n + z (h - n)
+        return core.add(n, core.multiply(z, core.subtract(h, n))), None
+    pre = core.add(xw, hw)
+    return (core.tanh(pre) if mode == "RNN_TANH" else core.relu(pre)), None
+
+
+class RNNBase(Module):
+    """The multi-layer, optionally bidirectional recurrent network behind RNN/LSTM/GRU."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        check_device(device)
+        if proj_size:
+            raise NotImplementedError(with_hint("LSTM(proj_size=...) is not supported by "
+                                                "tapegrad", "add a Linear layer on the output"))
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
+                isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        dt = np.float32 if dtype is None else to_np(dtype)
+        gate = _GATES[mode] * hidden_size
+        dirs = 2 if bidirectional else 1
+        self._flat_weights_names: list[str] = []
+        for layer in range(num_layers):
+            for d in range(dirs):
+                in_size = input_size if layer == 0 else hidden_size * dirs
+                sfx = "_reverse" if d == 1 else ""
+                names = [f"weight_ih_l{layer}{sfx}", f"weight_hh_l{layer}{sfx}"]
+                shapes: list[tuple[int, ...]] = [(gate, in_size), (gate, hidden_size)]
+                if bias:
+                    names += [f"bias_ih_l{layer}{sfx}", f"bias_hh_l{layer}{sfx}"]
+                    shapes += [(gate,), (gate,)]
+                for nm, shp in zip(names, shapes):
+                    setattr(self, nm, _empty(shp, dt))
+                self._flat_weights_names += names
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        per = 4 if self.bias else 2
+        ws = [getattr(self, n) for n in self._flat_weights_names]
+        return [ws[i:i + per] for i in range(0, len(ws), per)]
+
+    def _layer_params(self, layer: int, d: int) -> tuple[Tensor, Tensor, Any, Any]:
+        sfx = "_reverse" if d == 1 else ""
+        w_ih = getattr(self, f"weight_ih_l{layer}{sfx}")
+        w_hh = getattr(self, f"weight_hh_l{layer}{sfx}")
+        b_ih = getattr(self, f"bias_ih_l{layer}{sfx}") if self.bias else None
+        b_hh = getattr(self, f"bias_hh_l{layer}{sfx}") if self.bias else None
+        return w_ih, w_hh, b_ih, b_hh
+
+    def _check_input(self, x: Tensor) -> bool:
+        if x._data.ndim not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
+                             f"{x._data.ndim}D instead")
+        if x._data.shape[-1] != self.input_size:
+            raise RuntimeError(with_hint(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{x._data.shape[-1]}", f"input shape {list(x._data.shape)}"))
+        return x._data.ndim == 3
+
+    def _check_hidden(self, h: Tensor, expected: tuple[int, ...], what: str = "hidden") -> None:
+        if tuple(h._data.shape) != expected:
+            raise RuntimeError(with_hint(
+                f"Expected {what} size {expected}, got {list(h._data.shape)}",
+                "(num_layers * num_directions, batch, hidden_size)"))
+
+    def forward(self, input: Tensor, hx: Any = None) -> Any:
+        x = input
+        batched = self._check_input(x)
+        if not batched:
+            x = core.expand_dims(x, 1)
+        elif self.batch_first:
+            x = core.swapaxes(x, 0, 1)
+        steps, n = x._data.shape[0], x._data.shape[1]
+        dirs = 2 if self.bidirectional else 1
+        state_shape = (self.num_layers * dirs, n, self.hidden_size)
+        lstm = self.mode == "LSTM"
+        h0: Any
+        c0: Any = None
+        if hx is None:
+            h0 = _zeros_like_state(state_shape, x)
+            c0 = _zeros_like_state(state_shape, x) if lstm else None
+        else:
+            if lstm:
+                if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                    raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
+                h0, c0 = hx
+            else:
+                h0 = hx
+            if not batched:
+                if h0._data.ndim != 2:
+                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
+                                       f"{h0._data.ndim}-D tensor")
+                h0 = core.expand_dims(h0, 1)
+                c0 = core.expand_dims(c0, 1) if lstm else None
+            self._check_hidden(h0, state_shape)
+            if lstm:
+                self._check_hidden(c0, state_shape, "cell")
+        layer_in = x
+        h_last: list[Tensor] = []
+        c_last: list[Tensor] = []
+        for layer in range(self.num_layers):
+            outs_dir = []
+            for d in range(dirs):
+                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, d)
+                idx = layer * dirs + d
+                h = core.getitem(h0, idx)
+                c = core.getitem(c0, idx) if lstm else None
+                xw = _lin(layer_in, w_ih, b_ih)  # every step's input projection at once
+                order = range(steps) if d == 0 else range(steps - 1, -1, -1)
+                seq: list[Tensor] = [None] * steps  # type: ignore[list-item]
+                for t in order:
+                    h, c = _cell(self.mode, core.getitem(xw, t), h, c, w_hh, b_hh)
+                    seq[t] = h
+                outs_dir.append(core.stack(seq, axis=0) if steps else
+                                _zeros_like_state((0, n, self.hidden_size), x))
+                h_last.append(h)
+                if lstm:
+                    c_last.append(c)  # type: ignore[arg-type]
+            layer_out = outs_dir[0] if dirs == 1 else core.concatenate(outs_dir, axis=-1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_out = F.dropout(layer_out, self.dropout, True)
+            layer_in = layer_out
+        out = layer_in
+        h_n = core.stack(h_last, axis=0)
+        c_n = core.stack(c_last, axis=0) if lstm else None
+        if not batched:
+            out = core.squeeze(out, 1)
+            h_n = core.squeeze(h_n, 1)
+            c_n = core.squeeze(c_n, 1) if lstm else None
+        elif self.batch_first:
+            out = core.swapaxes(out, 0, 1)
+        return (out, (h_n, c_n)) if lstm else (out, h_n)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ReLU)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:  # RNN(input_size, hidden_size, num_layers, nonlinearity, ...)
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
+                             "'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__(mode, *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; returns ``output, (h_n, c_n)``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; returns ``output, h_n``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__("GRU", *args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- cells
+class RNNCellBase(Module):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        check_device(device)
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        dt = np.float32 if dtype is None else to_np(dtype)
+        self.weight_ih = _empty((num_chunks * hidden_size, input_size), dt)
+        self.weight_hh = _empty((num_chunks * hidden_size, hidden_size), dt)
+        if bias:
+            self.bias_ih = _empty((num_chunks * hidden_size,), dt)
+            self.bias_hh = _empty((num_chunks * hidden_size,), dt)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        nl = getattr(self, "nonlinearity", "tanh")
+        if nl != "tanh":
+            s += f", nonlinearity={nl}"
+        return s
+
+    def _prepare(self, input: Tensor, hx: Any, n_states: int) -> tuple[Tensor, list[Tensor],
+                                                                        bool]:
+        x = input
+        if x._data.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{x._data.ndim}D instead")
+        if x._data.shape[-1] != self.input_size:
+            raise RuntimeError(with_hint(
+                f"input has inconsistent input_size: got {x._data.shape[-1]} expected "
+                f"{self.input_size}", f"input shape {list(x._data.shape)}"))
+        batched = x._data.ndim == 2
+        if not batched:
+            x = core.expand_dims(x, 0)
+        n = x._data.shape[0]
+        if hx is None:
+            states = [_zeros_like_state((n, self.hidden_size), x) for _ in range(n_states)]
+        else:
+            states = list(hx) if n_states == 2 else [hx]
+            if not batched:
+                states = [core.expand_dims(s, 0) for s in states]
+        return x, states, batched
+
+    def _step(self, mode: str, input: Tensor, hx: Any, n_states: int) -> Any:
+        x, states, batched = self._prepare(input, hx, n_states)
+        xw = _lin(x, self.weight_ih, self.bias_ih)
+        h, c = _cell(mode, xw, states[0], states[1] if n_states == 2 else None,
+                     self.weight_hh, self.bias_hh)
+        if not batched:
+            h = core.squeeze(h, 0)
+            c = core.squeeze(c, 0) if c is not None else None
+        return (h, c) if n_states == 2 else h
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        return self._step(mode, input, hx, 1)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:
+        return self._step("LSTM", input, hx, 2)
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        return self._step("GRU", input, hx, 1)
+
