@@ -411,3 +411,20 @@ class InputLayer(Layer):
 
     def call(self, inputs: Any) -> Any:
         return inputs
+
+
+# recurrent and attention layers live in their own module (Keras weight layouts)
+from .layers_rnn import (  # noqa: E402
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    MultiHeadAttention,
+    SimpleRNN,
+    SimpleRNNCell,
+)
+
+__all__ += ["GRU", "LSTM", "RNN", "Bidirectional", "GRUCell", "LSTMCell", "MultiHeadAttention",
+            "SimpleRNN", "SimpleRNNCell"]
