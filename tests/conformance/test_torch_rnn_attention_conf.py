@@ -218,3 +218,68 @@ def test_same_errors(name: str, fn: Callable[[Any], Any]) -> None:
     tt_, tm = _err(tt, fn)
     assert tt_ is rt
     assert tm == rm
+
+
+PACKED: list[tuple[str, str, dict[str, Any], list[int], bool, bool]] = [
+    ("lstm_bi_2layer_unsorted", "LSTM", {"num_layers": 2, "bidirectional": True}, [3, 5, 2],
+     False, True),
+    ("gru_sorted_batch_first", "GRU", {"batch_first": True}, [4, 4, 1], True, False),
+    ("rnn_unsorted", "RNN", {"bidirectional": True}, [1, 3, 2, 3], False, True),
+]
+
+
+@pytest.mark.parametrize("name,cls,kwargs,lengths,sorted_,with_state", PACKED,
+                         ids=[c[0] for c in PACKED])
+def test_packed_sequences(name: str, cls: str, kwargs: dict[str, Any], lengths: list[int],
+                          sorted_: bool, with_state: bool) -> None:
+    res = []
+    for lib in (real, tt):
+        R = lib.nn.utils.rnn
+        m = _build(lib, cls, (3, 4), kwargs)
+        rng = np.random.default_rng(0)
+        bf = kwargs.get("batch_first", False)
+        t, b = max(lengths), len(lengths)
+        x = lib.tensor(rng.standard_normal((b, t, 3) if bf else (t, b, 3)), requires_grad=True)
+        dirs = 2 if kwargs.get("bidirectional") else 1
+        shape = (kwargs.get("num_layers", 1) * dirs, b, 4)
+        h0 = lib.tensor(rng.standard_normal(shape), requires_grad=True)
+        c0 = lib.tensor(rng.standard_normal(shape), requires_grad=True)
+        p = R.pack_padded_sequence(x, lengths, batch_first=bf, enforce_sorted=sorted_)
+        st = ((h0, c0) if cls == "LSTM" else h0) if with_state else None
+        out, hn = m(p, st)
+        hs = list(hn) if isinstance(hn, tuple) else [hn]
+        pad, ln = R.pad_packed_sequence(out, batch_first=bf, total_length=t + 1)
+        loss = (pad * lib.tensor(rng.standard_normal(tuple(pad.shape)))).sum() + \
+            sum((s * lib.tensor(rng.standard_normal(tuple(s.shape)))).sum() for s in hs)
+        ins = [x] + ([h0] + ([c0] if cls == "LSTM" else []) if with_state else [])
+        gs = lib.autograd.grad(loss, ins + list(m.parameters()))
+        res.append([pad.detach().numpy(), ln.numpy(), p.batch_sizes.numpy(),
+                    p.data.detach().numpy()] + [s.detach().numpy() for s in hs] +
+                   [g.numpy() for g in gs])
+    for a, b_ in zip(*res):
+        assert a.shape == b_.shape
+        np.testing.assert_allclose(b_, a, rtol=1e-9, atol=1e-11)
+
+
+def test_pad_and_pack_sequence_helpers() -> None:
+    seqs = [np.arange(6.0).reshape(3, 2), np.arange(2.0).reshape(1, 2),
+            np.arange(4.0).reshape(2, 2)]
+    out = []
+    for lib in (real, tt):
+        R = lib.nn.utils.rnn
+        ts = [lib.tensor(s) for s in seqs]
+        a = R.pad_sequence(ts, batch_first=True, padding_value=-1.0)
+        b = R.pad_sequence(ts, padding_side="left")
+        p = R.pack_sequence(ts, enforce_sorted=False)
+        pad, ln = R.pad_packed_sequence(p, padding_value=9.0)
+        back = R.unpack_sequence(p)
+        out.append([a.numpy(), b.numpy(), p.data.numpy(), p.batch_sizes.numpy(), pad.numpy(),
+                    ln.numpy()] + [s.numpy() for s in back])
+    for x, y in zip(*out):
+        np.testing.assert_array_equal(y, x)
+    msgs = []
+    for lib in (real, tt):
+        with pytest.raises(RuntimeError) as e:
+            lib.nn.utils.rnn.pack_padded_sequence(lib.zeros(3, 2, 1), [1, 3])
+        msgs.append(str(e.value).split("\n[tapegrad hint]")[0])
+    assert msgs[1] == msgs[0]

@@ -203,3 +203,31 @@ def test_dropout_between_layers_only_in_training() -> None:
     m.train()
     b = m(x)[0].detach().numpy()
     assert not np.allclose(a, b)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_packed_batch_equals_each_sequence_alone(cls: str) -> None:
+    R = nn.utils.rnn
+    m = _module(cls, 2, 3, bidirectional=True, num_layers=2)
+    rng = np.random.default_rng(5)
+    seqs = [torch.tensor(rng.standard_normal((n, 2))) for n in (2, 4, 1)]
+    packed = R.pack_sequence(seqs, enforce_sorted=False)
+    out, state = m(packed)
+    h = state[0] if cls == "LSTM" else state
+    pad, lengths = R.pad_packed_sequence(out, batch_first=True)
+    assert lengths.tolist() == [2, 4, 1]
+    for i, s in enumerate(seqs):
+        alone, st = m(s)  # unbatched run of one sequence
+        h1 = st[0] if cls == "LSTM" else st
+        np.testing.assert_allclose(pad.detach().numpy()[i, :len(s)], alone.detach().numpy(),
+                                   rtol=1e-12)
+        assert np.all(pad.detach().numpy()[i, len(s):] == 0)
+        np.testing.assert_allclose(h.detach().numpy()[:, i], h1.detach().numpy(), rtol=1e-12)
+    gradcheck(lambda *xs: R.pad_packed_sequence(m(R.pack_sequence(list(xs),
+                                                                  enforce_sorted=False))[0])[0],
+              seqs, order=1)
+
+
+def test_pack_padded_sequence_checks_order() -> None:
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        nn.utils.rnn.pack_padded_sequence(torch.zeros(3, 2, 1), [1, 3])

@@ -171,7 +171,11 @@ class RNNBase(Module):
                 f"Expected {what} size {expected}, got {list(h._data.shape)}",
                 "(num_layers * num_directions, batch, hidden_size)"))
 
-    def forward(self, input: Tensor, hx: Any = None) -> Any:
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        from .utils.rnn import PackedSequence
+
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x = input
         batched = self._check_input(x)
         if not batched:
@@ -237,6 +241,73 @@ class RNNBase(Module):
             c_n = core.squeeze(c_n, 1) if lstm else None
         elif self.batch_first:
             out = core.swapaxes(out, 0, 1)
+        return (out, (h_n, c_n)) if lstm else (out, h_n)
+
+    def _forward_packed(self, packed: Any, hx: Any) -> Any:
+        """The layers over a PackedSequence: step ``t`` updates its ``batch_sizes[t]``
+        running sequences; the others keep their state (each ends at its own last step)."""
+        from .utils.rnn import PackedSequence
+
+        data = packed.data
+        sizes = [int(b) for b in np.asarray(packed.batch_sizes._data)]
+        n = sizes[0] if sizes else 0
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        dirs = 2 if self.bidirectional else 1
+        lstm = self.mode == "LSTM"
+        state_shape = (self.num_layers * dirs, n, self.hidden_size)
+        if hx is None:
+            h0: Any = _zeros_like_state(state_shape, data)
+            c0: Any = _zeros_like_state(state_shape, data) if lstm else None
+        else:
+            h0, c0 = (hx if lstm else (hx, None))
+            self._check_hidden(h0, state_shape)
+            if packed.sorted_indices is not None:  # states follow the sorted batch
+                order = np.asarray(packed.sorted_indices._data)
+                h0 = core.take(h0, order, axis=1)
+                c0 = core.take(c0, order, axis=1) if lstm else None
+        layer_in = data
+        h_last: list[Tensor] = []
+        c_last: list[Tensor] = []
+        for layer in range(self.num_layers):
+            outs_dir = []
+            for d in range(dirs):
+                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, d)
+                idx = layer * dirs + d
+                h = core.getitem(h0, idx)
+                c = core.getitem(c0, idx) if lstm else None
+                xw = _lin(layer_in, w_ih, b_ih)
+                pieces: list[Tensor] = [None] * len(sizes)  # type: ignore[list-item]
+                order_t = range(len(sizes)) if d == 0 else range(len(sizes) - 1, -1, -1)
+                for t in order_t:
+                    b = sizes[t]
+                    xt = core.getitem(xw, slice(int(offsets[t]), int(offsets[t + 1])))
+                    hb = core.getitem(h, slice(0, b))
+                    cb = core.getitem(c, slice(0, b)) if lstm else None
+                    hn, cn = _cell(self.mode, xt, hb, cb, w_hh, b_hh)
+                    pieces[t] = hn
+                    if b < n:
+                        h = core.concatenate([hn, core.getitem(h, slice(b, None))], axis=0)
+                        if lstm:
+                            c = core.concatenate([cn, core.getitem(c, slice(b, None))],
+                                                 axis=0)
+                    else:
+                        h, c = hn, cn
+                outs_dir.append(core.concatenate(pieces, axis=0))
+                h_last.append(h)
+                if lstm:
+                    c_last.append(c)  # type: ignore[arg-type]
+            layer_out = outs_dir[0] if dirs == 1 else core.concatenate(outs_dir, axis=-1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_out = F.dropout(layer_out, self.dropout, True)
+            layer_in = layer_out
+        h_n = core.stack(h_last, axis=0)
+        c_n = core.stack(c_last, axis=0) if lstm else None
+        if packed.unsorted_indices is not None:  # states back in the caller's order
+            inv = np.asarray(packed.unsorted_indices._data)
+            h_n = core.take(h_n, inv, axis=1)
+            c_n = core.take(c_n, inv, axis=1) if lstm else None
+        out = PackedSequence(layer_in, packed.batch_sizes, packed.sorted_indices,
+                             packed.unsorted_indices)
         return (out, (h_n, c_n)) if lstm else (out, h_n)
 
     def extra_repr(self) -> str:
