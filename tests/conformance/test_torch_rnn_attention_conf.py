@@ -209,6 +209,10 @@ ERRORS: list[tuple[str, Callable[[Any], Any]]] = [
     ("rnn_nonlinearity", lambda m: m.nn.RNN(3, 4, nonlinearity="gelu")),
     ("mha_causal_without_mask", lambda m: m.nn.MultiheadAttention(4, 2)(
         m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), is_causal=True)),
+    ("mha_mask_shape_2d", lambda m: m.nn.MultiheadAttention(4, 2)(
+        m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), attn_mask=m.zeros(2, 2))),
+    ("mha_mask_shape_3d", lambda m: m.nn.MultiheadAttention(4, 2)(
+        m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), attn_mask=m.zeros(1, 3, 3))),
 ]
 
 
@@ -283,3 +287,25 @@ def test_pad_and_pack_sequence_helpers() -> None:
             lib.nn.utils.rnn.pack_padded_sequence(lib.zeros(3, 2, 1), [1, 3])
         msgs.append(str(e.value).split("\n[tapegrad hint]")[0])
     assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"batch_first": True, "norm_first": True}])
+def test_transformer_encoder_stack(kwargs: dict[str, Any]) -> None:
+    res = []
+    for lib in (real, tt):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **kwargs)
+        with pytest.warns(UserWarning, match="enable_nested_tensor is True") as rec:
+            enc = lib.nn.TransformerEncoder(layer, 3, norm=lib.nn.LayerNorm(4))
+        enc.double()
+        shape = (2, 5, 4) if kwargs else (5, 2, 4)
+        x = lib.tensor(np.random.default_rng(0).standard_normal(shape), requires_grad=True)
+        y = enc(x, mask=lib.tensor(np.triu(np.full((5, 5), -np.inf), 1)))
+        params = [p for _, p in enc.named_parameters()]
+        gs = lib.autograd.grad((y * y).sum(), [x] + params)
+        res.append(([n for n, _ in enc.named_parameters()], [str(r.message) for r in rec],
+                    [y.detach().numpy()] + [g.numpy() for g in gs]))
+    assert res[1][0] == res[0][0]
+    assert res[1][1] == res[0][1]
+    for a, b in zip(res[0][2], res[1][2]):
+        np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10)

@@ -11,6 +11,7 @@ from . import functional, init, utils
 from .attention import (  # noqa: F401
     MultiheadAttention,
     NonDynamicallyQuantizableLinear,
+    TransformerEncoder,
     TransformerEncoderLayer,
 )
 from .modules import *  # noqa: F403

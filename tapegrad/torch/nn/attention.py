@@ -15,7 +15,9 @@ torch.Size([1, 2, 4])
 
 from __future__ import annotations
 
+import copy
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -23,14 +25,14 @@ import numpy as np
 from ... import ops as core
 from ..._core.errors import with_hint
 from ..._core.tensor import TORCH, Tensor, make
-from .._dtype import to_np
+from .._dtype import Size, to_np
 from . import functional as F
 from . import init
-from .modules import Dropout, LayerNorm, Linear, Module
+from .modules import Dropout, LayerNorm, Linear, Module, ModuleList
 from .parameter import Parameter
 
 __all__ = ["scaled_dot_product_attention", "MultiheadAttention", "TransformerEncoderLayer",
-           "NonDynamicallyQuantizableLinear"]
+           "TransformerEncoder", "NonDynamicallyQuantizableLinear"]
 
 
 def _bias_from_mask(mask: Any, allowed_if_true: bool, dtype: Any) -> Any:
@@ -195,9 +197,19 @@ class MultiheadAttention(Module):
         am = _bias_from_mask(attn_mask, False, dt)
         total: Any = None
         if am is not None:
-            am_shape = am._data.shape if isinstance(am, Tensor) else np.shape(am)
+            am_shape = tuple(am._data.shape if isinstance(am, Tensor) else np.shape(am))
+            if len(am_shape) == 2 and am_shape != (tgt, src):
+                raise RuntimeError(with_hint(
+                    f"The shape of the 2D attn_mask is {Size(am_shape)}, but should be "
+                    f"{(tgt, src)}.", "attn_mask is (target length, source length)"))
             if len(am_shape) == 3:  # (N * H, L, S)
+                if am_shape != (n * h, tgt, src):
+                    raise RuntimeError(with_hint(
+                        f"The shape of the 3D attn_mask is {Size(am_shape)}, but should be "
+                        f"{(n * h, tgt, src)}.", "attn_mask is (batch * heads, L, S)"))
                 am = core.reshape(am, (n, h, tgt, src))
+            elif len(am_shape) != 2:
+                raise RuntimeError(f"attn_mask's dimension {len(am_shape)} is not supported")
             total = am
         kp = _bias_from_mask(key_padding_mask, False, dt)
         if kp is not None:
@@ -274,4 +286,43 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(core.add(x, self._sa_block(x, src_mask, src_key_padding_mask,
                                                       is_causal)))
             x = self.norm2(core.add(x, self._ff_block(x)))
+        return x
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (deep copies: equal initial weights, as in
+    PyTorch), then an optional final ``norm``."""
+
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:
+        super().__init__()
+        why = ""
+        if not isinstance(encoder_layer, TransformerEncoderLayer):
+            why = "encoder_layer was not TransformerEncoderLayer"
+        elif encoder_layer.norm_first:
+            why = "encoder_layer.norm_first was True"
+        elif not encoder_layer.self_attn.batch_first:
+            why = ("encoder_layer.self_attn.batch_first was not True(use batch_first for "
+                   "better inference performance)")
+        elif encoder_layer.self_attn.num_heads % 2 == 1:
+            why = "num_head is odd"
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why}", stacklevel=2)
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor and not why
+        self.mask_check = mask_check
+
+    def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,
+                is_causal: bool | None = None) -> Tensor:
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))
+        if self.norm is not None:
+            x = self.norm(x)
         return x
