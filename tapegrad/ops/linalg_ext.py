@@ -32,7 +32,6 @@ from .elementwise import (
     add,
     divide,
     equal,
-    log,
     multiply,
     negative,
     power,
@@ -1209,5 +1208,7 @@ __all__ = [
     "LinAlgError", "band_part", "cholesky", "cross", "det", "diag_embed", "diagonal", "eigh",
     "eigvalsh", "inv", "logdet", "lstsq", "matrix_exp", "matrix_norm", "matrix_power", "pinv",
     "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "trace", "tril", "triu",
-    "vector_norm", "log",
+    "vector_norm", "matrix_exp_op", "pinv_op", "svd_op", "qr_op", "eigh_op", "inv_op",
+    "solve_op", "solve_triangular_op", "det_op", "logabsdet_op", "cholesky_op",
+    "vector_norm_op",
 ]

@@ -259,3 +259,10 @@ def test_triangular_solve_with_zero_pivot_gives_inf_nan() -> None:
     t[1, 1] = 0
     x = L.solve_triangular(tg.tensor(t), tg.tensor(np.ones((3, 1))), upper=True).numpy()
     assert not np.all(np.isfinite(x))
+
+
+def test_core_namespace() -> None:
+    x = tg.tensor(np.array([[2.0, 1.0], [1.0, 3.0]]), requires_grad=True)
+    (g,) = tg.grad(tg.linalg.det(x), x)
+    np.testing.assert_allclose(g.numpy(), [[3.0, -1.0], [-1.0, 2.0]])
+    assert tg.linalg.inv is L.inv
