@@ -39,7 +39,7 @@ __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
     "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm",
     "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
-    "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
+    "solve_ex", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm",
 ]
 
 
@@ -415,11 +415,71 @@ def _torch_cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor
     return cross(input, other, dim=dim)
 
 
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """Vandermonde matrix: columns ``x**0, x**1, ..., x**(N-1)`` (cumulative products)."""
+    t = _tensor(x, "vander", "x")
+    n = t._data.shape[-1] if N is None else int(N)
+    if n <= 0:
+        raise RuntimeError("N must be greater than 1.")
+    cols = [core.add(core.multiply(t, 0.0), 1.0)]
+    for _ in range(1, n):
+        cols.append(core.multiply(cols[-1], t))
+    return core.stack(cols, axis=-1)
+
+
+triangular_solve_result = _named("triangular_solve", ("solution", "cloned_coefficient"))
+svd_result = _named("svd", ("U", "S", "V"))
+qr_result = _named("qr", ("Q", "R"))
+
+
+def _cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_solve(B, L)``: solve ``A X = B`` given ``A``'s Cholesky factor."""
+    low = core.swapaxes(input2, -1, -2) if upper else input2
+    y = L.solve_triangular(low, input, upper=False)
+    return L.solve_triangular(core.swapaxes(low, -1, -2), y, upper=True)
+
+
+def _cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_inverse(L)``: the inverse of ``A = L L^T`` (``upper``: ``U^T U``)."""
+    n = input._data.shape[-1]
+    eye = make(np.broadcast_to(np.eye(n, dtype=input._data.dtype), input._data.shape).copy(),
+               None, False, TORCH)
+    return _cholesky_solve(eye, input, upper)
+
+
+def _triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                      unitriangular: bool = False) -> Any:
+    """The older ``torch.triangular_solve(b, A)``: ``(solution, cloned_coefficient)``."""
+    a = core.swapaxes(A, -1, -2) if transpose else A
+    sol = L.solve_triangular(a, input, upper=upper != transpose, unitriangular=unitriangular)
+    return triangular_solve_result(sol, core.clone(A))
+
+
+def _torch_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """The older ``torch.svd``: ``(U, S, V)`` with ``A = U diag(S) V^T`` (``V``, not ``Vh``)."""
+    if not compute_uv:
+        m, n = input._data.shape[-2:]
+        s = L.svdvals(input)
+        lead = input._data.shape[:-2]
+        z = np.zeros
+        return svd_result(make(z(lead + (m, m), input._data.dtype), None, False, TORCH), s,
+                          make(z(lead + (n, n), input._data.dtype), None, False, TORCH))
+    u, s, vh = L.svd(input, full_matrices=not some)
+    return svd_result(u, s, core.swapaxes(vh, -1, -2))
+
+
+def _torch_qr(input: Tensor, some: bool = True) -> Any:
+    """The older ``torch.qr(A, some)``: ``linalg.qr(A, 'reduced' if some else 'complete')``."""
+    return qr_result(*L.qr(input, "reduced" if some else "complete"))
+
+
 # names torch.* and Tensor.* give these functions
 TORCH_NAMES = {
     "det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inv,
     "matrix_exp": matrix_exp, "matrix_power": matrix_power, "diag_embed": diag_embed,
     "diagonal": _torch_diagonal, "pinverse": _pinverse, "cross": _torch_cross,
+    "cholesky_solve": _cholesky_solve, "cholesky_inverse": _cholesky_inverse,
+    "triangular_solve": _triangular_solve, "svd": _torch_svd, "qr": _torch_qr,
 }
 
 

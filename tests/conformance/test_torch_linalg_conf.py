@@ -317,3 +317,36 @@ def test_tensor_methods() -> None:
     np.testing.assert_allclose(tt.tensor(AB).mT.numpy(), real.tensor(AB).mT.numpy())
     np.testing.assert_allclose(tt.tensor(SPD).cholesky().numpy(),
                                real.tensor(SPD).cholesky().numpy())
+
+
+OLD_API: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
+    ("cholesky_solve", lambda m, b, a: m.cholesky_solve(b, m.linalg.cholesky(a)),
+     [RNG.standard_normal((4, 2)), SPD]),
+    ("cholesky_solve_upper", lambda m, b, a: m.cholesky_solve(
+        b, m.linalg.cholesky(a, upper=True), upper=True), [RNG.standard_normal((4, 2)), SPD]),
+    ("cholesky_inverse", lambda m, a: m.cholesky_inverse(m.linalg.cholesky(a)), [SPD]),
+    ("triangular_solve", lambda m, b, a: tuple(m.triangular_solve(b, a)), [B32, A3]),
+    ("triangular_solve_t_unit", lambda m, b, a: m.triangular_solve(
+        b, a, upper=False, transpose=True, unitriangular=True).solution, [B32, A3]),
+    ("svd_old", lambda m, a: _svd_fixed_old(m, m.svd(a)), [TALL]),
+    ("svd_old_values", lambda m, a: m.svd(a, compute_uv=False).S, [TALL]),
+    ("qr_old", lambda m, a: tuple(m.qr(a)), [TALL]),
+    ("vander", lambda m, x: m.linalg.vander(x), [B3]),
+    ("vander_n", lambda m, x: m.linalg.vander(x, N=5), [B32]),
+]
+
+
+def _svd_fixed_old(m: Any, r: Any) -> tuple[Any, Any, Any]:
+    u, s, v = r
+    sg = u[..., :1, :].sign()
+    return u * sg, s, v * sg
+
+
+@pytest.mark.filterwarnings("ignore:torch.(triangular_solve|qr|svd) is deprecated")
+@pytest.mark.parametrize("name,fn,arrays", OLD_API, ids=[c[0] for c in OLD_API])
+def test_older_torch_names(name: str, fn: Callable[..., Any], arrays: list[np.ndarray]) -> None:
+    ro, _, rg, _ = _run(real, fn, arrays, real.float64, False)
+    to, _, tg_, _ = _run(tt, fn, arrays, tt.float64, False)
+    for a, b in zip(ro + rg, to + tg_):
+        assert b.shape == a.shape
+        np.testing.assert_allclose(b, a, rtol=1e-7, atol=1e-9)
