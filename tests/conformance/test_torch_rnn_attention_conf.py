@@ -44,6 +44,8 @@ CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any], list[tuple[int, ...
     ("lstm_unbatched", "LSTM", (3, 4), {"bidirectional": True}, [(5, 3)],
      lambda m, lib, x: _seq(m(x))),
     ("gru", "GRU", (3, 4), {}, [(5, 2, 3)], lambda m, lib, x: _seq(m(x))),
+    ("lstm_proj", "LSTM", (3, 5), {"proj_size": 2, "num_layers": 2, "bidirectional": True},
+     [(4, 2, 3), (4, 2, 2), (4, 2, 5)], lambda m, lib, x, h, c: _seq(m(x, (h, c)))),
     ("gru_bi_batch_first", "GRU", (3, 4), {"bidirectional": True, "batch_first": True,
                                            "num_layers": 2},
      [(2, 5, 3), (4, 2, 4)], lambda m, lib, x, h: _seq(m(x, h))),
@@ -119,6 +121,7 @@ def test_same_outputs_and_gradients(name: str, cls: str, args: Any, kwargs: Any,
 
 @pytest.mark.parametrize("cls,args,kwargs", [
     ("LSTM", (3, 4), {"num_layers": 2, "bidirectional": True}),
+    ("LSTM", (3, 4), {"proj_size": 2, "num_layers": 2}),
     ("GRU", (5, 3), {"batch_first": True, "bias": False}),
     ("RNN", (3, 4), {"nonlinearity": "relu", "dropout": 0.5, "num_layers": 3}),
     ("LSTMCell", (3, 4), {}), ("GRUCell", (3, 4), {"bias": False}),
@@ -207,6 +210,8 @@ ERRORS: list[tuple[str, Callable[[Any], Any]]] = [
     ("cell_input_size", lambda m: m.nn.LSTMCell(3, 4)(m.zeros(2, 5))),
     ("mha_divisible", lambda m: m.nn.MultiheadAttention(5, 2)),
     ("rnn_nonlinearity", lambda m: m.nn.RNN(3, 4, nonlinearity="gelu")),
+    ("proj_too_big", lambda m: m.nn.LSTM(3, 4, proj_size=4)),
+    ("proj_gru", lambda m: m.nn.GRU(3, 4, proj_size=2)),
     ("mha_causal_without_mask", lambda m: m.nn.MultiheadAttention(4, 2)(
         m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), is_causal=True)),
     ("mha_mask_shape_2d", lambda m: m.nn.MultiheadAttention(4, 2)(
@@ -229,6 +234,8 @@ PACKED: list[tuple[str, str, dict[str, Any], list[int], bool, bool]] = [
      False, True),
     ("gru_sorted_batch_first", "GRU", {"batch_first": True}, [4, 4, 1], True, False),
     ("rnn_unsorted", "RNN", {"bidirectional": True}, [1, 3, 2, 3], False, True),
+    ("lstm_proj_packed", "LSTM", {"proj_size": 3, "bidirectional": True}, [2, 4, 1], False,
+     False),
 ]
 
 

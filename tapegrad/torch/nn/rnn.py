@@ -63,14 +63,16 @@ def _lin(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
 
 
 def _cell(mode: str, xw: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
-          b_hh: Tensor | None) -> tuple[Tensor, Tensor | None]:
-    """One step given the input projection ``xw = x W_ih^T + b_ih``."""
+          b_hh: Tensor | None, w_hr: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+    """One step given the input projection ``xw = x W_ih^T + b_ih`` (``w_hr``: the LSTM's
+    output projection, ``h = (o * tanh(c)) W_hr^T``)."""
     hw = _lin(h, w_hh, b_hh)
     if mode == "LSTM":
         i, f, g, o = _chunks(core.add(xw, hw), 4)
         c2 = core.add(core.multiply(core.sigmoid(f), c), core.multiply(core.sigmoid(i),
                                                                        core.tanh(g)))
-        return core.multiply(core.sigmoid(o), core.tanh(c2)), c2
+        h2 = core.multiply(core.sigmoid(o), core.tanh(c2))
+        return (h2 if w_hr is None else _lin(h2, w_hr, None)), c2
     if mode == "GRU":
         xr, xz, xn = _chunks(xw, 3)
         hr, hz, hn = _chunks(hw, 3)
@@ -92,9 +94,13 @@ class RNNBase(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         check_device(device)
-        if proj_size:
-            raise NotImplementedError(with_hint("LSTM(proj_size=...) is not supported by "
-                                                "tapegrad", "add a Linear layer on the output"))
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or \
                 isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
@@ -124,13 +130,17 @@ class RNNBase(Module):
         self._flat_weights_names: list[str] = []
         for layer in range(num_layers):
             for d in range(dirs):
-                in_size = input_size if layer == 0 else hidden_size * dirs
+                real_hidden = proj_size if proj_size > 0 else hidden_size
+                in_size = input_size if layer == 0 else real_hidden * dirs
                 sfx = "_reverse" if d == 1 else ""
                 names = [f"weight_ih_l{layer}{sfx}", f"weight_hh_l{layer}{sfx}"]
-                shapes: list[tuple[int, ...]] = [(gate, in_size), (gate, hidden_size)]
+                shapes: list[tuple[int, ...]] = [(gate, in_size), (gate, real_hidden)]
                 if bias:
                     names += [f"bias_ih_l{layer}{sfx}", f"bias_hh_l{layer}{sfx}"]
                     shapes += [(gate,), (gate,)]
+                if proj_size > 0:
+                    names.append(f"weight_hr_l{layer}{sfx}")
+                    shapes.append((proj_size, hidden_size))
                 for nm, shp in zip(names, shapes):
                     setattr(self, nm, _empty(shp, dt))
                 self._flat_weights_names += names
@@ -143,17 +153,22 @@ class RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         ws = [getattr(self, n) for n in self._flat_weights_names]
         return [ws[i:i + per] for i in range(0, len(ws), per)]
 
-    def _layer_params(self, layer: int, d: int) -> tuple[Tensor, Tensor, Any, Any]:
+    def _layer_params(self, layer: int, d: int) -> tuple[Tensor, Tensor, Any, Any, Any]:
         sfx = "_reverse" if d == 1 else ""
         w_ih = getattr(self, f"weight_ih_l{layer}{sfx}")
         w_hh = getattr(self, f"weight_hh_l{layer}{sfx}")
         b_ih = getattr(self, f"bias_ih_l{layer}{sfx}") if self.bias else None
         b_hh = getattr(self, f"bias_hh_l{layer}{sfx}") if self.bias else None
-        return w_ih, w_hh, b_ih, b_hh
+        w_hr = getattr(self, f"weight_hr_l{layer}{sfx}") if self.proj_size else None
+        return w_ih, w_hh, b_ih, b_hh, w_hr
+
+    @property
+    def _out_size(self) -> int:
+        return self.proj_size if self.proj_size > 0 else self.hidden_size
 
     def _check_input(self, x: Tensor) -> bool:
         if x._data.ndim not in (2, 3):
@@ -184,13 +199,14 @@ class RNNBase(Module):
             x = core.swapaxes(x, 0, 1)
         steps, n = x._data.shape[0], x._data.shape[1]
         dirs = 2 if self.bidirectional else 1
-        state_shape = (self.num_layers * dirs, n, self.hidden_size)
+        state_shape = (self.num_layers * dirs, n, self._out_size)
+        cell_shape = (self.num_layers * dirs, n, self.hidden_size)
         lstm = self.mode == "LSTM"
         h0: Any
         c0: Any = None
         if hx is None:
             h0 = _zeros_like_state(state_shape, x)
-            c0 = _zeros_like_state(state_shape, x) if lstm else None
+            c0 = _zeros_like_state(cell_shape, x) if lstm else None
         else:
             if lstm:
                 if not isinstance(hx, (tuple, list)) or len(hx) != 2:
@@ -206,14 +222,14 @@ class RNNBase(Module):
                 c0 = core.expand_dims(c0, 1) if lstm else None
             self._check_hidden(h0, state_shape)
             if lstm:
-                self._check_hidden(c0, state_shape, "cell")
+                self._check_hidden(c0, cell_shape, "cell")
         layer_in = x
         h_last: list[Tensor] = []
         c_last: list[Tensor] = []
         for layer in range(self.num_layers):
             outs_dir = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, d)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, d)
                 idx = layer * dirs + d
                 h = core.getitem(h0, idx)
                 c = core.getitem(c0, idx) if lstm else None
@@ -221,10 +237,10 @@ class RNNBase(Module):
                 order = range(steps) if d == 0 else range(steps - 1, -1, -1)
                 seq: list[Tensor] = [None] * steps  # type: ignore[list-item]
                 for t in order:
-                    h, c = _cell(self.mode, core.getitem(xw, t), h, c, w_hh, b_hh)
+                    h, c = _cell(self.mode, core.getitem(xw, t), h, c, w_hh, b_hh, w_hr)
                     seq[t] = h
                 outs_dir.append(core.stack(seq, axis=0) if steps else
-                                _zeros_like_state((0, n, self.hidden_size), x))
+                                _zeros_like_state((0, n, self._out_size), x))
                 h_last.append(h)
                 if lstm:
                     c_last.append(c)  # type: ignore[arg-type]
@@ -254,10 +270,11 @@ class RNNBase(Module):
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         dirs = 2 if self.bidirectional else 1
         lstm = self.mode == "LSTM"
-        state_shape = (self.num_layers * dirs, n, self.hidden_size)
+        state_shape = (self.num_layers * dirs, n, self._out_size)
+        cell_shape = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None:
             h0: Any = _zeros_like_state(state_shape, data)
-            c0: Any = _zeros_like_state(state_shape, data) if lstm else None
+            c0: Any = _zeros_like_state(cell_shape, data) if lstm else None
         else:
             h0, c0 = (hx if lstm else (hx, None))
             self._check_hidden(h0, state_shape)
@@ -271,7 +288,7 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outs_dir = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, d)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, d)
                 idx = layer * dirs + d
                 h = core.getitem(h0, idx)
                 c = core.getitem(c0, idx) if lstm else None
@@ -283,7 +300,7 @@ class RNNBase(Module):
                     xt = core.getitem(xw, slice(int(offsets[t]), int(offsets[t + 1])))
                     hb = core.getitem(h, slice(0, b))
                     cb = core.getitem(c, slice(0, b)) if lstm else None
-                    hn, cn = _cell(self.mode, xt, hb, cb, w_hh, b_hh)
+                    hn, cn = _cell(self.mode, xt, hb, cb, w_hh, b_hh, w_hr)
                     pieces[t] = hn
                     if b < n:
                         h = core.concatenate([hn, core.getitem(h, slice(b, None))], axis=0)
@@ -312,6 +329,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
