@@ -192,3 +192,36 @@ def test_keras_rnn_weight_layout_and_return_state() -> None:
     assert [tuple(w.shape) for w in gru.weights] == [(3, 6), (2, 6), (2, 6)]
     with pytest.raises(ValueError, match="expected ndim=3, found ndim=2"):
         tf.keras.layers.LSTM(2)(tf.zeros([2, 3]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda **k: tf.keras.layers.LSTM(3, **k), lambda **k: tf.keras.layers.GRU(3, **k),
+    lambda **k: tf.keras.layers.SimpleRNN(3, **k),
+    lambda **k: tf.keras.layers.Bidirectional(tf.keras.layers.GRU(2, **k)),
+])
+def test_keras_rnn_dropout_only_in_training(make: Callable[..., Any]) -> None:
+    x = tf.constant(np.random.default_rng(0).standard_normal((4, 5, 3)).astype(np.float32))
+    plain = make()
+    plain(x)
+    drop = make(dropout=0.5, recurrent_dropout=0.3)
+    drop(x)
+    drop.set_weights(plain.get_weights())
+    np.testing.assert_allclose(drop(x).numpy(), plain(x).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(drop(x, training=False).numpy(), plain(x).numpy(), rtol=1e-6)
+    assert not np.allclose(drop(x, training=True).numpy(), plain(x).numpy())
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(drop(x, training=True))
+    assert all(g is not None for g in tape.gradient(loss, drop.trainable_weights))
+    with pytest.raises(ValueError, match="Expected a float value between 0 and 1"):
+        make(dropout=1.5)
+
+
+def test_keras_mha_dropout_only_in_training() -> None:
+    mha = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=2, dropout=0.5)
+    x = tf.constant(np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32))
+    a, sa = mha(x, x, return_attention_scores=True)
+    b, sb = mha(x, x, return_attention_scores=True, training=False)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    c, sc = mha(x, x, return_attention_scores=True, training=True)
+    assert not np.allclose(c.numpy(), a.numpy())
+    np.testing.assert_allclose(sc.numpy(), sa.numpy(), rtol=1e-6)

@@ -31,6 +31,7 @@ from ..._core.errors import with_hint
 from ..._core.tensor import Tensor
 from .._tensor import convert
 from ..nn import softmax as _softmax
+from ..random import _generator
 from . import activations, initializers
 from .layers import Layer, _to_input
 
@@ -63,11 +64,18 @@ def _init(identifier: Any) -> Any:
     return Orthogonal() if identifier == "orthogonal" else initializers.get(identifier)
 
 
-def _no_dropout(dropout: float, recurrent_dropout: float) -> None:
-    if dropout or recurrent_dropout:
-        raise NotImplementedError(with_hint("dropout / recurrent_dropout in Keras RNN layers "
-                                            "are not supported by tapegrad",
-                                            "add a Dropout layer before or after the RNN"))
+def _check_rate(name: str, rate: float) -> float:
+    if not 0 <= rate <= 1:
+        raise ValueError(f"Invalid value received for argument `{name}`. Expected a float "
+                         f"value between 0 and 1. Received: {name}={rate}")
+    return float(rate)
+
+
+def _dropout_mask(shape: tuple[int, ...], rate: float, dtype: Any, seed: Any) -> np.ndarray:
+    """Keras's ``dropout(ones, rate)``: 0 with probability ``rate``, else ``1 / (1 - rate)``
+    (drawn from ``tf.random``'s NumPy stream, not TensorFlow's numbers)."""
+    keep = _generator(seed).random(shape) >= rate
+    return (keep / (1.0 - rate)).astype(dtype)
 
 
 # ----------------------------------------------------------------------------- cells
@@ -86,7 +94,9 @@ class _Cell(Layer):
         if units <= 0:
             raise ValueError("Received an invalid value for argument `units`, expected a "
                              f"positive integer, got {units}.")
-        _no_dropout(dropout, recurrent_dropout)
+        self.dropout = _check_rate("dropout", dropout)
+        self.recurrent_dropout = _check_rate("recurrent_dropout", recurrent_dropout)
+        self.seed = seed
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -269,12 +279,21 @@ class RNN(Layer):
             init_list = list(initial_state) if isinstance(initial_state, (list, tuple)) else \
                 [initial_state]
             states = [_to_input(s, x._data.dtype) for s in init_list]
-        xw = self.cell.project(x)
+        cell = self.cell
+        dt = x._data.dtype
+        if training and 0.0 < cell.dropout < 1.0:  # one mask for every step, as Keras
+            x = ops.multiply(x, _dropout_mask((n, 1, x._data.shape[-1]), cell.dropout, dt,
+                                              cell.seed))
+        rec_mask = _dropout_mask((n, cell.units), cell.recurrent_dropout, dt, cell.seed) \
+            if training and 0.0 < cell.recurrent_dropout < 1.0 else None
+        xw = cell.project(x)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outs: list[Tensor] = []
         h: Any = None
         for t in order:
-            h, states = self.cell.step(ops.getitem(xw, (slice(None), t)), states)
+            run = states if rec_mask is None else [ops.multiply(states[0], rec_mask)] + \
+                states[1:]
+            h, states = cell.step(ops.getitem(xw, (slice(None), t)), run)
             outs.append(h)
         if h is None:
             h = states[0]
@@ -340,7 +359,8 @@ def _clone_rnn(layer: RNN, name: str, go_backwards: bool) -> RNN:
     common: dict[str, Any] = {"activation": c.activation, "use_bias": c.use_bias,
                               "kernel_initializer": c.kernel_initializer,
                               "recurrent_initializer": c.recurrent_initializer,
-                              "bias_initializer": c.bias_initializer}
+                              "bias_initializer": c.bias_initializer, "dropout": c.dropout,
+                              "recurrent_dropout": c.recurrent_dropout, "seed": c.seed}
     if isinstance(c, (LSTMCell, GRUCell)):
         common["recurrent_activation"] = c.recurrent_activation
     if isinstance(c, LSTMCell):
@@ -384,8 +404,8 @@ class Bidirectional(Layer):
         if initial_state is not None:
             half = len(initial_state) // 2
             fwd_state, bwd_state = initial_state[:half], initial_state[half:]
-        f = self.forward_layer(inputs, initial_state=fwd_state)
-        b = self.backward_layer(inputs, initial_state=bwd_state)
+        f = self.forward_layer(inputs, initial_state=fwd_state, training=training)
+        b = self.backward_layer(inputs, initial_state=bwd_state, training=training)
         f_states: list[Tensor] = []
         b_states: list[Tensor] = []
         if self.return_state:
@@ -449,10 +469,8 @@ class MultiHeadAttention(Layer):
             raise NotImplementedError(with_hint("MultiHeadAttention(attention_axes=, "
                                                 "output_shape=) is not supported by tapegrad",
                                                 "use the defaults"))
-        if dropout:
-            raise NotImplementedError(with_hint("MultiHeadAttention(dropout>0) is not "
-                                                "supported by tapegrad",
-                                                "apply Dropout to the output"))
+        self.dropout = _check_rate("dropout", dropout)
+        self.seed = seed
         self.num_heads = int(num_heads)
         self.key_dim = int(key_dim)
         self.value_dim = int(value_dim) if value_dim is not None else int(key_dim)
@@ -505,7 +523,10 @@ class MultiHeadAttention(Layer):
             big = -3e4 if dt == np.float16 else -1e9
             scores = ops.add(scores, (1.0 - np.expand_dims(mask, -3).astype(dt)) * big)
         w = _softmax(scores, axis=-1)
-        out = ops.einsum("acbe,aecd->abcd", w, vv)  # (B, T, heads, value_dim)
+        wd = w
+        if training and self.dropout > 0:  # the returned scores are the undropped ones
+            wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt, self.seed))
+        out = ops.einsum("acbe,aecd->abcd", wd, vv)  # (B, T, heads, value_dim)
         out = self.output_dense(out)
         if return_attention_scores:
             return out, w
