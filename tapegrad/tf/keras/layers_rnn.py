@@ -29,6 +29,7 @@ import numpy as np
 from ... import ops
 from ..._core.errors import with_hint
 from ..._core.tensor import Tensor
+from ...ops.rnn import lstm_seq
 from .._tensor import convert
 from ..nn import softmax as _softmax
 from ..random import _generator
@@ -287,6 +288,21 @@ class RNN(Layer):
         rec_mask = _dropout_mask((n, cell.units), cell.recurrent_dropout, dt, cell.seed) \
             if training and 0.0 < cell.recurrent_dropout < 1.0 else None
         xw = cell.project(x)
+        if (isinstance(cell, LSTMCell) and rec_mask is None and steps
+                and cell.activation is activations.get("tanh")
+                and cell.recurrent_activation is activations.get("sigmoid")):
+            # the fused recurrence (tapegrad.ops.rnn): W_hh is the recurrent kernel transposed
+            xs = ops.swapaxes(xw, 0, 1)
+            if self.go_backwards:
+                xs = ops.flip(xs, axis=0)
+            zero_b = np.zeros(4 * cell.units, dtype=dt)
+            packed = lstm_seq(xs, states[0], states[1], ops.swapaxes(cell.recurrent_kernel, 0, 1),
+                              zero_b)
+            h_last = ops.getitem(packed, steps - 1)
+            c_last = ops.getitem(packed, steps)
+            seq = ops.swapaxes(ops.getitem(packed, slice(0, steps)), 0, 1)
+            out_f = seq if self.return_sequences else h_last
+            return (out_f, h_last, c_last) if self.return_state else out_f
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outs: list[Tensor] = []
         h: Any = None

@@ -31,6 +31,7 @@ import numpy as np
 from ... import ops as core
 from ..._core.errors import with_hint
 from ..._core.tensor import TORCH, Tensor, make
+from ...ops.rnn import lstm_seq
 from .._dtype import to_np
 from .._tensor import check_device
 from . import functional as F
@@ -58,6 +59,10 @@ def _chunks(x: Tensor, n: int) -> list[Tensor]:
 
 
 def _lin(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    if x._data.ndim > 2:  # one GEMM over every leading index
+        lead = x._data.shape[:-1]
+        y = _lin(core.reshape(x, (-1, x._data.shape[-1])), w, b)
+        return core.reshape(y, lead + (w._data.shape[0],))
     y = core.matmul(x, core.swapaxes(w, 0, 1))
     return y if b is None else core.add(y, b)
 
@@ -234,13 +239,24 @@ class RNNBase(Module):
                 h = core.getitem(h0, idx)
                 c = core.getitem(c0, idx) if lstm else None
                 xw = _lin(layer_in, w_ih, b_ih)  # every step's input projection at once
-                order = range(steps) if d == 0 else range(steps - 1, -1, -1)
-                seq: list[Tensor] = [None] * steps  # type: ignore[list-item]
-                for t in order:
-                    h, c = _cell(self.mode, core.getitem(xw, t), h, c, w_hh, b_hh, w_hr)
-                    seq[t] = h
-                outs_dir.append(core.stack(seq, axis=0) if steps else
-                                _zeros_like_state((0, n, self._out_size), x))
+                if lstm and w_hr is None and steps:
+                    # one fused primitive for the whole recurrence (tapegrad.ops.rnn)
+                    xs = xw if d == 0 else core.flip(xw, axis=0)
+                    bh = b_hh if b_hh is not None else \
+                        np.zeros(w_hh._data.shape[0], dtype=w_hh._data.dtype)
+                    packed_out = lstm_seq(xs, h, c, w_hh, bh)
+                    hs = core.getitem(packed_out, slice(0, steps))
+                    h = core.getitem(packed_out, steps - 1)
+                    c = core.getitem(packed_out, steps)
+                    outs_dir.append(hs if d == 0 else core.flip(hs, axis=0))
+                else:
+                    order = range(steps) if d == 0 else range(steps - 1, -1, -1)
+                    seq: list[Tensor] = [None] * steps  # type: ignore[list-item]
+                    for t in order:
+                        h, c = _cell(self.mode, core.getitem(xw, t), h, c, w_hh, b_hh, w_hr)
+                        seq[t] = h
+                    outs_dir.append(core.stack(seq, axis=0) if steps else
+                                    _zeros_like_state((0, n, self._out_size), x))
                 h_last.append(h)
                 if lstm:
                     c_last.append(c)  # type: ignore[arg-type]
