@@ -13,10 +13,10 @@ side by side in Keras's order (LSTM ``i, f, c, o``; GRU ``z, r, h``, with
 ``tf.random`` (NumPy's generator: not TensorFlow's numbers).
 
 >>> import tapegrad.tf as tf
->>> lstm = tf.keras.layers.LSTM(4, return_sequences=True, return_state=True)
+>>> lstm = tf.keras.layers.LSTM(4, return_sequences=True, return_state=True, name="tagger")
 >>> out, h, c = lstm(tf.zeros([2, 5, 3]))
 >>> out.shape, h.shape, [w.path for w in lstm.weights][0]
-(TensorShape([2, 5, 4]), TensorShape([2, 4]), 'lstm/lstm_cell/kernel')
+(TensorShape([2, 5, 4]), TensorShape([2, 4]), 'tagger/lstm_cell/kernel')
 """
 
 from __future__ import annotations
