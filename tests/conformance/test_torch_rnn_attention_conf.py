@@ -316,3 +316,36 @@ def test_transformer_encoder_stack(kwargs: dict[str, Any]) -> None:
     assert res[1][1] == res[0][1]
     for a, b in zip(res[0][2], res[1][2]):
         np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("kwargs", [{}, {"batch_first": True, "norm_first": True,
+                                         "activation": "gelu"}])
+def test_transformer_encoder_decoder(kwargs: dict[str, Any]) -> None:
+    res = []
+    for lib in (real, tt):
+        lib.manual_seed(0)
+        model = lib.nn.Transformer(d_model=4, nhead=2, num_encoder_layers=2,
+                                   num_decoder_layers=2, dim_feedforward=6, dropout=0.0,
+                                   **kwargs)
+        model.double()
+        rng = np.random.default_rng(0)
+        bf = kwargs.get("batch_first", False)
+        src = lib.tensor(rng.standard_normal((2, 5, 4) if bf else (5, 2, 4)),
+                         requires_grad=True)
+        tgt = lib.tensor(rng.standard_normal((2, 3, 4) if bf else (3, 2, 4)),
+                         requires_grad=True)
+        mask = lib.nn.Transformer.generate_square_subsequent_mask(3, dtype=lib.float64)
+        pad = lib.tensor(np.array([[False] * 4 + [True], [False] * 5]))
+        y = model(src, tgt, tgt_mask=mask, src_key_padding_mask=pad,
+                  memory_key_padding_mask=pad)
+        params = [p for _, p in model.named_parameters()]
+        gs = lib.autograd.grad((y * y).sum(), [src, tgt] + params)
+        res.append(([n for n, _ in model.named_parameters()],
+                    [p.detach().numpy() for p in params],
+                    [y.detach().numpy(), mask.numpy()] + [g.numpy() for g in gs]))
+    assert res[1][0] == res[0][0]
+    for a, b in zip(res[0][1], res[1][1]):  # the seeded initialisation, bit for bit
+        np.testing.assert_array_equal(b, a)
+    for a, b in zip(res[0][2], res[1][2]):
+        np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-10)

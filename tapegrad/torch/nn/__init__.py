@@ -11,6 +11,9 @@ from . import functional, init, utils
 from .attention import (  # noqa: F401
     MultiheadAttention,
     NonDynamicallyQuantizableLinear,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
 )

@@ -32,7 +32,8 @@ from .modules import Dropout, LayerNorm, Linear, Module, ModuleList
 from .parameter import Parameter
 
 __all__ = ["scaled_dot_product_attention", "MultiheadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "NonDynamicallyQuantizableLinear"]
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+           "NonDynamicallyQuantizableLinear"]
 
 
 def _bias_from_mask(mask: Any, allowed_if_true: bool, dtype: Any) -> Any:
@@ -326,3 +327,155 @@ class TransformerEncoder(Module):
         if self.norm is not None:
             x = self.norm(x)
         return x
+
+
+def _activation(activation: Any) -> Any:
+    if isinstance(activation, str):
+        if activation == "relu":
+            return F.relu
+        if activation == "gelu":
+            return F.gelu
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return activation
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over the encoder's ``memory``, and a feed-forward block,
+    each with a residual and a LayerNorm (``norm_first`` for pre-norm), PyTorch's defaults."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: Any = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
+        y = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=pad, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(y)
+
+    def _mha_block(self, x: Tensor, mem: Tensor, mask: Any, pad: Any, is_causal: bool) -> Tensor:
+        y = self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=pad,
+                                need_weights=False, is_causal=is_causal)[0]
+        return self.dropout2(y)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None, memory_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = core.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask,
+                                           tgt_is_causal))
+            x = core.add(x, self._mha_block(self.norm2(x), memory, memory_mask,
+                                            memory_key_padding_mask, memory_is_causal))
+            x = core.add(x, self._ff_block(self.norm3(x)))
+        else:
+            x = self.norm1(core.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask,
+                                                      tgt_is_causal)))
+            x = self.norm2(core.add(x, self._mha_block(x, memory, memory_mask,
+                                                       memory_key_padding_mask,
+                                                       memory_is_causal)))
+            x = self.norm3(core.add(x, self._ff_block(x)))
+        return x
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer``, then an optional final ``norm``."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None, memory_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            x = self.norm(x)
+        return x
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer ("Attention Is All You Need") with PyTorch's defaults;
+    every parameter with more than one dimension is re-drawn with ``xavier_uniform_``."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: Any = "relu", custom_encoder: Any = None,
+                 custom_decoder: Any = None, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            enc_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                                activation, layer_norm_eps, batch_first,
+                                                norm_first, bias, dtype=dtype)
+            enc_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.encoder = TransformerEncoder(enc_layer, num_encoder_layers, enc_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            dec_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                                activation, layer_norm_eps, batch_first,
+                                                norm_first, bias, dtype=dtype)
+            dec_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            self.decoder = TransformerDecoder(dec_layer, num_decoder_layers, dec_norm)
+        for p in self.parameters():
+            if p._data.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Any = None, tgt_mask: Any = None,
+                memory_mask: Any = None, src_key_padding_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batched = src._data.ndim == 3
+        bdim = 0 if self.batch_first else 1
+        if batched and src._data.shape[bdim] != tgt._data.shape[bdim]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src._data.shape[-1] != self.d_model or tgt._data.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None,
+                                        dtype: Any = None) -> Tensor:
+        """The causal mask: ``-inf`` above the diagonal, ``0`` on and below it."""
+        dt = np.float32 if dtype is None else to_np(dtype)
+        return make(np.triu(np.full((sz, sz), -np.inf, dtype=dt), 1), None, False, TORCH)
