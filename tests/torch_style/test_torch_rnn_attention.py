@@ -231,3 +231,25 @@ def test_packed_batch_equals_each_sequence_alone(cls: str) -> None:
 def test_pack_padded_sequence_checks_order() -> None:
     with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
         nn.utils.rnn.pack_padded_sequence(torch.zeros(3, 2, 1), [1, 3])
+
+
+def test_transformer_gradients_and_causal_mask() -> None:
+    torch.manual_seed(0)
+    with pytest.warns(UserWarning, match="enable_nested_tensor is True"):
+        model = nn.Transformer(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                               dim_feedforward=6, dropout=0.0).double()
+    mask = nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)
+    np.testing.assert_array_equal(mask.numpy(), np.triu(np.full((3, 3), -np.inf), 1))
+    rng = np.random.default_rng(0)
+    src = torch.tensor(rng.standard_normal((4, 2, 4)))
+    tgt = torch.tensor(rng.standard_normal((3, 2, 4)))
+    assert gradcheck(lambda s, t: model(s, t, tgt_mask=mask), [src, tgt])
+    # causal: the first target position does not see the later ones
+    y1 = model(src, tgt, tgt_mask=mask).detach().numpy()
+    t2 = tgt.numpy().copy()
+    t2[2] += 1.0
+    y2 = model(src, torch.tensor(t2), tgt_mask=mask).detach().numpy()
+    np.testing.assert_allclose(y1[:2], y2[:2], rtol=1e-12)
+    assert not np.allclose(y1[2], y2[2])
+    with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+        model(src, torch.zeros(3, 1, 4, dtype=torch.float64))
