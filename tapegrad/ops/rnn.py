@@ -226,3 +226,199 @@ def _(batched: tuple[bool, ...], xw: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any
     xm = reshape(swapaxes(xb, 0, 1), (steps, b * n, g4))
     out = lstm_seq(xm, reshape(hb, (b * n, hid)), reshape(cb, (b * n, hid)), w_hh, b_hh)
     return swapaxes(reshape(out, (7 * steps + 1, b, n, hid)), 0, 1)
+
+
+# ============================================================================ GRU
+# z_r, z_z, z_n: the gates' blocks along the last axis, in PyTorch's order ("rzn") or
+# Keras's ("zrn"); hw = h W_hh^T + b_hh; r = sig(xr + hr), z = sig(xz + hz),
+# n = tanh(xn + r hn), h' = n + z (h - n).  Packed result (5 T, N, H): rows 0..T-1 the h_t,
+# then for each step t four rows r, z, n, hn (kept for the backward pass).
+def _blocks(order: str) -> tuple[int, int, int]:
+    return order.index("r"), order.index("z"), order.index("n")
+
+
+def _gru_forward_np(xw: np.ndarray, h0: np.ndarray, w_hh: np.ndarray, b_hh: np.ndarray,
+                    order: str) -> np.ndarray:
+    steps, n, g3 = xw.shape
+    hid = g3 // 3
+    kr, kz, kn = _blocks(order)
+    dt = np.result_type(xw, h0, w_hh)
+    out = np.empty((5 * steps, n, hid), dtype=dt)
+    wt = np.ascontiguousarray(w_hh.T)
+    h = h0
+    for t in range(steps):
+        hw = (h @ wt + b_hh).reshape(n, 3, hid)
+        xt = xw[t].reshape(n, 3, hid)
+        st = out[steps + 4 * t: steps + 4 * t + 4]  # r, z, n, hn
+        st[0] = _sig(xt[:, kr] + hw[:, kr])
+        st[1] = _sig(xt[:, kz] + hw[:, kz])
+        st[3] = hw[:, kn]
+        np.tanh(xt[:, kn] + st[0] * st[3], out=st[2])
+        hnew = out[t]
+        np.subtract(h, st[2], out=hnew)
+        hnew *= st[1]
+        hnew += st[2]
+        h = hnew
+    return out
+
+
+@defop("gru_seq", saves=("xw", "h0", "w_hh", "b_hh", "out"), grad_name="GruBackward0",
+       needs=True)
+def gru_seq(xw: Any, h0: Any, w_hh: Any, b_hh: Any, *, order: str = "rzn") -> Any:
+    """All steps of one GRU layer (reset gate after the recurrent product): ``(5 T, N, H)``."""
+    return _gru_forward_np(np.asarray(xw), np.asarray(h0), np.asarray(w_hh), np.asarray(b_hh),
+                           order)
+
+
+def _gru_bptt_np(g: np.ndarray, out: np.ndarray, xw: np.ndarray, h0: np.ndarray,
+                 w_hh: np.ndarray, order: str) -> tuple[np.ndarray, ...]:
+    steps, n, g3 = xw.shape
+    hid = g3 // 3
+    kr, kz, kn = _blocks(order)
+    dxw = np.empty(xw.shape, dtype=out.dtype)
+    dw = np.zeros(w_hh.shape, dtype=out.dtype)
+    db = np.zeros(g3, dtype=out.dtype)
+    dh = np.zeros((n, hid), dtype=out.dtype)
+    dx3 = np.empty((n, 3, hid), dtype=out.dtype)
+    dh3 = np.empty((n, 3, hid), dtype=out.dtype)
+    for t in range(steps - 1, -1, -1):
+        r, z, nn, hn = out[steps + 4 * t: steps + 4 * t + 4]
+        h_prev = out[t - 1] if t else h0
+        dh = dh + g[t]
+        dn_pre = dh * (1.0 - z) * (1.0 - nn * nn)
+        dz_pre = dh * (h_prev - nn) * z * (1.0 - z)
+        dr_pre = dn_pre * hn * r * (1.0 - r)
+        dx3[:, kr], dx3[:, kz], dx3[:, kn] = dr_pre, dz_pre, dn_pre
+        dh3[:, kr], dh3[:, kz], dh3[:, kn] = dr_pre, dz_pre, dn_pre * r
+        dxw[t] = dx3.reshape(n, g3)
+        dhw = dh3.reshape(n, g3)
+        dw += dhw.T @ h_prev
+        db += dhw.sum(axis=0)
+        dh = dh * z + dhw @ w_hh
+    return dxw, dh, dw, db
+
+
+def _gru_step_ops(xw_t: Any, h: Any, w_hh: Any, b_hh: Any, order: str) -> tuple[Any, ...]:
+    hid = np.shape(data(h))[-1]
+    kr, kz, kn = _blocks(order)
+    hw = add(matmul(h, swapaxes(w_hh, 0, 1)), b_hh)
+
+    def blk(v: Any, k: int) -> Any:
+        return getitem(v, (Ellipsis, slice(k * hid, (k + 1) * hid)))
+
+    r = sigmoid(add(blk(xw_t, kr), blk(hw, kr)))
+    z = sigmoid(add(blk(xw_t, kz), blk(hw, kz)))
+    hn = blk(hw, kn)
+    nn = tanh(add(blk(xw_t, kn), multiply(r, hn)))
+    return add(nn, multiply(z, subtract(h, nn))), r, z, nn, hn
+
+
+def _cat_blocks(parts: dict[int, Any]) -> Any:
+    return concatenate([parts[0], parts[1], parts[2]], axis=-1)
+
+
+def _gru_bptt_ops(g: Tensor, xw: Any, h0: Any, w_hh: Any, b_hh: Any,
+                  order: str) -> tuple[Any, ...]:
+    steps = np.shape(data(xw))[0]
+    kr, kz, kn = _blocks(order)
+    h = h0
+    saved = []
+    for t in range(steps):
+        h2, r, z, nn, hn = _gru_step_ops(getitem(xw, t), h, w_hh, b_hh, order)
+        saved.append((h, r, z, nn, hn))
+        h = h2
+    dh: Any = None
+    dxs: list[Any] = [None] * steps
+    dw: Any = None
+    db: Any = None
+    for t in range(steps - 1, -1, -1):
+        h_prev, r, z, nn, hn = saved[t]
+        gt = getitem(g, t)
+        dh = gt if dh is None else add(dh, gt)
+        dn_pre = multiply(multiply(dh, subtract(1.0, z)), subtract(1.0, multiply(nn, nn)))
+        dz_pre = multiply(multiply(dh, subtract(h_prev, nn)), multiply(z, subtract(1.0, z)))
+        dr_pre = multiply(multiply(dn_pre, hn), multiply(r, subtract(1.0, r)))
+        dxs[t] = _cat_blocks({kr: dr_pre, kz: dz_pre, kn: dn_pre})
+        dhw = _cat_blocks({kr: dr_pre, kz: dz_pre, kn: multiply(dn_pre, r)})
+        term = matmul(swapaxes(dhw, 0, 1), h_prev)
+        dw = term if dw is None else add(dw, term)
+        from .reduce import sum as _sum
+
+        bt = _sum(dhw, axis=0)
+        db = bt if db is None else add(db, bt)
+        dh = add(multiply(dh, z), matmul(dhw, w_hh))
+    return stack(dxs, axis=0), dh, dw, db
+
+
+@gru_seq.defvjp
+def _(g: Tensor, xw: Any, h0: Any, w_hh: Any, b_hh: Any, out: Tensor, order: str = "rzn",
+      needs: tuple[bool, ...] = (True,) * 4) -> Any:
+    if raw():
+        grads = _gru_bptt_np(np.asarray(g._data), out._data, np.asarray(data(xw)),
+                             np.asarray(data(h0)), np.asarray(data(w_hh)), order)
+        return tuple(wrap(a, g) if need else None for a, need in zip(grads, needs))
+    grads = _gru_bptt_ops(g, xw, h0, w_hh, b_hh, order)
+    return tuple(a if need else None for a, need in zip(grads, needs))
+
+
+@gru_seq.defjvp
+def _(dxw: Any, dh0: Any, dw: Any, db: Any, xw: Any, h0: Any, w_hh: Any, b_hh: Any, *,
+      out: Any, order: str = "rzn") -> Any:
+    steps = np.shape(data(xw))[0]
+    kr, kz, kn = _blocks(order)
+    h, dh = h0, dh0
+    dhs: list[Any] = []
+    stash: list[Any] = []
+    for t in range(steps):
+        h2, r, z, nn, hn = _gru_step_ops(getitem(xw, t), h, w_hh, b_hh, order)
+        hid = np.shape(data(h))[-1]
+        dhw: Any = None  # tangent of h W^T + b
+        for p in (matmul(dh, swapaxes(w_hh, 0, 1)) if dh is not None else None,
+                  matmul(h, swapaxes(dw, 0, 1)) if dw is not None else None, db):
+            if p is not None:
+                dhw = p if dhw is None else add(dhw, p)
+        dx = getitem(dxw, t) if dxw is not None else None
+
+        def blk(v: Any, k: int, hid: int = hid) -> Any:
+            return None if v is None else getitem(v, (Ellipsis, slice(k * hid, (k + 1) * hid)))
+
+        def plus(a: Any, b: Any) -> Any:
+            return b if a is None else (a if b is None else add(a, b))
+
+        zero = multiply(h2, 0.0)
+        pre_r = plus(blk(dx, kr), blk(dhw, kr))
+        pre_z = plus(blk(dx, kz), blk(dhw, kz))
+        d_hn = blk(dhw, kn)
+        dr = zero if pre_r is None else multiply(pre_r, multiply(r, subtract(1.0, r)))
+        dz = zero if pre_z is None else multiply(pre_z, multiply(z, subtract(1.0, z)))
+        pre_n = plus(plus(blk(dx, kn), multiply(dr, hn)),
+                     None if d_hn is None else multiply(r, d_hn))
+        dn = multiply(pre_n, subtract(1.0, multiply(nn, nn)))
+        # h' = n + z (h - n): dh' = dn (1 - z) + dz (h - n) + z dh
+        dh2 = add(multiply(dn, subtract(1.0, z)), multiply(dz, subtract(h, nn)))
+        if dh is not None:
+            dh2 = add(dh2, multiply(z, dh))
+        stash += [dr, dz, dn, zero if d_hn is None else add(zero, d_hn)]  # full shape
+        dhs.append(dh2)
+        h, dh = h2, dh2
+    return concatenate([stack(dhs, axis=0), stack(stash, axis=0)], axis=0)
+
+
+@gru_seq.defbatch
+def _(batched: tuple[bool, ...], xw: Any, h0: Any, w_hh: Any, b_hh: Any, *,
+      order: str = "rzn") -> Any:
+    vals = (xw, h0, w_hh, b_hh)
+    if batched[2] or batched[3]:
+        b = next(np.shape(data(v))[0] for v, k in zip(vals, batched) if k)
+        return stack([gru_seq(*[getitem(v, j) if k else v for v, k in zip(vals, batched)],
+                              order=order) for j in range(b)], axis=0)
+    from .shape import broadcast_to, reshape
+
+    b = next(np.shape(data(v))[0] for v, k in zip(vals[:2], batched[:2]) if k)
+    steps, n, g3 = np.shape(data(xw))[-3:]
+    hid = g3 // 3
+    xb = xw if batched[0] else broadcast_to(xw, (b, steps, n, g3))
+    hb = h0 if batched[1] else broadcast_to(h0, (b, n, hid))
+    xm = reshape(swapaxes(xb, 0, 1), (steps, b * n, g3))
+    res = gru_seq(xm, reshape(hb, (b * n, hid)), w_hh, b_hh, order=order)
+    return swapaxes(reshape(res, (5 * steps, b, n, hid)), 0, 1)

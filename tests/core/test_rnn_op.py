@@ -90,3 +90,59 @@ def test_batching_rule_matches_loop(batched: tuple[bool, ...]) -> None:
     assert lstm_seq.batch is not None
     got = lstm_seq.batch(batched, *[tg.tensor(v) for v in vals])
     np.testing.assert_allclose(got.numpy(), loop, rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------- GRU
+from tapegrad.ops.rnn import _gru_step_ops, gru_seq  # noqa: E402
+
+GXW = RNG.standard_normal((T, N, 3 * H))
+GW = 0.5 * RNG.standard_normal((3 * H, H))
+GB = 0.5 * RNG.standard_normal(3 * H)
+GARGS = [GXW, H0, GW, GB]
+
+
+@pytest.mark.parametrize("order", ["rzn", "zrn"])
+def test_gru_values_match_the_step_composite(order: str) -> None:
+    out = gru_seq(*[tg.tensor(a) for a in GARGS], order=order).numpy()
+    assert out.shape == (5 * T, N, H)
+    h = tg.tensor(H0)
+    for t in range(T):
+        h, r, z, n, hn = _gru_step_ops(tg.tensor(GXW[t]), h, tg.tensor(GW), tg.tensor(GB),
+                                       order)
+        np.testing.assert_allclose(out[t], h.numpy(), rtol=1e-12)
+        for k, v in enumerate([r, z, n, hn]):
+            np.testing.assert_allclose(out[T + 4 * t + k], v.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("order", ["rzn", "zrn"])
+def test_gru_gradients_to_second_order(order: str) -> None:
+    assert gradcheck(lambda *a: gru_seq(*a, order=order)[:T], [tg.tensor(a) for a in GARGS],
+                     order=2)
+
+
+@pytest.mark.parametrize("which", [(0,), (1,), (2,), (3,), (0, 1, 2, 3)])
+def test_gru_jvp_rule_matches_finite_differences(which: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(6)
+    vs = [rng.standard_normal(a.shape) if i in which else None for i, a in enumerate(GARGS)]
+    eps = 1e-6
+    plus = [a + eps * v if v is not None else a for a, v in zip(GARGS, vs)]
+    minus = [a - eps * v if v is not None else a for a, v in zip(GARGS, vs)]
+    num = (gru_seq.fwd(*plus, order="zrn") - gru_seq.fwd(*minus, order="zrn")) / (2 * eps)
+    assert gru_seq.jvp is not None
+    got = gru_seq.jvp(*[tg.tensor(v) if v is not None else None for v in vs],
+                      *[tg.tensor(a) for a in GARGS],
+                      out=tg.tensor(gru_seq.fwd(*GARGS, order="zrn")), order="zrn")
+    np.testing.assert_allclose(got.numpy(), num, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("batched", [(True, False, False, False), (False, True, False, False),
+                                     (False, False, True, True)])
+def test_gru_batching_rule_matches_loop(batched: tuple[bool, ...]) -> None:
+    rng = np.random.default_rng(7)
+    vals = [np.stack([a, a + 0.1 * rng.standard_normal(a.shape)]) if b else a
+            for a, b in zip(GARGS, batched)]
+    loop = np.stack([gru_seq.fwd(*[v[j] if b else v for v, b in zip(vals, batched)])
+                     for j in range(2)])
+    assert gru_seq.batch is not None
+    got = gru_seq.batch(batched, *[tg.tensor(v) for v in vals])
+    np.testing.assert_allclose(got.numpy(), loop, rtol=1e-12, atol=1e-14)

@@ -29,7 +29,7 @@ import numpy as np
 from ... import ops
 from ..._core.errors import with_hint
 from ..._core.tensor import Tensor
-from ...ops.rnn import lstm_seq
+from ...ops.rnn import gru_seq, lstm_seq
 from .._tensor import convert
 from ..nn import softmax as _softmax
 from ..random import _generator
@@ -303,6 +303,20 @@ class RNN(Layer):
             seq = ops.swapaxes(ops.getitem(packed, slice(0, steps)), 0, 1)
             out_f = seq if self.return_sequences else h_last
             return (out_f, h_last, c_last) if self.return_state else out_f
+        if (isinstance(cell, GRUCell) and cell.reset_after and rec_mask is None and steps
+                and cell.activation is activations.get("tanh")
+                and cell.recurrent_activation is activations.get("sigmoid")):
+            xs = ops.swapaxes(xw, 0, 1)
+            if self.go_backwards:
+                xs = ops.flip(xs, axis=0)
+            b_rec = ops.getitem(cell.bias, 1) if cell.bias is not None else \
+                np.zeros(3 * cell.units, dtype=dt)
+            packed = gru_seq(xs, states[0], ops.swapaxes(cell.recurrent_kernel, 0, 1), b_rec,
+                             order="zrn")
+            h_last = ops.getitem(packed, steps - 1)
+            seq = ops.swapaxes(ops.getitem(packed, slice(0, steps)), 0, 1)
+            out_g = seq if self.return_sequences else h_last
+            return (out_g, h_last) if self.return_state else out_g
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outs: list[Tensor] = []
         h: Any = None

@@ -31,7 +31,7 @@ import numpy as np
 from ... import ops as core
 from ..._core.errors import with_hint
 from ..._core.tensor import TORCH, Tensor, make
-from ...ops.rnn import lstm_seq
+from ...ops.rnn import gru_seq, lstm_seq
 from .._dtype import to_np
 from .._tensor import check_device
 from . import functional as F
@@ -248,6 +248,14 @@ class RNNBase(Module):
                     hs = core.getitem(packed_out, slice(0, steps))
                     h = core.getitem(packed_out, steps - 1)
                     c = core.getitem(packed_out, steps)
+                    outs_dir.append(hs if d == 0 else core.flip(hs, axis=0))
+                elif self.mode == "GRU" and steps:
+                    xs = xw if d == 0 else core.flip(xw, axis=0)
+                    bh = b_hh if b_hh is not None else \
+                        np.zeros(w_hh._data.shape[0], dtype=w_hh._data.dtype)
+                    packed_out = gru_seq(xs, h, w_hh, bh, order="rzn")
+                    hs = core.getitem(packed_out, slice(0, steps))
+                    h = core.getitem(packed_out, steps - 1)
                     outs_dir.append(hs if d == 0 else core.flip(hs, axis=0))
                 else:
                     order = range(steps) if d == 0 else range(steps - 1, -1, -1)
