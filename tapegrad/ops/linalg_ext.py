@@ -115,7 +115,7 @@ def diag_embed(x: Any, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Ten
 
     shape = _sh(x)
     k = shape[-1]
-    n = k + builtins_abs(offset)
+    n = k + (offset if offset >= 0 else -offset)
     rows = np.arange(k) + max(-offset, 0)
     cols = np.arange(k) + max(offset, 0)
     out = index_add_zeros(x, index=(Ellipsis, rows, cols), shape=shape[:-1] + (n, n))
@@ -124,10 +124,6 @@ def diag_embed(x: Any, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Ten
     if (a1, a2) != (nd - 2, nd - 1):
         out = moveaxis(out, (nd - 2, nd - 1), (a1, a2))
     return out
-
-
-def builtins_abs(v: int) -> int:
-    return v if v >= 0 else -v
 
 
 def trace(x: Any) -> Tensor:
@@ -161,9 +157,7 @@ def _square_check(a: Any, fn: str) -> None:
 
 def _float_check(a: Any, fn: str) -> None:
     dt = _arr(a).dtype
-    if dt.kind not in "fc":
-        from .._core.tensor import Tensor as _T  # noqa: F401  (names below are PyTorch's)
-
+    if dt.kind not in "fc":  # PyTorch's scalar-type names
         names = {"i": "Int", "u": "Byte", "b": "Bool"}
         nm = {np.dtype(np.int64): "Long", np.dtype(np.int32): "Int", np.dtype(np.int16): "Short",
               np.dtype(np.int8): "Char", np.dtype(np.uint8): "Byte",
