@@ -8,9 +8,11 @@ depends on the eigen/singular vectors) the result is inf/NaN as there; a loss
 of the eigen/singular values alone has a well-defined gradient.
 
 Decompositions with several outputs (``qr``, ``svd``, ``eigh``) are one
-primitive whose result packs the outputs along the last axis; the public
-functions here slice them apart (the slices' VJPs give the primitive a
-cotangent that is zero where an output was not used).
+primitive whose result packs the outputs along the last axis; an ``unpack``
+op named after the decomposition (``LinalgSvdBackward0``, ...) takes each
+output out, and its VJP gives the primitive a cotangent that is zero where an
+output was not used (the VJPs skip those terms, so a loss of the singular
+values alone stays finite at repeated singular values).
 
 Errors use PyTorch's wording (the core's convention); :class:`LinAlgError` is
 a ``RuntimeError``, as ``torch.linalg.LinAlgError`` is.  Front-ends re-raise
@@ -62,12 +64,6 @@ def _sh(v: Any) -> tuple[int, ...]:
 
 def _eye(n: int, like: Any) -> np.ndarray:
     return np.eye(n, dtype=_arr(like).dtype)
-
-
-def _tri_mask(shape: tuple[int, ...], upper: bool, k: int, dtype: Any) -> np.ndarray:
-    m = np.ones(shape[-2:], dtype=bool)
-    m = np.triu(m, k) if upper else np.tril(m, -k)
-    return m.astype(dtype)
 
 
 def tril(x: Any, k: int = 0) -> Tensor:
