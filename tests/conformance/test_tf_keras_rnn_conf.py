@@ -146,3 +146,25 @@ def test_rnn_rejects_2d_input_as_keras() -> None:
             tf.keras.layers.LSTM(4, name="lstm_x")(np.zeros((2, 3), np.float32))
         msgs.append(str(e.value).split("\n[tapegrad hint]")[0])
     assert msgs[1] == msgs[0]
+
+
+@pytest.mark.parametrize("make,nstates", [(lambda L: L.LSTMCell(3), 2),
+                                          (lambda L: L.GRUCell(3), 1),
+                                          (lambda L: L.SimpleRNNCell(3), 1)])
+def test_cells_called_on_their_own(make: Any, nstates: int) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    states = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(nstates)]
+    res = []
+    weights = None
+    for tf in (real, ttf):
+        cell = make(tf.keras.layers)
+        cell(tf.constant(x), [tf.constant(s) for s in states])
+        if weights is None:
+            weights = [0.5 * rng.standard_normal(w.shape).astype(np.float32)
+                       for w in cell.get_weights()]
+        cell.set_weights(weights)
+        h, new = cell(tf.constant(x), [tf.constant(s) for s in states])
+        res.append([np.asarray(h)] + [np.asarray(v) for v in new])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)

@@ -134,6 +134,13 @@ class _Cell(Layer):
     def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
         raise NotImplementedError
 
+    def call(self, inputs: Tensor, states: Any, training: Any = None) -> Any:
+        """One step on its own: ``(output, new_states)`` (Keras's cell call)."""
+        as_list = isinstance(states, (list, tuple))
+        st = [_to_input(v, inputs._data.dtype) for v in (states if as_list else [states])]
+        h, new = self.step(self.project(inputs), st)
+        return (h, new) if as_list else (h, new[0])
+
 
 def _split(t: Tensor, n: int) -> list[Tensor]:
     k = t._data.shape[-1] // n
