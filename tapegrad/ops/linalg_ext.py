@@ -894,6 +894,11 @@ def _(g: Tensor, value: Any, message: str) -> Any:
     raise RuntimeError(message)
 
 
+@_qr_nondiff.defjvp
+def _(da: Any, a: Any, *, out: Any, value: Any, message: str) -> Any:
+    raise RuntimeError(message)  # not differentiable in either mode, as in PyTorch
+
+
 def _raise_on_backward(a: Any, value: np.ndarray, message: str) -> Tensor:
     return _qr_nondiff(a, value=value, message=message)
 

@@ -266,3 +266,17 @@ def test_core_namespace() -> None:
     (g,) = tg.grad(tg.linalg.det(x), x)
     np.testing.assert_allclose(g.numpy(), [[3.0, -1.0], [-1.0, 2.0]])
     assert tg.linalg.inv is L.inv
+
+
+def test_qr_modes_without_a_derivative_raise_in_both_modes() -> None:
+    x = tg.tensor(TALL, requires_grad=True)
+    q, r = L.qr(x, "complete")
+    with pytest.raises(RuntimeError, match="not differentiable when mode='complete'"):
+        tg.grad(r.sum(), x)
+    _, r2 = L.qr(x, "r")
+    with pytest.raises(RuntimeError, match="which is not computed when mode='r'"):
+        tg.grad(r2.sum(), x)
+    op = r2._node.op
+    with pytest.raises(RuntimeError, match="mode='r'"):
+        op.jvp(tg.tensor(TALL), tg.tensor(TALL), out=r2, **r2._node.attrs)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), TALL, atol=1e-12)
