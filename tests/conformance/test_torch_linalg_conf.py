@@ -120,13 +120,19 @@ CASES += [
     ("norm_vector_dim", lambda m, a: m.linalg.norm(a, 3, dim=1), [AB]),
     ("vector_norm_keepdim", lambda m, a: m.linalg.vector_norm(a, 2, dim=(0, 1), keepdim=True),
      [AB]),
+    ("torch_norm", lambda m, a: m.norm(a), [AB]),
+    ("torch_norm_nuc", lambda m, a: m.norm(a, "nuc", dim=(1, 2)), [AB]),
+    ("torch_norm_p3_dim", lambda m, a: m.norm(a, p=3, dim=1, keepdim=True), [AB]),
+    ("torch_norm_fro_dims", lambda m, a: m.norm(a, p="fro", dim=(0, 2)), [AB]),
+    ("tensor_norm_inf", lambda m, a: a.norm(p=float("inf"), dim=0), [V43]),
 ]
 
 
 # composed in tapegrad from other ops, so their last node has another name than PyTorch's
 COMPOSED = {"eigh", "eigh_upper", "svd_square", "svd_tall", "svd_wide", "svd_batched",
             "matrix_power0", "pinv", "pinv_hermitian", "lstsq", "cross", "cross_dim0",
-            "diag_embed", "diagonal", "cond", "multi_dot", "norm_ord_matrix", "norm_dim2"} | {
+            "diag_embed", "diagonal", "cond", "multi_dot", "norm_ord_matrix", "norm_dim2",
+            "torch_norm_nuc"} | {
     f"matrix_norm_{o}" for o in [1, -1, 2, -2, math.inf, -math.inf]}
 
 
@@ -207,6 +213,9 @@ def test_vector_norm_at_zero() -> None:
         x = lib.zeros(3, dtype=lib.float64, requires_grad=True)
         lib.linalg.vector_norm(x).backward()
         np.testing.assert_array_equal(x.grad.numpy(), np.zeros(3))
+        y = lib.zeros(3, dtype=lib.float64, requires_grad=True)
+        lib.norm(y).backward()  # the older torch.norm too
+        np.testing.assert_array_equal(y.grad.numpy(), np.zeros(3))
 
 
 @pytest.mark.parametrize("create", [False, True])
