@@ -339,13 +339,35 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None)
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||``.
 
     The solution is the minimum-norm one (through the pseudo-inverse, so it is
-    differentiable); as with PyTorch's default CPU driver ``'gelsy'``,
-    ``residuals`` and ``singular_values`` are empty, ``rank`` is computed.
+    differentiable).  As PyTorch's CPU drivers: ``rank`` for ``'gelsy'`` (the
+    default), ``'gelsd'`` and ``'gelss'``; ``singular_values`` for ``'gelsd'`` and
+    ``'gelss'``; ``residuals`` (squared, per column of ``B``) when ``m > n``, ``A``
+    has full rank and the driver is not ``'gelsy'``; the rest empty.
     """
     a, b = _tensor(A, "lstsq"), _tensor(B, "lstsq", "B")
+    drv = "gelsy" if driver is None else driver
+    if drv not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(with_hint(f"torch.linalg.lstsq: parameter `driver` should be one of "
+                                     f"(gels, gelsy, gelsd, gelss), but got {drv}",
+                                     "leave driver=None for 'gelsy'"))
     sol = L.lstsq(a, b, rcond=None if rcond is None else float(rcond))
-    rank = matrix_rank(a, rtol=rcond)
-    return linalg_lstsq(sol, _empty(a._data.dtype, a), rank, _empty(a._data.dtype, a))
+    dt = a._data.dtype
+    rank = matrix_rank(a, rtol=rcond) if drv != "gels" else _empty(np.int64, a)
+    sv = _empty(dt, a)
+    if drv in ("gelsd", "gelss"):
+        sv = make(np.linalg.svd(a._data, compute_uv=False), None, False, a._style)
+    res = _empty(dt, a)
+    m, n = a._data.shape[-2:]
+    if drv != "gelsy" and m > n and np.all(np.asarray(rank._data) == n if drv != "gels"
+                                          else np.linalg.matrix_rank(a._data) == n):
+        vec = b._data.ndim == a._data.ndim - 1
+        bb = core.expand_dims(b, -1) if vec else b
+        xs = core.expand_dims(sol, -1) if vec else sol
+        r = core.subtract(core.matmul(a, xs), bb)
+        res = core.sum(core.multiply(r, r), axis=-2)
+        if vec:
+            res = core.squeeze(res, -1)
+    return linalg_lstsq(sol, res, rank, sv)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:

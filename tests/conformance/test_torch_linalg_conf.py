@@ -359,3 +359,18 @@ def test_older_torch_names(name: str, fn: Callable[..., Any], arrays: list[np.nd
     for a, b in zip(ro + rg, to + tg_):
         assert b.shape == a.shape
         np.testing.assert_allclose(b, a, rtol=1e-7, atol=1e-9)
+
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd", "gelss"])
+def test_lstsq_drivers(driver: str | None) -> None:
+    res = []
+    for lib in (real, tt):
+        a = lib.tensor(TALL, requires_grad=True)
+        b = lib.tensor(np.arange(10.0).reshape(5, 2))
+        r = lib.linalg.lstsq(a, b, driver=driver)
+        (g,) = lib.autograd.grad(r.solution.sum(), a)
+        res.append([t.detach().numpy() for t in r] + [g.numpy()])
+    for x, y in zip(*res):
+        assert y.shape == x.shape
+        np.testing.assert_allclose(y, x, rtol=1e-8, atol=1e-10)
