@@ -211,6 +211,10 @@ ERRORS: list[tuple[str, Callable[[Any], Any]]] = [
     ("mha_divisible", lambda m: m.nn.MultiheadAttention(5, 2)),
     ("rnn_nonlinearity", lambda m: m.nn.RNN(3, 4, nonlinearity="gelu")),
     ("proj_too_big", lambda m: m.nn.LSTM(3, 4, proj_size=4)),
+    ("rnn_dtype", lambda m: m.nn.LSTM(3, 4)(m.zeros(2, 1, 3, dtype=m.float64))),
+    ("cell_dtype", lambda m: m.nn.GRUCell(3, 4)(m.zeros(2, 3, dtype=m.float64))),
+    ("mha_dtype", lambda m: m.nn.MultiheadAttention(4, 2)(*[m.zeros(2, 1, 4, dtype=m.float64)
+                                                           for _ in range(3)])),
     ("proj_gru", lambda m: m.nn.GRU(3, 4, proj_size=2)),
     ("mha_causal_without_mask", lambda m: m.nn.MultiheadAttention(4, 2)(
         m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), is_causal=True)),

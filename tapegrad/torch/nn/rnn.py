@@ -32,7 +32,7 @@ from ... import ops as core
 from ..._core.errors import with_hint
 from ..._core.tensor import TORCH, Tensor, make
 from ...ops.rnn import gru_seq, lstm_seq
-from .._dtype import to_np
+from .._dtype import from_np, to_np
 from .._tensor import check_device
 from . import functional as F
 from . import init
@@ -183,7 +183,17 @@ class RNNBase(Module):
             raise RuntimeError(with_hint(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                 f"{x._data.shape[-1]}", f"input shape {list(x._data.shape)}"))
+        self._check_dtype(x)
         return x._data.ndim == 3
+
+    def _check_dtype(self, x: Tensor) -> None:
+        w = getattr(self, self._flat_weights_names[0])._data.dtype
+        if x._data.dtype != w:
+            xd, wd = from_np(x._data.dtype), from_np(w)
+            raise ValueError(with_hint(
+                f"RNN input dtype ({xd}) does not match weight dtype ({wd}). Convert input: "
+                f"input.to({wd}), or convert model: model.to({xd})",
+                "the input and the parameters need one dtype"))
 
     def _check_hidden(self, h: Tensor, expected: tuple[int, ...], what: str = "hidden") -> None:
         if tuple(h._data.shape) != expected:
@@ -289,6 +299,7 @@ class RNNBase(Module):
         from .utils.rnn import PackedSequence
 
         data = packed.data
+        self._check_dtype(data)
         sizes = [int(b) for b in np.asarray(packed.batch_sizes._data)]
         n = sizes[0] if sizes else 0
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
@@ -445,6 +456,13 @@ class RNNCellBase(Module):
             raise RuntimeError(with_hint(
                 f"input has inconsistent input_size: got {x._data.shape[-1]} expected "
                 f"{self.input_size}", f"input shape {list(x._data.shape)}"))
+        if x._data.dtype != self.weight_ih._data.dtype:
+            names = {"float64": "Double", "float32": "Float", "float16": "Half"}
+            raise RuntimeError(with_hint(
+                f"mat1 and mat2 must have the same dtype, but got "
+                f"{names.get(x._data.dtype.name, x._data.dtype.name)} and "
+                f"{names.get(self.weight_ih._data.dtype.name, self.weight_ih._data.dtype.name)}",
+                "convert the input (x.float()) or the module (model.double())"))
         batched = x._data.ndim == 2
         if not batched:
             x = core.expand_dims(x, 0)
