@@ -168,3 +168,35 @@ def test_cells_called_on_their_own(make: Any, nstates: int) -> None:
         res.append([np.asarray(h)] + [np.asarray(v) for v in new])
     for a, b in zip(*res):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.LSTM(3, return_sequences=True, return_state=True),
+    lambda L: L.GRU(3, return_state=True),
+    lambda L: L.SimpleRNN(3, return_sequences=True, go_backwards=True),
+    lambda L: L.Bidirectional(L.LSTM(2, return_sequences=True)),
+])
+def test_masked_steps(make: Any) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 1, 1, 0]], dtype=bool)
+    res = []
+    weights = None
+    for tf in (real, ttf):
+        layer = make(tf.keras.layers)
+        layer(tf.constant(x))
+        if weights is None:
+            weights = [0.5 * rng.standard_normal(w.shape).astype(np.float32)
+                       for w in layer.get_weights()]
+        layer.set_weights(weights)
+        xt = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            out = layer(xt, mask=tf.constant(mask))
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            loss = tf.add_n([tf.reduce_sum(o * o) for o in outs])
+        g = tape.gradient(loss, [xt] + list(layer.trainable_weights))
+        res.append([o.numpy() for o in outs] + [v.numpy() for v in g])
+    for a, b in zip(*res):
+        assert b.shape == a.shape
+        np.testing.assert_allclose(b, a, rtol=2e-4, atol=2e-5)

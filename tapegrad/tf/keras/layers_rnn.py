@@ -257,6 +257,7 @@ class RNN(Layer):
         self.return_sequences = return_sequences
         self.return_state = return_state
         self.go_backwards = go_backwards
+        self.zero_output_for_mask = zero_output_for_mask
         self.units = cell.units
 
     def build(self, input_shape: Any = None) -> None:
@@ -274,9 +275,9 @@ class RNN(Layer):
 
     def call(self, inputs: Tensor, initial_state: Any = None, mask: Any = None,
              training: Any = None) -> Any:
-        if mask is not None:
-            raise NotImplementedError(with_hint("masked RNN inputs are not supported by "
-                                                "tapegrad", "pad and slice instead"))
+        m_arr = None
+        if mask is not None:  # (batch, time): False steps keep the previous state and output
+            m_arr = np.asarray(mask._data if isinstance(mask, Tensor) else mask).astype(bool)
         x = inputs
         n, steps = x._data.shape[0], x._data.shape[1]
         sizes = self.cell.state_size if isinstance(self.cell.state_size, list) else \
@@ -295,7 +296,7 @@ class RNN(Layer):
         rec_mask = _dropout_mask((n, cell.units), cell.recurrent_dropout, dt, cell.seed) \
             if training and 0.0 < cell.recurrent_dropout < 1.0 else None
         xw = cell.project(x)
-        if (isinstance(cell, LSTMCell) and rec_mask is None and steps
+        if (isinstance(cell, LSTMCell) and rec_mask is None and steps and m_arr is None
                 and cell.activation is activations.get("tanh")
                 and cell.recurrent_activation is activations.get("sigmoid")):
             # the fused recurrence (tapegrad.ops.rnn): W_hh is the recurrent kernel transposed
@@ -311,6 +312,7 @@ class RNN(Layer):
             out_f = seq if self.return_sequences else h_last
             return (out_f, h_last, c_last) if self.return_state else out_f
         if (isinstance(cell, GRUCell) and cell.reset_after and rec_mask is None and steps
+                and m_arr is None
                 and cell.activation is activations.get("tanh")
                 and cell.recurrent_activation is activations.get("sigmoid")):
             xs = ops.swapaxes(xw, 0, 1)
@@ -327,10 +329,19 @@ class RNN(Layer):
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outs: list[Tensor] = []
         h: Any = None
+        prev_out: Any = None
         for t in order:
             run = states if rec_mask is None else [ops.multiply(states[0], rec_mask)] + \
                 states[1:]
-            h, states = cell.step(ops.getitem(xw, (slice(None), t)), run)
+            h, new = cell.step(ops.getitem(xw, (slice(None), t)), run)
+            if m_arr is not None:  # Keras's masked step: where(mask, new, old)
+                keep = m_arr[:, t][:, None]
+                if prev_out is None:
+                    prev_out = convert(np.zeros(h._data.shape, dtype=dt))
+                h = ops.where(keep, h, 0.0 if self.zero_output_for_mask else prev_out)
+                new = [ops.where(keep, a, b) for a, b in zip(new, states)]
+                prev_out = h
+            states = new
             outs.append(h)
         if h is None:
             h = states[0]
@@ -428,6 +439,9 @@ class Bidirectional(Layer):
         self.forward_layer = _clone_rnn(layer, "forward_" + layer.name, layer.go_backwards)
         self.backward_layer = backward_layer if backward_layer is not None else \
             _clone_rnn(layer, "backward_" + layer.name, not layer.go_backwards)
+        # as Keras: masked steps of a returned sequence are zeros in both directions
+        self.forward_layer.zero_output_for_mask = layer.return_sequences
+        self.backward_layer.zero_output_for_mask = layer.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -441,8 +455,8 @@ class Bidirectional(Layer):
         if initial_state is not None:
             half = len(initial_state) // 2
             fwd_state, bwd_state = initial_state[:half], initial_state[half:]
-        f = self.forward_layer(inputs, initial_state=fwd_state, training=training)
-        b = self.backward_layer(inputs, initial_state=bwd_state, training=training)
+        f = self.forward_layer(inputs, initial_state=fwd_state, mask=mask, training=training)
+        b = self.backward_layer(inputs, initial_state=bwd_state, mask=mask, training=training)
         f_states: list[Tensor] = []
         b_states: list[Tensor] = []
         if self.return_state:
