@@ -903,6 +903,54 @@ def _raise_on_backward(a: Any, value: np.ndarray, message: str) -> Tensor:
     return _qr_nondiff(a, value=value, message=message)
 
 
+# ============================================================================ eig
+_EIG_NO_GRAD = ("the derivative of linalg.eig / eigvals (general, non-symmetric matrices) is not "
+                "implemented by tapegrad")
+
+
+@defop("eig", grad_name="LinalgEigBackward0")
+def eig_op(a: Any, *, values_only: bool = False) -> Any:
+    """Eigenvalues (and eigenvectors) of general square matrices, always complex (LAPACK's
+    ``geev``: unit-norm eigenvectors, in LAPACK's order).  Packed: values then vectors."""
+    a = np.asarray(a)
+    ct = np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+    if values_only:
+        return np.linalg.eigvals(a).astype(ct)
+    w, v = np.linalg.eig(a)
+    return np.concatenate([w.astype(ct), v.astype(ct).reshape(a.shape[:-2] + (-1,))], axis=-1)
+
+
+@eig_op.defvjp
+def _(g: Tensor, values_only: bool = False) -> Any:
+    raise RuntimeError(with_hint(_EIG_NO_GRAD, "for a symmetric matrix use eigh / eigvalsh, "
+                                               "whose gradients are implemented"))
+
+
+@eig_op.defjvp
+def _(da: Any, a: Any, *, out: Any, values_only: bool = False) -> Any:
+    raise RuntimeError(with_hint(_EIG_NO_GRAD, "use eigh / eigvalsh for symmetric matrices"))
+
+
+eig_op.defbatch(_unary_batch(eig_op))
+
+
+def eig(a: Any) -> tuple[Tensor, Tensor]:
+    """Complex eigenvalues and eigenvectors of general square matrices (no derivative)."""
+    _square_check(a, "linalg.eig")
+    _float_check(a, "linalg.eig")
+    n = _sh(a)[-1]
+    p = eig_op(a)
+    return (getitem(p, (Ellipsis, slice(0, n))),
+            reshape(getitem(p, (Ellipsis, slice(n, None))), _sh(a)))
+
+
+def eigvals(a: Any) -> Tensor:
+    """Complex eigenvalues of general square matrices (no derivative)."""
+    _square_check(a, "linalg.eigvals")
+    _float_check(a, "linalg.eigvals")
+    return eig_op(a, values_only=True)
+
+
 # ============================================================================ matrix_exp
 def _expm_np(a: np.ndarray) -> np.ndarray:
     """exp of (batched) square matrices: Pade(13) with scaling and squaring (Higham 2005)."""
@@ -1200,7 +1248,8 @@ def logdet(a: Any) -> Tensor:
 
 
 __all__ = [
-    "LinAlgError", "band_part", "cholesky", "cross", "det", "diag_embed", "diagonal", "eigh",
+    "LinAlgError", "band_part", "cholesky", "cross", "det", "diag_embed", "diagonal", "eig",
+    "eigvals", "eigh",
     "eigvalsh", "inv", "logdet", "lstsq", "matrix_exp", "matrix_norm", "matrix_power", "pinv",
     "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "trace", "tril", "triu",
     "vector_norm", "matrix_exp_op", "pinv_op", "svd_op", "qr_op", "eigh_op", "inv_op",

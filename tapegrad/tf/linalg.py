@@ -37,7 +37,8 @@ from .nn import l2_normalize
 
 __all__ = ["einsum", "eye", "matmul", "matrix_transpose", "matvec", "norm", "tensordot",
            "adjoint", "trace", "diag_part", "inv", "det", "slogdet", "logdet", "cholesky",
-           "cholesky_solve", "solve", "triangular_solve", "lstsq", "qr", "svd", "eigh",
+           "cholesky_solve", "solve", "triangular_solve", "lstsq", "qr", "svd", "eig", "eigvals",
+           "eigh",
            "eigvalsh", "pinv", "expm", "band_part", "diag", "set_diag", "tensor_diag",
            "tensor_diag_part", "cross", "global_norm", "normalize", "l2_normalize",
            "matrix_rank", "LogMatrixDeterminant", "Qr"]
@@ -347,6 +348,17 @@ def eigh(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
 def eigvalsh(tensor: Any, name: str | None = None) -> Tensor:
     """Eigenvalues of self-adjoint matrices, ascending."""
     return eigh(tensor)[0]
+
+
+def eig(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """``(e, v)``: complex eigenvalues and eigenvectors of general matrices (values only:
+    tapegrad does not differentiate ``eig``; ``eigh`` is differentiable)."""
+    return L.eig(_matrix(tensor, "Eig"))
+
+
+def eigvals(tensor: Any, name: str | None = None) -> Tensor:
+    """Complex eigenvalues of general matrices (values only)."""
+    return L.eigvals(_matrix(tensor, "Eig"))
 
 
 def pinv(a: Any, rcond: Any = None, validate_args: bool = False,

@@ -36,7 +36,8 @@ from ._dtype import to_np
 LinAlgError = L.LinAlgError
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+    "eigvals", "eigh",
     "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm",
     "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
     "solve_ex", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm",
@@ -229,6 +230,23 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """Eigenvalues of a symmetric matrix, ascending."""
     return L.eigvalsh(_tensor(A, "eigvalsh"), lower=_uplo(UPLO))
+
+
+linalg_eig = _named("linalg_eig", ("eigenvalues", "eigenvectors"))
+
+
+def eig(A: Tensor, *, out: Any = None) -> Any:
+    """Complex eigenvalues and eigenvectors of a general square matrix.
+
+    Values only: tapegrad does not differentiate ``eig`` of a non-symmetric matrix
+    (a backward pass through it raises); ``eigh`` is differentiable.
+    """
+    return linalg_eig(*L.eig(_tensor(A, "eig")))
+
+
+def eigvals(A: Tensor, *, out: Any = None) -> Tensor:
+    """Complex eigenvalues of a general square matrix (values only, as :func:`eig`)."""
+    return L.eigvals(_tensor(A, "eigvals"))
 
 
 # ----------------------------------------------------------------------------- norms

@@ -213,3 +213,14 @@ def test_named_results() -> None:
     q = ttf.linalg.qr(ttf.constant(TALL), full_matrices=True)
     assert q.q.shape == (5, 5) and q.r.shape == (5, 3)
     np.testing.assert_allclose(q.q.numpy() @ q.r.numpy(), TALL)
+
+
+def test_eig_eigenvalues() -> None:
+    # TensorFlow's Eigen solver orders eigenvalues differently from LAPACK: compare sorted
+    a = np.random.default_rng(0).standard_normal((2, 4, 4))
+    r = np.sort_complex(real.linalg.eigvals(a).numpy().ravel())
+    t = ttf.linalg.eigvals(a)
+    assert t.dtype == ttf.complex128
+    np.testing.assert_allclose(np.sort_complex(t.numpy().ravel()), r, atol=1e-10)
+    e, v = ttf.linalg.eig(a)
+    np.testing.assert_allclose(a @ v.numpy(), v.numpy() * e.numpy()[:, None, :], atol=1e-10)

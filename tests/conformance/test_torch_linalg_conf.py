@@ -374,3 +374,20 @@ def test_lstsq_drivers(driver: str | None) -> None:
     for x, y in zip(*res):
         assert y.shape == x.shape
         np.testing.assert_allclose(y, x, rtol=1e-8, atol=1e-10)
+
+
+def test_eig_values_and_vectors() -> None:
+    a = np.random.default_rng(0).standard_normal((2, 4, 4))
+    r = real.linalg.eig(real.tensor(a))
+    t = tt.linalg.eig(tt.tensor(a))
+    assert t.eigenvalues.dtype == tt.complex128
+    np.testing.assert_allclose(t.eigenvalues.numpy(), r.eigenvalues.numpy(), atol=1e-12)
+    np.testing.assert_allclose(t.eigenvectors.numpy(), r.eigenvectors.numpy(), atol=1e-12)
+    w32 = tt.linalg.eigvals(tt.tensor(a[0].astype(np.float32)))
+    assert w32.dtype == tt.complex64
+    np.testing.assert_allclose(w32.numpy(), real.linalg.eigvals(
+        real.tensor(a[0].astype(np.float32))).numpy(), atol=1e-5)
+    x = tt.tensor(a[0], requires_grad=True)
+    assert type(tt.linalg.eigvals(x).grad_fn).__name__ == "LinalgEigBackward0"
+    with pytest.raises(RuntimeError, match="not implemented by tapegrad"):
+        tt.linalg.eigvals(x).sum().backward()

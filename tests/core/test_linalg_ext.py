@@ -280,3 +280,17 @@ def test_qr_modes_without_a_derivative_raise_in_both_modes() -> None:
     with pytest.raises(RuntimeError, match="mode='r'"):
         op.jvp(tg.tensor(TALL), tg.tensor(TALL), out=r2, **r2._node.attrs)
     np.testing.assert_allclose(q.numpy() @ r.numpy(), TALL, atol=1e-12)
+
+
+def test_eig_values_vectors_and_no_derivative() -> None:
+    a = np.random.default_rng(3).standard_normal((3, 3))
+    w, v = L.eig(tg.tensor(a))
+    np.testing.assert_allclose(a @ v.numpy(), v.numpy() * w.numpy(), atol=1e-12)
+    np.testing.assert_allclose(np.sort_complex(L.eigvals(tg.tensor(a)).numpy()),
+                               np.sort_complex(np.linalg.eigvals(a)), atol=1e-12)
+    assert L.eigvals(tg.tensor(np.eye(2))).dtype == np.complex128
+    x = tg.tensor(a, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not implemented by tapegrad"):
+        tg.grad(L.eigvals(x).sum(), x)
+    with pytest.raises(RuntimeError, match="not implemented"):
+        L.eig_op.jvp(tg.tensor(a), tg.tensor(a), out=w)
