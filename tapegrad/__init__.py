@@ -23,6 +23,7 @@ from ._core.registry import Op, defop
 from ._core.tensor import Tensor, as_array, make
 from .engine import backward, grad
 from .ops import *  # noqa: F403
+from .ops import linalg_ext as linalg  # numpy-named linear algebra: tapegrad.linalg.inv, ...
 
 __version__ = "0.1.0"
 
@@ -75,5 +76,5 @@ class detect_anomaly:
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "grad", "backward", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "stop_gradient", "defop", "Op",
-    "ops",
+    "ops", "linalg",
 ] + list(ops.__all__)

@@ -1284,26 +1284,62 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,
          name: str | None = None) -> Tensor:
-    """Vector norm (``'euclidean'``/2, 1, ``np.inf``) or Frobenius norm.
+    """Vector norm (``'euclidean'``/2, 1, ``np.inf``, any ``p > 0``) or, with a 2-element
+    ``axis``, matrix norm (``'euclidean'``/``'fro'``, 1, 2, ``np.inf``).
 
     >>> import tapegrad.tf as tf
     >>> tf.norm(tf.constant([3.0, 4.0]))
     <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    >>> tf.norm(tf.constant([[1.0, -2.0], [3.0, 4.0]]), ord=1, axis=[0, 1])
+    <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
     """
     t = _t(tensor)
     keep = bool(keepdims)
-    if ord in ("euclidean", "fro", 2, 2.0):
+    is_matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix:
+        ax2 = tuple(axis)
+        if not all(isinstance(a, int) for a in ax2) or ax2[0] == ax2[1]:
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                             f"got {ax2}")
+        supported: list[Any] = ["euclidean", "fro", 1, 2, np.inf]
+        if ord not in supported:
+            raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                             f"got {axis}")
+        if ord not in ("euclidean", 1, 2, np.inf) and (
+                isinstance(ord, str) or not np.isreal(ord) or ord <= 0):
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    if ord in ("euclidean", "fro") or (ord in (2, 2.0) and not is_matrix):
         s = reduce_sum(ops.multiply(t, t), axis=axis, keepdims=True)
         r = ops.sqrt(s, zero_safe=True)
+    elif is_matrix and ord in (2, 2.0):
+        from ..ops import linalg_ext
+
+        nd = t._data.ndim
+        a0, a1 = ax2[0] % nd, ax2[1] % nd
+        sv = linalg_ext.svdvals(ops.moveaxis(t, (a0, a1), (-2, -1)))
+        r = ops.expand_dims(reduce_max(sv, axis=-1), tuple(sorted((a0, a1))))
     elif ord in (1, 1.0):
-        r = reduce_sum(ops.abs(t), axis=axis, keepdims=True)
+        r = ops.abs(t)
+        if is_matrix:  # the largest column sum
+            r = reduce_max(reduce_sum(r, axis=ax2[0], keepdims=True), axis=ax2[1],
+                           keepdims=True)
+        else:
+            r = reduce_sum(r, axis=axis, keepdims=True)
     elif ord in (np.inf, "inf"):
-        r = reduce_max(ops.abs(t), axis=axis, keepdims=True)
+        r = ops.abs(t)
+        if is_matrix:  # the largest row sum
+            r = reduce_max(reduce_sum(r, axis=ax2[1], keepdims=True), axis=ax2[0],
+                           keepdims=True)
+        else:
+            r = reduce_max(r, axis=axis, keepdims=True)
     else:
         p = float(ord)
         r = ops.power(reduce_sum(ops.power(ops.abs(t), p), axis=axis, keepdims=True), 1.0 / p)
     if not keep:
-        ax = _axes(axis, t, "Norm")
+        ax = _axes(list(axis) if is_matrix else axis, t, "Norm")
         new = tuple(s for i, s in enumerate(r._data.shape) if ax is not None and i not in ax)
         r = ops.reshape(r, new)
     return r

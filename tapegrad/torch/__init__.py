@@ -91,6 +91,7 @@ from . import (  # noqa: E402
     autograd,
     cuda,
     func,
+    linalg,
     nn,
     optim,
     serialization,
@@ -113,6 +114,10 @@ from ._misc import (  # noqa: E402
 )
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 from .func import vmap  # noqa: E402
+from .linalg import TORCH_NAMES as _LINALG_NAMES  # noqa: E402
+
+linalg.install()
+globals().update(_LINALG_NAMES)  # torch.det, torch.inverse, torch.matrix_exp, ...
 
 half = float16
 float = float32  # noqa: A001
@@ -152,6 +157,6 @@ __all__ = [
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
     "set_num_threads", "compile",
     # submodules and transforms
-    "autograd", "nn", "optim", "cuda", "func", "vmap", "serialization",
-] + list(_ops.__all__)
+    "autograd", "nn", "optim", "cuda", "func", "vmap", "serialization", "linalg",
+] + list(_ops.__all__) + list(_LINALG_NAMES)
 

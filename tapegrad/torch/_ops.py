@@ -701,21 +701,25 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
-    """Vector/Frobenius p-norm over ``dim`` (all elements by default)."""
-    x = _floatify(input)
-    ax = _dims(dim, x._data.ndim)
-    if p in ("fro", 2, 2.0, None):
-        if x._data.dtype.kind == "f":
-            from ..ops.norms import l2norm  # one primitive: PyTorch's gradient 0 at zero
+    """The older ``torch.norm``: a vector ``p``-norm over ``dim`` (all elements by default;
+    ``'fro'`` is the 2-norm), or the nuclear norm (``p='nuc'``) of a matrix / ``dim`` pair.
 
-            return l2norm(x, axis=ax, keepdims=keepdim)
-        return core.sqrt(core.sum(core.multiply(x, x), axis=ax, keepdims=keepdim))
-    if p in (1, 1.0):
-        return core.sum(core.abs(x), axis=ax, keepdims=keepdim)
-    if p in (float("inf"), "inf"):
-        return core.max(core.abs(x), axis=ax, keepdims=keepdim)
-    return core.power(core.sum(core.power(core.abs(x), float(p)), axis=ax, keepdims=keepdim),
-                      1.0 / float(p))
+    As in PyTorch it runs ``linalg.vector_norm`` / ``linalg.matrix_norm``, so the gradient
+    at zero is zero.
+    """
+    from . import linalg
+
+    x = _floatify(input) if dtype is None else input
+    if p == "nuc":
+        d = (-2, -1) if dim is None else tuple(dim)
+        if dim is None and x._data.ndim != 2 or len(d) != 2:
+            raise hinted(RuntimeError(with_hint(
+                f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                f"{' '.join(map(str, range(x._data.ndim) if dim is None else d))}",
+                "pass dim=(row_dim, col_dim)")))
+        return linalg.matrix_norm(x, "nuc", (d[0], d[1]), keepdim, dtype=dtype)
+    order = 2 if p in ("fro", None) else (float("inf") if p == "inf" else p)
+    return linalg.vector_norm(x, order, dim, keepdim, dtype=dtype)
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:

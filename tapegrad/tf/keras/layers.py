@@ -451,6 +451,22 @@ class InputLayer(Layer):
         return inputs
 
 
+# recurrent and attention layers live in their own module (Keras weight layouts)
+from .layers_rnn import (  # noqa: E402
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    MultiHeadAttention,
+    SimpleRNN,
+    SimpleRNNCell,
+)
+
+__all__ += ["GRU", "LSTM", "RNN", "Bidirectional", "GRUCell", "LSTMCell", "MultiHeadAttention",
+            "SimpleRNN", "SimpleRNNCell"]
+
 # conv nets (issue 12): convolution, pooling, normalization, dropout, reshaping, merging
 from . import layers_conv as _layers_conv  # noqa: E402
 from .layers_conv import *  # noqa: E402,F403

@@ -8,6 +8,15 @@ tensor(5.)
 from __future__ import annotations
 
 from . import functional, init, utils
+from .attention import (  # noqa: F401
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 # conv nets (issue 12): conv, pooling, normalization, dropout family, embedding, padding
 from .conv import *  # noqa: E402,F403
@@ -18,6 +27,7 @@ from .normalization import *  # noqa: E402,F403
 from .padding import *  # noqa: E402,F403
 from .parameter import Buffer, Parameter
 from .pooling import *  # noqa: E402,F403
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .sparse import *  # noqa: E402,F403
 
 __all__ = ["functional", "init", "utils", "Parameter", "Buffer", "Module"] + [

@@ -545,3 +545,15 @@ from ._functional_conv import *  # noqa: E402,F403
 from ._functional_conv import __all__ as _conv_all  # noqa: E402
 
 __all__ += [n for n in _conv_all if n not in __all__]
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Any = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: float | None = None, enable_gqa: bool = False) -> Tensor:
+    """``softmax(Q K^T * scale + mask) V``: see :mod:`tapegrad.torch.nn.attention`."""
+    from .attention import scaled_dot_product_attention as sdpa
+
+    return sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+__all__ += ["scaled_dot_product_attention"]

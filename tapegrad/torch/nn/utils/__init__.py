@@ -78,3 +78,8 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters"]
+
+
+from . import rnn  # noqa: E402  (torch.nn.utils.rnn: packed sequences)
+
+__all__ += ["rnn"]

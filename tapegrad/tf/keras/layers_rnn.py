@@ -1,0 +1,591 @@
+"""Keras recurrent and attention layers: ``SimpleRNN``, ``LSTM``, ``GRU``, ``Bidirectional``,
+``MultiHeadAttention`` (Keras 3 semantics).
+
+Weights follow Keras's layout and order, so ``get_weights``/``set_weights``
+exchange arrays with real Keras: an RNN layer owns a cell
+(``lstm/lstm_cell/kernel``, ``recurrent_kernel``, ``bias``) with the gates
+side by side in Keras's order (LSTM ``i, f, c, o``; GRU ``z, r, h``, with
+``reset_after=True`` and a ``(2, 3 * units)`` bias by default);
+``MultiHeadAttention`` has ``query``, ``key``, ``value`` and
+``attention_output`` einsum kernels.  Weights are created on the first call
+(deferred build), with Keras's initialisers (``glorot_uniform`` kernels,
+``orthogonal`` recurrent kernels, ``unit_forget_bias``) drawn from
+``tf.random`` (NumPy's generator: not TensorFlow's numbers).
+
+>>> import tapegrad.tf as tf
+>>> lstm = tf.keras.layers.LSTM(4, return_sequences=True, return_state=True, name="tagger")
+>>> out, h, c = lstm(tf.zeros([2, 5, 3]))
+>>> out.shape, h.shape, [w.path for w in lstm.weights][0]
+(TensorShape([2, 5, 4]), TensorShape([2, 4]), 'tagger/lstm_cell/kernel')
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ... import ops
+from ..._core.errors import hinted, with_hint
+from ..._core.tensor import Tensor
+from ...ops.rnn import gru_seq, lstm_seq
+from .._tensor import convert, tft
+from ..nn import softmax as _softmax
+from ..random import _generator
+from . import activations, initializers
+from .layers import Layer, _to_input
+
+__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU",
+           "Bidirectional", "MultiHeadAttention", "Orthogonal"]
+
+
+class Orthogonal(initializers.RandomInitializer):
+    """Keras's ``orthogonal`` initializer: Q of the QR of a normal matrix, signs fixed by R.
+
+    The normal matrix is drawn from Keras's stream for the initializer's seed.
+    """
+
+    def __init__(self, gain: float = 1.0, seed: Any = None) -> None:
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        from . import random as _kr
+
+        shape = tuple(int(s) for s in shape)
+        rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+        cols = shape[-1]
+        a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype)
+        arr = a.numpy()
+        q, r = np.linalg.qr(arr)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return tft((self.gain * q.reshape(shape)).astype(arr.dtype, copy=False))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "gain": self.gain}
+
+
+def _init(identifier: Any) -> Any:
+    return Orthogonal() if identifier == "orthogonal" else initializers.get(identifier)
+
+
+def _check_rate(name: str, rate: float) -> float:
+    if not 0 <= rate <= 1:
+        raise ValueError(f"Invalid value received for argument `{name}`. Expected a float "
+                         f"value between 0 and 1. Received: {name}={rate}")
+    return float(rate)
+
+
+def _dropout_mask(shape: tuple[int, ...], rate: float, dtype: Any, seed: Any) -> np.ndarray:
+    """Keras's ``dropout(ones, rate)``: 0 with probability ``rate``, else ``1 / (1 - rate)``
+    (drawn from ``tf.random``'s NumPy stream, not TensorFlow's numbers)."""
+    keep = _generator(seed).random(shape) >= rate
+    return (keep / (1.0 - rate)).astype(dtype)
+
+
+# ----------------------------------------------------------------------------- cells
+class _Cell(Layer):
+    gates = 1
+
+    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: Any = None,
+                 **kwargs: Any) -> None:
+        for k in ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+                  "kernel_constraint", "recurrent_constraint", "bias_constraint"):
+            kwargs.pop(k, None)
+        super().__init__(**kwargs)
+        if units <= 0:
+            raise ValueError("Received an invalid value for argument `units`, expected a "
+                             f"positive integer, got {units}.")
+        self.dropout = _check_rate("dropout", dropout)
+        self.recurrent_dropout = _check_rate("recurrent_dropout", recurrent_dropout)
+        self.seed = seed
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.recurrent_initializer = recurrent_initializer
+        self.bias_initializer = bias_initializer
+        self.state_size: Any = self.units
+
+    def _bias_init(self) -> Any:
+        return _init(self.bias_initializer)
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        return (self.gates * self.units,)
+
+    def build(self, input_shape: Any = None) -> None:
+        dim = int(input_shape[-1])
+        g = self.gates * self.units
+        self.kernel = self.add_weight((dim, g), _init(self.kernel_initializer), name="kernel")
+        self.recurrent_kernel = self.add_weight((self.units, g),
+                                                _init(self.recurrent_initializer),
+                                                name="recurrent_kernel")
+        self.bias = self.add_weight(self._bias_shape(), self._bias_init(), name="bias") \
+            if self.use_bias else None
+        self.__dict__["built"] = True
+
+    def project(self, x: Tensor) -> Tensor:
+        """The input projection of every step at once: ``x @ kernel (+ input bias)``."""
+        y = ops.matmul(x, self.kernel)
+        b = self.bias
+        if b is not None:
+            y = ops.add(y, b if b._data.ndim == 1 else ops.getitem(b, 0))
+        return y
+
+    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+        raise NotImplementedError
+
+    def call(self, inputs: Tensor, states: Any, training: Any = None) -> Any:
+        """One step on its own: ``(output, new_states)`` (Keras's cell call)."""
+        as_list = isinstance(states, (list, tuple))
+        st = [_to_input(v, inputs._data.dtype) for v in (states if as_list else [states])]
+        h, new = self.step(self.project(inputs), st)
+        return (h, new) if as_list else (h, new[0])
+
+
+def _split(t: Tensor, n: int) -> list[Tensor]:
+    k = t._data.shape[-1] // n
+    return [ops.getitem(t, (Ellipsis, slice(i * k, (i + 1) * k))) for i in range(n)]
+
+
+class SimpleRNNCell(_Cell):
+    """``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)``."""
+
+    gates = 1
+
+    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+        h = self.activation(ops.add(xw, ops.matmul(states[0], self.recurrent_kernel)))
+        return h, [h]
+
+
+class LSTMCell(_Cell):
+    """Keras's LSTM step (gates ``i, f, c, o``; ``unit_forget_bias`` sets the forget bias to 1)."""
+
+    gates = 4
+
+    def __init__(self, units: int, activation: Any = "tanh",
+                 recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 unit_forget_bias: bool = True, **kwargs: Any) -> None:
+        super().__init__(units, activation, use_bias, kernel_initializer, recurrent_initializer,
+                         bias_initializer, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = unit_forget_bias
+        self.state_size = [self.units, self.units]
+
+    def _bias_init(self) -> Any:
+        if not self.unit_forget_bias:
+            return _init(self.bias_initializer)
+        base = _init(self.bias_initializer)
+        u = self.units
+
+        def forget_ones(shape: Any, dtype: Any = None) -> Tensor:
+            v = np.array(base((u,), dtype=dtype)._data)
+            return convert(np.concatenate([v, np.ones(u, dtype=v.dtype),
+                                           np.array(base((2 * u,), dtype=dtype)._data)]))
+
+        return forget_ones
+
+    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+        h, c = states
+        z = ops.add(xw, ops.matmul(h, self.recurrent_kernel))
+        zi, zf, zc, zo = _split(z, 4)
+        ra = self.recurrent_activation
+        c2 = ops.add(ops.multiply(ra(zf), c), ops.multiply(ra(zi), self.activation(zc)))
+        h2 = ops.multiply(ra(zo), self.activation(c2))
+        return h2, [h2, c2]
+
+
+class GRUCell(_Cell):
+    """Keras's GRU step (gates ``z, r, h``; ``reset_after=True`` applies the reset gate after
+    the recurrent matmul and uses separate input/recurrent biases)."""
+
+    gates = 3
+
+    def __init__(self, units: int, activation: Any = "tanh",
+                 recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 reset_after: bool = True, **kwargs: Any) -> None:
+        super().__init__(units, activation, use_bias, kernel_initializer, recurrent_initializer,
+                         bias_initializer, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = reset_after
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+        h = states[0]
+        u = self.units
+        ra = self.recurrent_activation
+        xz, xr, xh = _split(xw, 3)
+        if self.reset_after:
+            inner = ops.matmul(h, self.recurrent_kernel)
+            if self.use_bias:
+                inner = ops.add(inner, ops.getitem(self.bias, 1))
+            rz, rr, rh = _split(inner, 3)
+            z = ra(ops.add(xz, rz))
+            r = ra(ops.add(xr, rr))
+            hh = self.activation(ops.add(xh, ops.multiply(r, rh)))
+        else:
+            rk = self.recurrent_kernel
+            rkz = ops.getitem(rk, (slice(None), slice(0, u)))
+            rkr = ops.getitem(rk, (slice(None), slice(u, 2 * u)))
+            rkh = ops.getitem(rk, (slice(None), slice(2 * u, 3 * u)))
+            z = ra(ops.add(xz, ops.matmul(h, rkz)))
+            r = ra(ops.add(xr, ops.matmul(h, rkr)))
+            hh = self.activation(ops.add(xh, ops.matmul(ops.multiply(r, h), rkh)))
+        # h = z * h_prev + (1 - z) * hh  =  hh + z * (h_prev - hh)
+        h2 = ops.add(hh, ops.multiply(z, ops.subtract(h, hh)))
+        return h2, [h2]
+
+
+# ----------------------------------------------------------------------------- layers
+class RNN(Layer):
+    """Run a cell over the time axis of ``(batch, time, features)`` inputs."""
+
+    def __init__(self, cell: _Cell, return_sequences: bool = False,
+                 return_state: bool = False, go_backwards: bool = False,
+                 stateful: bool = False, unroll: bool = False, zero_output_for_mask: bool = False,
+                 **kwargs: Any) -> None:
+        if stateful:
+            raise hinted(NotImplementedError(with_hint("stateful RNN layers are not supported by "
+                                                "tapegrad", "pass initial_state= instead")))
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.zero_output_for_mask = zero_output_for_mask
+        self.units = cell.units
+
+    def build(self, input_shape: Any = None) -> None:
+        self.cell.build((None, input_shape[-1]))
+        self.cell.__dict__["built"] = True
+        self.__dict__["built"] = True
+
+    def _maybe_build(self, x: Any) -> None:
+        if isinstance(x, Tensor) and x._data.ndim != 3:
+            raise hinted(ValueError(with_hint(
+                f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
+                f"layer: expected ndim=3, found ndim={x._data.ndim}. Full shape received: "
+                f"{tuple(x._data.shape)}", "RNN layers take (batch, time, features)")))
+        super()._maybe_build(x)
+
+    def call(self, inputs: Tensor, initial_state: Any = None, mask: Any = None,
+             training: Any = None) -> Any:
+        m_arr = None
+        if mask is not None:  # (batch, time): False steps keep the previous state and output
+            m_arr = np.asarray(mask._data if isinstance(mask, Tensor) else mask).astype(bool)
+        x = inputs
+        n, steps = x._data.shape[0], x._data.shape[1]
+        sizes = self.cell.state_size if isinstance(self.cell.state_size, list) else \
+            [self.cell.state_size]
+        if initial_state is None:
+            states = [convert(np.zeros((n, s), dtype=x._data.dtype)) for s in sizes]
+        else:
+            init_list = list(initial_state) if isinstance(initial_state, (list, tuple)) else \
+                [initial_state]
+            states = [_to_input(s, x._data.dtype) for s in init_list]
+        cell = self.cell
+        dt = x._data.dtype
+        if training and 0.0 < cell.dropout < 1.0:  # one mask for every step, as Keras
+            x = ops.multiply(x, _dropout_mask((n, 1, x._data.shape[-1]), cell.dropout, dt,
+                                              cell.seed))
+        rec_mask = _dropout_mask((n, cell.units), cell.recurrent_dropout, dt, cell.seed) \
+            if training and 0.0 < cell.recurrent_dropout < 1.0 else None
+        xw = cell.project(x)
+        if (isinstance(cell, LSTMCell) and rec_mask is None and steps and m_arr is None
+                and cell.activation is activations.get("tanh")
+                and cell.recurrent_activation is activations.get("sigmoid")):
+            # the fused recurrence (tapegrad.ops.rnn): W_hh is the recurrent kernel transposed
+            xs = ops.swapaxes(xw, 0, 1)
+            if self.go_backwards:
+                xs = ops.flip(xs, axis=0)
+            zero_b = np.zeros(4 * cell.units, dtype=dt)
+            packed = lstm_seq(xs, states[0], states[1], ops.swapaxes(cell.recurrent_kernel, 0, 1),
+                              zero_b)
+            h_last = ops.getitem(packed, steps - 1)
+            c_last = ops.getitem(packed, steps)
+            seq = ops.swapaxes(ops.getitem(packed, slice(0, steps)), 0, 1)
+            out_f = seq if self.return_sequences else h_last
+            return (out_f, h_last, c_last) if self.return_state else out_f
+        if (isinstance(cell, GRUCell) and cell.reset_after and rec_mask is None and steps
+                and m_arr is None
+                and cell.activation is activations.get("tanh")
+                and cell.recurrent_activation is activations.get("sigmoid")):
+            xs = ops.swapaxes(xw, 0, 1)
+            if self.go_backwards:
+                xs = ops.flip(xs, axis=0)
+            b_rec = ops.getitem(cell.bias, 1) if cell.bias is not None else \
+                np.zeros(3 * cell.units, dtype=dt)
+            packed = gru_seq(xs, states[0], ops.swapaxes(cell.recurrent_kernel, 0, 1), b_rec,
+                             order="zrn")
+            h_last = ops.getitem(packed, steps - 1)
+            seq = ops.swapaxes(ops.getitem(packed, slice(0, steps)), 0, 1)
+            out_g = seq if self.return_sequences else h_last
+            return (out_g, h_last) if self.return_state else out_g
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        outs: list[Tensor] = []
+        h: Any = None
+        prev_out: Any = None
+        for t in order:
+            run = states if rec_mask is None else [ops.multiply(states[0], rec_mask)] + \
+                states[1:]
+            h, new = cell.step(ops.getitem(xw, (slice(None), t)), run)
+            if m_arr is not None:  # Keras's masked step: where(mask, new, old)
+                keep = m_arr[:, t][:, None]
+                if prev_out is None:
+                    prev_out = convert(np.zeros(h._data.shape, dtype=dt))
+                h = ops.where(keep, h, 0.0 if self.zero_output_for_mask else prev_out)
+                new = [ops.where(keep, a, b) for a, b in zip(new, states)]
+                prev_out = h
+            states = new
+            outs.append(h)
+        if h is None:
+            h = states[0]
+        out = ops.stack(outs, axis=1) if self.return_sequences else h
+        if self.return_state:
+            return (out, *states)
+        return out
+
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        cfg.update({"return_sequences": self.return_sequences,
+                    "return_state": self.return_state, "go_backwards": self.go_backwards,
+                    "units": self.units})
+        return cfg
+
+
+def _rnn_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    keys = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
+            "zero_output_for_mask", "name", "trainable", "dtype", "input_shape", "input_dim")
+    return {k: kwargs.pop(k) for k in keys if k in kwargs}
+
+
+class SimpleRNN(RNN):
+    """Fully connected RNN: ``h_t = tanh(x_t W + h_{t-1} U + b)``."""
+
+    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
+                 **kwargs: Any) -> None:
+        outer = _rnn_kwargs(kwargs)
+        cell = SimpleRNNCell(units, activation=activation, use_bias=use_bias,
+                             name="simple_rnn_cell",
+                             dtype=outer.get("dtype"), **kwargs)
+        super().__init__(cell, **outer)
+
+
+class LSTM(RNN):
+    """Long short-term memory (Keras: gates ``i, f, c, o``; ``return_state`` adds ``h, c``)."""
+
+    def __init__(self, units: int, activation: Any = "tanh",
+                 recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+                 **kwargs: Any) -> None:
+        outer = _rnn_kwargs(kwargs)
+        cell = LSTMCell(units, activation=activation, recurrent_activation=recurrent_activation,
+                        name="lstm_cell",
+                        use_bias=use_bias, dtype=outer.get("dtype"), **kwargs)
+        super().__init__(cell, **outer)
+
+
+class GRU(RNN):
+    """Gated recurrent unit (Keras: gates ``z, r, h``, ``reset_after=True`` by default)."""
+
+    def __init__(self, units: int, activation: Any = "tanh",
+                 recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+                 **kwargs: Any) -> None:
+        outer = _rnn_kwargs(kwargs)
+        cell = GRUCell(units, activation=activation, recurrent_activation=recurrent_activation,
+                       name="gru_cell",
+                       use_bias=use_bias, dtype=outer.get("dtype"), **kwargs)
+        super().__init__(cell, **outer)
+
+
+def _clone_rnn(layer: RNN, name: str, go_backwards: bool) -> RNN:
+    c = layer.cell
+    common: dict[str, Any] = {"activation": c.activation, "use_bias": c.use_bias,
+                              "kernel_initializer": c.kernel_initializer,
+                              "recurrent_initializer": c.recurrent_initializer,
+                              "bias_initializer": c.bias_initializer, "dropout": c.dropout,
+                              "recurrent_dropout": c.recurrent_dropout, "seed": c.seed}
+    if isinstance(c, (LSTMCell, GRUCell)):
+        common["recurrent_activation"] = c.recurrent_activation
+    if isinstance(c, LSTMCell):
+        common["unit_forget_bias"] = c.unit_forget_bias
+    if isinstance(c, GRUCell):
+        common["reset_after"] = c.reset_after
+    cls: Any = type(layer)  # SimpleRNN, LSTM or GRU: (units, **options)
+    return cls(c.units, return_sequences=layer.return_sequences,
+               return_state=layer.return_state, go_backwards=go_backwards, name=name,
+               dtype=layer.dtype, **common)
+
+
+class Bidirectional(Layer):
+    """Run an RNN forwards and a copy of it backwards; merge (``concat``, ``sum``, ``mul``,
+    ``ave`` or ``None`` for a list).  Weights: the forward layer's, then the backward's."""
+
+    def __init__(self, layer: RNN, merge_mode: str | None = "concat",
+                 weights: Any = None, backward_layer: RNN | None = None,
+                 **kwargs: Any) -> None:
+        if not isinstance(layer, RNN):
+            raise hinted(ValueError(with_hint(
+                "Please initialize `Bidirectional` layer with a `keras.layers.Layer` instance. "
+                f"Received: {layer}", "wrap an RNN layer such as LSTM(4)")))
+        if merge_mode not in ("sum", "mul", "ave", "concat", None):
+            raise ValueError(f"Invalid merge mode. Received: {merge_mode}. Merge mode should be "
+                             "one of {'sum', 'mul', 'ave', 'concat', None}")
+        super().__init__(**kwargs)
+        self.forward_layer = _clone_rnn(layer, "forward_" + layer.name, layer.go_backwards)
+        self.backward_layer = backward_layer if backward_layer is not None else \
+            _clone_rnn(layer, "backward_" + layer.name, not layer.go_backwards)
+        # as Keras: masked steps of a returned sequence are zeros in both directions
+        self.forward_layer.zero_output_for_mask = layer.return_sequences
+        self.backward_layer.zero_output_for_mask = layer.return_sequences
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.return_state = layer.return_state
+        if weights is not None:
+            raise hinted(NotImplementedError(with_hint("Bidirectional(weights=...) is not supported",
+                                                "call set_weights after the first call")))
+
+    def call(self, inputs: Tensor, initial_state: Any = None, mask: Any = None,
+             training: Any = None) -> Any:
+        fwd_state = bwd_state = None
+        if initial_state is not None:
+            half = len(initial_state) // 2
+            fwd_state, bwd_state = initial_state[:half], initial_state[half:]
+        f = self.forward_layer(inputs, initial_state=fwd_state, mask=mask, training=training)
+        b = self.backward_layer(inputs, initial_state=bwd_state, mask=mask, training=training)
+        f_states: list[Tensor] = []
+        b_states: list[Tensor] = []
+        if self.return_state:
+            f, *f_states = f
+            b, *b_states = b
+        if self.return_sequences:  # the backward sequence back in time order
+            b = ops.flip(b, axis=1)
+        if self.merge_mode == "concat":
+            out: Any = ops.concatenate([f, b], axis=-1)
+        elif self.merge_mode == "sum":
+            out = ops.add(f, b)
+        elif self.merge_mode == "ave":
+            out = ops.multiply(ops.add(f, b), 0.5)
+        elif self.merge_mode == "mul":
+            out = ops.multiply(f, b)
+        else:
+            out = [f, b]
+        if self.return_state:
+            return (*out, *f_states, *b_states) if isinstance(out, list) else \
+                (out, *f_states, *b_states)
+        return out
+
+
+# ----------------------------------------------------------------------------- attention
+class _EinsumWeights(Layer):
+    """The weights of one of MultiHeadAttention's projections (Keras's EinsumDense)."""
+
+    def __init__(self, kernel_shape: tuple[int, ...], bias_shape: tuple[int, ...] | None,
+                 kernel_initializer: Any, bias_initializer: Any, equation: str,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.equation = equation
+        self.kernel = self.add_weight(kernel_shape, initializers.get(kernel_initializer),
+                                      name="kernel")
+        self.bias = self.add_weight(bias_shape, initializers.get(bias_initializer),
+                                    name="bias") if bias_shape is not None else None
+        self.__dict__["built"] = True
+
+    def call(self, x: Tensor) -> Tensor:
+        y = ops.einsum(self.equation, x, self.kernel)
+        return ops.add(y, self.bias) if self.bias is not None else y
+
+
+class MultiHeadAttention(Layer):
+    """Keras's multi-head attention over ``(batch, time, features)`` tensors.
+
+    ``call(query, value, key=None, attention_mask=None, return_attention_scores=False,
+    training=None, use_causal_mask=False)``; ``attention_mask`` is ``(B, T, S)`` with
+    True/1 where attention is allowed.  Scores are ``(B, heads, T, S)``.
+    """
+
+    def __init__(self, num_heads: int, key_dim: int, value_dim: int | None = None,
+                 dropout: float = 0.0, use_bias: bool = True, output_shape: Any = None,
+                 attention_axes: Any = None, kernel_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", seed: Any = None, **kwargs: Any) -> None:
+        for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
+                  "kernel_constraint", "bias_constraint", "flash_attention"):
+            kwargs.pop(k, None)
+        super().__init__(**kwargs)
+        if attention_axes is not None or output_shape is not None:
+            raise hinted(NotImplementedError(with_hint("MultiHeadAttention(attention_axes=, "
+                                                "output_shape=) is not supported by tapegrad",
+                                                "use the defaults")))
+        self.dropout = _check_rate("dropout", dropout)
+        self.seed = seed
+        self.num_heads = int(num_heads)
+        self.key_dim = int(key_dim)
+        self.value_dim = int(value_dim) if value_dim is not None else int(key_dim)
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+
+    def _build_from(self, q: Tensor, v: Tensor, k: Tensor) -> None:
+        h, kd, vd = self.num_heads, self.key_dim, self.value_dim
+        dq, dk, dv = q._data.shape[-1], k._data.shape[-1], v._data.shape[-1]
+        ki, bi, ub = self.kernel_initializer, self.bias_initializer, self.use_bias
+        dt = self.dtype
+        self.query_dense = _EinsumWeights((dq, h, kd), (h, kd) if ub else None, ki, bi,
+                                          "abc,cde->abde", name="query", dtype=dt)
+        self.key_dense = _EinsumWeights((dk, h, kd), (h, kd) if ub else None, ki, bi,
+                                        "abc,cde->abde", name="key", dtype=dt)
+        self.value_dense = _EinsumWeights((dv, h, vd), (h, vd) if ub else None, ki, bi,
+                                          "abc,cde->abde", name="value", dtype=dt)
+        self.output_dense = _EinsumWeights((h, vd, dq), (dq,) if ub else None, ki, bi,
+                                           "abcd,cde->abe", name="attention_output", dtype=dt)
+        self.__dict__["built"] = True
+
+    def _maybe_build(self, x: Any) -> None:
+        pass  # built in call, once the key and value shapes are known
+
+    def call(self, query: Tensor, value: Any, key: Any = None, query_mask: Any = None,
+             value_mask: Any = None, key_mask: Any = None, attention_mask: Any = None,
+             return_attention_scores: bool = False, training: Any = None,
+             use_causal_mask: bool = False) -> Any:
+        dt = query._data.dtype
+        v = _to_input(value, dt)
+        k = v if key is None else _to_input(key, dt)
+        if not self.built:
+            self._build_from(query, v, k)
+        q = ops.multiply(self.query_dense(query), 1.0 / math.sqrt(float(self.key_dim)))
+        kk = self.key_dense(k)
+        vv = self.value_dense(v)
+        scores = ops.einsum("aecd,abcd->acbe", kk, q)  # (B, heads, T, S)
+        t_len, s_len = q._data.shape[1], kk._data.shape[1]
+        mask: Any = None
+        if attention_mask is not None:
+            am = attention_mask._data if isinstance(attention_mask, Tensor) else \
+                np.asarray(attention_mask)
+            mask = am.astype(bool)
+        if use_causal_mask:
+            causal = np.tril(np.ones((t_len, s_len), dtype=bool))[None]
+            mask = causal if mask is None else (mask & causal)
+        if mask is not None:
+            # Keras's masked softmax: (1 - mask) * large negative added to the scores
+            big = -3e4 if dt == np.float16 else -1e9
+            scores = ops.add(scores, (1.0 - np.expand_dims(mask, -3).astype(dt)) * big)
+        w = _softmax(scores, axis=-1)
+        wd = w
+        if training and self.dropout > 0:  # the returned scores are the undropped ones
+            wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt, self.seed))
+        out = ops.einsum("acbe,aecd->abcd", wd, vv)  # (B, T, heads, value_dim)
+        out = self.output_dense(out)
+        if return_attention_scores:
+            return out, w
+        return out
