@@ -92,6 +92,7 @@ from . import (  # noqa: E402
     cuda,
     nn,
     optim,
+    utils,
 )
 from ._misc import (  # noqa: E402
     BoolTensor,
