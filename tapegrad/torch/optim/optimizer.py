@@ -151,6 +151,181 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load hyper-parameters and per-parameter state saved by :meth:`state_dict`.
+
+        Everything is checked and converted before anything is changed, so a bad
+        state dict raises and leaves the optimizer as it was.
+        """
+        if not isinstance(state_dict, dict) or "param_groups" not in state_dict \
+                or "state" not in state_dict:
+            missing = "param_groups" if not isinstance(state_dict, dict) or \
+                "param_groups" not in state_dict else "state"
+            raise KeyError(missing)
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(with_hint(
+                "loaded state dict has a different number of parameter groups",
+                f"the optimizer has {len(self.param_groups)}, the state dict {len(groups)}"))
+        for g, sg in zip(self.param_groups, groups):
+            if len(g["params"]) != len(sg["params"]):
+                raise ValueError(with_hint(
+                    "loaded state dict contains a parameter group that doesn't match the size "
+                    "of optimizer's group",
+                    f"group sizes {len(g['params'])} (optimizer) and {len(sg['params'])} "
+                    "(state dict)"))
+        id_map: dict[Any, Tensor] = {}
+        for g, sg in zip(self.param_groups, groups):
+            for old_id, p in zip(sg["params"], g["params"]):
+                id_map[old_id] = p
+        new_state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for k, st in state_dict["state"].items():
+            if k not in id_map:
+                raise ValueError(with_hint(
+                    f"loaded state dict has state for parameter {k!r}, which no parameter "
+                    "group lists", "save and load with optimizers over the same parameters"))
+            p = id_map[k]
+            new_state[p] = {name: _from_tensor(v, name, p._data.dtype) for name, v in st.items()}
+        new_groups = []
+        for g, sg in zip(self.param_groups, groups):
+            ng = {k: v for k, v in sg.items() if k != "params"}
+            ng["params"] = g["params"]
+            new_groups.append(ng)
+        self.param_groups[:] = new_groups
+        self.state = new_state
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+def _type_str(p: Any) -> str:
+    if isinstance(p, Tensor):
+        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
+        return f"torch.{names.get(p._data.dtype.name, 'Float')}Tensor"
+    return type(p).__name__
+
+
+class Optimizer:
+    """Base class: ``param_groups`` (list of dicts with ``params`` and hyper-parameters) and
+    per-parameter ``state``."""
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(with_hint(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_type_str(params)}",
+                "pass model.parameters() or a list of tensors"))
+        groups = list(params)
+        if not groups:
+            raise ValueError(with_hint("optimizer got an empty parameter list",
+                                       "did the model register its parameters (nn.Parameter)?"))
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            params = list(params)
+        if params and isinstance(params[0], tuple):
+            params = [p for _, p in params]
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(with_hint("optimizer can only optimize Tensors, but one of the "
+                                          f"params is {type(p).__name__}", "pass tensors"))
+            if p._node is not None:
+                raise ValueError(with_hint("can't optimize a non-leaf Tensor",
+                                           "optimize the leaf tensors (parameters) themselves"))
+        group = dict(param_group)
+        group["params"] = params
+        for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {k}")
+            group.setdefault(k, v)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError(with_hint("some parameters appear in more than one parameter group",
+                                       "list each parameter in one group only"))
+        self._check_group(group)
+        self.param_groups.append(group)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        """Validate a group's hyper-parameters (subclasses)."""
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters (to ``None`` by default)."""
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    gr = p._grad
+                    if gr._node is not None:
+                        gr = gr.detach()
+                        p._grad = gr
+                    gr._data[...] = 0
+                    gr._vc[0] += 1
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        loss = None
+        if closure is not None:
+            with mode.enable_grad():
+                loss = closure()
+        with mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    g = p._grad._data
+                    if p._data.dtype != g.dtype:
+                        g = g.astype(p._data.dtype)
+                    if not p._data.flags.writeable:
+                        p._data = p._data.copy()
+                    self._update(p._data, g, self.state[p], group)
+                    p._vc[0] += 1
+        return loss
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    # -- state dicts -----------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            ids = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            d = {k: v for k, v in g.items() if k != "params"}
+            d["params"] = ids
+            groups.append(d)
+        state = {}
+        for p, st in self.state.items():
+            if id(p) in index:
+                state[index[id(p)]] = {k: _to_tensor(v) for k, v in st.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -186,18 +361,27 @@ class Optimizer:
 def _to_tensor(v: Any) -> Any:
     if isinstance(v, np.ndarray):
         return make(v.copy(), None, False, TORCH)
+    if isinstance(v, np.generic) and v.dtype.kind in "fc":
+        return make(np.asarray(v).copy(), None, False, TORCH)
     if isinstance(v, int) and not isinstance(v, bool):
         return make(np.asarray(float(v), dtype=np.float32), None, False, TORCH)
     return v
 
 
-def _from_tensor(v: Any) -> Any:
+def _from_tensor(v: Any, name: str = "", dtype: Any = None) -> Any:
+    """A saved state entry back in the optimizer's own form (``step`` an int, float
+    buffers in the parameter's dtype, as PyTorch casts them on load)."""
     if isinstance(v, Tensor):
-        if v._data.ndim == 0:
-            return int(v._data.item())
-        return v._data.copy()
+        a = v._data
+        if name == "step" or a.dtype.kind in "iub":
+            return int(a.item()) if a.ndim == 0 else a.copy()
+        if a.ndim == 0:
+            return a.dtype.type(a.item())
+        if dtype is not None and a.dtype.kind == "f" and np.dtype(dtype).kind == "f":
+            return a.astype(dtype, copy=True)
+        return a.copy()
+    if isinstance(v, np.ndarray):
+        return v.copy()
+    if isinstance(v, list):
+        return [_from_tensor(x, "", dtype) for x in v]
     return v
-
-
-def _params_list(params: Iterable[Any]) -> Any:
-    return params

@@ -1,0 +1,251 @@
+"""``torch.optim`` Adagrad, Adadelta, Adamax, NAdam, RAdam, RMSprop, ASGD and Rprop over
+the shared rules in :mod:`tapegrad.optim.adaptive`.
+
+Defaults, argument checks and messages are PyTorch's; ``foreach``,
+``fused``, ``capturable`` and ``differentiable`` are accepted (tapegrad has
+one CPU implementation, PyTorch's single-tensor one).
+
+>>> import tapegrad.torch as torch
+>>> w = torch.tensor([1.0], requires_grad=True)
+>>> opt = torch.optim.RMSprop([w], lr=0.01)
+>>> (w * 2).sum().backward(); opt.step(); w
+tensor([0.9000], requires_grad=True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._core.errors import with_hint
+from ...optim import adaptive as rules
+from .optimizer import Optimizer
+
+__all__ = ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop", "ASGD", "Rprop"]
+
+
+def _nonneg(name: str, value: Any, what: str | None = None) -> None:
+    if not 0.0 <= value:
+        raise ValueError(with_hint(f"Invalid {what or name}: {value}", f"use {name} >= 0"))
+
+
+def _lr(lr: Any) -> None:
+    _nonneg("lr", lr, "learning rate")
+
+
+def _betas(betas: Any) -> None:
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(with_hint(f"Invalid beta parameter at index {i}: {betas[i]}",
+                                       "betas are in [0, 1)"))
+
+
+class Adagrad(Optimizer):
+    """Adagrad: per-element steps scaled by the root of the summed squared gradients.
+
+    >>> import tapegrad.torch as torch
+    >>> w = torch.tensor([1.0], requires_grad=True)
+    >>> opt = torch.optim.Adagrad([w], lr=0.1)
+    >>> (w * 3).sum().backward(); opt.step(); w
+    tensor([0.9000], requires_grad=True)
+    """
+
+    def __init__(self, params: Any, lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        _lr(lr)
+        _nonneg("lr_decay", lr_decay, "lr_decay value")
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        _nonneg("initial_accumulator_value", initial_accumulator_value,
+                "initial_accumulator_value value")
+        _nonneg("eps", eps, "epsilon value")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # PyTorch creates Adagrad's state eagerly (``step`` 0 and ``sum``)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p] = {"step": 0, "sum": np.full_like(
+                    p._data, group["initial_accumulator_value"])}
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        rules.adagrad_update(param, grad, state, lr=group["lr"], lr_decay=group["lr_decay"],
+                             weight_decay=group["weight_decay"],
+                             initial_accumulator_value=group["initial_accumulator_value"],
+                             eps=group["eps"], maximize=group["maximize"])
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler): steps scaled by the ratio of running RMS of updates and
+    gradients."""
+
+    def __init__(self, params: Any, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 capturable: bool = False, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(with_hint(f"Invalid rho value: {rho}", "rho is in [0, 1]"))
+        _nonneg("eps", eps, "epsilon value")
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        rules.adadelta_update(param, grad, state, lr=group["lr"], rho=group["rho"],
+                              eps=group["eps"], weight_decay=group["weight_decay"],
+                              maximize=group["maximize"])
+
+
+class Adamax(Optimizer):
+    """Adamax: Adam with the infinity norm in place of the second moment."""
+
+    def __init__(self, params: Any, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
+        _lr(lr)
+        _nonneg("eps", eps, "epsilon value")
+        _betas(betas)
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        b1, b2 = group["betas"]
+        rules.adamax_update(param, grad, state, lr=group["lr"], beta1=b1, beta2=b2,
+                            eps=group["eps"], weight_decay=group["weight_decay"],
+                            maximize=group["maximize"])
+
+
+class NAdam(Optimizer):
+    """NAdam: Adam with Nesterov momentum (PyTorch's momentum-decay schedule)."""
+
+    def __init__(self, params: Any, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _lr(lr)
+        _nonneg("eps", eps, "epsilon value")
+        _betas(betas)
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        _nonneg("momentum_decay", momentum_decay, "momentum_decay value")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        b1, b2 = group["betas"]
+        rules.nadam_update(param, grad, state, lr=group["lr"], beta1=b1, beta2=b2,
+                           eps=group["eps"], weight_decay=group["weight_decay"],
+                           momentum_decay=group["momentum_decay"],
+                           decoupled_weight_decay=group["decoupled_weight_decay"],
+                           maximize=group["maximize"])
+
+
+class RAdam(Optimizer):
+    """RAdam: Adam with a rectified adaptive learning rate."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _lr(lr)
+        _nonneg("eps", eps, "epsilon value")
+        _betas(betas)
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, foreach=foreach, capturable=capturable,
+                        decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        b1, b2 = group["betas"]
+        rules.radam_update(param, grad, state, lr=group["lr"], beta1=b1, beta2=b2,
+                           eps=group["eps"], weight_decay=group["weight_decay"],
+                           decoupled_weight_decay=group["decoupled_weight_decay"],
+                           maximize=group["maximize"])
+
+
+class RMSprop(Optimizer):
+    """RMSprop, optionally centered and with momentum."""
+
+    def __init__(self, params: Any, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _lr(lr)
+        _nonneg("eps", eps, "epsilon value")
+        _nonneg("momentum", momentum, "momentum value")
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        _nonneg("alpha", alpha, "alpha value")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        rules.rmsprop_update(param, grad, state, lr=group["lr"], alpha=group["alpha"],
+                             eps=group["eps"], weight_decay=group["weight_decay"],
+                             momentum=group["momentum"], centered=group["centered"],
+                             maximize=group["maximize"])
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (Polyak-Juditsky); the running average is ``state[p]["ax"]``."""
+
+    def __init__(self, params: Any, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
+                 t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
+        _lr(lr)
+        _nonneg("weight_decay", weight_decay, "weight_decay value")
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        rules.asgd_update(param, grad, state, lr=group["lr"], lambd=group["lambd"],
+                          alpha=group["alpha"], t0=group["t0"],
+                          weight_decay=group["weight_decay"], maximize=group["maximize"])
+
+
+class Rprop(Optimizer):
+    """Resilient backpropagation: per-element step sizes adapted from gradient signs."""
+
+    def __init__(self, params: Any, lr: float = 1e-2, etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _lr(lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(with_hint(f"Invalid eta values: {etas[0]}, {etas[1]}",
+                                       "use 0 < etaminus < 1 < etaplus"))
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        em, ep = group["etas"]
+        lo, hi = group["step_sizes"]
+        rules.rprop_update(param, grad, state, lr=group["lr"], etaminus=em, etaplus=ep,
+                           step_size_min=lo, step_size_max=hi, maximize=group["maximize"])
