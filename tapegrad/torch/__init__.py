@@ -88,10 +88,13 @@ _methods.install()
 
 from . import (  # noqa: E402
     _misc,  # noqa: E402
+    accelerator,
     autograd,
+    backends,
     cuda,
     nn,
     optim,
+    profiler,
     utils,
 )
 from ._misc import (  # noqa: E402
@@ -102,6 +105,7 @@ from ._misc import (  # noqa: E402
     IntTensor,
     LongTensor,
     compile,
+    get_default_device,
     get_num_threads,
     is_inference,
     load,
@@ -148,8 +152,8 @@ __all__ = [
     # printing, io, misc
     "set_printoptions", "get_printoptions", "printoptions", "save", "load", "return_types",
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
-    "set_num_threads", "compile",
+    "set_num_threads", "compile", "get_default_device",
     # submodules
-    "autograd", "nn", "optim", "cuda",
+    "autograd", "nn", "optim", "cuda", "utils", "backends", "accelerator", "profiler",
 ] + list(_ops.__all__)
 
