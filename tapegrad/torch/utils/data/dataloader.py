@@ -141,7 +141,7 @@ class DataLoader:
     >>> from tapegrad.torch.utils.data import DataLoader
     >>> _ = torch.manual_seed(0)
     >>> [b.tolist() for b in DataLoader(range(6), batch_size=4, shuffle=True)]
-    [[5, 1, 0, 2], [4, 3]]
+    [[0, 4, 3, 5], [2, 1]]
     """
 
     _initialized = False

@@ -7,7 +7,7 @@
 >>> import tapegrad.torch as torch
 >>> from tapegrad.torch.utils.data import RandomSampler, BatchSampler
 >>> list(RandomSampler(range(5), generator=torch.Generator().manual_seed(0)))
-[4, 1, 3, 0, 2]
+[4, 0, 1, 3, 2]
 >>> list(BatchSampler(range(5), batch_size=2, drop_last=False))
 [[0, 1], [2, 3], [4]]
 """
