@@ -166,14 +166,15 @@ def lbfgs_step(state: dict[str, Any], evaluate: Callable[[], tuple[float, np.nda
     state["func_evals"] += 1
     if np.abs(flat_grad).max() <= tolerance_grad:
         return orig_loss
-    d = state.get("d")
-    t = state.get("t")
-    old_dirs = state.get("old_dirs")
-    old_stps = state.get("old_stps")
-    ro = state.get("ro")
-    h_diag = state.get("H_diag")
-    prev_flat_grad = state.get("prev_flat_grad")
-    prev_loss = state.get("prev_loss")
+    # resumed from the previous call (None on the first; n_iter == 1 then sets them)
+    d: Any = state.get("d")
+    t: Any = state.get("t")
+    old_dirs: Any = state.get("old_dirs")
+    old_stps: Any = state.get("old_stps")
+    ro: Any = state.get("ro")
+    h_diag: Any = state.get("H_diag")
+    prev_flat_grad: Any = state.get("prev_flat_grad")
+    prev_loss: Any = state.get("prev_loss")
     n_iter = 0
     while n_iter < max_iter:
         n_iter += 1
@@ -183,7 +184,6 @@ def lbfgs_step(state: dict[str, Any], evaluate: Callable[[], tuple[float, np.nda
             old_dirs, old_stps, ro = [], [], []
             h_diag = 1
         else:
-            assert old_dirs is not None and old_stps is not None and ro is not None
             y = flat_grad - prev_flat_grad
             s = d * t
             ys = y.dot(s)
@@ -217,7 +217,6 @@ def lbfgs_step(state: dict[str, Any], evaluate: Callable[[], tuple[float, np.nda
             t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
         else:
             t = lr
-        assert d is not None
         gtd = flat_grad.dot(d)
         if gtd > -tolerance_change:
             break

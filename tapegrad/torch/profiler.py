@@ -15,7 +15,8 @@ import enum
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .autograd.profiler import EventList, profile as _profile, record_function
+from .autograd.profiler import EventList, record_function
+from .autograd.profiler import profile as _profile
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule"]
 

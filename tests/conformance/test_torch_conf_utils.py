@@ -82,11 +82,11 @@ def test_device_behaviour() -> None:
             with pytest.raises(RuntimeError) as ei:
                 T.device(bad)
             res.append(str(ei.value).split("\n")[0])
-        for f in (lambda: T.ones(1).to("cuda"), lambda: T.ones(1, device="cuda"),
-                  lambda: T.nn.Linear(1, 1).to("cuda"), lambda: T.nn.Linear(1, 1).cuda(),
-                  lambda: T.cuda.current_device()):
+        for f in (lambda m: m.ones(1).to("cuda"), lambda m: m.ones(1, device="cuda"),
+                  lambda m: m.nn.Linear(1, 1).to("cuda"), lambda m: m.nn.Linear(1, 1).cuda(),
+                  lambda m: m.cuda.current_device()):
             with pytest.raises(AssertionError) as ei:
-                f()
+                f(T)
             res.append(str(ei.value).split("\n")[0])
         out.append(res)
     assert out[0] == out[1]

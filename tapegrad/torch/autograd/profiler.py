@@ -125,7 +125,7 @@ class FunctionEventAvg:
                 f"{_format_time(self.cpu_time)} input_shapes={self.input_shapes}>")
 
 
-class EventList(list):  # type: ignore[type-arg]
+class EventList(list):
     """A list of events with PyTorch's summaries (``key_averages``, ``table``)."""
 
     def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0

@@ -9,7 +9,8 @@ them.  The flags users set (``cudnn.benchmark``, ``cudnn.deterministic``,
 >>> import tapegrad.torch as torch
 >>> torch.backends.cuda.is_built(), torch.backends.mps.is_available()
 (False, False)
->>> torch.backends.cudnn.benchmark = True  # accepted, no effect on the CPU
+>>> torch.backends.cudnn.is_available(), torch.backends.cudnn.benchmark
+(False, False)
 """
 
 from __future__ import annotations

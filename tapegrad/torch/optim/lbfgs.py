@@ -78,7 +78,7 @@ class LBFGS(Optimizer):
             p._data[...] = data
             p._vc[0] += 1
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Run up to ``max_iter`` iterations; returns the closure's first loss."""
         if closure is None:
             raise TypeError(with_hint("LBFGS.step() missing 1 required positional argument: "

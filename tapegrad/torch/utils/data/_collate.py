@@ -151,7 +151,7 @@ def collate(batch: Any, *,
                 clone.update({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
                               for key in elem})
                 return clone
-            return elem_type({key: collate([d[key] for d in batch],  # type: ignore[call-arg]
+            return elem_type({key: collate([d[key] for d in batch],
                                            collate_fn_map=collate_fn_map) for key in elem})
         except TypeError:
             return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
@@ -174,7 +174,7 @@ def collate(batch: Any, *,
                 for i, s in enumerate(transposed):
                     clone_s[i] = collate(s, collate_fn_map=collate_fn_map)
                 return clone_s
-            return elem_type([collate(s, collate_fn_map=collate_fn_map)  # type: ignore[call-arg]
+            return elem_type([collate(s, collate_fn_map=collate_fn_map)
                               for s in transposed])
         except TypeError:
             return [collate(s, collate_fn_map=collate_fn_map) for s in transposed]

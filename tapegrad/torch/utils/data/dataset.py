@@ -75,15 +75,15 @@ class TensorDataset(Dataset[tuple[Tensor, ...]]):
     tensors: tuple[Tensor, ...]
 
     def __init__(self, *tensors: Tensor) -> None:
-        if any(tensors[0].size(0) != t.size(0) for t in tensors):  # type: ignore[attr-defined]
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
-        return tuple(t[index] for t in self.tensors)  # type: ignore[index]
+        return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
-        return int(self.tensors[0].size(0))  # type: ignore[attr-defined]
+        return int(self.tensors[0].size(0))
 
 
 class StackDataset(Dataset[Any]):
@@ -157,7 +157,7 @@ class ConcatDataset(Dataset[T_co]):
             idx = len(self) + idx
         dataset_idx = bisect.bisect_right(self.cumulative_sizes, idx)
         sample_idx = idx if dataset_idx == 0 else idx - self.cumulative_sizes[dataset_idx - 1]
-        return self.datasets[dataset_idx][sample_idx]  # type: ignore[no-any-return]
+        return self.datasets[dataset_idx][sample_idx]
 
 
 class ChainDataset(IterableDataset[Any]):
@@ -205,7 +205,7 @@ class Subset(Dataset[T_co]):
     def __getitems__(self, indices: list[int]) -> list[Any]:
         # a dataset with its own batched fetch gets the whole list at once, as in PyTorch
         if callable(getattr(self.dataset, "__getitems__", None)):
-            return self.dataset.__getitems__([self.indices[i] for i in indices])  # type: ignore[no-any-return]
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
         return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:

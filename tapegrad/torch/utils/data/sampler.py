@@ -154,9 +154,9 @@ def multinomial(weights: np.ndarray, num_samples: int, replacement: bool,
         cum = np.cumsum(w)  # sequential sums, as the kernel's loop
         cum = cum / cum[-1]
         cum[-1] = 1.0
-        u = g.uniform(num_samples, np.float64)
+        u = g.uniform(num_samples, np.dtype(np.float64))
         return np.searchsorted(cum, u, side="left").astype(np.int64)
-    u = g.uniform(w.size, np.float64)
+    u = g.uniform(w.size, np.dtype(np.float64))
     q = w / -np.log1p(-u)
     return np.argsort(-q, kind="stable")[:num_samples].astype(np.int64)
 
@@ -201,7 +201,7 @@ class BatchSampler(Sampler[list[int]]):
     """Lists of ``batch_size`` indices from ``sampler`` (the last one shorter unless
     ``drop_last``)."""
 
-    def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int,
+    def __init__(self, sampler: Sampler[Any] | Iterable[Any], batch_size: int,
                  drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError("batch_size should be a positive integer value, but got "
@@ -215,8 +215,8 @@ class BatchSampler(Sampler[list[int]]):
     def __iter__(self) -> Iterator[list[int]]:
         it = iter(self.sampler)
         if self.drop_last:
-            for batch in zip(*([it] * self.batch_size)):
-                yield [*batch]
+            for full in zip(*([it] * self.batch_size)):
+                yield [*full]
         else:
             batch = [*itertools.islice(it, self.batch_size)]
             while batch:
