@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .adaptive import (
     adadelta_update,
+    adafactor_update,
     adagrad_update,
     adamax_update,
     asgd_update,
@@ -25,4 +26,4 @@ from .rules import adam_update, sgd_update
 
 __all__ = ["sgd_update", "adam_update", "adagrad_update", "adadelta_update", "adamax_update",
            "nadam_update", "radam_update", "rmsprop_update", "asgd_update", "rprop_update",
-           "lbfgs_step"]
+           "adafactor_update", "lbfgs_step"]

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["adagrad_update", "adadelta_update", "adamax_update", "nadam_update",
-           "radam_update", "rmsprop_update", "asgd_update", "rprop_update", "lerp_"]
+           "radam_update", "rmsprop_update", "asgd_update", "rprop_update", "adafactor_update",
+           "lerp_"]
 
 
 def lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
@@ -273,3 +274,57 @@ def rprop_update(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], *,
     g[sign == sign.dtype.type(etaminus)] = 0
     param += -1 * np.sign(g) * step_size
     prev[...] = g
+
+
+def _norm2(a: np.ndarray, axis: int | None = None) -> Any:
+    """The 2-norm in ``a``'s dtype, accumulated in float64 (as ``torch.norm``, to rounding)."""
+    x = a.astype(np.float64)
+    if axis is None:
+        return a.dtype.type(np.sqrt(np.dot(x.reshape(-1), x.reshape(-1))))
+    return np.sqrt((x * x).sum(axis=axis, keepdims=True)).astype(a.dtype)
+
+
+def adafactor_update(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], *,
+                     lr: float = 1e-2, beta2_decay: float = -0.8,
+                     eps1: float | None = None, eps2: float = 1e-3, d: float = 1.0,
+                     weight_decay: float = 0.0, maximize: bool = False) -> None:
+    """One Adafactor step (Shazeer & Stern), PyTorch's variant.
+
+    Matrices (and stacks of them) keep factored second moments: a running mean of the
+    squared gradient per row (``row_var``) and per column (``col_var``), whose outer
+    product over the mean of ``row_var`` estimates the full variance; vectors keep the
+    full ``variance``.  ``beta2_t = 1 - t**beta2_decay``; the step is
+    ``alpha = max(eps2, rms(p)) * min(lr, 1/sqrt(t))``; the update ``g/sqrt(v)`` is
+    clipped to RMS ``d``.  ``eps1`` defaults to the dtype's machine epsilon.
+    """
+    if "step" not in state:
+        if grad.ndim > 1:
+            state["row_var"] = np.zeros(grad.shape[:-1] + (1,), dtype=grad.dtype)
+            state["col_var"] = np.zeros(grad.shape[:-2] + (1, grad.shape[-1]), dtype=grad.dtype)
+        else:
+            state["variance"] = np.zeros_like(grad)
+    step = _step(state)
+    g = -grad if maximize else grad
+    if eps1 is None:
+        eps1 = float(np.finfo(param.dtype).eps)
+    one_minus_beta2_t = float(step) ** beta2_decay
+    rho_t = min(lr, 1 / (float(step) ** 0.5))
+    alpha = max(eps2, float(_norm2(param)) / (param.size ** 0.5)) * rho_t
+    if weight_decay != 0:
+        param *= 1 - lr * weight_decay
+    if g.ndim > 1:
+        row_var, col_var = state["row_var"], state["col_var"]
+        row_mean = np.square(_norm2(g, -1)) / g.shape[-1]
+        lerp_(row_var, row_mean, one_minus_beta2_t)
+        col_mean = np.square(_norm2(g, -2)) / g.shape[-2]
+        lerp_(col_var, col_mean, one_minus_beta2_t)
+        var_estimate = row_var @ col_var
+        var_estimate /= np.maximum(row_var.mean(axis=-2, keepdims=True), eps1)
+    else:
+        variance = state["variance"]
+        lerp_(variance, g * g, one_minus_beta2_t)
+        var_estimate = variance.copy()
+    update = 1 / np.sqrt(np.maximum(var_estimate, eps1 * eps1))
+    update *= g
+    denom = max(1.0, float(_norm2(update)) / ((update.size ** 0.5) * d))
+    param += (-alpha / denom) * update

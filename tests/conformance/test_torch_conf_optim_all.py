@@ -47,6 +47,10 @@ OPTS: dict[str, Any] = {
     "rmsprop_maximize": lambda T, p: T.optim.RMSprop(p, lr=0.01, maximize=True),
     "rprop_maximize": lambda T, p: T.optim.Rprop(p, lr=0.01, maximize=True),
     "adamw_amsgrad": lambda T, p: T.optim.AdamW(p, lr=0.01, amsgrad=True),
+    "adafactor": lambda T, p: T.optim.Adafactor(p, lr=0.01),
+    "adafactor_wd_d_eps": lambda T, p: T.optim.Adafactor(
+        p, lr=0.05, weight_decay=0.01, d=2.0, eps=(1e-6, 1e-2), beta2_decay=-0.5),
+    "adafactor_maximize": lambda T, p: T.optim.Adafactor(p, lr=0.01, maximize=True),
 }
 
 RNG = np.random.default_rng(7)
@@ -99,7 +103,7 @@ def _mlp_run(T: Any, name: str, steps: int = 50) -> tuple[list[np.ndarray], list
 
 
 @pytest.mark.parametrize("name", ["adagrad", "adadelta", "adamax", "nadam", "radam",
-                                  "rmsprop_momentum_centered", "asgd", "rprop"])
+                                  "rmsprop_momentum_centered", "asgd", "rprop", "adafactor"])
 def test_mlp_training_50_steps(name: str) -> None:
     ours, lo = _mlp_run(tt, name)
     theirs, lt = _mlp_run(real, name)
@@ -171,7 +175,8 @@ def test_add_param_group_mid_training() -> None:
         np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["adagrad", "nadam", "asgd", "rprop", "rmsprop_momentum_centered"])
+@pytest.mark.parametrize("name", ["adagrad", "nadam", "asgd", "rprop",
+                                  "rmsprop_momentum_centered", "adafactor"])
 def test_state_dict_resume_equals_uninterrupted(name: str) -> None:
     """Save after 10 steps, load into a fresh optimizer, continue: same as PyTorch's
     uninterrupted run (the saved state keeps float32 scalars such as ASGD's eta)."""
@@ -192,7 +197,7 @@ def test_state_dict_resume_equals_uninterrupted(name: str) -> None:
 
 def test_state_dict_keys_match_pytorch() -> None:
     for name in ["adagrad", "adadelta", "adamax", "nadam", "radam", "rmsprop_momentum_centered",
-                 "asgd", "rprop"]:
+                 "asgd", "rprop", "adafactor"]:
         sds = []
         for T in (tt, real):
             ps = [T.tensor(a.copy(), requires_grad=True) for a in P0]

@@ -62,6 +62,19 @@ def test_nadam_first_step_closed_form() -> None:
     np.testing.assert_allclose(_one(nadam_update), want, rtol=1e-6)
 
 
+def test_adafactor_factored_first_step() -> None:
+    """Step 1 (beta2_t = 1): the factored estimate of a rank-one g*g is exact, so the
+    update is sign(g) scaled to RMS 1 and the step ``max(eps2, rms(p)) * min(lr, 1)``."""
+    from tapegrad.optim import adafactor_update
+
+    g = np.outer([1.0, 2.0], [3.0, -1.0, 0.5])
+    p = np.ones((2, 3))
+    st: dict = {}
+    adafactor_update(p, g, st, lr=0.01)
+    assert st["row_var"].shape == (2, 1) and st["col_var"].shape == (1, 3)
+    np.testing.assert_allclose(p, 1 - 0.01 * np.sign(g), rtol=1e-12)
+
+
 def test_rprop_sign_flip_skips_and_shrinks() -> None:
     p = np.zeros(2)
     st: dict = {}
@@ -72,7 +85,7 @@ def test_rprop_sign_flip_skips_and_shrinks() -> None:
 
 
 NAMES = ["SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop",
-         "ASGD", "Rprop"]
+         "ASGD", "Rprop", "Adafactor"]
 LR = {"Adadelta": 1.0, "SGD": 0.05}
 
 
@@ -108,6 +121,8 @@ def test_every_optimizer_descends_and_maximize_ascends_the_negation(name: str) -
     (lambda p: torch.optim.Rprop(p, etas=(1.5, 1.2)), "Invalid eta values: 1.5, 1.2"),
     (lambda p: torch.optim.ASGD(p, weight_decay=-1), "Invalid weight_decay value: -1"),
     (lambda p: torch.optim.LBFGS(p, lr=-1), "Invalid learning rate: -1"),
+    (lambda p: torch.optim.Adafactor(p, d=0.5), "Clipping threshold d should be >= 1"),
+    (lambda p: torch.optim.Adafactor(p, beta2_decay=0.5), "beta2_decay should be <= 0"),
 ])
 def test_argument_errors(make: Any, msg: str) -> None:
     with pytest.raises(ValueError) as ei:

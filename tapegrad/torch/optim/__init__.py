@@ -13,10 +13,20 @@ from __future__ import annotations
 
 from . import lr_scheduler
 from .adam import Adam, AdamW
-from .adaptive import ASGD, Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop, Rprop
+from .adaptive import (
+    ASGD,
+    Adadelta,
+    Adafactor,
+    Adagrad,
+    Adamax,
+    NAdam,
+    RAdam,
+    RMSprop,
+    Rprop,
+)
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "RMSprop", "ASGD", "Rprop", "LBFGS", "lr_scheduler"]
+           "RAdam", "RMSprop", "ASGD", "Rprop", "LBFGS", "Adafactor", "lr_scheduler"]

@@ -22,7 +22,8 @@ from ..._core.errors import with_hint
 from ...optim import adaptive as rules
 from .optimizer import Optimizer
 
-__all__ = ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop", "ASGD", "Rprop"]
+__all__ = ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop", "ASGD", "Rprop",
+           "Adafactor"]
 
 
 def _nonneg(name: str, value: Any, what: str | None = None) -> None:
@@ -249,3 +250,32 @@ class Rprop(Optimizer):
         lo, hi = group["step_sizes"]
         rules.rprop_update(param, grad, state, lr=group["lr"], etaminus=em, etaplus=ep,
                            step_size_min=lo, step_size_max=hi, maximize=group["maximize"])
+
+
+class Adafactor(Optimizer):
+    """Adafactor with factored second moments for matrices (PyTorch's variant)."""
+
+    def __init__(self, params: Any, lr: float = 1e-2, beta2_decay: float = -0.8,
+                 eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
+                 weight_decay: float = 0.0, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
+        checks = [(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}"),
+                  (0.0 >= beta2_decay, f"beta2_decay should be <= 0 but is: {beta2_decay}"),
+                  (eps[0] is None or 0.0 <= eps[0], f"epsilon1 should be >= 0 but is: {eps[0]}"),
+                  (0.0 <= eps[1], f"epsilon2 should be >= 0 but is: {eps[1]}"),
+                  (1.0 <= d, f"Clipping threshold d should be >= 1 but is: {d}"),
+                  (0.0 <= weight_decay, f"weight_decay should be >= 0 but is: {weight_decay}")]
+        for ok, msg in checks:
+            if not ok:
+                raise ValueError(with_hint(msg, "see torch.optim.Adafactor's argument ranges"))
+        defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        eps1, eps2 = group["eps"]
+        rules.adafactor_update(param, grad, state, lr=group["lr"],
+                               beta2_decay=group["beta2_decay"], eps1=eps1, eps2=eps2,
+                               d=group["d"], weight_decay=group["weight_decay"],
+                               maximize=group["maximize"])
