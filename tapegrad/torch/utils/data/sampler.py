@@ -132,13 +132,12 @@ def multinomial(weights: np.ndarray, num_samples: int, replacement: bool,
                 generator: _random.Generator | None) -> np.ndarray:
     """Indices drawn with probabilities proportional to ``weights`` (1-D, float64).
 
-    With replacement and more than one sample this is PyTorch's CPU kernel
-    (normalised running sum, one double uniform per sample, binary search), so
-    the draws equal ``torch.multinomial``.  Otherwise PyTorch divides the
-    weights by ``Exp(1)`` noise and takes the top ``num_samples``; tapegrad uses
-    the same method with its own exponential draws (``-log1p(-u)`` from double
-    uniforms), so those draws have the right distribution but are not
-    PyTorch's numbers.
+    Both of PyTorch's CPU methods, on its generator stream, so the draws equal
+    ``torch.multinomial``'s: with replacement and more than one sample, a
+    normalised running sum, one double uniform per sample and a binary search;
+    otherwise (and for a single sample) the weights divided by ``Exp(1)`` noise
+    (``-log1p(-u)`` from double uniforms, as PyTorch's ``exponential_``) and
+    the top ``num_samples`` taken.
     """
     g = _random.gen(generator)
     w = np.asarray(weights, dtype=np.float64)
@@ -164,8 +163,7 @@ def multinomial(weights: np.ndarray, num_samples: int, replacement: bool,
 class WeightedRandomSampler(Sampler[int]):
     """``num_samples`` indices drawn with probabilities proportional to ``weights``.
 
-    With ``replacement=True`` (the default) and ``num_samples > 1`` the draws equal
-    PyTorch's under the same seed; see :func:`multinomial` for the other case.
+    The draws equal PyTorch's under the same seed, with or without replacement.
     """
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
