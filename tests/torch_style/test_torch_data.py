@@ -227,3 +227,21 @@ def test_attribute_freeze_and_len() -> None:
     with pytest.raises(ValueError, match="batch_size attribute should not be set after "
                                          "DataLoader is initialized"):
         loader.batch_size = 5
+
+
+class _SlowFirst(Dataset):
+    def __len__(self) -> int:
+        return 6
+
+    def __getitem__(self, i: int) -> int:
+        if i == 0:
+            import time
+
+            time.sleep(0.5)
+        return i
+
+
+def test_in_order_false_hands_out_ready_batches_first() -> None:
+    got = [b.item() for b in DataLoader(_SlowFirst(), num_workers=2, in_order=False)]
+    assert sorted(got) == list(range(6)) and got[0] != 0
+    assert [b.item() for b in DataLoader(_SlowFirst(), num_workers=2)] == list(range(6))

@@ -134,6 +134,9 @@ class DataLoader:
         Batches loaded in advance per worker (default 2 with workers).
     persistent_workers : bool
         Keep the workers alive between epochs.
+    in_order : bool
+        ``False``: with workers, hand out each batch as soon as it is ready (the order
+        then depends on the workers' timing).
 
     Examples
     --------
@@ -416,6 +419,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._task_info: dict[int, tuple[Any, ...]] = {}
         self._tasks_outstanding = 0
         self._workers_status = [True] * self._num_workers
+        self._workers_num_tasks = [0] * self._num_workers
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
             for iq in self._index_queues:
@@ -466,9 +470,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     self._shutdown_workers()
                 raise StopIteration
             if len(self._task_info[self._rcvd_idx]) == 2:
-                data = self._task_info.pop(self._rcvd_idx)[1]
+                worker_id, data = self._task_info.pop(self._rcvd_idx)
                 self._rcvd_idx += 1
-                return self._process_data(data)
+                return self._process_data(data, worker_id)
             idx, data = self._get_data()
             self._tasks_outstanding -= 1
             if isinstance(data, _IterableDatasetStopIteration):
@@ -479,20 +483,25 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._try_put_index()
                 continue
             if idx != self._rcvd_idx:
+                if not self._in_order:
+                    # in_order=False: hand out a batch as soon as it arrives
+                    return self._process_data(data, self._task_info.pop(idx)[0])
                 self._task_info[idx] += (data,)
             else:
-                del self._task_info[idx]
+                worker_id = self._task_info.pop(idx)[0]
                 self._rcvd_idx += 1
-                return self._process_data(data)
+                return self._process_data(data, worker_id)
 
-    def _process_data(self, data: Any) -> Any:
+    def _process_data(self, data: Any, worker_id: int) -> Any:
+        self._workers_num_tasks[worker_id] -= 1
         self._try_put_index()
         if isinstance(data, ExceptionWrapper):
             data.reraise()
         return data
 
     def _try_put_index(self) -> None:
-        if self._tasks_outstanding >= self._prefetch_factor * self._num_workers:
+        max_tasks = self._prefetch_factor * self._num_workers
+        if self._tasks_outstanding >= max_tasks:
             return
         try:
             index = self._next_index()
@@ -501,11 +510,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._num_workers):
             worker_queue_idx = next(self._worker_queue_idx_cycle)
             if self._workers_status[worker_queue_idx]:
-                break
+                if self._in_order:
+                    break
+                # in_order=False: give the work to a worker with spare capacity
+                if self._workers_num_tasks[worker_queue_idx] < max_tasks // sum(
+                        self._workers_status):
+                    break
         else:
             return
         self._index_queues[worker_queue_idx].put((self._send_idx, index))
         self._task_info[self._send_idx] = (worker_queue_idx,)
+        self._workers_num_tasks[worker_queue_idx] += 1
         self._tasks_outstanding += 1
         self._send_idx += 1
 
