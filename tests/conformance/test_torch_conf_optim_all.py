@@ -170,6 +170,42 @@ def _groups_run(T: Any) -> list[np.ndarray]:
     return [a.detach().numpy(), b.detach().numpy()]
 
 
+MUON: dict[str, Any] = {
+    "muon": lambda T, p: T.optim.Muon(p, lr=0.02),
+    "muon_plain_rms": lambda T, p: T.optim.Muon(p, lr=0.01, nesterov=False, momentum=0.8,
+                                                adjust_lr_fn="match_rms_adamw"),
+    "muon_no_wd_steps3": lambda T, p: T.optim.Muon(p, lr=0.05, weight_decay=0.0, ns_steps=3),
+}
+MUON_P0 = [RNG.standard_normal((3, 5)).astype(np.float32),
+           RNG.standard_normal((6, 2)).astype(np.float32),
+           RNG.standard_normal((8, 8)).astype(np.float32)]
+
+
+def _muon_run(T: Any, name: str, steps: int = 50) -> list[list[np.ndarray]]:
+    ps = [T.tensor(a.copy(), requires_grad=True) for a in MUON_P0]
+    opt = MUON[name](T, ps)
+    traj = []
+    for k in range(steps):
+        for p in ps:
+            p.grad = T.tensor(_field(p.detach().numpy(), k))
+        opt.step()
+        traj.append([p.detach().numpy().copy() for p in ps])
+    return traj
+
+
+@pytest.mark.parametrize("name", sorted(MUON))
+def test_muon_trajectory_every_step(name: str) -> None:
+    for k, (a, b) in enumerate(zip(_muon_run(tt, name), _muon_run(real, name))):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5, err_msg=f"step {k}")
+
+
+def test_muon_rejects_non_matrices() -> None:
+    for T in (tt, real):
+        with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+            T.optim.Muon([T.zeros(3, requires_grad=True)])
+
+
 def test_add_param_group_mid_training() -> None:
     for x, y in zip(_groups_run(tt), _groups_run(real)):
         np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)

@@ -273,3 +273,24 @@ def test_reduce_on_plateau_and_warnings() -> None:
         warnings.simplefilter("always")
         sched.get_lr()
     assert "please use `get_last_lr()`" in str(w[0].message)
+
+
+def test_muon_orthogonalises_and_descends() -> None:
+    from tapegrad.optim.muon import bf16, zeropower_via_newtonschulz
+
+    x = np.array([1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, -2.0 ** -140], dtype=np.float32)
+    # ties go to the even bfloat16 (1.0, 1.015625); a tiny subnormal rounds to -0.0
+    np.testing.assert_array_equal(bf16(x), np.array([1.0, 1.015625, -0.0], dtype=np.float32))
+    g = np.random.default_rng(0).standard_normal((4, 7)).astype(np.float32)
+    o = zeropower_via_newtonschulz(g, (3.4445, -4.7750, 2.0315), 5, 1e-7)
+    sv = np.linalg.svd(o.astype(np.float64), compute_uv=False)
+    assert o.shape == (4, 7) and 0.6 < sv.min() and sv.max() < 1.25
+    w = torch.tensor(np.eye(3, dtype=np.float32) * 2, requires_grad=True)
+    opt = torch.optim.Muon([w], lr=0.05, weight_decay=0.0)
+    for _ in range(20):
+        opt.zero_grad()
+        (w * w).sum().backward()
+        opt.step()
+    assert float((w * w).sum().detach()) < 12.0 * 0.5
+    with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+        torch.optim.Muon([torch.zeros(2, requires_grad=True)])

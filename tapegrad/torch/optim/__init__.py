@@ -19,6 +19,7 @@ from .adaptive import (
     Adafactor,
     Adagrad,
     Adamax,
+    Muon,
     NAdam,
     RAdam,
     RMSprop,
@@ -29,4 +30,5 @@ from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "NAdam",
-           "RAdam", "RMSprop", "ASGD", "Rprop", "LBFGS", "Adafactor", "lr_scheduler"]
+           "RAdam", "RMSprop", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon",
+           "lr_scheduler"]

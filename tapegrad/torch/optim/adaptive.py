@@ -20,10 +20,11 @@ import numpy as np
 
 from ..._core.errors import with_hint
 from ...optim import adaptive as rules
+from ...optim import muon as muon_rules
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop", "ASGD", "Rprop",
-           "Adafactor"]
+           "Adafactor", "Muon"]
 
 
 def _nonneg(name: str, value: Any, what: str | None = None) -> None:
@@ -279,3 +280,40 @@ class Adafactor(Optimizer):
                                beta2_decay=group["beta2_decay"], eps1=eps1, eps2=eps2,
                                d=group["d"], weight_decay=group["weight_decay"],
                                maximize=group["maximize"])
+
+
+class Muon(Optimizer):
+    """Muon for 2-D parameters: SGD momentum orthogonalised by a bfloat16 Newton-Schulz
+    iteration (bit for bit as PyTorch computes it)."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, weight_decay: float = 0.1,
+                 momentum: float = 0.95, nesterov: bool = True,
+                 ns_coefficients: tuple[float, float, float] = (3.4445, -4.7750, 2.0315),
+                 eps: float = 1e-7, ns_steps: int = 5, adjust_lr_fn: str | None = None) -> None:
+        for ok, msg in [(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}"),
+                        (0.0 <= momentum, f"momentum should be >= 0 but is: {momentum}"),
+                        (0.0 <= weight_decay,
+                         f"weight decay should be >= 0 but is: {weight_decay}"),
+                        (adjust_lr_fn in (None, "original", "match_rms_adamw"),
+                         f"Adjust learning rate function {adjust_lr_fn} is not supported")]:
+            if not ok:
+                raise ValueError(with_hint(msg, "see torch.optim.Muon's argument ranges"))
+        defaults = dict(lr=lr, weight_decay=weight_decay, momentum=momentum,
+                        nesterov=nesterov, ns_coefficients=ns_coefficients, eps=eps,
+                        ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._data.ndim != 2:
+                    raise ValueError(with_hint(
+                        "Muon only supports 2D parameters whereas we found a parameter with "
+                        f"size: {p.size()}",
+                        "optimise weight matrices with Muon and biases/norms with AdamW"))
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        muon_rules.muon_update(param, grad, state, lr=group["lr"],
+                               weight_decay=group["weight_decay"], momentum=group["momentum"],
+                               nesterov=group["nesterov"],
+                               ns_coefficients=group["ns_coefficients"], eps=group["eps"],
+                               ns_steps=group["ns_steps"], adjust_lr_fn=group["adjust_lr_fn"])
