@@ -245,3 +245,25 @@ def test_in_order_false_hands_out_ready_batches_first() -> None:
     got = [b.item() for b in DataLoader(_SlowFirst(), num_workers=2, in_order=False)]
     assert sorted(got) == list(range(6)) and got[0] != 0
     assert [b.item() for b in DataLoader(_SlowFirst(), num_workers=2)] == list(range(6))
+
+
+def test_tensor_dataset_batched_fetch_equals_per_sample_collation() -> None:
+    from tapegrad.torch.utils.data.dataloader import _MapDatasetFetcher
+
+    ds = TensorDataset(torch.arange(40.0).reshape(20, 2), torch.arange(20),
+                       torch.ones(20, dtype=torch.float64))
+    sub = Subset(Subset(ds, list(range(19, -1, -1))), [0, 3, -1, 5, 7, 2])
+    for data, idx in [(ds, [3, 1, -2, 3]), (sub, [5, 0, 2, -1])]:
+        fast = _MapDatasetFetcher(data, True, default_collate, False)
+        assert fast._fast is not None
+        got = fast.fetch(idx)
+        want = default_collate([data[i] for i in idx])
+        assert [(g.dtype, g.shape, g.tolist()) for g in got] == \
+            [(w.dtype, w.shape, w.tolist()) for w in want]
+    fast = _MapDatasetFetcher(ds, True, default_collate, False)
+    with pytest.raises(IndexError, match="index 20 is out of bounds for dimension 0 with size 20"):
+        fast.fetch([0, 20])
+    tracked = TensorDataset(torch.ones(3, requires_grad=True))
+    assert _MapDatasetFetcher(tracked, True, default_collate, False)._fast is None
+    (batch,) = next(iter(DataLoader(tracked, batch_size=3)))
+    assert batch.grad_fn is not None

@@ -27,7 +27,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import numpy as np
+
 from ...._core.errors import with_hint
+from ...._core.tensor import TORCH, make
 from ._collate import default_collate, default_convert
 from ._worker import (
     MP_STATUS_CHECK_INTERVAL,
@@ -36,7 +39,7 @@ from ._worker import (
     _ResumeIteration,
     _worker_loop,
 )
-from .dataset import IterableDataset
+from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, random_int64
 
 __all__ = ["DataLoader"]
@@ -50,14 +53,47 @@ class _InfiniteConstantSampler(Sampler[None]):
             yield None
 
 
+def _tensor_source(dataset: Any) -> tuple[TensorDataset, Any] | None:
+    """``(tensor_dataset, index_map)`` when ``dataset`` is a plain ``TensorDataset``, or
+    plain ``Subset`` s of one, whose tensors do not require grad; else ``None``."""
+    maps = []
+    while type(dataset) is Subset:
+        maps.append(dataset.indices)
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset or any(t._rg for t in dataset.tensors):
+        return None
+    try:  # the index maps as arrays once per iterator (each epoch sees the current ones)
+        return dataset, [np.asarray(m, dtype=np.int64) for m in maps]
+    except (TypeError, ValueError):
+        return None
+
+
 class _MapDatasetFetcher:
     def __init__(self, dataset: Any, auto_collation: bool, collate_fn: Callable[..., Any],
                  drop_last: bool) -> None:
         self.dataset = dataset
         self.auto_collation = auto_collation
         self.collate_fn = collate_fn
+        # default_collate of TensorDataset samples is one row-gather per tensor: do it
+        # in one NumPy take instead of one index op per sample (same values and dtypes)
+        # for a TensorDataset, or Subsets of one (random_split), holding plain tensors
+        self._fast = _tensor_source(dataset) if (
+            auto_collation and collate_fn is default_collate) else None
+
+    def _fast_fetch(self, index: Any) -> Any:
+        assert self._fast is not None
+        ds, maps = self._fast
+        idx = np.asarray(index, dtype=np.int64)
+        for m in maps:
+            idx = m[idx]
+        return [make(np.take(t._data, idx, axis=0), None, False, TORCH) for t in ds.tensors]
 
     def fetch(self, index: Any) -> Any:
+        if self._fast is not None and len(index) > 0:
+            try:
+                return self._fast_fetch(index)
+            except (IndexError, TypeError, ValueError):
+                pass  # the per-sample path below raises the error PyTorch raises
         if self.auto_collation:
             getitems = getattr(self.dataset, "__getitems__", None)
             data = getitems(index) if getitems else [self.dataset[i] for i in index]
