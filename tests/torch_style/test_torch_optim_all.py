@@ -294,3 +294,30 @@ def test_muon_orthogonalises_and_descends() -> None:
     assert float((w * w).sum().detach()) < 12.0 * 0.5
     with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
         torch.optim.Muon([torch.zeros(2, requires_grad=True)])
+
+
+def _lbfgs_steps(resume_after: int | None) -> np.ndarray:
+    import io
+
+    x = torch.tensor([3.0, -2.0], requires_grad=True, dtype=torch.float64)
+    opt = torch.optim.LBFGS([x], max_iter=3, history_size=4)
+
+    def closure() -> Any:
+        opt.zero_grad()
+        loss = (x ** 2).sum() * (x.sum() + 3) + (x ** 4).sum()
+        loss.backward()
+        return loss
+
+    for k in range(4):
+        if k == resume_after:
+            buf = io.BytesIO()
+            torch.save(opt.state_dict(), buf)
+            buf.seek(0)
+            opt = torch.optim.LBFGS([x], max_iter=3, history_size=4)
+            opt.load_state_dict(torch.load(buf))
+        opt.step(closure)
+    return x.detach().numpy().copy()
+
+
+def test_lbfgs_state_dict_resume_equals_uninterrupted() -> None:
+    np.testing.assert_array_equal(_lbfgs_steps(2), _lbfgs_steps(None))

@@ -147,7 +147,7 @@ class Optimizer:
         state = {}
         for p, st in self.state.items():
             if id(p) in index:
-                state[index[id(p)]] = {k: _to_tensor(v) for k, v in st.items()}
+                state[index[id(p)]] = {k: _to_tensor(v, k) for k, v in st.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -210,13 +210,17 @@ class Optimizer:
         self.__dict__.update(state)
 
 
-def _to_tensor(v: Any) -> Any:
+def _to_tensor(v: Any, name: str = "") -> Any:
+    """A state entry as PyTorch keeps it: arrays and float scalars as tensors, ``step`` as
+    a float32 tensor, other Python numbers as they are, lists element by element."""
     if isinstance(v, np.ndarray):
         return make(v.copy(), None, False, TORCH)
     if isinstance(v, np.generic) and v.dtype.kind in "fc":
         return make(np.asarray(v).copy(), None, False, TORCH)
-    if isinstance(v, int) and not isinstance(v, bool):
+    if name == "step" and isinstance(v, int) and not isinstance(v, bool):
         return make(np.asarray(float(v), dtype=np.float32), None, False, TORCH)
+    if isinstance(v, list):
+        return [_to_tensor(x) for x in v]
     return v
 
 
