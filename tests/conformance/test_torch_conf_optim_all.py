@@ -8,6 +8,7 @@ parameters, so the update rules alone are compared, at every step.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -249,3 +250,39 @@ def test_state_dict_keys_match_pytorch() -> None:
         assert sorted(g_ours) == sorted(g_theirs), name
         for k in g_theirs:
             assert g_ours[k] == g_theirs[k], (name, k)
+
+
+def test_sparse_adam_refuses_dense_gradients() -> None:
+    for T in (tt, real):
+        w = T.zeros(3, requires_grad=True)
+        opt = T.optim.SparseAdam([w])
+        (w * 2).sum().backward()
+        with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients, "
+                                               "please consider Adam instead"):
+            opt.step()
+
+
+def test_step_hooks_match_pytorch() -> None:
+    logs = []
+    for T in (tt, real):
+        log: list[Any] = []
+        w = T.tensor([1.0, 2.0], requires_grad=True)
+        opt = T.optim.Adam([w], lr=0.1)
+        h1 = opt.register_step_pre_hook(
+            lambda o, a, k, log=log: log.append(("pre", type(o).__name__)))
+        opt.register_step_post_hook(
+            lambda o, a, k, log=log: log.append(("post", len(a), sorted(k))))
+        optimizer_mod = importlib.import_module(T.__name__ + ".optim.optimizer")
+        g = optimizer_mod.register_optimizer_step_post_hook(
+            lambda o, a, k, log=log: log.append("global"))
+        for i in range(3):
+            if i == 2:
+                h1.remove()
+                g.remove()
+            opt.zero_grad()
+            (w * w).sum().backward()
+            opt.step()
+        log.append(w.detach().tolist())
+        logs.append(log)
+    assert logs[0][:-1] == logs[1][:-1]
+    np.testing.assert_allclose(logs[0][-1], logs[1][-1], rtol=1e-6)

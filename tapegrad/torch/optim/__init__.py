@@ -24,6 +24,7 @@ from .adaptive import (
     RAdam,
     RMSprop,
     Rprop,
+    SparseAdam,
 )
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
@@ -31,4 +32,4 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "NAdam",
            "RAdam", "RMSprop", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon",
-           "lr_scheduler"]
+           "SparseAdam", "lr_scheduler"]

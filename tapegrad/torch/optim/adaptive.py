@@ -24,7 +24,7 @@ from ...optim import muon as muon_rules
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop", "ASGD", "Rprop",
-           "Adafactor", "Muon"]
+           "Adafactor", "Muon", "SparseAdam"]
 
 
 def _nonneg(name: str, value: Any, what: str | None = None) -> None:
@@ -317,3 +317,24 @@ class Muon(Optimizer):
                                nesterov=group["nesterov"],
                                ns_coefficients=group["ns_coefficients"], eps=group["eps"],
                                ns_steps=group["ns_steps"], adjust_lr_fn=group["adjust_lr_fn"])
+
+
+class SparseAdam(Optimizer):
+    """``torch.optim.SparseAdam``: Adam for sparse gradients.
+
+    tapegrad's gradients are always dense, so ``step`` raises PyTorch's error for
+    dense gradients, as PyTorch does for them.
+    """
+
+    def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, maximize: bool = False) -> None:
+        _lr(lr)
+        _nonneg("eps", eps, "epsilon value")
+        _betas(betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, maximize=maximize))
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        raise RuntimeError(with_hint(
+            "SparseAdam does not support dense gradients, please consider Adam instead",
+            "tapegrad's gradients are dense: use torch.optim.Adam (or AdamW)"))

@@ -6,8 +6,10 @@ Keras front-end); this class only keeps PyTorch's bookkeeping and messages.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import functools
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -32,9 +34,106 @@ def _type_str(p: Any) -> str:
     return type(p).__name__
 
 
+class RemovableHandle:
+    """Returned by the ``register_*_hook`` functions; ``remove()`` unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self.hooks_dict_ref = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self.hooks_dict_ref.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+_global_optimizer_pre_hooks: dict[int, Callable[..., Any]] = {}
+_global_optimizer_post_hooks: dict[int, Callable[..., Any]] = {}
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Call ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Call ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _with_step_hooks(func: Callable[..., Any]) -> Callable[..., Any]:
+    """PyTorch's ``profile_hook_step``: run the pre-hooks (which may replace the
+    arguments), ``step`` under ``record_function("Optimizer.step#<Name>.step")``, then the
+    post-hooks."""
+    if getattr(func, "_with_step_hooks", False):
+        return func
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..autograd.profiler import record_function
+
+        self = args[0]  # hooks see (optimizer, *step_args), as in PyTorch
+        with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+            for pre in chain(_global_optimizer_pre_hooks.values(),
+                             self._hooks("_optimizer_step_pre_hooks").values()):
+                result = pre(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(with_hint(
+                            f"{func} must return None or a tuple of (new_args, new_kwargs), "
+                            f"but got {result}.", "return None to keep the arguments"))
+            out = func(*args, **kwargs)
+            for post in chain(self._hooks("_optimizer_step_post_hooks").values(),
+                              _global_optimizer_post_hooks.values()):
+                post(self, args, kwargs)
+            return out
+
+    wrapper._with_step_hooks = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class Optimizer:
     """Base class: ``param_groups`` (list of dicts with ``params`` and hyper-parameters) and
     per-parameter ``state``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])  # type: ignore[method-assign]
+
+    def _hooks(self, name: str) -> dict[int, Callable[..., Any]]:
+        hooks = self.__dict__.get(name)
+        if hooks is None:
+            hooks = self.__dict__[name] = OrderedDict()
+        return hooks
+
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` before each ``step``; it may return
+        ``(new_args, new_kwargs)``."""
+        hooks = self._hooks("_optimizer_step_pre_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` after each ``step``."""
+        hooks = self._hooks("_optimizer_step_post_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -209,6 +308,8 @@ class Optimizer:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
+
+Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]
 
 def _to_tensor(v: Any, name: str = "") -> Any:
     """A state entry as PyTorch keeps it: arrays and float scalars as tensors, ``step`` as
