@@ -321,3 +321,26 @@ def _lbfgs_steps(resume_after: int | None) -> np.ndarray:
 
 def test_lbfgs_state_dict_resume_equals_uninterrupted() -> None:
     np.testing.assert_array_equal(_lbfgs_steps(2), _lbfgs_steps(None))
+
+
+def test_step_hooks_order_replacement_and_removal() -> None:
+    from tapegrad.torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    calls: list[Any] = []
+    w = torch.tensor([1.0], requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    g = register_optimizer_step_pre_hook(lambda o, a, k: calls.append("global-pre"))
+    h = opt.register_step_pre_hook(lambda o, a, k: calls.append(("pre", a[0] is o)))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+    (w * 3).sum().backward()
+    opt.step()
+    g.remove()
+    h.remove()
+    opt.step()
+    assert calls == ["global-pre", ("pre", True), "post", "post"]
+    opt.register_step_pre_hook(lambda o, a, k: 5)
+    with pytest.raises(RuntimeError, match="must return None or a tuple"):
+        opt.step()
+    with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
+        s = torch.optim.SparseAdam([w])
+        s.step()
