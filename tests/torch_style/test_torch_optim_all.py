@@ -344,3 +344,35 @@ def test_step_hooks_order_replacement_and_removal() -> None:
     with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
         s = torch.optim.SparseAdam([w])
         s.step()
+
+
+def test_swa_running_mean_ema_and_swalr() -> None:
+    from tapegrad.torch.optim.swa_utils import SWALR, AveragedModel, get_ema_multi_avg_fn, update_bn
+
+    lin = torch.nn.Linear(2, 1)
+    swa = AveragedModel(lin)
+    ema = AveragedModel(lin, multi_avg_fn=get_ema_multi_avg_fn(0.5))
+    seen = []
+    for k in range(4):
+        with torch.no_grad():
+            lin.weight.fill_(float(k))
+            lin.bias.fill_(2.0 * k)
+        seen.append(k)
+        swa.update_parameters(lin)
+        ema.update_parameters(lin)
+    np.testing.assert_allclose(swa.module.weight.detach().numpy(), [[np.mean(seen)] * 2])
+    np.testing.assert_allclose(swa.module.bias.detach().numpy(), [2 * np.mean(seen)])
+    e = 0.0
+    for k in seen[1:]:
+        e = 0.5 * e + 0.5 * k
+    np.testing.assert_allclose(ema.module.weight.detach().numpy(), [[e, e]])
+    assert swa(torch.ones(1, 2)).shape == (1, 1) and int(swa.n_averaged) == 4
+    update_bn([torch.ones(1, 2)], swa)  # no batch-norm layer: nothing to do
+    opt = torch.optim.SGD(lin.parameters(), lr=1.0)
+    s = SWALR(opt, swa_lr=0.1, anneal_epochs=2, anneal_strategy="linear")
+    lrs = []
+    for _ in range(4):
+        opt.step()
+        s.step()
+        lrs.append(s.get_last_lr()[0])
+    np.testing.assert_allclose(lrs, [0.55, 0.1, 0.1, 0.1])

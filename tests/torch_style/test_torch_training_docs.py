@@ -12,6 +12,7 @@ MODULES = [
     "tapegrad.optim", "tapegrad.optim.rules", "tapegrad.optim.adaptive", "tapegrad.optim.lbfgs",
     "tapegrad.torch.optim", "tapegrad.torch.optim.adaptive", "tapegrad.torch.optim.lbfgs",
     "tapegrad.torch.optim.lr_scheduler", "tapegrad.torch.optim.optimizer",
+    "tapegrad.torch.optim.swa_utils", "tapegrad.optim.muon",
     "tapegrad.torch.utils", "tapegrad.torch.utils.data", "tapegrad.torch.utils.data.dataset",
     "tapegrad.torch.utils.data.sampler", "tapegrad.torch.utils.data._collate",
     "tapegrad.torch.utils.data.dataloader", "tapegrad.torch.utils.data._worker",

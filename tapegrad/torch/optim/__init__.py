@@ -11,7 +11,7 @@ ValueError: Invalid learning rate: -0.1
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adam import Adam, AdamW
 from .adaptive import (
     ASGD,
@@ -32,4 +32,4 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "NAdam",
            "RAdam", "RMSprop", "ASGD", "Rprop", "LBFGS", "Adafactor", "Muon",
-           "SparseAdam", "lr_scheduler"]
+           "SparseAdam", "lr_scheduler", "swa_utils"]
