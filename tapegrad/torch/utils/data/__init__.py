@@ -15,6 +15,7 @@ torch.Size([2, 1]) tensor([0, 1])
 
 from __future__ import annotations
 
+from . import _utils as _utils  # PyTorch's module path for collate/worker helpers
 from ._collate import default_collate, default_convert
 from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...._core.errors import with_hint
 from ...._core.tensor import TORCH, make
+from ...autograd.profiler import record_function
 from ._collate import default_collate, default_convert
 from ._worker import (
     MP_STATUS_CHECK_INTERVAL,
@@ -386,7 +387,9 @@ class _BaseDataLoaderIter:
         raise NotImplementedError
 
     def __next__(self) -> Any:
-        data = self._next_data()
+        # the profiler sees each batch as PyTorch names it
+        with record_function(f"enumerate(DataLoader)#{type(self).__name__}.__next__"):
+            data = self._next_data()
         self._num_yielded += 1
         if (self._dataset_kind == "iterable" and self._IterableDataset_len_called is not None
                 and self._num_yielded > self._IterableDataset_len_called):
