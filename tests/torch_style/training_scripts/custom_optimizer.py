@@ -1,4 +1,5 @@
 # A user-written optimizer (torch.optim.Optimizer subclass) driven by a PyTorch scheduler.
+
 import torch
 
 class MySGD(torch.optim.Optimizer):
@@ -26,8 +27,9 @@ torch.manual_seed(0)
 m = torch.nn.Linear(3, 1)
 opt = MySGD(m.parameters())
 sched = torch.optim.lr_scheduler.ExponentialLR(opt, 0.9)
-x = torch.randn(8, 3); y = torch.randn(8, 1)
-for i in range(5):
+x = torch.randn(8, 3)
+y = torch.randn(8, 1)
+for _ in range(5):
     opt.zero_grad()
     loss = torch.nn.functional.mse_loss(m(x), y)
     loss.backward()
