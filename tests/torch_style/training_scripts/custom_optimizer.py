@@ -2,6 +2,7 @@
 
 import torch
 
+
 class MySGD(torch.optim.Optimizer):
     def __init__(self, params, lr=0.1, momentum=0.5):
         super().__init__(params, dict(lr=lr, momentum=momentum))
