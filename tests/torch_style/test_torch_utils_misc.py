@@ -149,6 +149,9 @@ def test_profiler_counts_nesting_and_table() -> None:
     assert lines[1].split() == ["Name", "Self", "CPU", "%", "Self", "CPU", "CPU", "total", "%",
                                 "CPU", "total", "CPU", "time", "avg", "#", "of", "Calls"]
     assert len(lines) == 3 + 3 + 2 and lines[-1].startswith("Self CPU time total: ")
+    # sorting by a device column (copied from GPU code) works, as on PyTorch's CPU build
+    assert prof.key_averages().table(sort_by="cuda_time_total").splitlines()[1] == lines[1]
+    assert prof.key_averages().table(sort_by="self_cpu_memory_usage")
     total_pct = sum(float(ln.split()[-6].rstrip("%")) for ln in
                     prof.key_averages().table(row_limit=100).splitlines()[3:-2])
     assert total_pct == pytest.approx(100.0, abs=0.2)

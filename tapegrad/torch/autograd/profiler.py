@@ -76,6 +76,9 @@ class FunctionEvent:
         self.count = 1
         self.is_async = False
         self.is_user_annotation = False
+        # no device, no memory profiling: PyTorch reports zeros for these on the CPU
+        self.device_time_total = self.self_device_time_total = self.device_time = 0.0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
 
     @property
     def cpu_time_total(self) -> float:
@@ -108,6 +111,8 @@ class FunctionEventAvg:
         self.is_async = False
         self.is_user_annotation = False
         self.cpu_parent: Any = None
+        self.device_time_total = self.self_device_time_total = self.device_time = 0.0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
 
     def add(self, evt: FunctionEvent) -> FunctionEventAvg:
         self.count += evt.count
