@@ -165,3 +165,52 @@ def test_profiler_table_layout_matches() -> None:
         assert o[0].split("  ")[1:7] == t[0].split("  ")[1:7]
         assert re.fullmatch(r"Self CPU time total: \d+\.\d{3}(us|ms|s)", o[-1])
     assert tables[0][2] == tables[1][2] == [1]
+
+
+def _measurements(T: Any) -> list[Any]:
+    """Fixed times (no clock): the same Measurements built in both frameworks."""
+    from importlib import import_module
+
+    if T is real:
+        common = import_module("torch.utils.benchmark.utils.common")
+        M, Spec = common.Measurement, common.TaskSpec
+    else:
+        bench = import_module("tapegrad.torch.utils.benchmark")
+        M, Spec = bench.Measurement, bench.TaskSpec
+    rng = np.random.default_rng(4)
+    out = []
+    for label in ["matmul", "add"]:
+        for threads in [1, 4]:
+            for sub in ["small", "large size"]:
+                for desc in ["tapegrad", "numpy", "torch"]:
+                    if (label, sub, desc) == ("add", "small", "numpy"):
+                        continue  # a missing cell
+                    base = {"small": 3e-6, "large size": 4.2e-4}[sub] * (1 + 0.3 * threads)
+                    spread = 0.02 if desc != "torch" else 0.4
+                    times = (base * (1 + spread * rng.standard_normal(9))).tolist()
+                    out.append(M(number_per_run=100, raw_times=[t * 100 for t in times],
+                                 task_spec=Spec(stmt="f(x)", setup="pass", label=label,
+                                                sub_label=sub, description=desc,
+                                                num_threads=threads)))
+    return out
+
+
+@pytest.mark.parametrize("opts", [(), ("trim",), ("trim", "colorize"), ("rowwise",),
+                                  ("trim", "highlight")])
+def test_compare_table_matches(opts: tuple[str, ...]) -> None:
+    from importlib import import_module
+
+    texts = []
+    for T in (tt, real):
+        bench = import_module(T.__name__ + ".utils.benchmark")
+        c = bench.Compare(_measurements(T))
+        if "trim" in opts:
+            c.trim_significant_figures()
+        if "colorize" in opts:
+            c.colorize()
+        if "rowwise" in opts:
+            c.colorize(rowwise=True)
+        if "highlight" in opts:
+            c.highlight_warnings()
+        texts.append(str(c))
+    assert texts[0] == texts[1]
