@@ -188,3 +188,25 @@ def test_torch_profiler_schedule() -> None:
             torch.ones(2) + i
             p.step()
     assert traces == [2]
+
+
+def test_benchmark_compare_table() -> None:
+    from tapegrad.torch.utils.benchmark import Compare, Measurement, TaskSpec
+
+    def m(sub: str, desc: str, t: float) -> Measurement:
+        return Measurement(number_per_run=10, raw_times=[t * 10 * (1 + k / 1000) for k in range(5)],
+                           task_spec=TaskSpec(stmt="f()", setup="pass", label="L",
+                                              sub_label=sub, description=desc))
+
+    c = Compare([m("a", "x", 2e-6), m("a", "y", 3e-6), m("b", "x", 4e-5)])
+    lines = str(c).splitlines()
+    assert lines[0].startswith("[") and " L " in lines[0] and lines[0].endswith("]")
+    assert lines[1].split("|")[1].strip() == "x" and lines[1].split("|")[2].strip() == "y"
+    assert lines[2].startswith("1 threads: ")
+    assert lines[3].split("|")[0].strip() == "a" and lines[3].split("|")[1].strip() == "2.0"
+    assert lines[4].split("|")[2].strip() == ""  # no (b, y) measurement
+    assert "Times are in microseconds (us)." in lines
+    c.trim_significant_figures()
+    assert str(c).splitlines()[3].split("|")[1].strip() == "2"
+    with pytest.raises(ValueError, match="Expected an instance of `Measurement`"):
+        Compare([1.0])  # type: ignore[list-item]
