@@ -69,6 +69,13 @@ class _ResumeIteration:
     """Sent to persistent workers at the start of a new epoch."""
 
 
+class _KeyErrorMessage(str):
+    """A message that a ``KeyError`` prints as it is (not as its repr)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class ExceptionWrapper:
     """An exception caught in a worker, with its traceback as text, re-raised in the main
     process with PyTorch's wording (``Caught ValueError in DataLoader worker process 0.``)."""
@@ -82,7 +89,7 @@ class ExceptionWrapper:
         msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
         if self.exc_type is KeyError:
             # KeyError prints its message with repr(): keep it readable, as PyTorch does
-            raise KeyError(msg)
+            raise KeyError(_KeyErrorMessage(msg))
         try:
             exc = self.exc_type(msg)
         except Exception:
