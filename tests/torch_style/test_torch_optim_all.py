@@ -376,3 +376,17 @@ def test_swa_running_mean_ema_and_swalr() -> None:
         s.step()
         lrs.append(s.get_last_lr()[0])
     np.testing.assert_allclose(lrs, [0.55, 0.1, 0.1, 0.1])
+
+
+def test_tensor_learning_rate() -> None:
+    w = torch.tensor([1.0, -2.0], requires_grad=True)
+    w2 = torch.tensor([1.0, -2.0], requires_grad=True)
+    opts = [torch.optim.Adam([w], lr=torch.tensor(0.1)), torch.optim.Adam([w2], lr=0.1)]
+    for _ in range(3):
+        for p, o in zip((w, w2), opts):
+            o.zero_grad()
+            (p * p).sum().backward()
+            o.step()
+    np.testing.assert_allclose(w.detach().numpy(), w2.detach().numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+        torch.optim.RMSprop([w], lr=torch.tensor([0.1, 0.2]))

@@ -21,7 +21,7 @@ import numpy as np
 from ..._core.errors import with_hint
 from ...optim import adaptive as rules
 from ...optim import muon as muon_rules
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr_tensor
 
 __all__ = ["Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "RMSprop", "ASGD", "Rprop",
            "Adafactor", "Muon", "SparseAdam"]
@@ -33,6 +33,7 @@ def _nonneg(name: str, value: Any, what: str | None = None) -> None:
 
 
 def _lr(lr: Any) -> None:
+    check_lr_tensor(lr)
     _nonneg("lr", lr, "learning rate")
 
 
@@ -260,6 +261,7 @@ class Adafactor(Optimizer):
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
                  weight_decay: float = 0.0, *, foreach: bool | None = None,
                  maximize: bool = False) -> None:
+        check_lr_tensor(lr)
         checks = [(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}"),
                   (0.0 >= beta2_decay, f"beta2_decay should be <= 0 but is: {beta2_decay}"),
                   (eps[0] is None or 0.0 <= eps[0], f"epsilon1 should be >= 0 but is: {eps[0]}"),
@@ -290,6 +292,7 @@ class Muon(Optimizer):
                  momentum: float = 0.95, nesterov: bool = True,
                  ns_coefficients: tuple[float, float, float] = (3.4445, -4.7750, 2.0315),
                  eps: float = 1e-7, ns_steps: int = 5, adjust_lr_fn: str | None = None) -> None:
+        check_lr_tensor(lr)
         for ok, msg in [(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}"),
                         (0.0 <= momentum, f"momentum should be >= 0 but is: {momentum}"),
                         (0.0 <= weight_decay,

@@ -10,7 +10,7 @@ import numpy as np
 from ..._core import mode
 from ..._core.errors import with_hint
 from ...optim import lbfgs_step
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr_tensor
 
 __all__ = ["LBFGS"]
 
@@ -37,6 +37,7 @@ class LBFGS(Optimizer):
                  max_eval: int | None = None, tolerance_grad: float = 1e-7,
                  tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
+        check_lr_tensor(lr)
         if not 0.0 <= lr:
             raise ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0"))
         if max_eval is None:
@@ -97,7 +98,8 @@ class LBFGS(Optimizer):
         with mode.no_grad():
             lbfgs_step(self.state[self._params[0]], evaluate, self._add_grad,
                        lambda: [p._data.copy() for p in self._params], self._set_param,
-                       lr=group["lr"], max_iter=group["max_iter"], max_eval=group["max_eval"],
+                       lr=float(group["lr"]), max_iter=group["max_iter"],
+                       max_eval=group["max_eval"],
                        tolerance_grad=group["tolerance_grad"],
                        tolerance_change=group["tolerance_change"],
                        history_size=group["history_size"],

@@ -19,6 +19,13 @@ from ..._core.errors import with_hint
 from ..._core.tensor import TORCH, Tensor, make
 
 
+def check_lr_tensor(lr: Any) -> None:
+    """PyTorch's first check: a tensor learning rate must hold one value."""
+    if isinstance(lr, Tensor) and lr._data.size != 1:
+        raise ValueError(with_hint("Tensor lr must be 1-element",
+                                   "pass a float or a one-element tensor"))
+
+
 class _Required:
     def __repr__(self) -> str:
         return "<required parameter>"
@@ -176,6 +183,7 @@ class Optimizer:
                                            "optimize the leaf tensors (parameters) themselves"))
         group = dict(param_group)
         group["params"] = params
+        check_lr_tensor(group.get("lr", self.defaults.get("lr")))
         for k, v in self.defaults.items():
             if v is required and k not in group:
                 raise ValueError(f"parameter group didn't specify a value of required "
@@ -215,6 +223,9 @@ class Optimizer:
                 loss = closure()
         with mode.no_grad():
             for group in self.param_groups:
+                if isinstance(group.get("lr"), Tensor):
+                    # a tensor learning rate (PyTorch allows one): its value, for the rules
+                    group = {**group, "lr": float(group["lr"]._data)}
                 for p in group["params"]:
                     if p._grad is None:
                         continue
