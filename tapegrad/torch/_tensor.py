@@ -55,6 +55,10 @@ class device:
     def __init__(self, type: Any = "cpu", index: int | None = None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index
+        if isinstance(type, int) and not isinstance(type, bool):
+            # a bare index names the current accelerator, which tapegrad never has
+            raise RuntimeError(with_hint("Cannot access accelerator device when none is "
+                                         "available.", "use torch.device('cpu')"))
         s = str(type)
         if ":" in s:
             s, idx = s.split(":", 1)
@@ -88,6 +92,14 @@ class device:
 
     def __reduce__(self) -> Any:
         return (device, (self.type, self.index))
+
+    def __enter__(self) -> device:
+        # ``with torch.device(d):`` makes d the default device; the CPU already is
+        check_device(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 CPU = device("cpu")

@@ -45,3 +45,8 @@ def current_device() -> int:
 
     raise AssertionError(with_hint("Torch not compiled with CUDA enabled",
                                    "tapegrad runs on the CPU; check torch.cuda.is_available()"))
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: there is no CUDA device."""
+    return False

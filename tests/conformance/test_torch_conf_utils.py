@@ -214,3 +214,15 @@ def test_compare_table_matches(opts: tuple[str, ...]) -> None:
             c.highlight_warnings()
         texts.append(str(c))
     assert texts[0] == texts[1]
+
+
+def test_device_context_and_index_only() -> None:
+    out = []
+    for T in (tt, real):
+        with T.device("cpu"):
+            dev = repr(T.ones(1).device)
+        with pytest.raises(RuntimeError) as ei:
+            T.device(0)
+        out.append((dev, str(ei.value).split("\n")[0], T.cuda.is_bf16_supported(),
+                    repr(T.device("cpu", 0)), T.device("cpu") == T.device("cpu", 0)))
+    assert out[0] == out[1]
