@@ -3,6 +3,7 @@ collation, and worker processes (orders, seeds, IterableDataset interleaving).""
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 from typing import Any
 
@@ -343,3 +344,15 @@ def test_len_of_loaders() -> None:
         assert len(D.DataLoader(range(10), batch_size=3)) == 4
         assert len(D.DataLoader(range(10), batch_size=3, drop_last=True)) == 3
         assert len(D.DataLoader(range(10), batch_size=None)) == 10
+
+
+def test_reprs_match() -> None:
+    out = []
+    for T in (tt, real):
+        D = T.utils.data
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1)
+        objs = [D.DataLoader(range(3)), iter(D.DataLoader(range(3))), D.TensorDataset(T.ones(2)),
+                D.RandomSampler(range(3)), D.BatchSampler(range(3), 2, False),
+                D.random_split(range(4), [2, 2])[0], T.optim.lr_scheduler.StepLR(opt, 2)]
+        out.append([re.sub(r"0x[0-9a-f]+", "0x", repr(o)) for o in objs])
+    assert out[0] == out[1]

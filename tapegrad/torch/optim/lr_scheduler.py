@@ -84,6 +84,11 @@ class LRScheduler:
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
 
+    def __repr__(self) -> str:
+        from ..utils.data.dataset import torch_repr
+
+        return torch_repr(self)
+
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
         self.optimizer = optimizer

@@ -40,7 +40,7 @@ from ._worker import (
     _ResumeIteration,
     _worker_loop,
 )
-from .dataset import IterableDataset, Subset, TensorDataset
+from .dataset import IterableDataset, Subset, TensorDataset, torch_repr
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, random_int64
 
 __all__ = ["DataLoader"]
@@ -185,6 +185,7 @@ class DataLoader:
     """
 
     _initialized = False
+    __repr__ = torch_repr
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Sampler[Any] | Iterable[Any] | None = None,
@@ -353,6 +354,8 @@ class DataLoader:
 
 
 class _BaseDataLoaderIter:
+    __repr__ = torch_repr
+
     def __init__(self, loader: DataLoader) -> None:
         self._dataset = loader.dataset
         self._dataset_kind = loader._dataset_kind

@@ -26,6 +26,15 @@ from ... import _random
 
 T_co = TypeVar("T_co", covariant=True)
 
+
+def torch_repr(obj: object) -> str:
+    """``<torch.utils.data.dataset.TensorDataset object at 0x...>``: the default repr with
+    tapegrad's module path shown as PyTorch's (a user's subclass keeps its own module)."""
+    mod = type(obj).__module__
+    if mod.startswith("tapegrad.torch."):
+        mod = "torch." + mod[len("tapegrad.torch."):]
+    return f"<{mod}.{type(obj).__qualname__} object at {hex(id(obj))}>"
+
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
@@ -46,6 +55,8 @@ class Dataset(Generic[T_co]):
 
     def __add__(self, other: Dataset[Any]) -> ConcatDataset[Any]:
         return ConcatDataset([self, other])
+
+    __repr__ = torch_repr
 
 
 class IterableDataset(Dataset[T_co]):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...._core.tensor import Tensor
 from ... import _random
+from .dataset import torch_repr
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -43,6 +44,8 @@ class Sampler(Generic[T_co]):
 
     def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError
+
+    __repr__ = torch_repr
 
 
 class SequentialSampler(Sampler[int]):
