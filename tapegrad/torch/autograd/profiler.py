@@ -412,9 +412,14 @@ class profile:
         self._check_finish().export_chrome_trace(path)
 
     def __str__(self) -> str:
-        return self._check_finish().table()
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return self.function_events.table()
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        if self.function_events is None:
+            return "<unfinished torch.autograd.profile>"
+        return repr(self.function_events)
 
 
 class record_function:

@@ -264,6 +264,9 @@ class Timer:
                                    label=label, sub_label=sub_label, description=description,
                                    env=env, num_threads=num_threads)
 
+    def __repr__(self) -> str:
+        return f"<torch.utils.benchmark.utils.timer.Timer object at {hex(id(self))}>"
+
     def _timeit(self, number: int) -> float:
         return max(self._timer.timeit(number), 1e-9)
 
