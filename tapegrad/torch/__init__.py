@@ -88,13 +88,17 @@ _methods.install()
 
 from . import (  # noqa: E402
     _misc,  # noqa: E402
+    accelerator,
     autograd,
+    backends,
     cuda,
     func,
     linalg,
     nn,
     optim,
+    profiler,
     serialization,
+    utils,
 )
 from ._misc import (  # noqa: E402
     BoolTensor,
@@ -104,6 +108,7 @@ from ._misc import (  # noqa: E402
     IntTensor,
     LongTensor,
     compile,
+    get_default_device,
     get_num_threads,
     is_inference,
     load,
@@ -155,8 +160,8 @@ __all__ = [
     # printing, io, misc
     "set_printoptions", "get_printoptions", "printoptions", "save", "load", "return_types",
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
-    "set_num_threads", "compile",
-    # submodules and transforms
-    "autograd", "nn", "optim", "cuda", "func", "vmap", "serialization", "linalg",
+    "set_num_threads", "compile", "get_default_device",
+    # submodules
+    "autograd", "nn", "optim", "cuda", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
 ] + list(_ops.__all__) + list(_LINALG_NAMES)
 

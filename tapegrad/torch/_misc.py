@@ -35,6 +35,11 @@ def set_default_device(device: Any) -> None:
     _tensor.check_device(device)
 
 
+def get_default_device() -> Any:
+    """``device(type='cpu')``: the only device tapegrad computes on."""
+    return _tensor.CPU
+
+
 def use_deterministic_algorithms(mode: Any, warn_only: Any = False) -> None:
     """Accepted for compatibility (tapegrad is deterministic)."""
 

@@ -45,6 +45,10 @@ class Generator:
         self._fresh = True  # seeded, nothing drawn yet (PyTorch's state then says next=0)
         self._bg._legacy_seeding(DEFAULT_SEED & 0xFFFFFFFF)
 
+    def __repr__(self) -> str:
+        # PyTorch's generator is a C++ object and prints as one
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
     # -- seeding ---------------------------------------------------------------
     def manual_seed(self, seed: int) -> Generator:
         seed = int(seed)

@@ -32,12 +32,21 @@ def _wrap(arr: np.ndarray, rg: bool = False) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- devices
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
-    """``torch.device``: tapegrad runs on the CPU only.
+    """``torch.device``: a device type and optional index, as PyTorch parses them.
+
+    Any PyTorch device can be named (``torch.device("cuda:1")``); tapegrad computes
+    on the CPU only, so putting a tensor on another device raises PyTorch's error.
+    As in PyTorch, a device never equals a string.
 
     >>> import tapegrad.torch as torch
-    >>> torch.device("cpu")
-    device(type='cpu')
+    >>> torch.device("cpu"), torch.device("cuda", 1), torch.device("cpu") == "cpu"
+    (device(type='cpu'), device(type='cuda', index=1), False)
     """
 
     type: str
@@ -46,10 +55,24 @@ class device:
     def __init__(self, type: Any = "cpu", index: int | None = None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index
+        if isinstance(type, int) and not isinstance(type, bool):
+            # a bare index names the current accelerator, which tapegrad never has
+            raise hinted(RuntimeError(with_hint("Cannot access accelerator device when none is "
+                                         "available.", "use torch.device('cpu')")))
         s = str(type)
         if ":" in s:
             s, idx = s.split(":", 1)
+            if not idx.isdigit() or index is not None:
+                raise hinted(RuntimeError(with_hint(f"Invalid device string: '{type}'",
+                                             "write 'cpu', 'cuda' or 'cuda:0'")))
             index = int(idx)
+        if s not in _DEVICE_TYPES:
+            raise hinted(RuntimeError(with_hint(
+                f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                f"string: {s}", "tapegrad computes on 'cpu'")))
+        if index is not None and index < 0:
+            raise hinted(RuntimeError(with_hint("Device index must not be negative",
+                                         "use index 0 or leave it out")))
         self.type = s
         self.index = index
 
@@ -62,26 +85,40 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
+
+    def __reduce__(self) -> Any:
+        return (device, (self.type, self.index))
+
+    def __enter__(self) -> device:
+        # ``with torch.device(d):`` makes d the default device; the CPU already is
+        check_device(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 CPU = device("cpu")
 
 
 def check_device(dev: Any) -> None:
+    """Accept the CPU (and ``meta``); a CUDA device raises PyTorch's CPU-build error."""
     if dev is None:
         return
     d = dev if isinstance(dev, device) else device(dev) if isinstance(dev, str) else None
+    if d is not None and d.type == "cuda":
+        raise hinted(AssertionError(with_hint(
+            "Torch not compiled with CUDA enabled",
+            "tapegrad runs on the CPU: use device='cpu', or `torch.device('cuda' if "
+            "torch.cuda.is_available() else 'cpu')`")))
     if d is not None and d.type not in ("cpu", "meta"):
         raise hinted(RuntimeError(
             with_hint(
-                f"Attempting to use device '{d}', but tapegrad runs on the CPU only "
-                "(Torch not compiled with CUDA enabled)",
+                f"Attempting to use device '{d}', but tapegrad runs on the CPU only",
                 "use device='cpu', or `torch.device('cuda' if torch.cuda.is_available() "
                 "else 'cpu')`",
             )

@@ -37,3 +37,16 @@ def empty_cache() -> None:
 
 def is_initialized() -> bool:
     return False
+
+
+def current_device() -> int:
+    """Raises PyTorch's CPU-build error (there is no current CUDA device)."""
+    from .._core.errors import hinted, with_hint
+
+    raise hinted(AssertionError(with_hint("Torch not compiled with CUDA enabled",
+                                   "tapegrad runs on the CPU; check torch.cuda.is_available()")))
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: there is no CUDA device."""
+    return False

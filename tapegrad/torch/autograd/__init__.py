@@ -26,7 +26,7 @@ from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.registry import ANOMALY
 from ..._core.tensor import TORCH, Tensor, make
-from . import forward_ad, functional, graph
+from . import forward_ad, functional, graph, profiler
 from .function import BackwardCFunction, Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
@@ -387,7 +387,7 @@ __all__ = [
     "once_differentiable", "gradcheck", "gradgradcheck", "GradcheckError", "functional",
     "forward_ad", "graph",
     "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad", "enable_grad",
-    "set_grad_enabled", "inference_mode", "Variable",
+    "set_grad_enabled", "inference_mode", "Variable", "profiler",
 ]
 
 _ = (Sequence,)

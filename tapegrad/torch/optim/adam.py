@@ -8,10 +8,11 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ...optim import adam_update
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr_tensor
 
 
 def _check(lr: float, betas: Any, eps: float, weight_decay: float) -> None:
+    check_lr_tensor(lr)
     if not 0.0 <= lr:
         raise hinted(ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0")))
     if not 0.0 <= eps:

@@ -6,8 +6,10 @@ Keras front-end); this class only keeps PyTorch's bookkeeping and messages.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import functools
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,13 @@ import numpy as np
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
+
+
+def check_lr_tensor(lr: Any) -> None:
+    """PyTorch's first check: a tensor learning rate must hold one value."""
+    if isinstance(lr, Tensor) and lr._data.size != 1:
+        raise hinted(ValueError(with_hint("Tensor lr must be 1-element",
+                                   "pass a float or a one-element tensor")))
 
 
 class _Required:
@@ -32,9 +41,106 @@ def _type_str(p: Any) -> str:
     return type(p).__name__
 
 
+class RemovableHandle:
+    """Returned by the ``register_*_hook`` functions; ``remove()`` unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self.hooks_dict_ref = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self.hooks_dict_ref.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+_global_optimizer_pre_hooks: dict[int, Callable[..., Any]] = {}
+_global_optimizer_post_hooks: dict[int, Callable[..., Any]] = {}
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Call ``hook(optimizer, args, kwargs)`` before every optimizer's ``step``."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Call ``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _with_step_hooks(func: Callable[..., Any]) -> Callable[..., Any]:
+    """PyTorch's ``profile_hook_step``: run the pre-hooks (which may replace the
+    arguments), ``step`` under ``record_function("Optimizer.step#<Name>.step")``, then the
+    post-hooks."""
+    if getattr(func, "_with_step_hooks", False):
+        return func
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..autograd.profiler import record_function
+
+        self = args[0]  # hooks see (optimizer, *step_args), as in PyTorch
+        with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+            for pre in chain(_global_optimizer_pre_hooks.values(),
+                             self._hooks("_optimizer_step_pre_hooks").values()):
+                result = pre(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise hinted(RuntimeError(with_hint(
+                            f"{func} must return None or a tuple of (new_args, new_kwargs), "
+                            f"but got {result}.", "return None to keep the arguments")))
+            out = func(*args, **kwargs)
+            for post in chain(self._hooks("_optimizer_step_post_hooks").values(),
+                              _global_optimizer_post_hooks.values()):
+                post(self, args, kwargs)
+            return out
+
+    wrapper._with_step_hooks = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class Optimizer:
     """Base class: ``param_groups`` (list of dicts with ``params`` and hyper-parameters) and
     per-parameter ``state``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])  # type: ignore[method-assign]
+
+    def _hooks(self, name: str) -> dict[int, Callable[..., Any]]:
+        hooks = self.__dict__.get(name)
+        if hooks is None:
+            hooks = self.__dict__[name] = OrderedDict()
+        return hooks
+
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` before each ``step``; it may return
+        ``(new_args, new_kwargs)``."""
+        hooks = self._hooks("_optimizer_step_pre_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` after each ``step``."""
+        hooks = self._hooks("_optimizer_step_post_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -75,15 +181,9 @@ class Optimizer:
             if p._node is not None:
                 raise hinted(ValueError(with_hint("can't optimize a non-leaf Tensor",
                                            "optimize the leaf tensors (parameters) themselves")))
-        if len({id(p) for p in params}) != len(params):
-            import warnings
-
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                          "future, this will cause an error; see "
-                          "github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=4)
         group = dict(param_group)
         group["params"] = params
+        check_lr_tensor(group.get("lr", self.defaults.get("lr")))
         for k, v in self.defaults.items():
             if v is required and k not in group:
                 raise ValueError(f"parameter group didn't specify a value of required "
@@ -123,6 +223,9 @@ class Optimizer:
                 loss = closure()
         with mode.no_grad():
             for group in self.param_groups:
+                if isinstance(group.get("lr"), Tensor):
+                    # a tensor learning rate (PyTorch allows one): its value, for the rules
+                    group = {**group, "lr": float(group["lr"]._data)}
                 for p in group["params"]:
                     if p._grad is None:
                         continue
@@ -154,61 +257,50 @@ class Optimizer:
         state = {}
         for p, st in self.state.items():
             if id(p) in index:
-                state[index[id(p)]] = {k: _to_tensor(v) for k, v in st.items()}
+                state[index[id(p)]] = {k: _to_tensor(v, k) for k, v in st.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Load ``state_dict()`` of an optimizer of the same parameters (PyTorch's checks).
+        """Load hyper-parameters and per-parameter state saved by :meth:`state_dict`.
 
-        Everything is validated before anything is set: on error the optimizer is
-        unchanged.  Saved parameter ids map to this optimizer's parameters in order, as in
-        PyTorch; floating state is cast to its parameter's dtype.
+        Everything is checked and converted before anything is changed, so a bad
+        state dict raises and leaves the optimizer as it was.
         """
-        import warnings
-
-        if not isinstance(state_dict, dict):
-            raise hinted(TypeError(with_hint(
-                f"Expected state_dict to be dict-like, got {type(state_dict)}.",
-                "pass optimizer.state_dict() or torch.load(...) of one")))
+        if not isinstance(state_dict, dict) or "param_groups" not in state_dict \
+                or "state" not in state_dict:
+            missing = "param_groups" if not isinstance(state_dict, dict) or \
+                "param_groups" not in state_dict else "state"
+            raise KeyError(missing)
         groups = state_dict["param_groups"]
-        saved_state = state_dict["state"]
         if len(groups) != len(self.param_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        id_map: dict[Any, Any] = {}
+            raise hinted(ValueError(with_hint(
+                "loaded state dict has a different number of parameter groups",
+                f"the optimizer has {len(self.param_groups)}, the state dict {len(groups)}")))
         for g, sg in zip(self.param_groups, groups):
             if len(g["params"]) != len(sg["params"]):
-                raise ValueError("loaded state dict contains a parameter group that doesn't "
-                                 "match the size of optimizer's group")
+                raise hinted(ValueError(with_hint(
+                    "loaded state dict contains a parameter group that doesn't match the size "
+                    "of optimizer's group",
+                    f"group sizes {len(g['params'])} (optimizer) and {len(sg['params'])} "
+                    "(state dict)")))
+        id_map: dict[Any, Tensor] = {}
+        for g, sg in zip(self.param_groups, groups):
             for old_id, p in zip(sg["params"], g["params"]):
                 id_map[old_id] = p
-        new_state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
-        for i, st in saved_state.items():
-            p = id_map.get(i)
-            if p is None:
-                warnings.warn(f"loaded optimizer state has an entry for parameter id {i!r}, "
-                              "which no parameter group lists; it is ignored",
-                              UserWarning, stacklevel=2)
-                continue
-            entry = {}
-            for k, v in st.items():
-                if isinstance(v, Tensor) and k != "step":
-                    val = v._data.copy()  # (a 0-d state of a 0-d parameter stays an array)
-                else:
-                    val = _from_tensor(v)
-                if isinstance(val, np.ndarray) and k != "step":
-                    if val.shape != p._data.shape:
-                        raise hinted(ValueError(with_hint(
-                            f"loaded state dict has state '{k}' of shape {tuple(val.shape)} for "
-                            f"a parameter of shape {tuple(p._data.shape)}",
-                            "the state dict belongs to a different model; nothing was loaded")))
-                    if val.dtype.kind in "fc" and p._data.dtype.kind in "fc":
-                        val = val.astype(p._data.dtype)
-                entry[k] = val
-            new_state[p] = entry
+        new_state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for k, st in state_dict["state"].items():
+            if k not in id_map:
+                raise hinted(ValueError(with_hint(
+                    f"loaded state dict has state for parameter {k!r}, which no parameter "
+                    "group lists", "save and load with optimizers over the same parameters")))
+            p = id_map[k]
+            new_state[p] = {name: _from_tensor(v, name, p._data.dtype) for name, v in st.items()}
+        new_groups = []
         for g, sg in zip(self.param_groups, groups):
-            for k, v in sg.items():
-                if k != "params":
-                    g[k] = v
+            ng = {k: v for k, v in sg.items() if k != "params"}
+            ng["params"] = g["params"]
+            new_groups.append(ng)
+        self.param_groups[:] = new_groups
         self.state = new_state
 
     def __repr__(self) -> str:
@@ -228,19 +320,38 @@ class Optimizer:
         self.__dict__.update(state)
 
 
-def _to_tensor(v: Any) -> Any:
+Optimizer.step = _with_step_hooks(Optimizer.step)  # type: ignore[method-assign]
+
+def _to_tensor(v: Any, name: str = "") -> Any:
+    """A state entry as PyTorch keeps it: arrays and float scalars as tensors, ``step`` as
+    a float32 tensor, other Python numbers as they are, lists element by element."""
     if isinstance(v, np.ndarray):
         return make(v.copy(), None, False, TORCH)
-    if isinstance(v, int) and not isinstance(v, bool):
+    if isinstance(v, np.generic) and v.dtype.kind in "fc":
+        return make(np.asarray(v).copy(), None, False, TORCH)
+    if name == "step" and isinstance(v, int) and not isinstance(v, bool):
         return make(np.asarray(float(v), dtype=np.float32), None, False, TORCH)
+    if isinstance(v, list):
+        return [_to_tensor(x) for x in v]
     return v
 
 
-def _from_tensor(v: Any) -> Any:
+def _from_tensor(v: Any, name: str = "", dtype: Any = None) -> Any:
+    """A saved state entry back in the optimizer's own form (``step`` an int, float
+    buffers in the parameter's dtype, as PyTorch casts them on load)."""
     if isinstance(v, Tensor):
-        if v._data.ndim == 0:
-            return int(v._data.item())
-        return v._data.copy()
+        a = v._data
+        if name == "step" or a.dtype.kind in "iub":
+            return int(a.item()) if a.ndim == 0 else a.copy()
+        if a.ndim == 0:
+            return a.dtype.type(a.item())
+        if dtype is not None and a.dtype.kind == "f" and np.dtype(dtype).kind == "f":
+            return a.astype(dtype, copy=True)
+        return a.copy()
+    if isinstance(v, np.ndarray):
+        return v.copy()
+    if isinstance(v, list):
+        return [_from_tensor(x, "", dtype) for x in v]
     return v
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ...optim import sgd_update
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr_tensor
 
 
 class SGD(Optimizer):
@@ -27,6 +27,7 @@ class SGD(Optimizer):
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Any = None, differentiable: bool = False, fused: Any = None) -> None:
+        check_lr_tensor(lr)
         if lr < 0.0:
             raise hinted(ValueError(with_hint(f"Invalid learning rate: {lr}", "use lr >= 0")))
         if momentum < 0.0:
