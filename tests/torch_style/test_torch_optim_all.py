@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tapegrad.torch as torch
+from tapegrad._core.errors import hint_of
 from tapegrad.optim import (
     adadelta_update,
     adagrad_update,
@@ -127,7 +128,7 @@ def test_every_optimizer_descends_and_maximize_ascends_the_negation(name: str) -
 def test_argument_errors(make: Any, msg: str) -> None:
     with pytest.raises(ValueError) as ei:
         make([torch.zeros(1, requires_grad=True)])
-    assert str(ei.value).startswith(msg) and "[tapegrad hint]" in str(ei.value)
+    assert str(ei.value).startswith(msg) and hint_of(ei.value) is not None
 
 
 def _trained() -> tuple[Any, Any]:
@@ -158,7 +159,6 @@ def _same(s1: Any, s2: Any) -> bool:
 @pytest.mark.parametrize("corrupt", [
     lambda sd: sd["param_groups"].pop(),
     lambda sd: sd["param_groups"][1]["params"].append(5),
-    lambda sd: sd["state"].__setitem__(7, {"step": torch.tensor(1.0)}),
     lambda sd: sd.pop("state"),
 ])
 def test_bad_state_dict_changes_nothing(corrupt: Any) -> None:

@@ -181,6 +181,13 @@ class Optimizer:
             if p._node is not None:
                 raise hinted(ValueError(with_hint("can't optimize a non-leaf Tensor",
                                            "optimize the leaf tensors (parameters) themselves")))
+        if len({id(p) for p in params}) != len(params):
+            import warnings
+
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=4)
         group = dict(param_group)
         group["params"] = params
         check_lr_tensor(group.get("lr", self.defaults.get("lr")))
@@ -289,12 +296,23 @@ class Optimizer:
                 id_map[old_id] = p
         new_state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         for k, st in state_dict["state"].items():
-            if k not in id_map:
-                raise hinted(ValueError(with_hint(
-                    f"loaded state dict has state for parameter {k!r}, which no parameter "
-                    "group lists", "save and load with optimizers over the same parameters")))
+            if k not in id_map:  # PyTorch keeps such entries unused; say so and drop them
+                import warnings
+
+                warnings.warn(f"loaded optimizer state has an entry for parameter id {k!r}, "
+                              "which no parameter group lists; it is ignored",
+                              UserWarning, stacklevel=2)
+                continue
             p = id_map[k]
-            new_state[p] = {name: _from_tensor(v, name, p._data.dtype) for name, v in st.items()}
+            entry = {name: _from_tensor(v, name, p._data.dtype) for name, v in st.items()}
+            for name, val in entry.items():
+                if name in _PARAM_SHAPED and isinstance(val, np.ndarray) and \
+                        val.shape != p._data.shape:
+                    raise hinted(ValueError(with_hint(
+                        f"loaded state dict has state '{name}' of shape {tuple(val.shape)} "
+                        f"for a parameter of shape {tuple(p._data.shape)}",
+                        "the state dict belongs to a different model; nothing was loaded")))
+            new_state[p] = entry
         new_groups = []
         for g, sg in zip(self.param_groups, groups):
             ng = {k: v for k, v in sg.items() if k != "params"}
@@ -334,6 +352,12 @@ def _to_tensor(v: Any, name: str = "") -> Any:
     if isinstance(v, list):
         return [_to_tensor(x) for x in v]
     return v
+
+
+# per-parameter state buffers that have their parameter's shape (checked on load)
+_PARAM_SHAPED = frozenset({"momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq",
+                           "square_avg", "grad_avg", "acc_delta", "sum", "exp_inf", "ax",
+                           "prev", "step_size"})
 
 
 def _from_tensor(v: Any, name: str = "", dtype: Any = None) -> Any:
