@@ -161,12 +161,15 @@ _tensor.install()
 
 from . import (  # noqa: E402
     autodiff,
+    data,
     explain,
     keras,  # noqa: E402
     linalg,
     math,
     nn,
 )
+
+from .data.spec import TensorSpec  # noqa: E402
 
 newaxis = None
 
@@ -257,7 +260,7 @@ class Module:
 
 __all__ = [
     "Tensor", "TensorShape", "DType", "Variable", "GradientTape", "UnconnectedGradients",
-    "Module", "Reference", "custom_gradient", "stop_gradient", "identity", "constant",
+    "Module", "Reference", "TensorSpec", "data", "custom_gradient", "stop_gradient", "identity", "constant",
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
     "linalg", "keras", "autodiff", "explain", "nest", "float16", "half", "float32", "float64",
