@@ -17,11 +17,23 @@ optimizer arithmetic is the shared core of :mod:`tapegrad.optim`.
 
 from __future__ import annotations
 
-from . import activations, initializers, layers, losses, models, optimizers
+from . import (  # noqa: E402
+           activations,
+           callbacks,
+           initializers,
+           layers,
+           losses,
+           metrics,
+           models,
+           optimizers,
+           utils,
+)
 from . import variables as backend
-from .layers import Input, Layer
+from .functional import Input
+from .layers import Layer
 from .models import Model, Sequential
 from .variables import KerasVariable as Variable
 
 __all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
+           "callbacks", "metrics", "utils",
            "backend", "Input", "Layer", "Model", "Sequential", "Variable"]

@@ -253,6 +253,10 @@ class Layer:
         self.__dict__["built"] = True
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        from . import functional  # the functional API: calls on keras.Input record a graph
+
+        if functional.is_symbolic(inputs):
+            return functional.symbolic_call(self, inputs, args, kwargs)
         x = _to_input(inputs, self.__dict__["_dtype"])
         _SCOPE.append(self.name)
         try:
@@ -398,7 +402,9 @@ def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,
     >>> [tuple(w.shape) for w in m.weights]
     [(3, 2), (2,)]
     """
-    return KerasInput(() if shape is None else shape, batch_size, dtype, name)
+    from .functional import Input as _symbolic_input
+
+    return _symbolic_input(shape, batch_size, dtype, name, **kwargs)
 
 
 class InputLayer(Layer):

@@ -1,4 +1,7 @@
-"""``keras.optimizers``: SGD and Adam with Keras 3's update rules and defaults.
+"""``keras.optimizers``: every Keras 3 optimizer with its update rule and defaults.
+
+SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl and Lion;
+learning rates may be schedules (:mod:`~tapegrad.tf.keras.schedules`).
 
 The update arithmetic is the shared optimizer core
 (:mod:`tapegrad.optim.rules`, ``style="keras"``); this module only keeps
@@ -17,12 +20,14 @@ import numpy as np
 
 from ..._core.errors import with_hint
 from ..._core.tensor import Tensor
+from ...optim import keras_rules as _kr
 from ...optim.rules import adam_update, sgd_update
 from .._tensor import VariableBase, convert, fmt_shape, read
 from ..errors import InvalidArgumentError
 from .variables import KerasVariable
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "get"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "Nadam", "Ftrl", "Lion", "get", "schedules"]
 
 
 class Optimizer:
@@ -62,8 +67,11 @@ class Optimizer:
 
     # ------------------------------------------------------------------ learning rate
     @property
-    def learning_rate(self) -> KerasVariable:
-        """The learning rate, a float32 variable (as in Keras 3)."""
+    def learning_rate(self) -> Any:
+        """The learning rate, a float32 variable (as in Keras 3); with a schedule, its
+        value at the current ``iterations``."""
+        if self._schedule is not None:
+            return convert(self._schedule(int(self.iterations._data)))
         return self._lr
 
     @learning_rate.setter
@@ -285,13 +293,211 @@ class AdamW(Adam):
                          name=name, **kwargs)
 
 
+class _Decayed(Optimizer):
+    """An optimizer whose rule leaves weight decay to the base step (Keras's order)."""
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                lr: float) -> None:
+        if self.weight_decay:
+            _kr.decoupled_weight_decay(param, lr=lr, weight_decay=self.weight_decay)
+        self._rule(param, grad, state, lr)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        raise NotImplementedError
+
+
+class RMSprop(_Decayed):
+    """RMSprop (Keras defaults: ``learning_rate=0.001, rho=0.9, epsilon=1e-7``).
+
+    >>> import tapegrad.tf as tf
+    >>> w = tf.Variable(1.0)
+    >>> _ = tf.keras.optimizers.RMSprop(learning_rate=0.01).apply_gradients([(tf.constant(2.0), w)])
+    >>> round(float(w), 5)
+    0.96838
+    """
+
+    _default_name = "rmsprop"
+
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False, weight_decay: Any = None,
+                 clipnorm: Any = None, clipvalue: Any = None, global_clipnorm: Any = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
+        self.centered = bool(centered)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.rmsprop_update(param, grad, state, lr=lr, rho=self.rho, momentum=self.momentum,
+                           epsilon=self.epsilon, centered=self.centered)
+
+
+class Adagrad(_Decayed):
+    """Adagrad (Keras defaults: ``learning_rate=0.001, initial_accumulator_value=0.1``)."""
+
+    _default_name = "adagrad"
+
+    def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
+                 clipvalue: Any = None, global_clipnorm: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.adagrad_update(param, grad, state, lr=lr, epsilon=self.epsilon,
+                           initial_accumulator_value=self.initial_accumulator_value)
+
+
+class Adadelta(_Decayed):
+    """Adadelta (Keras defaults: ``learning_rate=0.001, rho=0.95, epsilon=1e-7``)."""
+
+    _default_name = "adadelta"
+
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
+                 weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.rho, self.epsilon = float(rho), float(epsilon)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.adadelta_update(param, grad, state, lr=lr, rho=self.rho, epsilon=self.epsilon)
+
+
+class Adamax(_Decayed):
+    """Adamax (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.999``)."""
+
+    _default_name = "adamax"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
+                 clipvalue: Any = None, global_clipnorm: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.adamax_update(param, grad, state, lr=lr, step=int(self.iterations._data) + 1,
+                          beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+
+
+class Nadam(_Decayed):
+    """Nadam (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.999``)."""
+
+    _default_name = "nadam"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
+                 clipvalue: Any = None, global_clipnorm: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self._u_product: Any = None
+        self._u_step = -1
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        it = int(self.iterations._data)
+        if self._u_product is None:  # Keras makes it in the first variable's dtype
+            self._u_product = param.dtype.type(1.0)
+        if self._u_step != it:  # advanced once per step, before any variable's update
+            self._u_product = _kr.nadam_u_product(self._u_product, step=it + 1,
+                                                  beta_1=self.beta_1,
+                                                  dtype=np.asarray(self._u_product).dtype)
+            self._u_step = it
+        _kr.nadam_update(param, grad, state, lr=lr, step=it + 1, u_product=self._u_product,
+                         beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+
+
+class Ftrl(_Decayed):
+    """FTRL-proximal (Keras defaults: ``learning_rate=0.001, learning_rate_power=-0.5``)."""
+
+    _default_name = "ftrl"
+
+    def __init__(self, learning_rate: Any = 0.001, learning_rate_power: float = -0.5,
+                 initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,
+                 l2_regularization_strength: float = 0.0,
+                 l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
+                 weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        if initial_accumulator_value < 0.0:
+            raise ValueError(with_hint(
+                "`initial_accumulator_value` needs to be positive or zero. Received: "
+                f"initial_accumulator_value={initial_accumulator_value}.", "use a value >= 0"))
+        if learning_rate_power > 0.0:
+            raise ValueError(with_hint(
+                "`learning_rate_power` needs to be negative or zero. Received: "
+                f"learning_rate_power={learning_rate_power}.", "use a value <= 0"))
+        self.learning_rate_power = float(learning_rate_power)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.l1_regularization_strength = float(l1_regularization_strength)
+        self.l2_regularization_strength = float(l2_regularization_strength)
+        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
+        self.beta = float(beta)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.ftrl_update(param, grad, state, lr=lr,
+                        learning_rate_power=self.learning_rate_power,
+                        initial_accumulator_value=self.initial_accumulator_value,
+                        l1_regularization_strength=self.l1_regularization_strength,
+                        l2_regularization_strength=self.l2_regularization_strength,
+                        l2_shrinkage_regularization_strength=(
+                            self.l2_shrinkage_regularization_strength),
+                        beta=self.beta)
+
+
+class Lion(_Decayed):
+    """Lion (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.99``)."""
+
+    _default_name = "lion"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
+                 weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        if beta_1 <= 0 or beta_1 > 1:
+            raise ValueError(with_hint(
+                "Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer "
+                f"degenerates to SignSGD. Received: beta_1={beta_1}.", "use 0 < beta_1 <= 1"))
+        self.beta_1, self.beta_2 = float(beta_1), float(beta_2)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.lion_update(param, grad, state, lr=lr, beta_1=self.beta_1, beta_2=self.beta_2)
+
+
+def _strip(kwargs: dict[str, Any]) -> dict[str, Any]:
+    for k in ("ema_momentum", "ema_overwrite_frequency"):
+        kwargs.pop(k, None)
+    return kwargs
+
+
 def get(identifier: Any) -> Optimizer:
-    """An optimizer from a name (``"sgd"``, ``"adam"``) or an instance."""
+    """An optimizer from a name (``"sgd"``, ``"adam"``, ``"rmsprop"``...) or an instance."""
     if isinstance(identifier, Optimizer):
         return identifier
-    table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
+    table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop,
+                             "adagrad": Adagrad, "adadelta": Adadelta, "adamax": Adamax,
+                             "nadam": Nadam, "ftrl": Ftrl, "lion": Lion}
     cls = table.get(str(identifier).lower())
     if cls is None:
         raise ValueError(with_hint(f"Could not interpret optimizer identifier: {identifier}",
-                                   "use 'sgd', 'adam' or 'adamw'"))
+                                   f"known names: {', '.join(sorted(table))}"))
     return cls()
+
+
+from . import schedules  # noqa: E402
