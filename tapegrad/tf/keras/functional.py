@@ -56,6 +56,45 @@ class KerasTensor(KerasInput):
         return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, " \
                f"ragged=False, name={self.name}>"
 
+    # operators record an operation layer, as Keras 3's symbolic tensors do
+    def _op(self, name: str, fn: Any, *others: Any) -> Any:
+        return _OpLayer(name, fn)([self, *others])
+
+    def __add__(self, other: Any) -> Any:
+        return self._op("add", lambda a, b: a + b, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._op("add", lambda a, b: b + a, other)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._op("subtract", lambda a, b: a - b, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._op("subtract", lambda a, b: b - a, other)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._op("multiply", lambda a, b: a * b, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._op("multiply", lambda a, b: b * a, other)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._op("divide", lambda a, b: a / b, other)
+
+    def __neg__(self) -> Any:
+        return self._op("negative", lambda a: -a)
+
+
+class _OpLayer(Layer):
+    """An operation on symbolic tensors (``a + b`` between ``keras.Input``-derived tensors)."""
+
+    def __init__(self, op_name: str, fn: Any) -> None:
+        super().__init__(name=auto_name(op_name))
+        self._fn = fn
+
+    def call(self, inputs: Any) -> Any:
+        return self._fn(*inputs)
+
 
 def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,
           name: str | None = None, batch_shape: Any = None, **kwargs: Any) -> KerasTensor:

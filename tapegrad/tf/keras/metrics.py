@@ -24,7 +24,7 @@ import numpy as np
 from ..._core.errors import with_hint
 from ..._core.tensor import Tensor
 from .._tensor import VariableBase, read, tft
-from .layers import _snake
+from .layers import _snake, auto_name
 from .variables import KerasVariable
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
@@ -381,8 +381,14 @@ class _Confusion(Metric):
             raise ValueError(with_hint(
                 f"Shapes {tuple(_arr(y_true).shape)} and {tuple(_arr(y_pred).shape)} are "
                 "incompatible", "y_true and y_pred need the same shape"))
-        w = np.ones_like(p) if sample_weight is None else \
-            np.broadcast_to(_arr(sample_weight, F32), _arr(y_pred).shape).reshape(-1)
+        shape = _arr(y_pred).shape
+        if sample_weight is None:
+            w = np.ones_like(p)
+        else:
+            sw = _arr(sample_weight, F32)
+            while 0 < sw.ndim < len(shape):  # (batch,) weights for (batch, 1) predictions
+                sw = sw[..., None]
+            w = np.broadcast_to(sw, shape).reshape(-1)
         pos = p[None, :] > self._th[:, None]
         tt = t[None, :]
         sums = {
@@ -394,7 +400,8 @@ class _Confusion(Metric):
 
     def _squeeze(self, x: np.ndarray) -> Tensor:
         x = np.asarray(x, F32)
-        return tft(x[0] if self.thresholds is None or np.ndim(self.thresholds) == 0 else x)
+        return tft(np.asarray(x[0]) if self.thresholds is None or np.ndim(self.thresholds) == 0
+                   else x)
 
 
 class Precision(_Confusion):
@@ -408,7 +415,7 @@ class Precision(_Confusion):
 
     def __init__(self, thresholds: Any = None, top_k: Any = None, class_id: Any = None,
                  name: str | None = None, dtype: Any = None) -> None:
-        super().__init__(thresholds, name or "precision", dtype,
+        super().__init__(thresholds, name or auto_name("precision"), dtype,
                          ("true_positives", "false_positives"))
 
     def result(self) -> Tensor:
@@ -427,7 +434,7 @@ class Recall(_Confusion):
 
     def __init__(self, thresholds: Any = None, top_k: Any = None, class_id: Any = None,
                  name: str | None = None, dtype: Any = None) -> None:
-        super().__init__(thresholds, name or "recall", dtype,
+        super().__init__(thresholds, name or auto_name("recall"), dtype,
                          ("true_positives", "false_negatives"))
 
     def result(self) -> Tensor:
@@ -466,7 +473,7 @@ class AUC(_Confusion):
         self.summation_method = summation_method
         self.num_thresholds = len(th)
         self.from_logits = bool(from_logits)
-        super().__init__(th, name or "auc", dtype,
+        super().__init__(th, name or auto_name("auc"), dtype,
                          ("true_positives", "false_positives", "true_negatives",
                           "false_negatives"))
 
@@ -481,7 +488,7 @@ class AUC(_Confusion):
         tn, fn = self.true_negatives._data, self.false_negatives._data
         n = self.num_thresholds
         if self.curve == "PR" and self.summation_method == "interpolation":
-            return tft(self._interpolate_pr_auc(tp, fp, fn))
+            return tft(np.asarray(self._interpolate_pr_auc(tp, fp, fn), F32))
         recall = _divide_no_nan(tp, tp + fn)
         if self.curve == "ROC":
             x, y = _divide_no_nan(fp, fp + tn), recall

@@ -284,7 +284,7 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay (Keras's default ``weight_decay=0.004``)."""
 
-    _default_name = "adamw"
+    _default_name = "adam_w"  # Keras snake-cases the class name
 
     def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
                  beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
@@ -317,7 +317,7 @@ class RMSprop(_Decayed):
     0.96838
     """
 
-    _default_name = "rmsprop"
+    _default_name = "rm_sprop"  # Keras snake-cases the class name
 
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Any = None,
