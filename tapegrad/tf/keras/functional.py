@@ -131,6 +131,13 @@ def _map(fn: Any, x: Any) -> Any:
     return fn(x)
 
 
+def accepts_training(layer: Any) -> bool:
+    """Whether ``layer.call`` takes a ``training`` argument (or ``**kwargs``)."""
+    from .training import _accepts_training
+
+    return _accepts_training(layer)
+
+
 def is_symbolic(x: Any) -> bool:
     """Whether ``x`` (or any part of a list/dict ``x``) is a :class:`KerasTensor`."""
     return any(isinstance(v, KerasInput) for v in _flat(x))
@@ -264,8 +271,10 @@ class Graph:
                     f"{list(x)}. Expected the following keys: "
                     f"{[kt.name for kt in self.input_list]}",
                     "name the dict keys after the keras.Input names")) from None
-        flat = _flat(x) if n > 1 or isinstance(x, (list, tuple)) and len(_flat(x)) == n \
-            else [x]
+        several = isinstance(x, (list, tuple)) and bool(x) and \
+            all(isinstance(v, (Tensor, np.ndarray, list, tuple, dict)) for v in x) and \
+            (n > 1 or all(isinstance(v, (Tensor, np.ndarray)) for v in x))
+        flat = _flat(x) if several else [x]
         if len(flat) != n:
             raise ValueError(with_hint(
                 f"Layer \"functional\" expects {n} input(s), but it received {len(flat)} input "

@@ -257,6 +257,8 @@ class Layer:
 
         if functional.is_symbolic(inputs):
             return functional.symbolic_call(self, inputs, args, kwargs)
+        if "training" in kwargs and not functional.accepts_training(self):
+            kwargs.pop("training")  # as Keras: passed only to a call() that takes it
         x = _to_input(inputs, self.__dict__["_dtype"])
         _SCOPE.append(self.name)
         try:

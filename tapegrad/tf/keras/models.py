@@ -260,6 +260,15 @@ class Functional(Model):
     def input_shape(self) -> Any:
         return self.__dict__["_input_shape"]
 
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(inputs, (list, tuple, dict)) and not is_symbolic(inputs):
+            from .functional import _map
+            from .layers import _to_input
+
+            # one tensor per model input (a list of arrays is several inputs, not one)
+            inputs = _map(lambda v: _to_input(v, self.__dict__["_dtype"]), inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         return self.__dict__["_graph"].run(inputs, training)
 

@@ -400,10 +400,10 @@ class CompileLoss:
             if fn is None:
                 continue
             value = _get_loss(fn)(t, p, sample_weight)
+            if tracker is not None:  # Keras records the unweighted loss of each output
+                tracker.update_state(value, sample_weight=_batch_size_of(p))
             if w != 1.0:
                 value = ops.multiply(value, np.asarray(w, dtype=value._data.dtype))
-            if tracker is not None:
-                tracker.update_state(value, sample_weight=_batch_size_of(p))
             total = value if total is None else ops.add(total, value)
         return total
 
