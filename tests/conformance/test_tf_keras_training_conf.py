@@ -240,6 +240,12 @@ def _fit_history(tf: Any, case: str) -> dict[str, Any]:
         m.compile(optimizer=k.optimizers.Adam(0.01), loss="mae", metrics=["mse"])
         h = m.fit([X[:, :2], X[:, 2:]], Y_REG, batch_size=10, epochs=3, shuffle=False,
                   verbose=0)
+    elif case == "class_weight":
+        m = _model(tf, 1, "sigmoid")
+        m.compile(optimizer=k.optimizers.SGD(0.1), loss="binary_crossentropy",
+                  metrics=["accuracy"], weighted_metrics=["accuracy", "mse"])
+        h = m.fit(X, Y_BIN, class_weight={0: 1.0, 1: 3.0}, batch_size=8, epochs=2,
+                  shuffle=False, verbose=0)
     else:
         raise KeyError(case)
     out: dict[str, Any] = {"history": h.history, "epoch": h.epoch, "params": h.params,
@@ -250,7 +256,7 @@ def _fit_history(tf: Any, case: str) -> dict[str, Any]:
 
 FIT_CASES = ["binary_adam_val_split", "sparse_rmsprop_val_data", "mse_sgd_dataset",
              "initial_epoch_sample_weight", "lr_scheduler", "reduce_lr_early_stopping",
-             "functional_two_inputs"]
+             "functional_two_inputs", "class_weight"]
 
 
 @pytest.mark.parametrize("case", FIT_CASES)

@@ -18,8 +18,8 @@ Keras:
   batches ``x``, ``(x, y)`` or ``(x, y, sample_weight)``.
 
 Where tapegrad knowingly differs: ``shuffle=True`` permutes with
-``tf.random``'s NumPy generator (not TensorFlow's order); ``class_weight``,
-``steps_per_execution`` and ``jit_compile`` are accepted and ignored
+``tf.random``'s NumPy generator (not TensorFlow's order); ``steps_per_execution``
+and ``jit_compile`` are accepted and ignored
 (everything runs eagerly).
 """
 
@@ -126,12 +126,29 @@ def _standardize(x: Any) -> Any:
     return _as_array(x)
 
 
+def class_weight_to_sample_weights(y: Any, class_weight: dict[int, float]) -> np.ndarray:
+    """Keras's per-sample weights from ``class_weight`` (labels, or one-hot rows)."""
+    yn = np.asarray(y._data if isinstance(y, Tensor) else y)
+    sw = np.ones((yn.shape[0],), dtype=np.float32)
+    if yn.ndim > 1:
+        yn = np.argmax(yn, axis=-1) if yn.shape[-1] != 1 else np.squeeze(yn, axis=-1)
+    labels = np.round(yn).astype("int32")
+    for i, c in enumerate(labels):
+        sw[i] = class_weight.get(int(c), 1.0)
+    return sw
+
+
 class _Epochs:
     """Batches for ``fit``/``evaluate``/``predict`` from arrays or a ``tf.data.Dataset``."""
 
     def __init__(self, x: Any, y: Any = None, sample_weight: Any = None,
                  batch_size: int | None = None, steps_per_epoch: int | None = None,
-                 shuffle: Any = False) -> None:
+                 shuffle: Any = False, class_weight: dict[int, float] | None = None) -> None:
+        if class_weight is not None and sample_weight is not None:
+            raise ValueError(with_hint(
+                "You cannot `class_weight` and `sample_weight` at the same time.",
+                "fold the class weights into sample_weight yourself, or pass one of them"))
+        self._class_weight = class_weight
         self._dataset = x if _is_dataset(x) else None
         self._steps_arg = steps_per_epoch
         self._held: Iterator[Any] | None = None
@@ -170,6 +187,15 @@ class _Epochs:
 
     def epoch(self) -> Iterator[Any]:
         """One epoch of batches, packed as ``train_step`` receives them."""
+        cw = self._class_weight
+        for batch in self._batches():
+            if cw is not None:
+                x, y, _ = unpack_x_y_sample_weight(batch)
+                if y is not None:
+                    batch = (x, y, tft(class_weight_to_sample_weights(y, cw)))
+            yield batch
+
+    def _batches(self) -> Iterator[Any]:
         if self._dataset is not None:
             if self._steps_arg is None:
                 it = self._dataset._arrays()
@@ -260,28 +286,41 @@ class CompileMetrics(metrics_module.Metric):
     """The metrics given to ``compile``, built on the first batch (``"accuracy"`` picks
     binary, categorical or sparse accuracy from the shapes, as Keras does)."""
 
-    def __init__(self, metrics: Any, output_names: list[str] | None = None) -> None:
+    def __init__(self, metrics: Any, output_names: list[str] | None = None,
+                 weighted_metrics: Any = None) -> None:
         super().__init__(name="compile_metrics")
         self._spec = metrics
+        self._weighted_spec = weighted_metrics
         self._output_names = output_names or []
         self._flat: list[tuple[int | None, metrics_module.Metric]] = []
+        # ``metrics`` ignore sample weights (and class weights); ``weighted_metrics`` use them
+        self._weighted: list[metrics_module.Metric] = []
         self.built = False
 
     @property
     def metrics(self) -> list[metrics_module.Metric]:
-        return [m for _, m in self._flat]
+        return [m for _, m in self._flat] + self._weighted
 
     @property
     def variables(self) -> list[Any]:
         return [v for m in self.metrics for v in m.variables]
 
     def build(self, y_true: Any, y_pred: Any) -> None:
-        spec = self._spec
+        spec = [] if self._spec is None else self._spec
         multi = isinstance(y_pred, (list, tuple, dict)) and len(_leaves(y_pred)) > 1
+        ws = self._weighted_spec
+        if ws is not None and not multi:
+            for w in ws if isinstance(ws, (list, tuple)) else [ws]:
+                metric = _get_metric(w, y_true, y_pred)
+                self._weighted.append(metric)
         names = self._output_names
         if not multi:
             for m in spec if isinstance(spec, (list, tuple)) else [spec]:
                 self._flat.append((None, _get_metric(m, y_true, y_pred)))
+            plain = {m.name for _, m in self._flat}
+            for metric in self._weighted:
+                if metric.name in plain:
+                    metric.name = "weighted_" + metric.name
         else:
             preds = list(y_pred.values()) if isinstance(y_pred, dict) else list(y_pred)
             trues = list(y_true.values()) if isinstance(y_true, dict) else list(y_true)
@@ -310,11 +349,13 @@ class CompileMetrics(metrics_module.Metric):
             self.build(y_true, y_pred)
         for i, m in self._flat:
             if i is None:
-                m.update_state(y_true, y_pred, sample_weight=sample_weight)
+                m.update_state(y_true, y_pred)
             else:
                 t = list(y_true.values())[i] if isinstance(y_true, dict) else y_true[i]
                 p = list(y_pred.values())[i] if isinstance(y_pred, dict) else y_pred[i]
-                m.update_state(t, p, sample_weight=sample_weight)
+                m.update_state(t, p)
+        for m in self._weighted:
+            m.update_state(y_true, y_pred, sample_weight=sample_weight)
 
     def reset_state(self) -> None:
         for m in self.metrics:
@@ -511,8 +552,8 @@ class Trainer:
         d["_compile_loss"] = None if loss is None else \
             CompileLoss(loss, loss_weights, self._output_names())
         d["_loss_tracker"] = metrics_module.Mean(name="loss")
-        d["_compile_metrics"] = None if metrics is None else \
-            CompileMetrics(metrics, self._output_names())
+        d["_compile_metrics"] = None if metrics is None and weighted_metrics is None else \
+            CompileMetrics(metrics, self._output_names(), weighted_metrics)
         d["_compiled"] = True
         d["run_eagerly"] = run_eagerly
         d["jit_compile"] = False
@@ -644,7 +685,7 @@ class Trainer:
         if validation_data is not None:
             val = (validation_data, None, None) if _is_dataset(validation_data) else \
                 unpack_x_y_sample_weight(validation_data)
-        data = _Epochs(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
+        data = _Epochs(x, y, sample_weight, batch_size, steps_per_epoch, shuffle, class_weight)
         cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else \
             callbacks_module.CallbackList(callbacks, add_history=True,
                                           add_progbar=verbose != 0, model=self,
@@ -734,7 +775,8 @@ class Trainer:
         """One training step on one batch; returns the loss/metrics of that batch."""
         self._assert_compiled("train_on_batch")
         self.reset_metrics()
-        batch = next(_Epochs(x, y, sample_weight, _rows(x), None).epoch())
+        batch = next(_Epochs(x, y, sample_weight, _rows(x), None,
+                             class_weight=class_weight).epoch())
         logs = callbacks_module.pythonify_logs(self.train_step(batch))
         return logs if return_dict else self._flatten_in_order(logs)
 
