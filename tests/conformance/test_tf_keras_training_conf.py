@@ -389,3 +389,27 @@ def test_to_categorical_matches_keras(rtf: Any) -> None:
         a = tg_tf.keras.utils.to_categorical(*args)
         b = rtf.keras.utils.to_categorical(*args)
         assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_weights_files_load_in_both_directions(rtf: Any, tmp_path: Any) -> None:
+    pytest.importorskip("h5py")
+
+    def seq(k: Any) -> Any:
+        return k.Sequential([k.Input((3,)), k.layers.Dense(4, name="a"),
+                             k.layers.Dense(2, name="b")])
+
+    def func(k: Any) -> Any:
+        inp = k.Input((3,))
+        return k.Model(inp, k.layers.Dense(2)(k.layers.Dense(4)(inp)))
+
+    for make in (seq, func):
+        ours, theirs = make(tg_tf.keras), make(rtf.keras)
+        ours.save_weights(str(tmp_path / "ours.weights.h5"))
+        theirs.load_weights(str(tmp_path / "ours.weights.h5"))
+        for a, b in zip(ours.get_weights(), theirs.get_weights()):
+            np.testing.assert_array_equal(a, b)
+        back = make(tg_tf.keras)
+        theirs.save_weights(str(tmp_path / "theirs.weights.h5"))
+        back.load_weights(str(tmp_path / "theirs.weights.h5"))
+        for a, b in zip(back.get_weights(), theirs.get_weights()):
+            np.testing.assert_array_equal(a, b)

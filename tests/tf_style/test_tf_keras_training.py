@@ -85,6 +85,34 @@ def test_fit_on_a_dataset_and_unknown_length() -> None:
         m.fit(ds, Y, verbose=0)
 
 
+def test_fit_on_a_python_generator() -> None:
+    def batches():
+        while True:
+            for i in range(0, 64, 16):
+                yield X[i:i + 16], Y[i:i + 16]
+
+    m = _reg_model()
+    m.compile(optimizer="adam", loss="mse")
+    h = m.fit(batches(), steps_per_epoch=4, epochs=3, verbose=0)
+    assert h.params["steps"] == 4 and len(h.history["loss"]) == 3
+    assert m.evaluate(iter([(X, Y)]), verbose=0) > 0
+    with pytest.raises(ValueError, match="should not be passed"):
+        m.fit(batches(), Y, verbose=0)
+
+
+def test_class_weight_and_weighted_metrics() -> None:
+    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, activation="sigmoid")])
+    m.compile(optimizer=keras.optimizers.SGD(0.0), loss="binary_crossentropy",
+              metrics=["accuracy"], weighted_metrics=["accuracy"])
+    h = m.fit(X, Y_BIN, class_weight={0: 0.0, 1: 1.0}, epochs=1, verbose=0, shuffle=False)
+    pred = m.predict(X, verbose=0)[:, 0]
+    correct = ((pred > 0.5) == (Y_BIN == 1))
+    assert h.history["accuracy"][0] == pytest.approx(correct.mean())  # unweighted
+    assert h.history["weighted_accuracy"][0] == pytest.approx(correct[Y_BIN == 1].mean())
+    with pytest.raises(ValueError, match="`class_weight` and `sample_weight`"):
+        m.fit(X, Y_BIN, class_weight={0: 1.0}, sample_weight=np.ones(64), verbose=0)
+
+
 def test_compile_is_required_and_a_loss_too() -> None:
     m = _reg_model()
     with pytest.raises(ValueError, match=r"You must call `compile\(\)`"):
