@@ -149,20 +149,19 @@ class _Epochs:
                 "You cannot `class_weight` and `sample_weight` at the same time.",
                 "fold the class weights into sample_weight yourself, or pass one of them"))
         self._class_weight = class_weight
-        self._generator = x if hasattr(x, "__next__") and not _is_dataset(x) else None
+        self._generator: Iterator[Any] | None = \
+            x if hasattr(x, "__next__") and not _is_dataset(x) else None
         self._dataset = x if _is_dataset(x) else None
+        self._steps_arg = steps_per_epoch
+        self._held: Iterator[Any] | None = None
+        self.num_batches: int | None
         if self._generator is not None:  # a Python generator of batches
             if y is not None:
                 raise ValueError(with_hint(
                     "When providing `x` as a generator, `y` should not be passed. Instead, "
                     "the generator should yield `(x, y)` batches.", "yield (x, y) pairs"))
-            self._steps_arg = steps_per_epoch
             self.num_batches = steps_per_epoch
-            self._held = None
             return
-        self._steps_arg = steps_per_epoch
-        self._held: Iterator[Any] | None = None
-        self.num_batches: int | None
         if self._dataset is not None:
             if y is not None:
                 raise ValueError(with_hint(
@@ -206,11 +205,12 @@ class _Epochs:
             yield batch
 
     def _batches(self) -> Iterator[Any]:
-        if self._generator is not None:
+        gen = self._generator
+        if gen is not None:
             count = 0
             while self._steps_arg is None or count < int(self._steps_arg):
                 try:
-                    elem = next(self._generator)
+                    elem = next(gen)
                 except StopIteration:
                     return
                 count += 1
