@@ -514,3 +514,42 @@ def test_module_order_scopes_and_config() -> None:
     with tf.device("/GPU:0"):
         assert float(tf.constant(2.0) * 2.0) == 4.0
     assert tf.__version__.startswith("2.")
+
+
+def test_training_loop_from_scratch_guide_and_add_loss() -> None:
+    tf.random.set_seed(0)
+    inputs = keras.Input(shape=(3,), name="digits")
+    h = keras.layers.Dense(16, activation="relu")(inputs)
+    model = keras.Model(inputs=inputs, outputs=keras.layers.Dense(1, name="predictions")(h))
+    optimizer = keras.optimizers.SGD(learning_rate=0.05)
+    loss_fn = keras.losses.MeanSquaredError()
+    metric = keras.metrics.MeanAbsoluteError()
+    ds = tf.data.Dataset.from_tensor_slices((X, Y)).shuffle(64, seed=0).batch(16)
+    epoch_losses = []
+    for _ in range(5):
+        total = 0.0
+        for xb, yb in ds:
+            with tf.GradientTape() as tape:
+                pred = model(xb, training=True)
+                loss = loss_fn(yb, pred)
+            grads = tape.gradient(loss, model.trainable_weights)
+            optimizer.apply(grads, model.trainable_weights)
+            metric.update_state(yb, pred)
+            total += float(loss)
+        epoch_losses.append(total)
+        metric.reset_state()
+    assert epoch_losses[-1] < 0.5 * epoch_losses[0]
+
+    class Penalty(keras.layers.Layer):
+        def call(self, x: Any) -> Any:
+            self.add_loss(tf.constant(1.0))
+            return x
+
+    inp = keras.Input((3,))
+    m = keras.Model(inp, keras.layers.Dense(1, kernel_initializer="zeros")(Penalty()(inp)))
+    _ = m(X)
+    _ = m(X)
+    assert len(m.losses) == 1  # cleared at the start of every outermost call
+    m.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+    h = m.fit(X, Y, epochs=1, verbose=0)
+    assert h.history["loss"][0] == pytest.approx(float(np.mean(Y ** 2)) + 1.0, rel=1e-5)

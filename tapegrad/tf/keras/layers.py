@@ -259,6 +259,8 @@ class Layer:
             return functional.symbolic_call(self, inputs, args, kwargs)
         if "training" in kwargs and not functional.accepts_training(self):
             kwargs.pop("training")  # as Keras: passed only to a call() that takes it
+        if not _SCOPE:  # an outermost call starts with no added losses (Keras's add_loss)
+            self._clear_losses()
         x = _to_input(inputs, self.__dict__["_dtype"])
         _SCOPE.append(self.name)
         try:
@@ -266,6 +268,23 @@ class Layer:
             return self.call(x, *args, **kwargs)
         finally:
             _SCOPE.pop()
+
+    def add_loss(self, loss: Any) -> None:
+        """Add a loss (e.g. an activity penalty) to ``layer.losses`` for this call."""
+        self.__dict__.setdefault("_added_losses", []).append(loss)
+
+    @property
+    def losses(self) -> list[Any]:
+        """The losses added by ``add_loss`` in the last call, this layer's then its sublayers'."""
+        out = list(self.__dict__.get("_added_losses", []))
+        for layer in self._sublayers:
+            out.extend(layer.losses)
+        return out
+
+    def _clear_losses(self) -> None:
+        self.__dict__["_added_losses"] = []
+        for layer in self._sublayers:
+            layer._clear_losses()
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         from .._tensor import tft
