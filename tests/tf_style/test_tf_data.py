@@ -197,3 +197,40 @@ def test_assert_cardinality() -> None:
     bad = D.range(4).apply(tf.data.experimental.assert_cardinality(3))
     with pytest.raises(tf.errors.InvalidArgumentError, match="expected to contain 3"):
         list(bad)
+
+
+def _stacked(ds: D, n: int, drop: bool) -> list:
+    elems = list(ds.as_numpy_iterator())
+    out = []
+    for i in range(0, len(elems), n):
+        part = elems[i:i + n]
+        if len(part) < n and drop:
+            break
+        out.append((np.stack([p[0] for p in part]).tolist(),
+                    np.stack([p[1] for p in part]).tolist()))
+    return out
+
+
+@pytest.mark.parametrize("drop", [False, True])
+@pytest.mark.parametrize("buffer", [None, 3, 50])
+def test_batches_of_slices_equal_stacked_elements(buffer: int | None, drop: bool) -> None:
+    x = np.arange(46, dtype=np.float32).reshape(23, 2)
+    y = np.arange(23)
+
+    def make() -> D:
+        tf.random.set_seed(11)
+        ds = D.from_tensor_slices((x, y))
+        return ds if buffer is None else ds.shuffle(buffer, seed=2)
+
+    batched = [(a.tolist(), b.tolist()) for a, b in make().batch(5, drop_remainder=drop)
+               .as_numpy_iterator()]
+    assert batched == _stacked(make(), 5, drop)
+    first = next(iter(make().batch(5)))
+    assert first[0].dtype == tf.float32 and first[1].dtype == tf.int64
+
+
+def test_slices_copy_the_input() -> None:
+    x = np.zeros(3, np.float32)
+    ds = D.from_tensor_slices(x)
+    x[:] = 7.0
+    assert vals(ds) == [0.0, 0.0, 0.0] and vals(ds.batch(2)) == [[0.0, 0.0], [0.0]]

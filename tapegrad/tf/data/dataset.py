@@ -175,6 +175,9 @@ class Dataset:
         self._spec = spec
         self._card = int(cardinality)
         self._kind = kind
+        # slices of arrays in some order: (structure, leaves, one pass's index order);
+        # lets ``batch`` gather whole batches at once instead of stacking elements
+        self._gather: tuple[Any, list[np.ndarray], Callable[[], Any]] | None = None
 
     # -------------------------------------------------------------- internals
     def _arrays(self) -> Iterator[Element]:
@@ -241,7 +244,8 @@ class Dataset:
         >>> [(int(a), b.numpy().tolist()) for a, b in ds]
         [(1, [1.0]), (2, [2.0]), (3, [3.0])]
         """
-        value = _from_user(tensors)
+        # a copy, as TensorFlow's: later changes to the caller's arrays do not leak in
+        value = _map_leaves(lambda a: np.array(a, copy=True), _from_user(tensors))
         leaves = _flat(value)
         for a in leaves:
             if a.ndim == 0:
@@ -260,7 +264,9 @@ class Dataset:
                 yield _pack(value, [a[i] for a in leaves])
 
         spec = _map_leaves(lambda a: TensorSpec(a.shape[1:], _dt.from_numpy(a.dtype)), value)
-        return Dataset(source, spec, n, "_TensorSliceDataset")
+        ds = Dataset(source, spec, n, "_TensorSliceDataset")
+        ds._gather = (value, leaves, lambda: range(n))
+        return ds
 
     @staticmethod
     def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
@@ -480,7 +486,12 @@ class Dataset:
             raise InvalidArgumentError(None, None, with_hint(
                 "Batch size must be greater than zero.", f"got batch_size={batch_size}"))
 
+        gather = self._gather
+
         def source() -> Iterator[Element]:
+            if gather is not None:
+                yield from _gathered_batches(gather, n, drop_remainder)
+                return
             buf: list[Element] = []
             for elem in self._arrays():
                 buf.append(elem)
@@ -622,26 +633,20 @@ class Dataset:
         base = int(_random._generator(seed).integers(0, 2**63 - 1))
         passes = [0]
 
-        def source() -> Iterator[Element]:
+        def rng_for_pass() -> np.random.Generator:
             epoch = passes[0] if reshuffle else 0
             passes[0] += 1
-            rng = np.random.default_rng([base, epoch])
-            buf: list[Element] = []
-            it = self._arrays()
-            for elem in it:
-                buf.append(elem)
-                if len(buf) == size:
-                    break
-            for elem in it:
-                j = int(rng.integers(len(buf)))
-                yield buf[j]
-                buf[j] = elem
-            while buf:
-                j = int(rng.integers(len(buf)))
-                buf[j], buf[-1] = buf[-1], buf[j]
-                yield buf.pop()
+            return np.random.default_rng([base, epoch])
 
-        return self._derived(source, lambda: self.element_spec, self._card, "_ShuffleDataset")
+        def source() -> Iterator[Element]:
+            return _shuffled(self._arrays(), size, rng_for_pass())
+
+        out = self._derived(source, lambda: self.element_spec, self._card, "_ShuffleDataset")
+        if self._gather is not None:
+            structure, leaves, order = self._gather
+            out._gather = (structure, leaves,
+                           lambda: _shuffled(iter(order()), size, rng_for_pass()))
+        return out
 
     def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
         """Iterate the dataset ``count`` times (``None`` or -1: forever).
@@ -792,8 +797,10 @@ class Dataset:
 
     def prefetch(self, buffer_size: int, name: str | None = None) -> Dataset:
         """Accepted for compatibility: elements are produced when asked for."""
-        return self._derived(self._arrays, lambda: self.element_spec, self._card,
-                             "_PrefetchDataset")
+        out = self._derived(self._arrays, lambda: self.element_spec, self._card,
+                            "_PrefetchDataset")
+        out._gather = self._gather
+        return out
 
     def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
         """``transformation_func(self)``."""
@@ -834,6 +841,61 @@ def _stack(elems: list[Element]) -> Element:
                     "use padded_batch for elements of different shapes"))
         out.append(np.stack(parts))
     return _pack(elems[0], out)
+
+
+def _shuffled(items: Iterator[Any], size: int, rng: np.random.Generator) -> Iterator[Any]:
+    """TensorFlow's buffered shuffle: fill ``size`` items, then emit a uniformly drawn one
+    and put the next input in its place; drain the buffer at the end."""
+    draws: Iterator[float] = iter(())
+
+    def below(k: int) -> int:
+        nonlocal draws
+        u = next(draws, None)
+        if u is None:
+            draws = iter(rng.random(1024).tolist())
+            u = next(draws)
+        return int(u * k)
+
+    buf: list[Any] = []
+    for item in items:
+        buf.append(item)
+        if len(buf) == size:
+            break
+    for item in items:
+        j = below(len(buf))
+        yield buf[j]
+        buf[j] = item
+    while buf:
+        j = below(len(buf))
+        buf[j], buf[-1] = buf[-1], buf[j]
+        yield buf.pop()
+
+
+def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n: int,
+                      drop: bool) -> Iterator[Element]:
+    """Batches of slices taken with one indexing per component (the elements' order)."""
+    structure, leaves, order_fn = gather
+    order = order_fn()
+    if isinstance(order, range):
+        total = len(order)
+        for lo in range(0, total, n):
+            hi = min(lo + n, total)
+            if hi - lo < n and drop:
+                return
+            sel = slice(order.start + lo * order.step, order.start + hi * order.step,
+                        order.step)
+            yield _pack(structure, [a[sel] for a in leaves])
+        return
+    chunk: list[int] = []
+    for i in order:
+        chunk.append(i)
+        if len(chunk) == n:
+            idx = np.asarray(chunk)
+            yield _pack(structure, [a[idx] for a in leaves])
+            chunk = []
+    if chunk and not drop:
+        idx = np.asarray(chunk)
+        yield _pack(structure, [a[idx] for a in leaves])
 
 
 def _flat_up_to(structure: Any, value: Any) -> list[Any]:

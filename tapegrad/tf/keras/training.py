@@ -469,12 +469,21 @@ class CompileLoss:
         return total
 
 
+_ACCEPTS: dict[Any, bool] = {}
+
+
 def _accepts_training(layer: Any) -> bool:
+    call = type(layer).call
+    known = _ACCEPTS.get(call)
+    if known is not None:
+        return known
     try:
-        params = inspect.signature(type(layer).call).parameters
+        params = inspect.signature(call).parameters
     except (TypeError, ValueError):
         return False
-    return "training" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    ok = "training" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    _ACCEPTS[call] = ok
+    return ok
 
 
 def call_with_training(layer: Any, x: Any, training: bool) -> Any:
