@@ -413,3 +413,34 @@ def test_weights_files_load_in_both_directions(rtf: Any, tmp_path: Any) -> None:
         back.load_weights(str(tmp_path / "theirs.weights.h5"))
         for a, b in zip(back.get_weights(), theirs.get_weights()):
             np.testing.assert_array_equal(a, b)
+
+
+def test_keras_files_load_in_both_directions(rtf: Any, tmp_path: Any) -> None:
+    pytest.importorskip("h5py")
+
+    def seq(k: Any) -> Any:
+        return k.Sequential([k.Input((3,)), k.layers.Dense(4, activation="relu", name="a"),
+                             k.layers.Dense(2, name="b")], name="seq")
+
+    def func(k: Any) -> Any:
+        a = k.Input((3,), name="x")
+        h = k.layers.Dense(4, activation="tanh", name="h")(a)
+        return k.Model(a, [k.layers.Dense(1, name="o1")(h), k.layers.Dense(2, name="o2")(h)],
+                       name="func")
+
+    def outs(p: Any) -> list[np.ndarray]:
+        return list(p) if isinstance(p, list) else [p]
+
+    for make in (seq, func):
+        ours = make(tg_tf.keras)
+        ours.save(str(tmp_path / "ours.keras"))
+        theirs = rtf.keras.models.load_model(str(tmp_path / "ours.keras"))
+        assert [layer.name for layer in theirs.layers] == [layer.name for layer in ours.layers]
+        for a, b in zip(outs(ours.predict(X, verbose=0)), outs(theirs.predict(X, verbose=0))):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+        real = make(rtf.keras)
+        real.save(str(tmp_path / "theirs.keras"))
+        back = tg_tf.keras.models.load_model(str(tmp_path / "theirs.keras"))
+        assert back.name == real.name
+        for a, b in zip(outs(back.predict(X, verbose=0)), outs(real.predict(X, verbose=0))):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

@@ -327,6 +327,19 @@ def test_model_checkpoint_and_weights_round_trip(tmp_path: Any) -> None:
         keras.callbacks.ModelCheckpoint(str(tmp_path / "x.h5"), save_weights_only=True)
     with pytest.raises(ValueError, match="must end in `.keras`"):
         keras.callbacks.ModelCheckpoint(str(tmp_path / "x.h5"))
+    whole = keras.callbacks.ModelCheckpoint(str(tmp_path / "m.keras"))
+    m.fit(X, Y, epochs=1, verbose=0, callbacks=[whole])
+    loaded = keras.models.load_model(str(tmp_path / "m.keras"))
+    np.testing.assert_allclose(loaded.predict(X, verbose=0), m.predict(X, verbose=0), rtol=1e-6)
+    with pytest.raises(ValueError, match="Invalid filepath extension"):
+        m.save(str(tmp_path / "m.zip"))
+
+    class Sub(keras.Model):
+        def call(self, x: Any) -> Any:
+            return x
+
+    with pytest.raises(NotImplementedError, match="subclassed model"):
+        Sub().save(str(tmp_path / "s.keras"))
     other = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), keras.layers.Dense(1)])
     before = other.get_weights()
     with pytest.raises(ValueError, match="must match"):

@@ -684,7 +684,8 @@ class LambdaCallback(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Save the weights (``save_weights_only=True``, a ``.weights.h5`` file) each epoch or
+    """Save the model (a ``.keras`` file) or its weights (``save_weights_only=True``, a
+    ``.weights.h5`` file) each epoch or
     when ``monitor`` improves (``save_best_only=True``); the file name may hold
     ``{epoch}`` and log keys (``"w-{epoch:02d}-{val_loss:.2f}.weights.h5"``)."""
 

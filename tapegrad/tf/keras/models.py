@@ -20,7 +20,20 @@ from .functional import Graph, KerasTensor, is_symbolic
 from .layers import _SCOPE, InputLayer, KerasInput, Layer, _Paused
 from .training import Trainer, call_with_training
 
-__all__ = ["Model", "Sequential", "Functional"]
+__all__ = ["Model", "Sequential", "Functional", "load_model", "save_model"]
+
+
+def load_model(filepath: str, custom_objects: Any = None, compile: bool = True,
+               safe_mode: bool = True) -> Any:
+    """``keras.models.load_model``: rebuild a model from a ``.keras`` file."""
+    from .model_file import load_model as _load
+
+    return _load(filepath, custom_objects, compile, safe_mode)
+
+
+def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+    """``keras.models.save_model``: ``model.save(filepath)``."""
+    model.save(filepath, overwrite=overwrite)
 
 
 @contextlib.contextmanager
@@ -84,6 +97,12 @@ class Model(Trainer, Layer):
         from .saving import save_weights
 
         save_weights(self, filepath, overwrite)
+
+    def save(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+        """Write the architecture and weights to a ``.keras`` file (Keras 3's format)."""
+        from .model_file import save_model
+
+        save_model(self, filepath, overwrite)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
         """Read weights written by :meth:`save_weights`."""

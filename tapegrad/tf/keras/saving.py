@@ -59,6 +59,53 @@ def _unique(base: str, counts: dict[str, int]) -> str:
     return f"layers/{base}" if n == 0 else f"layers/{base}_{n}"
 
 
+def write_groups(model: Any, f: Any) -> None:
+    """Write ``model``'s weights into the open HDF5 file ``f`` (Keras 3's layout)."""
+    f.create_group("layers")
+    for group, name, weights in _groups(model):
+        g = f.create_group(group).create_group("vars")
+        g.attrs["name"] = name
+        for i, w in enumerate(weights):
+            g.create_dataset(str(i), data=np.asarray(w._data))
+    opt = model.__dict__.get("optimizer")
+    if opt is not None and int(np.asarray(opt.iterations._data)) > 0:
+        g = f.create_group("optimizer").create_group("vars")
+        g.attrs["name"] = opt.name
+        for i, v in enumerate(opt.variables):
+            g.create_dataset(str(i), data=np.asarray(v._data))
+    f.create_group("vars").attrs["name"] = model.name
+
+
+def read_groups(model: Any, f: Any, path: str) -> None:
+    """Assign the weights stored in the open HDF5 file ``f`` (all checked first)."""
+    plan: list[tuple[Any, np.ndarray]] = []
+    for group, name, weights in _groups(model):
+        if not weights:
+            continue
+        if group not in f:
+            raise ValueError(with_hint(
+                f"A total of {len(_groups(model))} objects could not be loaded. Missing "
+                f"weights for layer '{name}' (group {group}) in {path}",
+                "the file was saved from a model with different layers"))
+        g = f[group]["vars"]
+        stored = [np.asarray(g[str(i)]) for i in range(len(g))]
+        if len(stored) != len(weights):
+            raise ValueError(with_hint(
+                f"Layer '{name}' expected {len(weights)} variables, but received "
+                f"{len(stored)} variables during loading. Expected: "
+                f"{[w.name for w in weights]}", "the file's layer differs"))
+        for w, a in zip(weights, stored):
+            if a.shape != w._data.shape:
+                raise ValueError(with_hint(
+                    f"The shape of the target variable and the shape of the target value "
+                    f"in `variable.assign(value)` must match. variable.shape="
+                    f"{tuple(w._data.shape)}, Received: value.shape={a.shape}. Target "
+                    f"variable: {w!r}", f"weight {w.path} has another shape in the file"))
+            plan.append((w, a))
+    for w, a in plan:
+        w.assign(a.astype(w._data.dtype))
+
+
 def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
     """Write ``model``'s weights to ``filepath`` (a ``.weights.h5`` file)."""
     h5py = _h5py()
@@ -66,49 +113,12 @@ def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
     if not overwrite and os.path.exists(path):
         raise FileExistsError(with_hint(f"{path} exists", "pass overwrite=True"))
     with h5py.File(path, "w") as f:
-        f.create_group("layers")
-        for group, name, weights in _groups(model):
-            g = f.create_group(group).create_group("vars")
-            g.attrs["name"] = name
-            for i, w in enumerate(weights):
-                g.create_dataset(str(i), data=np.asarray(w._data))
-        opt = model.__dict__.get("optimizer")
-        if opt is not None and int(np.asarray(opt.iterations._data)) > 0:
-            g = f.create_group("optimizer").create_group("vars")
-            g.attrs["name"] = opt.name
-            for i, v in enumerate(opt.variables):
-                g.create_dataset(str(i), data=np.asarray(v._data))
-        f.create_group("vars").attrs["name"] = model.name
+        write_groups(model, f)
 
 
 def load_weights(model: Any, filepath: str) -> None:
     """Assign the weights stored in ``filepath`` (checked before anything changes)."""
     h5py = _h5py()
     path = _check_name(filepath)
-    plan: list[tuple[Any, np.ndarray]] = []
     with h5py.File(path, "r") as f:
-        for group, name, weights in _groups(model):
-            if not weights:
-                continue
-            if group not in f:
-                raise ValueError(with_hint(
-                    f"A total of {len(_groups(model))} objects could not be loaded. Missing "
-                    f"weights for layer '{name}' (group {group}) in {path}",
-                    "the file was saved from a model with different layers"))
-            g = f[group]["vars"]
-            stored = [np.asarray(g[str(i)]) for i in range(len(g))]
-            if len(stored) != len(weights):
-                raise ValueError(with_hint(
-                    f"Layer '{name}' expected {len(weights)} variables, but received "
-                    f"{len(stored)} variables during loading. Expected: "
-                    f"{[w.name for w in weights]}", "the file's layer differs"))
-            for w, a in zip(weights, stored):
-                if a.shape != w._data.shape:
-                    raise ValueError(with_hint(
-                        f"The shape of the target variable and the shape of the target value "
-                        f"in `variable.assign(value)` must match. variable.shape="
-                        f"{tuple(w._data.shape)}, Received: value.shape={a.shape}. Target "
-                        f"variable: {w!r}", f"weight {w.path} has another shape in the file"))
-                plan.append((w, a))
-    for w, a in plan:
-        w.assign(a.astype(w._data.dtype))
+        read_groups(model, f, path)
