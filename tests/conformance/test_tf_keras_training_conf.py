@@ -240,6 +240,23 @@ def _fit_history(tf: Any, case: str) -> dict[str, Any]:
         m.compile(optimizer=k.optimizers.Adam(0.01), loss="mae", metrics=["mse"])
         h = m.fit([X[:, :2], X[:, 2:]], Y_REG, batch_size=10, epochs=3, shuffle=False,
                   verbose=0)
+    elif case == "functional_two_outputs":
+        a = k.Input((3,), name="x")
+        h = k.layers.Dense(4, activation="tanh", name="h")(a)
+        m = k.Model(a, [k.layers.Dense(1, name="o1")(h), k.layers.Dense(3, name="o2")(h)])
+        rng = np.random.default_rng(5)
+        m.set_weights([w.astype(np.float32) for w in
+                       (rng.normal(size=(3, 4)), np.zeros(4), rng.normal(size=(4, 1)),
+                        np.zeros(1), rng.normal(size=(4, 3)), np.zeros(3))])
+        m.compile(optimizer=k.optimizers.Adam(0.01),
+                  loss=["mse", k.losses.SparseCategoricalCrossentropy(from_logits=True)],
+                  loss_weights=[1.0, 0.3], metrics=[["mae"], ["accuracy"]])
+        h = m.fit(X, [Y_REG, Y_CLS], batch_size=10, epochs=2, shuffle=False, verbose=0,
+                  validation_split=0.25)
+        out0 = {"history": h.history, "epoch": h.epoch, "params": h.params,
+                "weights": m.get_weights(),
+                "evaluate": m.evaluate(X, [Y_REG, Y_CLS], verbose=0)}
+        return out0
     elif case == "class_weight":
         m = _model(tf, 1, "sigmoid")
         m.compile(optimizer=k.optimizers.SGD(0.1), loss="binary_crossentropy",
@@ -256,7 +273,7 @@ def _fit_history(tf: Any, case: str) -> dict[str, Any]:
 
 FIT_CASES = ["binary_adam_val_split", "sparse_rmsprop_val_data", "mse_sgd_dataset",
              "initial_epoch_sample_weight", "lr_scheduler", "reduce_lr_early_stopping",
-             "functional_two_inputs", "class_weight"]
+             "functional_two_inputs", "class_weight", "functional_two_outputs"]
 
 
 @pytest.mark.parametrize("case", FIT_CASES)
@@ -273,6 +290,8 @@ def test_fit_history_matches_keras(rtf: Any, case: str) -> None:
     assert ours["params"] == theirs["params"]
     for a, b in zip(ours["weights"], theirs["weights"]):
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+    if theirs["evaluate"] is not None:
+        np.testing.assert_allclose(ours["evaluate"], theirs["evaluate"], rtol=2e-5)
 
 
 def _eval_predict(tf: Any) -> dict[str, Any]:

@@ -461,8 +461,11 @@ class CompileLoss:
             if fn is None:
                 continue
             value = _get_loss(fn)(t, p, sample_weight)
-            if tracker is not None:  # Keras records the unweighted loss of each output
-                tracker.update_state(value, sample_weight=_batch_size_of(p))
+            if tracker is not None:
+                # Keras records each output's loss before its loss weight, as a plain mean
+                # over batches: its trainer weights it by the static batch size, which is
+                # unknown (None) inside its compiled step
+                tracker.update_state(value)
             if w != 1.0:
                 value = ops.multiply(value, np.asarray(w, dtype=value._data.dtype))
             total = value if total is None else ops.add(total, value)
@@ -682,7 +685,9 @@ class Trainer:
         names: list[str] = []
         for m in self.metrics:
             if isinstance(m, CompileMetrics):
-                names += [s.name for s in m.metrics]
+                # Keras lists a multi-output model's metrics after the others, by name
+                names += [s.name for i, s in m._flat if i is None] + \
+                    [s.name for s in m._weighted]
             else:
                 names.append(m.name)
         results = [logs[n] for n in names if n in logs]
