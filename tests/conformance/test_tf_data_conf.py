@@ -54,6 +54,12 @@ PIPELINES: dict[str, Callable[[Any], Any]] = {
         lambda d: {"s": d["a"] + 1.0, "b": d["b"]}),
     "flat_map": lambda tf: tf.data.Dataset.range(3).flat_map(
         lambda x: tf.data.Dataset.from_tensors(x).repeat(2)),
+    "interleave_blocks": lambda tf: tf.data.Dataset.range(1, 4).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(3), cycle_length=2, block_length=2),
+    "interleave_ragged": lambda tf: tf.data.Dataset.range(1, 6).interleave(
+        lambda x: tf.data.Dataset.range(x), cycle_length=3),
+    "take_while": lambda tf: tf.data.Dataset.range(10).take_while(lambda x: x < 4),
+    "shard": lambda tf: tf.data.Dataset.range(10).shard(3, 1),
     "generator": lambda tf: tf.data.Dataset.from_generator(
         lambda: ((i, [float(i)] * i) for i in range(4)),
         output_signature=(tf.TensorSpec((), tf.int32), tf.TensorSpec((None,), tf.float32))),
@@ -119,3 +125,17 @@ def test_errors_match_tensorflow(rtf: Any, bad: str) -> None:
     assert type(mine).__name__ == type(real).__name__
     first = str(mine).splitlines()[0]
     assert first.split(" [Op")[0].strip() in str(real)
+
+
+def test_make_csv_dataset_matches_tensorflow(rtf: Any, tmp_path: Any) -> None:
+    path = tmp_path / "iris.csv"
+    path.write_text("sepal_length,sepal_width,species\n5.1,3.5,0\n4.9,3.0,1\n4.7,3.2,2\n"
+                    "4.6,3.1,0\n5.0,3.6,1\n")
+    for kwargs in ({"label_name": "species"},
+                   {"column_names": ["a", "b", "c"], "select_columns": ["a", "c"]}):
+        got = []
+        for tf in (tg_tf, rtf):
+            ds = tf.data.experimental.make_csv_dataset(str(path), batch_size=2, num_epochs=1,
+                                                       shuffle=False, **kwargs)
+            got.append((_contents(ds), repr(ds.element_spec), int(ds.cardinality())))
+        assert got[0] == got[1]

@@ -18,13 +18,14 @@ from .dataset import (
     DatasetIterator,
     assert_cardinality,
     cardinality,
+    make_csv_dataset,
 )
 from .spec import TensorSpec
 
 experimental = SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality,
-    assert_cardinality=assert_cardinality)
+    assert_cardinality=assert_cardinality, make_csv_dataset=make_csv_dataset)
 
 __all__ = ["Dataset", "DatasetIterator", "AUTOTUNE", "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY", "TensorSpec", "experimental"]

@@ -22,6 +22,7 @@ Where tapegrad.tf.data knowingly differs from TensorFlow:
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -73,6 +74,8 @@ def _pack(structure: Any, flat: list[Any]) -> Any:
     def build(s: Any) -> Any:
         if isinstance(s, Mapping):
             vals = {k: build(s[k]) for k in _keys(s)}
+            if isinstance(s, OrderedDict):
+                return OrderedDict((k, vals[k]) for k in s)
             return {k: vals[k] for k in s}
         if isinstance(s, tuple):
             items = [build(c) for c in s]
@@ -472,6 +475,98 @@ class Dataset:
             return self.element_spec
 
         return self._derived(source, spec, UNKNOWN_CARDINALITY, "_FlatMapDataset")
+
+    def interleave(self, map_func: Callable[..., Dataset], cycle_length: int | None = None,
+                   block_length: int = 1, num_parallel_calls: Any = None,
+                   deterministic: Any = None, name: str | None = None) -> Dataset:
+        """Map elements to datasets and take ``block_length`` elements from each of
+        ``cycle_length`` open ones in turn (TensorFlow's deterministic order).
+
+        >>> import tapegrad.tf as tf
+        >>> ds = tf.data.Dataset.range(1, 4).interleave(
+        ...     lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)
+        >>> [int(v) for v in ds]
+        [1, 2, 1, 2, 3, 3]
+        """
+        cycle = 2 if cycle_length in (None, AUTOTUNE) else int(cycle_length)
+        block = int(block_length)
+
+        def open_next(inputs: Iterator[Element]) -> Iterator[Element] | None:
+            for elem in inputs:
+                ds = self._call(map_func, elem)
+                if not isinstance(ds, Dataset):
+                    raise TypeError(with_hint(
+                        "The `map_func` argument must return a `Dataset` object. Got "
+                        f"{type(ds)!r}.", "return a tf.data.Dataset from map_func"))
+                return ds._arrays()
+            return None
+
+        def source() -> Iterator[Element]:
+            inputs = self._arrays()
+            slots: list[Iterator[Element] | None] = [None] * cycle
+            inputs_done = False
+            i = 0
+            while True:
+                it = slots[i]
+                if it is None and not inputs_done:
+                    it = open_next(inputs)
+                    if it is None:
+                        inputs_done = True
+                    slots[i] = it
+                if it is not None:
+                    for _ in range(block):
+                        try:
+                            yield next(it)
+                        except StopIteration:  # found empty: the turn passes on
+                            slots[i] = None
+                            break
+                if inputs_done and all(sl is None for sl in slots):
+                    return
+                i = (i + 1) % cycle
+
+        def spec() -> Any:
+            for elem in self._arrays():
+                return self._call(map_func, elem).element_spec
+            return self.element_spec
+
+        return self._derived(source, spec, UNKNOWN_CARDINALITY, "_InterleaveDataset")
+
+    def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
+        """Elements up to (not including) the first for which ``predicate`` is false.
+
+        >>> import tapegrad.tf as tf
+        >>> [int(x) for x in tf.data.Dataset.range(10).take_while(lambda x: x < 3)]
+        [0, 1, 2]
+        """
+        def source() -> Iterator[Element]:
+            for elem in self._arrays():
+                if not bool(_to_array(self._call(predicate, elem))):
+                    return
+                yield elem
+
+        return self._derived(source, lambda: self.element_spec, UNKNOWN_CARDINALITY,
+                             "_TakeWhileDataset")
+
+    def shard(self, num_shards: int, index: int, name: str | None = None) -> Dataset:
+        """Every ``num_shards``-th element, starting at ``index``.
+
+        >>> import tapegrad.tf as tf
+        >>> [int(x) for x in tf.data.Dataset.range(10).shard(3, 1)]
+        [1, 4, 7]
+        """
+        k, j = int(num_shards), int(index)
+        if k <= 0 or not 0 <= j < k:
+            raise InvalidArgumentError(None, None, with_hint(
+                f"Index must be between 0 and {k - 1} (currently index = {j}).",
+                "0 <= index < num_shards"))
+
+        def source() -> Iterator[Element]:
+            for i, elem in enumerate(self._arrays()):
+                if i % k == j:
+                    yield elem
+
+        card = self._card if self._card < 0 else max(0, (self._card - j + k - 1) // k)
+        return self._derived(source, lambda: self.element_spec, card, "_ShardDataset")
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_calls: Any = None,
               deterministic: Any = None, name: str | None = None) -> Dataset:
@@ -947,6 +1042,74 @@ def assert_cardinality(expected_cardinality: int) -> Callable[[Dataset], Dataset
         return Dataset(source, lambda: ds.element_spec, n, "_AssertCardinalityDataset")
 
     return apply
+
+
+def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Any = None,
+                     column_defaults: Any = None, label_name: str | None = None,
+                     select_columns: Any = None, field_delim: str = ",",
+                     use_quote_delim: bool = True, na_value: str = "", header: bool = True,
+                     num_epochs: int | None = None, shuffle: bool = True,
+                     shuffle_buffer_size: int = 10000, shuffle_seed: int | None = None,
+                     prefetch_buffer_size: Any = None, num_parallel_reads: Any = None,
+                     sloppy: bool = False, num_rows_for_inference: int = 100,
+                     compression_type: Any = None, ignore_errors: bool = False,
+                     encoding: str = "utf-8") -> Dataset:
+    """``tf.data.experimental.make_csv_dataset``: batches of ``(OrderedDict of columns,
+    label)`` read from CSV files (numeric columns: int32 or float32, as inferred)."""
+    import csv
+    import glob
+
+    files = sorted(glob.glob(file_pattern)) if isinstance(file_pattern, str) else \
+        [str(f) for f in file_pattern]
+    if not files:
+        raise ValueError(with_hint(f"No files match `file_pattern` {file_pattern}.",
+                                   "check the path"))
+    rows: list[list[str]] = []
+    names: list[str] | None = None if column_names is None else list(column_names)
+    for path in files:
+        with open(path, newline="", encoding=encoding) as fh:
+            reader = csv.reader(fh, delimiter=field_delim,
+                                quoting=csv.QUOTE_MINIMAL if use_quote_delim else
+                                csv.QUOTE_NONE)
+            lines = list(reader)
+        if header and lines:
+            if names is None:
+                names = lines[0]
+            lines = lines[1:]
+        rows.extend(r for r in lines if r)
+    if names is None:
+        raise ValueError(with_hint("Expected `column_names` or `header=True`",
+                                   "name the columns"))
+    columns: OrderedDict[str, np.ndarray] = OrderedDict()
+    for c, name in enumerate(names):
+        raw = [r[c] if c < len(r) else na_value for r in rows]
+        try:
+            ints = [int(v) for v in raw]
+            columns[name] = np.asarray(ints, dtype=np.int32)
+        except ValueError:
+            try:
+                columns[name] = np.asarray([float(v) for v in raw], dtype=np.float32)
+            except ValueError:
+                raise TypeError(with_hint(
+                    f"Column '{name}' is not numeric", "tapegrad.tf.data reads numeric "
+                    "CSV columns only (select_columns= the numeric ones)")) from None
+    if select_columns is not None:
+        keep = [names[c] if isinstance(c, int) else c for c in select_columns]
+        columns = OrderedDict((k, v) for k, v in columns.items() if k in keep)
+    if label_name is not None:
+        if label_name not in columns:
+            raise ValueError(with_hint(
+                f"`label_name` provided must be one of the columns: {list(columns)}. "
+                f"Received: {label_name}", "name the label column"))
+        labels = columns.pop(label_name)
+        ds = Dataset.from_tensor_slices((columns, labels))
+    else:
+        ds = Dataset.from_tensor_slices(columns)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, seed=shuffle_seed)
+    ds = ds.repeat(num_epochs).batch(batch_size)
+    return Dataset(ds._arrays, lambda: ds.element_spec, UNKNOWN_CARDINALITY,
+                   "_PrefetchDataset")
 
 
 def cardinality(dataset: Dataset) -> Tensor:
