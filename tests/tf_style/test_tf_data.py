@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -234,3 +236,60 @@ def test_slices_copy_the_input() -> None:
     ds = D.from_tensor_slices(x)
     x[:] = 7.0
     assert vals(ds) == [0.0, 0.0, 0.0] and vals(ds.batch(2)) == [[0.0, 0.0], [0.0]]
+
+
+def test_custom_training_walkthrough_program(tmp_path: Any) -> None:
+    """The TensorFlow 'custom training walkthrough', on a synthetic iris-like CSV."""
+    rng = np.random.default_rng(0)
+    feats = rng.normal(size=(120, 4)).astype(np.float32)
+    labels = np.argmax(feats[:, :3], axis=1)
+    path = tmp_path / "iris_training.csv"
+    lines = ["120,4,setosa,versicolor,virginica"]
+    lines += [",".join(f"{v:.3f}" for v in row) + f",{lab}" for row, lab in zip(feats, labels)]
+    path.write_text("\n".join(lines) + "\n")
+    column_names = ["sepal_length", "sepal_width", "petal_length", "petal_width", "species"]
+    tf.random.set_seed(0)
+    train_dataset = tf.data.experimental.make_csv_dataset(
+        str(path), 32, column_names=column_names, label_name="species", num_epochs=1)
+    features, labels_b = next(iter(train_dataset))
+    assert list(features) == column_names[:4] and labels_b.dtype == tf.int32
+
+    def pack_features_vector(features: Any, labels: Any) -> Any:
+        return tf.stack(list(features.values()), axis=1), labels
+
+    train_dataset = train_dataset.map(pack_features_vector)
+    features, labels_b = next(iter(train_dataset))
+    assert features.shape == (32, 4)
+    with pytest.warns(UserWarning, match="input_shape"):
+        model = tf.keras.Sequential([
+            tf.keras.layers.Dense(10, activation=tf.nn.relu, input_shape=(4,)),
+            tf.keras.layers.Dense(10, activation=tf.nn.relu),
+            tf.keras.layers.Dense(3)])
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def grad(model: Any, inputs: Any, targets: Any) -> Any:
+        with tf.GradientTape() as tape:
+            loss_value = loss_object(y_true=targets, y_pred=model(inputs, training=True))
+        return loss_value, tape.gradient(loss_value, model.trainable_variables)
+
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.05)
+    accs = []
+    for epoch in range(40):
+        epoch_loss_avg = tf.keras.metrics.Mean()
+        epoch_accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+        for x, y in train_dataset:
+            loss_value, grads = grad(model, x, y)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            epoch_loss_avg.update_state(loss_value)
+            epoch_accuracy.update_state(y, model(x, training=True))
+        accs.append(float(epoch_accuracy.result()))
+        text = "Epoch {:03d}: Loss: {:.3f}, Accuracy: {:.3%}".format(
+            epoch, epoch_loss_avg.result(), epoch_accuracy.result())
+        assert text.startswith(f"Epoch {epoch:03d}: Loss: ") and text.endswith("%")
+    assert accs[-1] > 0.8 > accs[0] - 0.2
+    test_accuracy = tf.keras.metrics.Accuracy()
+    for x, y in train_dataset:
+        prediction = tf.math.argmax(model(x, training=False), axis=1, output_type=tf.int64)
+        test_accuracy(prediction, y)
+    assert float(test_accuracy.result()) > 0.8
+    assert int(optimizer.iterations.numpy()) == 40 * 4
