@@ -283,8 +283,7 @@ def test_custom_training_walkthrough_program(tmp_path: Any) -> None:
             epoch_loss_avg.update_state(loss_value)
             epoch_accuracy.update_state(y, model(x, training=True))
         accs.append(float(epoch_accuracy.result()))
-        text = "Epoch {:03d}: Loss: {:.3f}, Accuracy: {:.3%}".format(
-            epoch, epoch_loss_avg.result(), epoch_accuracy.result())
+        text = f"Epoch {epoch:03d}: Loss: {epoch_loss_avg.result():.3f}, Accuracy: {epoch_accuracy.result():.3%}"
         assert text.startswith(f"Epoch {epoch:03d}: Loss: ") and text.endswith("%")
     assert accs[-1] > 0.8 > accs[0] - 0.2
     test_accuracy = tf.keras.metrics.Accuracy()
