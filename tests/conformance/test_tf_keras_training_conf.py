@@ -375,6 +375,11 @@ def _summary(tf: Any, kind: str) -> str:
         m.compile(optimizer="adam", loss="mse")
         with _quiet():
             m.fit(X, np.zeros((40, 4), np.float32), verbose=0, epochs=1)
+    elif kind == "two_inputs":
+        a, b = k.Input((2,), name="a"), k.Input((1,), name="b")
+        s = k.layers.Dense(4, name="ha")(a) + k.layers.Dense(4, name="hb")(b)
+        m = k.Model([a, b], k.layers.Dense(1, name="y")(s), name="two")
+        assert [layer.name for layer in m.layers] == ["a", "b", "ha", "hb", "y"]
     else:
         inp = k.Input((3,), name="x")
         h = k.layers.Dense(4, name="h")(inp)
@@ -385,7 +390,8 @@ def _summary(tf: Any, kind: str) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("kind", ["sequential", "unbuilt", "trained", "functional"])
+@pytest.mark.parametrize("kind", ["sequential", "unbuilt", "trained", "functional",
+                                  "two_inputs"])
 def test_summary_text_matches_keras(rtf: Any, kind: str) -> None:
     ours, theirs = _summary(tg_tf, kind), _summary(rtf, kind)
     theirs = "\n".join(line.rstrip() for line in theirs.splitlines() if line.strip())

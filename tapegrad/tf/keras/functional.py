@@ -58,7 +58,7 @@ class KerasTensor(KerasInput):
 
     # operators record an operation layer, as Keras 3's symbolic tensors do
     def _op(self, name: str, fn: Any, *others: Any) -> Any:
-        return _OpLayer(name, fn)([self, *others])
+        return _op_class(name)(name, fn)([self, *others])
 
     def __add__(self, other: Any) -> Any:
         return self._op("add", lambda a, b: a + b, other)
@@ -94,6 +94,18 @@ class _OpLayer(Layer):
 
     def call(self, inputs: Any) -> Any:
         return self._fn(*inputs)
+
+
+_OP_CLASSES: dict[str, type] = {}
+
+
+def _op_class(name: str) -> type:
+    """The operation's class, named as Keras names it (``add`` -> ``Add``) for summaries."""
+    cls = _OP_CLASSES.get(name)
+    if cls is None:
+        cls = type("".join(p.title() for p in name.split("_")), (_OpLayer,), {})
+        _OP_CLASSES[name] = cls
+    return cls
 
 
 def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,

@@ -253,8 +253,12 @@ class Functional(Model):
 
     @property
     def layers(self) -> list[Layer]:
-        """The input layers, then every layer called between the inputs and outputs."""
-        return list(self.__dict__["_input_layers"]) + list(self._sublayers)
+        """The input layers, then every layer called between the inputs and outputs
+        (operations such as ``a + b`` on symbolic tensors are not layers, as in Keras)."""
+        from .functional import _OpLayer
+
+        return list(self.__dict__["_input_layers"]) + \
+            [la for la in self._sublayers if not isinstance(la, _OpLayer)]
 
     @property
     def inputs(self) -> list[Any]:

@@ -43,11 +43,18 @@ def _shape_text(shape: Any) -> str:
 
 
 def _row(cells: list[str], widths: list[int], aligns: list[str], sep: str) -> str:
-    parts = []
-    for text, w, a in zip(cells, widths, aligns):
-        inner = w - 2
-        parts.append(" " + (text.rjust(inner) if a == "r" else text.ljust(inner)) + " ")
-    return sep + sep.join(parts) + sep
+    """One table row; a cell with several lines (``"a,\nb"``) makes a taller row."""
+    split = [c.split("\n") for c in cells]
+    height = max(len(c) for c in split)
+    lines = []
+    for k in range(height):
+        parts = []
+        for lines_of, w, a in zip(split, widths, aligns):
+            text = lines_of[k] if k < len(lines_of) else ""
+            inner = w - 2
+            parts.append(" " + (text.rjust(inner) if a == "r" else text.ljust(inner)) + " ")
+        lines.append(sep + sep.join(parts) + sep)
+    return "\n".join(lines)
 
 
 def _rule(widths: list[int], left: str, mid: str, right: str, fill: str) -> str:
@@ -75,7 +82,7 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
             shapes = [k.shape for k in _flat(node.outputs)]
             rows.append([f"{layer.name} ({type(layer).__name__})",
                          _shape_text(shapes[0] if len(shapes) == 1 else shapes),
-                         f"{layer.count_params():,}", ", ".join(links)])
+                         f"{layer.count_params():,}", ",\n".join(links)])
         widths, aligns = [21, 19, 12, 19], ["l", "l", "r", "l"]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     else:
@@ -113,6 +120,7 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
     lines.append(f" Non-trainable params: {nc:,} ({readable_memory_size(nb)})")
     if oc:
         lines.append(f" Optimizer params: {oc:,} ({readable_memory_size(ob)})")
+    lines = "\n".join(lines).split("\n")
     if print_fn is None:
         print("\n".join(lines))
     else:
