@@ -157,6 +157,18 @@ METRICS: dict[str, Any] = {
     "auc_minoring": (lambda m: m.AUC(summation_method="minoring"), lambda: (_T, _P)),
     "precision": (lambda m: m.Precision(), lambda: (_T, _P)),
     "recall": (lambda m: m.Recall(thresholds=0.3), lambda: (_T, _P)),
+    "rmse": (lambda m: m.RootMeanSquaredError(), lambda: (_T, _P)),
+    "mape": (lambda m: m.MeanAbsolutePercentageError(), lambda: (_T + 0.5, _P)),
+    "msle": (lambda m: m.MeanSquaredLogarithmicError(), lambda: (_T, _P)),
+    "top2": (lambda m: m.SparseTopKCategoricalAccuracy(k=2), lambda: (_TC, _PC)),
+    "top2_onehot": (lambda m: m.TopKCategoricalAccuracy(k=2),
+                    lambda: (np.eye(4, dtype=np.float32)[_TC], _PC)),
+    "bce": (lambda m: m.BinaryCrossentropy(), lambda: (_T, _P)),
+    "bce_logits": (lambda m: m.BinaryCrossentropy(from_logits=True), lambda: (_T, _P * 4 - 2)),
+    "cce": (lambda m: m.CategoricalCrossentropy(),
+            lambda: (np.eye(4, dtype=np.float32)[_TC], _PC)),
+    "scce_logits": (lambda m: m.SparseCategoricalCrossentropy(from_logits=True),
+                    lambda: (_TC, _PC * 3)),
 }
 
 

@@ -566,3 +566,23 @@ def test_training_loop_from_scratch_guide_and_add_loss() -> None:
     m.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
     h = m.fit(X, Y, epochs=1, verbose=0)
     assert h.history["loss"][0] == pytest.approx(float(np.mean(Y ** 2)) + 1.0, rel=1e-5)
+
+
+def test_more_metrics_by_hand() -> None:
+    top = keras.metrics.SparseTopKCategoricalAccuracy(k=2)
+    # label 2: one value above it -> in the top 2; label 0: two values above -> out;
+    # label 1 ties with the second highest -> in (TensorFlow's in_top_k)
+    top.update_state([2, 0, 1], [[0.5, 0.1, 0.4], [0.1, 0.5, 0.4], [0.5, 0.3, 0.3]])
+    assert float(top.result()) == pytest.approx(2 / 3)
+    rmse = keras.metrics.RootMeanSquaredError()
+    rmse.update_state([[0.0], [0.0]], [[3.0], [4.0]])
+    assert float(rmse.result()) == pytest.approx(np.sqrt(12.5))
+    mape = keras.metrics.MeanAbsolutePercentageError()
+    mape.update_state([[2.0]], [[1.0]])
+    assert float(mape.result()) == pytest.approx(50.0)
+    bce = keras.metrics.BinaryCrossentropy()
+    bce.update_state([[1.0]], [[0.5]])
+    assert float(bce.result()) == pytest.approx(np.log(2), rel=1e-5)
+    for name in ("mape", "msle", "root_mean_squared_error", "sparse_top_k_categorical_accuracy",
+                 "binary_crossentropy"):
+        assert isinstance(keras.metrics.get(name), keras.metrics.Metric)

@@ -30,6 +30,10 @@ from .variables import KerasVariable
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
            "MeanAbsoluteError", "AUC", "Precision", "Recall", "get", "accuracy",
+           "RootMeanSquaredError", "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError",
+           "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "BinaryCrossentropy",
+           "CategoricalCrossentropy", "SparseCategoricalCrossentropy",
+           "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy",
            "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy"]
 
 F32 = np.float32
@@ -355,6 +359,143 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(_mae, name=name, dtype=dtype)
 
 
+def _mape(y_true: Any, y_pred: Any) -> np.ndarray:
+    p = _arr(y_pred)
+    p = p.astype(F32) if p.dtype.kind != "f" else p
+    t = _arr(y_true, p.dtype)
+    t, p = _same_rank(t, p)
+    eps = p.dtype.type(1e-7)
+    diff = np.abs((t - p) / np.maximum(np.abs(t), eps))
+    return p.dtype.type(100.0) * np.mean(diff, axis=-1)
+
+
+def _msle(y_true: Any, y_pred: Any) -> np.ndarray:
+    p = _arr(y_pred)
+    p = p.astype(F32) if p.dtype.kind != "f" else p
+    t = _arr(y_true, p.dtype)
+    t, p = _same_rank(t, p)
+    eps = p.dtype.type(1e-7)
+    one = p.dtype.type(1.0)
+    first = np.log(np.maximum(p, eps) + one)
+    second = np.log(np.maximum(t, eps) + one)
+    return np.mean(np.square(first - second), axis=-1)
+
+
+def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarray:
+    """1.0 where the label is among the ``k`` highest predictions (TensorFlow's in_top_k:
+    a tie with the k-th value counts as in)."""
+    p = _arr(y_pred)
+    t = _arr(y_true)
+    shape = t.shape
+    if t.ndim == p.ndim and t.shape[-1] == 1:
+        t = t[..., 0]
+    t = t.astype(np.int64).reshape(-1)
+    flat = p.reshape(-1, p.shape[-1])
+    target = flat[np.arange(flat.shape[0]), t]
+    above = np.sum(flat > target[:, None], axis=-1)
+    out = (above < k).astype(F32)
+    return out.reshape(shape[:-1] if len(shape) == p.ndim and shape[-1] == 1 else shape)
+
+
+def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarray:
+    """``sparse_top_k_categorical_accuracy`` of the one-hot labels' arg-max."""
+    return sparse_top_k_categorical_accuracy(np.argmax(_arr(y_true), axis=-1), y_pred, k)
+
+
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    """The mean of ``100 * |y_true - y_pred| / max(|y_true|, eps)``."""
+
+    def __init__(self, name: str = "mean_absolute_percentage_error", dtype: Any = None) -> None:
+        super().__init__(_mape, name=name, dtype=dtype)
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    """The mean of ``(log(1 + y_pred) - log(1 + y_true))**2``."""
+
+    def __init__(self, name: str = "mean_squared_logarithmic_error", dtype: Any = None) -> None:
+        super().__init__(_msle, name=name, dtype=dtype)
+
+
+class RootMeanSquaredError(Mean):
+    """``sqrt`` of the (weighted) mean of squared errors.
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.metrics.RootMeanSquaredError(); m.update_state([[0.0], [0.0]], [[3.0], [4.0]])
+    >>> round(float(m.result()), 5)
+    3.53553
+    """
+
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true: Any, y_pred: Any = None,  # type: ignore[override]
+                     sample_weight: Any = None) -> None:
+        p = _arr(y_pred)
+        p = p.astype(F32) if p.dtype.kind != "f" else p
+        t = _arr(y_true, p.dtype)
+        t, p = _same_rank(t, p)
+        super().update_state(np.square(p - t), sample_weight)
+
+    def result(self) -> Tensor:
+        return tft(np.asarray(np.sqrt(np.asarray(super().result()._data)), dtype=F32))
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the one-hot label is among the ``k`` highest predictions."""
+
+    def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy",
+                 dtype: Any = None) -> None:
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+        self.k = k
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer label is among the ``k`` highest predictions."""
+
+    def __init__(self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy",
+                 dtype: Any = None, from_sorted_ids: bool = False) -> None:
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+        self.k = k
+
+
+def _loss_metric(fn_name: str) -> Callable[..., np.ndarray]:
+    def fn(y_true: Any, y_pred: Any, **kw: Any) -> np.ndarray:
+        from . import losses
+
+        return _arr(getattr(losses, fn_name)(y_true, y_pred, **kw))
+
+    fn.__name__ = fn_name
+    return fn
+
+
+class BinaryCrossentropy(MeanMetricWrapper):
+    """The mean binary cross-entropy (Keras's loss function, per sample)."""
+
+    def __init__(self, name: str = "binary_crossentropy", dtype: Any = None,
+                 from_logits: bool = False, label_smoothing: float = 0.0) -> None:
+        super().__init__(_loss_metric("binary_crossentropy"), name=name, dtype=dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+class CategoricalCrossentropy(MeanMetricWrapper):
+    """The mean categorical cross-entropy with one-hot labels."""
+
+    def __init__(self, name: str = "categorical_crossentropy", dtype: Any = None,
+                 from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1) -> None:
+        super().__init__(_loss_metric("categorical_crossentropy"), name=name, dtype=dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """The mean cross-entropy with integer labels."""
+
+    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: Any = None,
+                 from_logits: bool = False, ignore_class: Any = None, axis: int = -1) -> None:
+        super().__init__(_loss_metric("sparse_categorical_crossentropy"), name=name,
+                         dtype=dtype, from_logits=from_logits)
+
+
 # ---------------------------------------------------------------------------- confusion
 class _Confusion(Metric):
     """Counts of true/false positives/negatives at thresholds (``pred > threshold``)."""
@@ -526,6 +667,15 @@ _TABLE: dict[str, Callable[[], Metric]] = {
     "mean_squared_error": MeanSquaredError, "mse": MeanSquaredError,
     "mean_absolute_error": MeanAbsoluteError, "mae": MeanAbsoluteError,
     "auc": AUC, "precision": Precision, "recall": Recall,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "mape": MeanAbsolutePercentageError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "msle": MeanSquaredLogarithmicError, "root_mean_squared_error": RootMeanSquaredError,
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "binary_crossentropy": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
 }
 
 
