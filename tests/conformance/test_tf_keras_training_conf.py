@@ -481,3 +481,28 @@ def test_keras_files_load_in_both_directions(rtf: Any, tmp_path: Any) -> None:
         assert back.name == real.name
         for a, b in zip(outs(back.predict(X, verbose=0)), outs(real.predict(X, verbose=0))):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_csv_logger_and_terminate_on_nan_match_keras(rtf: Any, tmp_path: Any) -> None:
+    texts, stopped = [], []
+    for tf in (tg_tf, rtf):
+        k = tf.keras
+        m = _model(tf, 1)
+        m.compile(optimizer=k.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
+        path = tmp_path / f"log_{len(texts)}.csv"
+        with _quiet():
+            m.fit(X, Y_REG, batch_size=10, epochs=3, shuffle=False, verbose=0,
+                  validation_split=0.25, callbacks=[k.callbacks.CSVLogger(str(path))])
+        texts.append(path.read_text().splitlines())
+        bad = _model(tf, 1)
+        bad.compile(optimizer=k.optimizers.SGD(1e6), loss="mse")
+        buf = io.StringIO()
+        with _quiet(), contextlib.redirect_stdout(buf), np.errstate(all="ignore"):
+            h = bad.fit(X, Y_REG * 1e6, batch_size=4, epochs=5, shuffle=False, verbose=0,
+                        callbacks=[k.callbacks.TerminateOnNaN()])
+        stopped.append((buf.getvalue(), len(h.epoch)))
+    assert texts[0][0] == texts[1][0] == "epoch,loss,mae,val_loss,val_mae"
+    for a, b in zip(texts[0][1:], texts[1][1:]):
+        np.testing.assert_allclose([float(v) for v in a.split(",")],
+                                   [float(v) for v in b.split(",")], rtol=2e-5)
+    assert stopped[0] == stopped[1]

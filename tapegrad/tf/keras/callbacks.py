@@ -34,7 +34,7 @@ from ..._core.tensor import Tensor
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
            "ModelCheckpoint", "LearningRateScheduler", "ReduceLROnPlateau", "LambdaCallback",
-           "Progbar", "pythonify_logs"]
+           "CSVLogger", "TerminateOnNaN", "Progbar", "pythonify_logs"]
 
 
 def _print(message: str, line_break: bool = True) -> None:
@@ -745,3 +745,75 @@ class ModelCheckpoint(Callback):
             self.model.save_weights(path)
         else:
             self.model.save(path)
+
+
+class TerminateOnNaN(Callback):
+    """Stop training as soon as a batch's loss is NaN or infinite."""
+
+    def on_batch_end(self, batch: int, logs: Any = None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            _print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class CSVLogger(Callback):
+    """Write each epoch's logs as a CSV row (``epoch`` then the log keys, sorted)."""
+
+    def __init__(self, filename: str, separator: str = ",", append: bool = False) -> None:
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer: Any = None
+        self.keys: list[str] | None = None
+        self.append_header = True
+        self._file: Any = None
+
+    def on_train_begin(self, logs: Any = None) -> None:
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        self._file = open(self.filename, mode, newline="")  # noqa: SIM115 - kept across epochs
+        self.writer = None
+        self.keys = None
+
+    def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
+        import collections
+        import csv
+
+        logs = logs or {}
+
+        def handle_value(k: Any) -> Any:
+            zero_dim = isinstance(k, np.ndarray) and k.ndim == 0
+            if isinstance(k, str):
+                return k
+            if isinstance(k, collections.abc.Iterable) and not zero_dim:
+                return f"\"[{', '.join(map(str, k))}]\""
+            return k
+
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+        if self.writer is None:
+            sep = self.sep
+
+            class Dialect(csv.excel):
+                delimiter = sep
+
+            self.writer = csv.DictWriter(self._file, fieldnames=["epoch"] + self.keys,
+                                         dialect=Dialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row: dict[str, Any] = {"epoch": epoch}
+        row.update((key, handle_value(logs.get(key, "NA"))) for key in self.keys)
+        self.writer.writerow(row)
+        self._file.flush()
+
+    def on_train_end(self, logs: Any = None) -> None:
+        if self._file is not None:
+            self._file.close()
+        self.writer = None
