@@ -268,6 +268,16 @@ def test_callback_order_and_logs() -> None:
                      "epoch_end1:['loss', 'val_loss']", "train_end"]
 
 
+def test_lambda_callback_with_any_parameter_names() -> None:
+    seen: list[Any] = []
+    cb = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, lg: seen.append((e, sorted(lg))),
+                                        on_train_begin=lambda lg: seen.append("begin"))
+    m = _reg_model()
+    m.compile(optimizer="sgd", loss="mse")
+    m.fit(X, Y, epochs=2, verbose=0, callbacks=[cb])
+    assert seen == ["begin", (0, ["loss"]), (1, ["loss"])]
+
+
 def test_early_stopping_and_restore_best_weights() -> None:
     m = _reg_model()
     m.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")

@@ -409,8 +409,8 @@ class CallbackList(Callback):
 
     def _call(self, name: str, *args: Any, logs: Any = None) -> None:
         logs = pythonify_logs(logs)
-        for cb in self.callbacks:
-            getattr(cb, name)(*args, logs=logs)
+        for cb in self.callbacks:  # positionally, as Keras calls them (any parameter names)
+            getattr(cb, name)(*args, logs)
 
     def on_batch_begin(self, batch: int, logs: Any = None) -> None:
         self._call("on_train_batch_begin", batch, logs=logs)
@@ -441,7 +441,7 @@ class CallbackList(Callback):
 
     def on_predict_batch_end(self, batch: int, logs: Any = None) -> None:
         for cb in self.callbacks:  # predictions are not logs: passed through unchanged
-            cb.on_predict_batch_end(batch, logs=logs)
+            cb.on_predict_batch_end(batch, logs)
 
     def on_train_begin(self, logs: Any = None) -> None:
         self._call("on_train_begin", logs=logs)
