@@ -382,6 +382,10 @@ def _summary(tf: Any, kind: str) -> str:
                           k.layers.Dense(1, name="d2")], name="seq")
     elif kind == "unbuilt":
         m = k.Sequential([k.layers.Dense(2, name="lazy")], name="unbuilt")
+    elif kind == "built_by_call":
+        m = k.Sequential([k.layers.Dense(3, name="l1"), k.layers.Dense(2, name="l2")],
+                         name="called")
+        m(np.zeros((4, 5), np.float32))
     elif kind == "trained":
         m = k.Sequential([k.Input((3,)), k.layers.Dense(4, name="t1")], name="trained")
         m.compile(optimizer="adam", loss="mse")
@@ -403,7 +407,7 @@ def _summary(tf: Any, kind: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["sequential", "unbuilt", "trained", "functional",
-                                  "two_inputs"])
+                                  "two_inputs", "built_by_call"])
 def test_summary_text_matches_keras(rtf: Any, kind: str) -> None:
     ours, theirs = _summary(tg_tf, kind), _summary(rtf, kind)
     theirs = "\n".join(line.rstrip() for line in theirs.splitlines() if line.strip())
