@@ -382,6 +382,18 @@ def _summary(tf: Any, kind: str) -> str:
                           k.layers.Dense(1, name="d2")], name="seq")
     elif kind == "unbuilt":
         m = k.Sequential([k.layers.Dense(2, name="lazy")], name="unbuilt")
+    elif kind == "subclassed":
+        class Net(k.Model):
+            def __init__(self) -> None:
+                super().__init__(name="net")
+                self.h = k.layers.Dense(4, name="h")
+                self.o = k.layers.Dense(1, name="o")
+
+            def call(self, x: Any) -> Any:
+                return self.o(self.h(x))
+
+        m = Net()
+        m(np.zeros((2, 3), np.float32))
     elif kind == "built_by_call":
         m = k.Sequential([k.layers.Dense(3, name="l1"), k.layers.Dense(2, name="l2")],
                          name="called")
@@ -407,7 +419,7 @@ def _summary(tf: Any, kind: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["sequential", "unbuilt", "trained", "functional",
-                                  "two_inputs", "built_by_call"])
+                                  "two_inputs", "built_by_call", "subclassed"])
 def test_summary_text_matches_keras(rtf: Any, kind: str) -> None:
     ours, theirs = _summary(tg_tf, kind), _summary(rtf, kind)
     theirs = "\n".join(line.rstrip() for line in theirs.splitlines() if line.strip())
@@ -510,3 +522,14 @@ def test_csv_logger_and_terminate_on_nan_match_keras(rtf: Any, tmp_path: Any) ->
         np.testing.assert_allclose([float(v) for v in a.split(",")],
                                    [float(v) for v in b.split(",")], rtol=2e-5)
     assert stopped[0] == stopped[1]
+
+
+def test_raw_python_lists_are_refused_like_keras(rtf: Any) -> None:
+    msgs = []
+    for tf in (tg_tf, rtf):
+        m = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1)])
+        m.compile(optimizer="sgd", loss="mse")
+        with pytest.raises(ValueError) as info:
+            m.fit([[1.0], [2.0]], np.ones((2, 1)), verbose=0)
+        msgs.append(str(info.value).splitlines()[0])
+    assert msgs[0] == msgs[1]

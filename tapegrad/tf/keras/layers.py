@@ -265,7 +265,10 @@ class Layer:
         _SCOPE.append(self.name)
         try:
             self._maybe_build(x)
-            return self.call(x, *args, **kwargs)
+            out = self.call(x, *args, **kwargs)
+            if "_output_shape" not in self.__dict__ and isinstance(out, Tensor):
+                self.__dict__["_output_shape"] = tuple(out._data.shape)  # for summary()
+            return out
         finally:
             _SCOPE.pop()
 

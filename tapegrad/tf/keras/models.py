@@ -205,9 +205,6 @@ class Sequential(Model):
         x = inputs
         for layer in self._sublayers:
             x = layer(x) if training is None else call_with_training(layer, x, bool(training))
-            if "_output_shape" not in layer.__dict__ and hasattr(x, "_data"):
-                # built by this first call: summary() shows the shape it saw, as Keras does
-                layer.__dict__["_output_shape"] = tuple(x._data.shape)
         return x
 
     def _maybe_build(self, x: Any) -> None:

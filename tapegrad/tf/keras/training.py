@@ -172,6 +172,8 @@ class _Epochs:
             self.num_batches = steps_per_epoch if steps_per_epoch is not None else \
                 (card if card >= 0 else None)
             return
+        for name, value in (("x", x), ("y", y), ("sample_weight", sample_weight)):
+            _check_data(name, value)
         self.x = _standardize(x)
         self.y = _standardize(y)
         self.sw = _standardize(sample_weight)
@@ -247,6 +249,23 @@ class _Epochs:
                 return tft(a[sel])
             yield pack_x_y_sample_weight(_map(take, self.x), _map(take, self.y),
                                          _map(take, self.sw))
+
+
+def _check_data(name: str, value: Any) -> None:
+    """Keras accepts arrays/tensors and lists or dicts of them, not raw Python numbers."""
+    def ok(v: Any) -> bool:
+        if isinstance(v, (np.ndarray, Tensor)):
+            return True
+        if isinstance(v, dict):
+            return all(ok(u) for u in v.values())
+        if isinstance(v, (list, tuple)):
+            return bool(v) and all(ok(u) for u in v)
+        return False
+
+    if value is not None and not ok(value):
+        raise ValueError(with_hint(
+            f"Unrecognized data type: {name}={value!r} (of type {type(value)})",
+            "pass NumPy arrays or tensors (np.asarray(your_list))"))
 
 
 def _split(arrays: Any, validation_split: float) -> tuple[Any, Any]:
