@@ -62,6 +62,10 @@ OPTIMIZERS = {
     "rmsprop_wd": lambda k: k.optimizers.RMSprop(learning_rate=0.01, weight_decay=0.1),
     "adam_exp_schedule": lambda k: k.optimizers.Adam(
         learning_rate=k.optimizers.schedules.ExponentialDecay(0.05, 10, 0.5)),
+    "adam_accumulate_3": lambda k: k.optimizers.Adam(learning_rate=0.01,
+                                                     gradient_accumulation_steps=3),
+    "sgd_momentum_accumulate_2": lambda k: k.optimizers.SGD(
+        learning_rate=0.05, momentum=0.9, gradient_accumulation_steps=2, clipnorm=1.0),
     "sgd_cosine_schedule": lambda k: k.optimizers.SGD(
         learning_rate=k.optimizers.schedules.CosineDecay(0.1, 40, alpha=0.1)),
 }

@@ -596,3 +596,16 @@ def test_more_metrics_by_hand() -> None:
     for name in ("mape", "msle", "root_mean_squared_error", "sparse_top_k_categorical_accuracy",
                  "binary_crossentropy"):
         assert isinstance(keras.metrics.get(name), keras.metrics.Metric)
+
+
+def test_gradient_accumulation_and_unsupported_ema() -> None:
+    opt = keras.optimizers.SGD(learning_rate=1.0, gradient_accumulation_steps=2)
+    w = tf.Variable(0.0)
+    opt.apply_gradients([(tf.constant(1.0), w)])
+    assert float(w.numpy()) == 0.0 and int(opt.iterations.numpy()) == 0
+    opt.apply_gradients([(tf.constant(3.0), w)])
+    assert float(w.numpy()) == -2.0 and int(opt.iterations.numpy()) == 1  # mean of 1 and 3
+    with pytest.raises(ValueError, match="gradient_accumulation_steps"):
+        keras.optimizers.SGD(gradient_accumulation_steps=1)
+    with pytest.raises(NotImplementedError, match="use_ema"):
+        keras.optimizers.Adam(use_ema=True)

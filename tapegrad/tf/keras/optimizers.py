@@ -22,7 +22,7 @@ from ..._core.errors import with_hint
 from ..._core.tensor import Tensor
 from ...optim import keras_rules as _kr
 from ...optim.rules import adam_update, sgd_update
-from .._tensor import VariableBase, convert, fmt_shape, read
+from .._tensor import VariableBase, convert, fmt_shape, read, tft
 from ..errors import InvalidArgumentError
 from .variables import KerasVariable
 
@@ -39,9 +39,21 @@ class Optimizer:
                  clipnorm: float | None = None, clipvalue: float | None = None,
                  global_clipnorm: float | None = None, name: str | None = None,
                  **kwargs: Any) -> None:
-        kwargs.pop("use_ema", None)
+        if kwargs.pop("use_ema", False):
+            raise NotImplementedError(with_hint(
+                "use_ema=True (an exponential moving average of the weights) is not "
+                "implemented", "leave use_ema=False"))
+        kwargs.pop("ema_momentum", None)
+        kwargs.pop("ema_overwrite_frequency", None)
+        # a loss scale multiplies the loss and divides the gradients: no change in value
         kwargs.pop("loss_scale_factor", None)
-        kwargs.pop("gradient_accumulation_steps", None)
+        steps = kwargs.pop("gradient_accumulation_steps", None)
+        if steps is not None and (not isinstance(steps, int) or steps < 2):
+            raise ValueError(with_hint(
+                "`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                f"gradient_accumulation_steps={steps}", "use None, or 2 or more steps"))
+        self.gradient_accumulation_steps = steps
+        self._accumulated: dict[int, np.ndarray] = {}
         if kwargs:
             raise TypeError(with_hint(f"Argument(s) not recognized: {kwargs}",
                                       "check the optimizer's argument names"))
@@ -52,7 +64,7 @@ class Optimizer:
         self.name = name or self._default_name  # Keras does not number optimizer names
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
-        self.iterations = KerasVariable(np.int64(0), name="iteration",
+        self._iterations = KerasVariable(np.int64(0), name="iteration",
                                         path=f"{self.name.lower()}/iteration", trainable=False)
         self._schedule: Callable[[Any], Any] | None = None
         if callable(learning_rate) and not isinstance(learning_rate, Tensor):
@@ -90,8 +102,17 @@ class Optimizer:
         return float(self._lr._data)
 
     @property
+    def iterations(self) -> Any:
+        """The step counter; with ``gradient_accumulation_steps`` the number of updates
+        (calls // steps), as in Keras 3."""
+        n = self.gradient_accumulation_steps
+        if n:
+            return tft(np.asarray(int(self._iterations._data) // n, dtype=np.int64))
+        return self._iterations
+
+    @property
     def variables(self) -> list[Any]:
-        return [self.iterations, self._lr]
+        return [self._iterations, self._lr]
 
     # ------------------------------------------------------------------ updates
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
@@ -157,6 +178,19 @@ class Optimizer:
                     "[Op:AssignSubVariableOp] name: ",
                     "each gradient must have its variable's shape: check the zip order"))
             grads.append(ga.astype(v._data.dtype, copy=False))
+        n_acc = self.gradient_accumulation_steps
+        if n_acc:
+            # Keras: add to the accumulators, and every n-th call apply their mean
+            accs = [self._accumulated.setdefault(id(v), np.zeros_like(v._data))
+                    for _, v in kept]
+            if (int(self._iterations._data) + 1) % n_acc != 0:
+                for acc, ga in zip(accs, grads):
+                    acc += ga
+                self._iterations.assign(self._iterations._data + 1)
+                return self._iterations
+            grads = [(ga + acc) / ga.dtype.type(n_acc) for ga, acc in zip(grads, accs)]
+            for acc in accs:
+                acc[...] = 0
         grads = self._clip(grads)
         lr = self._current_lr()
         for ga, (_, v) in zip(grads, kept):
@@ -172,8 +206,8 @@ class Optimizer:
                 p = np.array(arr, copy=True)
                 self._update(p, ga, state, lr)
                 v._set(p, False)
-        self.iterations.assign(self.iterations._data + 1)
-        return self.iterations
+        self._iterations.assign(self._iterations._data + 1)
+        return self._iterations
 
     def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
         """Keras 3's ``apply(grads, trainable_variables)``."""
@@ -481,8 +515,6 @@ class Lion(_Decayed):
 
 
 def _strip(kwargs: dict[str, Any]) -> dict[str, Any]:
-    for k in ("ema_momentum", "ema_overwrite_frequency"):
-        kwargs.pop(k, None)
     return kwargs
 
 

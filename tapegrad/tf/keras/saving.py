@@ -68,7 +68,7 @@ def write_groups(model: Any, f: Any) -> None:
         for i, w in enumerate(weights):
             g.create_dataset(str(i), data=np.asarray(w._data))
     opt = model.__dict__.get("optimizer")
-    if opt is not None and int(np.asarray(opt.iterations._data)) > 0:
+    if opt is not None and int(np.asarray(opt._iterations._data)) > 0:
         g = f.create_group("optimizer").create_group("vars")
         g.attrs["name"] = opt.name
         for i, v in enumerate(opt.variables):

@@ -108,7 +108,7 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
     oc, ob = 0, 0
     opt = model.__dict__.get("optimizer")
     if opt is not None and getattr(opt, "_slots", None) is not None and \
-            int(np.asarray(opt.iterations._data)) > 0:
+            int(np.asarray(opt._iterations._data)) > 0:
         oc, ob = _size(opt.variables)
         for state in opt._slots.values():
             for v in state.values():
