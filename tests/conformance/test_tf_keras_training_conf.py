@@ -426,9 +426,16 @@ def _summary(tf: Any, kind: str) -> str:
                                   "two_inputs", "built_by_call", "subclassed"])
 def test_summary_text_matches_keras(rtf: Any, kind: str) -> None:
     ours, theirs = _summary(tg_tf, kind), _summary(rtf, kind)
-    theirs = "\n".join(line.rstrip() for line in theirs.splitlines() if line.strip())
-    ours = "\n".join(line.rstrip() for line in ours.splitlines() if line.strip())
-    assert ours == theirs
+
+    def norm(text: str) -> str:
+        text = "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
+        if kind == "two_inputs":
+            # automatic names count per process (add, add_1 ...): compare them unnumbered,
+            # and the padding that depends on their length with it
+            text = re.sub(r" +", " ", re.sub(r"\badd(_\d+)?\b", "add", text))
+        return text
+
+    assert norm(ours) == norm(theirs)
 
 
 def test_count_params_and_deferred_build_match_keras(rtf: Any) -> None:
