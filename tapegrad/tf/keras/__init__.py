@@ -17,16 +17,16 @@ optimizer arithmetic is the shared core of :mod:`tapegrad.optim`.
 
 from __future__ import annotations
 
-from . import (  # noqa: E402
-           activations,
-           callbacks,
-           initializers,
-           layers,
-           losses,
-           metrics,
-           models,
-           optimizers,
-           utils,
+from . import (
+    activations,
+    callbacks,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    utils,
 )
 from . import variables as backend
 from .functional import Input

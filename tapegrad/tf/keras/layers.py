@@ -253,12 +253,16 @@ class Layer:
         self.__dict__["built"] = True
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        from . import functional  # the functional API: calls on keras.Input record a graph
+        if not isinstance(inputs, Tensor):
+            from . import functional  # the functional API: calls on keras.Input record a graph
 
-        if functional.is_symbolic(inputs):
-            return functional.symbolic_call(self, inputs, args, kwargs)
-        if "training" in kwargs and not functional.accepts_training(self):
-            kwargs.pop("training")  # as Keras: passed only to a call() that takes it
+            if functional.is_symbolic(inputs):
+                return functional.symbolic_call(self, inputs, args, kwargs)
+        if kwargs and "training" in kwargs:
+            from .functional import accepts_training
+
+            if not accepts_training(self):
+                kwargs.pop("training")  # as Keras: passed only to a call() that takes it
         if not _SCOPE:  # an outermost call starts with no added losses (Keras's add_loss)
             self._clear_losses()
         x = _to_input(inputs, self.__dict__["_dtype"])
