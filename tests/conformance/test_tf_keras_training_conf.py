@@ -273,6 +273,11 @@ def _fit_history(tf: Any, case: str) -> dict[str, Any]:
                 "weights": m.get_weights(),
                 "evaluate": m.evaluate(X, [Y_REG, Y_CLS], verbose=0)}
         return out0
+    elif case == "ema":
+        m = _model(tf, 1)
+        m.compile(optimizer=k.optimizers.Adam(0.05, use_ema=True, ema_momentum=0.8,
+                                              ema_overwrite_frequency=5), loss="mse")
+        h = m.fit(X, Y_REG, batch_size=8, epochs=3, shuffle=False, verbose=0)
     elif case == "class_weight":
         m = _model(tf, 1, "sigmoid")
         m.compile(optimizer=k.optimizers.SGD(0.1), loss="binary_crossentropy",
@@ -289,7 +294,7 @@ def _fit_history(tf: Any, case: str) -> dict[str, Any]:
 
 FIT_CASES = ["binary_adam_val_split", "sparse_rmsprop_val_data", "mse_sgd_dataset",
              "initial_epoch_sample_weight", "lr_scheduler", "reduce_lr_early_stopping",
-             "functional_two_inputs", "class_weight", "functional_two_outputs"]
+             "functional_two_inputs", "class_weight", "functional_two_outputs", "ema"]
 
 
 @pytest.mark.parametrize("case", FIT_CASES)

@@ -598,7 +598,7 @@ def test_more_metrics_by_hand() -> None:
         assert isinstance(keras.metrics.get(name), keras.metrics.Metric)
 
 
-def test_gradient_accumulation_and_unsupported_ema() -> None:
+def test_gradient_accumulation_and_ema_checks() -> None:
     opt = keras.optimizers.SGD(learning_rate=1.0, gradient_accumulation_steps=2)
     w = tf.Variable(0.0)
     opt.apply_gradients([(tf.constant(1.0), w)])
@@ -607,5 +607,15 @@ def test_gradient_accumulation_and_unsupported_ema() -> None:
     assert float(w.numpy()) == -2.0 and int(opt.iterations.numpy()) == 1  # mean of 1 and 3
     with pytest.raises(ValueError, match="gradient_accumulation_steps"):
         keras.optimizers.SGD(gradient_accumulation_steps=1)
-    with pytest.raises(NotImplementedError, match="use_ema"):
-        keras.optimizers.Adam(use_ema=True)
+    with pytest.raises(ValueError, match="ema_momentum"):
+        keras.optimizers.Adam(use_ema=True, ema_momentum=2.0)
+
+
+def test_ema_of_the_weights() -> None:
+    opt = keras.optimizers.SGD(learning_rate=1.0, use_ema=True, ema_momentum=0.5)
+    w = tf.Variable(0.0)
+    for _ in range(3):
+        opt.apply_gradients([(tf.constant(-1.0), w)])  # w: 1, 2, 3
+    assert float(w.numpy()) == 3.0
+    opt.finalize_variable_values([w])
+    assert float(w.numpy()) == pytest.approx(0.5 * (0.5 * 1 + 0.5 * 2) + 0.5 * 3)

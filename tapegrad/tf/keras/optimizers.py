@@ -39,12 +39,14 @@ class Optimizer:
                  clipnorm: float | None = None, clipvalue: float | None = None,
                  global_clipnorm: float | None = None, name: str | None = None,
                  **kwargs: Any) -> None:
-        if kwargs.pop("use_ema", False):
-            raise NotImplementedError(with_hint(
-                "use_ema=True (an exponential moving average of the weights) is not "
-                "implemented", "leave use_ema=False"))
-        kwargs.pop("ema_momentum", None)
-        kwargs.pop("ema_overwrite_frequency", None)
+        self.use_ema = bool(kwargs.pop("use_ema", False))
+        self.ema_momentum = float(kwargs.pop("ema_momentum", 0.99))
+        self.ema_overwrite_frequency = kwargs.pop("ema_overwrite_frequency", None)
+        if self.use_ema and not 0.0 <= self.ema_momentum <= 1.0:
+            raise ValueError(with_hint(
+                "`ema_momentum` must be in the range [0, 1]. Received: "
+                f"ema_momentum={self.ema_momentum}", "use e.g. 0.99"))
+        self._averages: dict[int, np.ndarray] = {}
         # a loss scale multiplies the loss and divides the gradients: no change in value
         kwargs.pop("loss_scale_factor", None)
         steps = kwargs.pop("gradient_accumulation_steps", None)
@@ -206,8 +208,34 @@ class Optimizer:
                 p = np.array(arr, copy=True)
                 self._update(p, ga, state, lr)
                 v._set(p, False)
+        if self.use_ema:
+            self._update_averages([v for _, v in kept])
         self._iterations.assign(self._iterations._data + 1)
         return self._iterations
+
+    # ------------------------------------------------------------------ EMA (use_ema=True)
+    def _update_averages(self, variables: list[Any]) -> None:
+        """Keras's moving average of the weights (the first step copies them)."""
+        it = int(np.asarray(self.iterations._data))
+        for v in variables:
+            avg = self._averages.setdefault(id(v), np.zeros_like(v._data))
+            dt = v._data.dtype.type
+            mom = dt(self.ema_momentum if it != 0 else 0.0)
+            avg[...] = mom * avg + (dt(1) - mom) * v._data
+        freq = self.ema_overwrite_frequency
+        if freq and (it + 1) % int(freq) == 0:
+            self._overwrite_with_averages(variables)
+
+    def _overwrite_with_averages(self, variables: list[Any]) -> None:
+        for v in variables:
+            avg = self._averages.get(id(v))
+            if avg is not None:
+                v.assign(np.array(avg, copy=True))
+
+    def finalize_variable_values(self, var_list: Any) -> None:
+        """End of ``fit``: with ``use_ema``, the weights become their moving averages."""
+        if self.use_ema:
+            self._overwrite_with_averages(list(var_list))
 
     def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
         """Keras 3's ``apply(grads, trainable_variables)``."""

@@ -773,6 +773,9 @@ class Trainer:
             training_logs = epoch_logs
             if self.__dict__["stop_training"]:
                 break
+        opt = self.__dict__.get("optimizer")
+        if isinstance(opt, optimizers_module.Optimizer) and epochs > 0:
+            opt.finalize_variable_values(self.trainable_weights)  # type: ignore[attr-defined]
         cbs.on_train_end(logs=training_logs)
         return self.__dict__["history"]
 
