@@ -549,3 +549,19 @@ def test_raw_python_lists_are_refused_like_keras(rtf: Any) -> None:
             m.fit([[1.0], [2.0]], np.ones((2, 1)), verbose=0)
         msgs.append(str(info.value).splitlines()[0])
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"sequence_length": 4, "batch_size": 3},
+    {"sequence_length": 3, "sequence_stride": 2, "sampling_rate": 2, "batch_size": 2},
+    {"sequence_length": 5, "start_index": 2, "end_index": 17, "batch_size": None},
+])
+def test_timeseries_dataset_matches_keras(rtf: Any, kwargs: dict[str, Any]) -> None:
+    data = np.arange(60, dtype=np.float64).reshape(20, 3)
+    targets = np.arange(20) * 10
+    got = []
+    for tf in (tg_tf, rtf):
+        ds = tf.keras.utils.timeseries_dataset_from_array(data, targets, **kwargs)
+        got.append([(np.asarray(a).tolist(), np.asarray(b).tolist())
+                    for a, b in ds.as_numpy_iterator()])
+    assert got[0] == got[1]
