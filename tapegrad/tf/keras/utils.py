@@ -106,7 +106,7 @@ def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
     starts = np.arange(0, num_seqs, sequence_stride, dtype=index_dtype)
     if shuffle:
         if seed is None:
-            seed = np.random.randint(1e6)
+            seed = int(np.random.randint(10**6))
         np.random.RandomState(seed).shuffle(starts)
     offsets = np.arange(0, sequence_length * sampling_rate, sampling_rate, dtype=index_dtype)
     windows = arr[lo:hi][starts[:, None] + offsets[None, :]]
