@@ -58,6 +58,12 @@ PIPELINES: dict[str, Callable[[Any], Any]] = {
         lambda x: tf.data.Dataset.from_tensors(x).repeat(3), cycle_length=2, block_length=2),
     "interleave_ragged": lambda tf: tf.data.Dataset.range(1, 6).interleave(
         lambda x: tf.data.Dataset.range(x), cycle_length=3),
+    "window_batch": lambda tf: tf.data.Dataset.range(7).window(3, shift=1, stride=2)
+    .flat_map(lambda w: w.batch(3)),
+    "window_drop": lambda tf: tf.data.Dataset.range(8).window(3, 2, drop_remainder=True)
+    .flat_map(lambda w: w.batch(3, drop_remainder=True)),
+    "window_tuple": lambda tf: tf.data.Dataset.from_tensor_slices((X[:5], Y[:5])).window(2)
+    .flat_map(lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2)))),
     "take_while": lambda tf: tf.data.Dataset.range(10).take_while(lambda x: x < 4),
     "shard": lambda tf: tf.data.Dataset.range(10).shard(3, 1),
     "generator": lambda tf: tf.data.Dataset.from_generator(
@@ -139,3 +145,13 @@ def test_make_csv_dataset_matches_tensorflow(rtf: Any, tmp_path: Any) -> None:
                                                        shuffle=False, **kwargs)
             got.append((_contents(ds), repr(ds.element_spec), int(ds.cardinality())))
         assert got[0] == got[1]
+
+
+def test_window_specs_and_cardinality(rtf: Any) -> None:
+    for args in ((2,), (3, 1), (3, 2, 1, True), (2, 3, 2)):
+        specs = []
+        for tf in (tg_tf, rtf):
+            ds = tf.data.Dataset.range(7).window(*args)
+            specs.append((repr(ds.element_spec), int(ds.cardinality()),
+                          repr(ds).split(" element_spec")[0]))
+        assert specs[0] == specs[1], args

@@ -292,3 +292,15 @@ def test_custom_training_walkthrough_program(tmp_path: Any) -> None:
         test_accuracy(prediction, y)
     assert float(test_accuracy.result()) > 0.8
     assert int(optimizer.iterations.numpy()) == 40 * 4
+
+
+def test_window() -> None:
+    ds = D.range(7).window(3, shift=2)
+    assert [[int(x) for x in w] for w in ds] == [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]
+    assert int(ds.cardinality()) == 4
+    dropped = D.range(7).window(3, shift=2, drop_remainder=True)
+    assert int(dropped.cardinality()) == 3 and len(list(dropped)) == 3
+    flat = D.range(6).window(2, stride=2).flat_map(lambda w: w.batch(2))
+    assert vals(flat) == [[0, 2], [2, 4], [4]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="greater than zero"):
+        D.range(3).window(0)

@@ -101,7 +101,7 @@ def _to_array(x: Any) -> np.ndarray:
 
 
 def _to_tensors(elem: Element) -> Any:
-    return _map_leaves(tft, elem)
+    return _map_leaves(lambda a: a if isinstance(a, Dataset) else tft(a), elem)
 
 
 def _from_user(value: Any) -> Element:
@@ -113,7 +113,9 @@ def _from_user(value: Any) -> Element:
 
 
 def _spec_of(elem: Element, unknown_lead: bool = False) -> Any:
-    def one(a: np.ndarray) -> TensorSpec:
+    def one(a: Any) -> Any:
+        if isinstance(a, Dataset):
+            return DatasetSpec(a.element_spec)
         shape: list[int | None] = list(a.shape)
         if unknown_lead and shape:
             shape[0] = None
@@ -124,6 +126,24 @@ def _spec_of(elem: Element, unknown_lead: bool = False) -> Any:
 
 def _has_unknown_lead(spec: Any) -> bool:
     return any(s.shape.rank and s.shape[0] is None for s in _flat(spec))
+
+
+class DatasetSpec:
+    """The spec of a dataset-valued component (the elements of ``window``)."""
+
+    def __init__(self, element_spec: Any) -> None:
+        self.element_spec = element_spec
+
+    def __repr__(self) -> str:
+        shape = getattr(self.element_spec, "shape", None)
+        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))" if shape is not None \
+            else f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
 
 
 # ---------------------------------------------------------------------------- iterator
@@ -531,6 +551,70 @@ class Dataset:
 
         return self._derived(source, spec, UNKNOWN_CARDINALITY, "_InterleaveDataset")
 
+    def window(self, size: int, shift: int | None = None, stride: int = 1,
+               drop_remainder: bool = False, name: str | None = None) -> Dataset:
+        """Windows of ``size`` elements every ``shift`` elements; each window is a
+        (nest of) dataset(s), usually flattened with ``flat_map(lambda w: w.batch(size))``.
+
+        >>> import tapegrad.tf as tf
+        >>> ds = tf.data.Dataset.range(5).window(3, shift=2)
+        >>> [[int(x) for x in w] for w in ds]
+        [[0, 1, 2], [2, 3, 4], [4]]
+        """
+        n, sh, st = int(size), int(size if shift is None else shift), int(stride)
+        if n <= 0 or sh <= 0 or st <= 0:
+            raise InvalidArgumentError(None, None, with_hint(
+                "Window size, shift and stride must be greater than zero.",
+                f"got size={size}, shift={shift}, stride={stride}"))
+        span = (n - 1) * st + 1
+
+        def make_window(elems: list[Element]) -> Any:
+            flats = [_flat(e) for e in elems]
+            structure = elems[0]
+            parts = []
+            for j in range(len(flats[0])):
+                column = [f[j] for f in flats]
+                parts.append(Dataset(_replay(column),
+                                     TensorSpec(column[0].shape,
+                                                _dt.from_numpy(column[0].dtype)),
+                                     len(column), "_VariantDataset"))
+            return _pack(structure, parts) if _is_structure(structure) else parts[0]
+
+        def source() -> Iterator[Element]:
+            buf: list[Element] = []
+            first = 0  # input index of buf[0]
+            start = 0
+            it = self._arrays()
+            done = False
+            while True:
+                need = start + span - first
+                while not done and len(buf) < need:
+                    try:
+                        buf.append(next(it))
+                    except StopIteration:
+                        done = True
+                chosen = buf[start - first::st][:n] if start - first < len(buf) else []
+                if not chosen or (drop_remainder and len(chosen) < n):
+                    return
+                yield make_window(chosen)
+                start += sh
+                if start - first > 0:
+                    drop = min(start - first, len(buf))
+                    del buf[:drop]
+                    first += drop
+
+        def spec() -> Any:
+            return _map_leaves(lambda sp: DatasetSpec(sp), self.element_spec)
+
+        c = self._card
+        if c < 0:
+            card = c
+        elif drop_remainder:
+            card = max(0, (c - span) // sh + 1) if c >= span else 0
+        else:
+            card = -(-c // sh)
+        return self._derived(source, spec, card, "_WindowDataset")
+
     def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Elements up to (not including) the first for which ``predicate`` is false.
 
@@ -936,6 +1020,14 @@ def _stack(elems: list[Element]) -> Element:
                     "use padded_batch for elements of different shapes"))
         out.append(np.stack(parts))
     return _pack(elems[0], out)
+
+
+def _replay(items: list[Element]) -> Callable[[], Iterator[Element]]:
+    """A source that yields ``items`` on every pass."""
+    def source() -> Iterator[Element]:
+        return iter(items)
+
+    return source
 
 
 def _shuffled(items: Iterator[Any], size: int, rng: np.random.Generator) -> Iterator[Any]:
