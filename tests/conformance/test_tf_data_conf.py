@@ -64,6 +64,16 @@ PIPELINES: dict[str, Callable[[Any], Any]] = {
     .flat_map(lambda w: w.batch(3, drop_remainder=True)),
     "window_tuple": lambda tf: tf.data.Dataset.from_tensor_slices((X[:5], Y[:5])).window(2)
     .flat_map(lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2)))),
+    "scan": lambda tf: tf.data.Dataset.range(6).scan(
+        tf.constant(1, tf.int64), lambda st, x: (st * 2, st + x)),
+    "unique": lambda tf: tf.data.Dataset.from_tensor_slices(np.array([3, 1, 3, 2, 1, 5])).unique(),
+    "choose": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(100, 103)],
+        tf.data.Dataset.from_tensor_slices(np.array([1, 0, 0, 1, 0, 0, 1], np.int64))),
+    "choose_no_stop": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(1), tf.data.Dataset.range(100, 103)],
+        tf.data.Dataset.from_tensor_slices(np.array([0, 0, 1, 1, 0, 1], np.int64)),
+        stop_on_empty_dataset=False),
     "take_while": lambda tf: tf.data.Dataset.range(10).take_while(lambda x: x < 4),
     "shard": lambda tf: tf.data.Dataset.range(10).shard(3, 1),
     "generator": lambda tf: tf.data.Dataset.from_generator(

@@ -304,3 +304,16 @@ def test_window() -> None:
     assert vals(flat) == [[0, 2], [2, 4], [4]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="greater than zero"):
         D.range(3).window(0)
+
+
+def test_scan_unique_choose_from_datasets() -> None:
+    ds = D.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s * 10))
+    assert vals(ds) == [0, 0, 10, 30, 60]
+    assert vals(D.from_tensor_slices([4, 4, 1, 4, 2]).unique()) == [4, 1, 2]
+    with pytest.raises(TypeError, match="only supports scalar int32 and int64"):
+        D.from_tensor_slices([1.0, 2.0]).unique()
+    pick = D.from_tensor_slices(np.array([1, 1, 0, 1], np.int64))
+    chosen = D.choose_from_datasets([D.range(2), D.range(50, 52)], pick)
+    assert vals(chosen) == [50, 51, 0]  # the third choice of dataset 1 finds it empty: stop
+    with pytest.raises(TypeError, match="scalar `tf.int64`"):
+        D.choose_from_datasets([D.range(2)], D.from_tensor_slices([0, 1]))

@@ -615,6 +615,106 @@ class Dataset:
             card = -(-c // sh)
         return self._derived(source, spec, card, "_WindowDataset")
 
+    def scan(self, initial_state: Any, scan_func: Callable[[Any, Any], Any],
+             name: str | None = None) -> Dataset:
+        """Carry a state along: ``state, out = scan_func(state, element)``; yields ``out``.
+
+        >>> import tapegrad.tf as tf
+        >>> ds = tf.data.Dataset.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s + x))
+        >>> [int(v) for v in ds]
+        [0, 1, 3, 6, 10]
+        """
+        init = _from_user(initial_state)
+
+        def step(state: Element, elem: Element) -> tuple[Element, Element]:
+            t = _to_tensors(elem)
+            args = t if isinstance(t, tuple) and not hasattr(t, "_fields") else (t,)
+            new_state, out = scan_func(_to_tensors(state), *args)
+            return _from_user(new_state), _from_user(out)
+
+        def source() -> Iterator[Element]:
+            state = init
+            for elem in self._arrays():
+                state, out = step(state, elem)
+                yield out
+
+        def spec() -> Any:
+            for elem in self._arrays():
+                return _spec_of(step(init, elem)[1])
+            return self.element_spec
+
+        return self._derived(source, spec, self._card, "_ScanDataset")
+
+    def unique(self, name: str | None = None) -> Dataset:
+        """The elements without repeats, in first-seen order (scalar integer elements).
+
+        >>> import tapegrad.tf as tf
+        >>> [int(x) for x in tf.data.Dataset.from_tensor_slices([1, 3, 1, 2, 3]).unique()]
+        [1, 3, 2]
+        """
+        spec = self.element_spec
+        if not isinstance(spec, TensorSpec) or spec.shape.rank != 0 or \
+                spec.dtype.name not in ("int32", "int64"):
+            raise TypeError(with_hint(
+                "Dataset.unique() only supports scalar int32 and int64 elements (tapegrad "
+                f"has no string tensors); got {spec!r}", "map the elements to integer ids"))
+
+        def source() -> Iterator[Element]:
+            seen: set[Any] = set()
+            for elem in self._arrays():
+                key = elem.item()
+                if key not in seen:
+                    seen.add(key)
+                    yield elem
+
+        card = self._card if self._card == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+        return self._derived(source, lambda: self.element_spec, card, "_UniqueDataset")
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: Dataset,
+                             stop_on_empty_dataset: bool = True) -> Dataset:
+        """The next element of ``datasets[i]`` for each index ``i`` of ``choice_dataset``.
+
+        >>> import tapegrad.tf as tf
+        >>> a, b = tf.data.Dataset.range(10, 13), tf.data.Dataset.range(20, 23)
+        >>> pick = tf.data.Dataset.from_tensor_slices(tf.constant([0, 1, 1, 0], tf.int64))
+        >>> [int(x) for x in tf.data.Dataset.choose_from_datasets([a, b], pick)]
+        [10, 20, 21, 11]
+        """
+        parts = list(datasets)
+        if not parts:
+            raise ValueError(with_hint("Invalid `datasets`. `datasets` should not be empty.",
+                                       "pass at least one dataset"))
+        cspec = choice_dataset.element_spec
+        if not isinstance(cspec, TensorSpec) or cspec.dtype.name != "int64" or \
+                cspec.shape.rank != 0:
+            raise TypeError(with_hint(
+                "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
+                f"`tf.int64` tensors. Received: {cspec!r}", "cast the choices to tf.int64"))
+
+        def source() -> Iterator[Element]:
+            its: list[Iterator[Element] | None] = [p._arrays() for p in parts]
+            for choice in choice_dataset._arrays():
+                i = int(choice)
+                if not 0 <= i < len(its):
+                    raise InvalidArgumentError(None, None, with_hint(
+                        f"Selector index out of range: {i} >= {len(its)}",
+                        "every choice must index one of the datasets"))
+                it = its[i]
+                if it is None:
+                    continue
+                try:
+                    yield next(it)
+                except StopIteration:
+                    if stop_on_empty_dataset:
+                        return
+                    its[i] = None
+                    if all(x is None for x in its):
+                        return
+
+        return Dataset(source, lambda: parts[0].element_spec, UNKNOWN_CARDINALITY,
+                       "_DirectedInterleaveDataset")
+
     def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Elements up to (not including) the first for which ``predicate`` is false.
 
