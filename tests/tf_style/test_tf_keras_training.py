@@ -619,3 +619,13 @@ def test_ema_of_the_weights() -> None:
     assert float(w.numpy()) == 3.0
     opt.finalize_variable_values([w])
     assert float(w.numpy()) == pytest.approx(0.5 * (0.5 * 1 + 0.5 * 2) + 0.5 * 3)
+
+
+def test_fit_on_a_repeated_dataset_with_steps_per_epoch() -> None:
+    m = _reg_model()
+    m.compile(optimizer="adam", loss="mse")
+    ds = tf.data.Dataset.from_tensor_slices((X, Y)).batch(16).repeat()
+    h = m.fit(ds, steps_per_epoch=3, epochs=3, verbose=0,
+              validation_data=ds, validation_steps=2)
+    assert h.params["steps"] == 3 and len(h.history["val_loss"]) == 3
+    assert int(m.optimizer.iterations.numpy()) == 9
