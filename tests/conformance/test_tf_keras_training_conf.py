@@ -565,3 +565,30 @@ def test_timeseries_dataset_matches_keras(rtf: Any, kwargs: dict[str, Any]) -> N
         got.append([(np.asarray(a).tolist(), np.asarray(b).tolist())
                     for a, b in ds.as_numpy_iterator()])
     assert got[0] == got[1]
+
+
+def test_keras_files_keep_the_compile_state(rtf: Any, tmp_path: Any) -> None:
+    pytest.importorskip("h5py")
+
+    def make(k: Any) -> Any:
+        m = k.Sequential([k.Input((3,)), k.layers.Dense(4, activation="relu", name="a"),
+                          k.layers.Dense(3, name="b")], name="seq")
+        m.compile(optimizer=k.optimizers.Adam(
+            k.optimizers.schedules.ExponentialDecay(0.01, 10, 0.5), beta_1=0.8),
+            loss=k.losses.SparseCategoricalCrossentropy(from_logits=True),
+            metrics=["accuracy", k.metrics.SparseCategoricalAccuracy(name="sca")])
+        return m
+
+    for src, dst in ((tg_tf, rtf), (rtf, tg_tf)):
+        original = make(src.keras)
+        path = str(tmp_path / f"{src.__name__}.keras")
+        with _quiet():
+            original.save(path)
+            loaded = dst.keras.models.load_model(path)
+        assert type(loaded.optimizer).__name__ == "Adam" and loaded.optimizer.beta_1 == 0.8
+        assert type(loaded.optimizer._learning_rate if dst is rtf else
+                    loaded.optimizer._schedule).__name__ == "ExponentialDecay"
+        with _quiet():
+            a = loaded.evaluate(X, Y_CLS, verbose=0)
+            b = original.evaluate(X, Y_CLS, verbose=0)
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -341,6 +341,10 @@ def test_model_checkpoint_and_weights_round_trip(tmp_path: Any) -> None:
     m.fit(X, Y, epochs=1, verbose=0, callbacks=[whole])
     loaded = keras.models.load_model(str(tmp_path / "m.keras"))
     np.testing.assert_allclose(loaded.predict(X, verbose=0), m.predict(X, verbose=0), rtol=1e-6)
+    assert loaded.compiled and isinstance(loaded.optimizer, keras.optimizers.Adam)
+    assert float(loaded.optimizer.learning_rate.numpy()) == pytest.approx(0.05)
+    assert loaded.evaluate(X, Y, verbose=0) == pytest.approx(m.evaluate(X, Y, verbose=0))
+    assert not keras.models.load_model(str(tmp_path / "m.keras"), compile=False).compiled
     with pytest.raises(ValueError, match="Invalid filepath extension"):
         m.save(str(tmp_path / "m.zip"))
 

@@ -5,9 +5,11 @@ architecture in Keras 3's serialization format) and ``model.weights.h5``
 (the layout of :mod:`~tapegrad.tf.keras.saving`).  Supported: ``Sequential``
 and functional models whose layers are Keras layers constructible from their
 ``get_config()`` (``Dense`` is written exactly as Keras writes it).  Subclassed
-models have no architecture to write (as in Keras without ``get_config``);
-the compile state is not stored, so a loaded model is compiled again by the
-user.  Files written here load in real Keras 3 and the other way round.
+models have no architecture to write (as in Keras without ``get_config``).
+The compile arguments (optimizer with its hyper-parameters or schedule, loss,
+metrics given by name or as Keras objects) are stored and restored; the
+optimizer's slot values are not restored.  Files written here load in real
+Keras 3 and the other way round.
 """
 
 from __future__ import annotations
@@ -146,6 +148,103 @@ def _model_config(model: Any) -> dict[str, Any]:
         "Sequential or the functional API"))
 
 
+_JSON = (int, float, str, bool, type(None))
+
+
+def _object_config(obj: Any, module: str) -> dict[str, Any]:
+    """``{"module", "class_name", "config"}`` from the constructor's parameters."""
+    import inspect
+
+    cfg: dict[str, Any] = {}
+    params = inspect.signature(type(obj).__init__).parameters
+    for name in params:
+        if name in ("self", "kwargs", "args", "dtype"):
+            continue
+        if hasattr(obj, name):
+            value = getattr(obj, name)
+            if name == "learning_rate":
+                value = _learning_rate_config(obj)
+            if isinstance(value, _JSON) or isinstance(value, dict):
+                cfg[name] = value
+    return {"module": module, "class_name": type(obj).__name__, "config": cfg,
+            "registered_name": None}
+
+
+def _learning_rate_config(opt: Any) -> Any:
+    sched = getattr(opt, "_schedule", None)
+    if sched is not None and hasattr(sched, "get_config"):
+        return {"module": "keras.optimizers.schedules", "class_name": type(sched).__name__,
+                "config": sched.get_config(), "registered_name": None}
+    return float(opt._lr._data)
+
+
+def _compile_config(model: Any) -> dict[str, Any]:
+    from . import losses as losses_module
+    from . import metrics as metrics_module
+
+    d = model.__dict__
+    if not d.get("_compiled"):
+        return {}
+    args = d.get("_compile_args", {})
+
+    def item(x: Any, module: str, base: type) -> Any:
+        if x is None or isinstance(x, str):
+            return x
+        if isinstance(x, base):
+            return _object_config(x, module)
+        if isinstance(x, (list, tuple)):
+            return [item(v, module, base) for v in x]
+        raise TypeError("not serializable")
+
+    try:
+        return {"optimizer": _object_config(d["optimizer"], "keras.optimizers"),
+                "loss": item(args.get("loss"), "keras.losses", losses_module.Loss),
+                "loss_weights": args.get("loss_weights"),
+                "metrics": item(args.get("metrics"), "keras.metrics", metrics_module.Metric),
+                "weighted_metrics": item(args.get("weighted_metrics"), "keras.metrics",
+                                         metrics_module.Metric),
+                "run_eagerly": False, "steps_per_execution": 1, "jit_compile": False}
+    except TypeError:  # a plain function loss or metric: nothing a file can name
+        return {}
+
+
+def _from_object_config(cfg: Any, module: Any) -> Any:
+    import inspect
+
+    if not isinstance(cfg, dict):
+        return cfg
+    cls = getattr(module, cfg["class_name"], None)
+    if cls is None:
+        raise TypeError(with_hint(f"Could not locate class '{cfg['class_name']}'.",
+                                  "tapegrad restores Keras's own classes only"))
+    params = inspect.signature(cls.__init__).parameters
+    kwargs = {k: v for k, v in cfg.get("config", {}).items() if k in params}
+    if isinstance(kwargs.get("learning_rate"), dict):
+        from . import schedules
+
+        kwargs["learning_rate"] = _from_object_config(kwargs["learning_rate"], schedules)
+    for k in ("use_ema", "ema_momentum", "ema_overwrite_frequency",
+              "gradient_accumulation_steps"):
+        value = cfg.get("config", {}).get(k)
+        if value not in (None, False) and k not in params:
+            kwargs[k] = value
+    return cls(**kwargs)
+
+
+def _compile_from_config(model: Any, cfg: dict[str, Any]) -> None:
+    from . import losses, metrics, optimizers
+
+    def items(x: Any, module: Any) -> Any:
+        if isinstance(x, list):
+            return [items(v, module) for v in x]
+        return _from_object_config(x, module)
+
+    model.compile(optimizer=_from_object_config(cfg["optimizer"], optimizers),
+                  loss=items(cfg.get("loss"), losses), loss_weights=cfg.get("loss_weights"),
+                  metrics=items(cfg.get("metrics"), metrics),
+                  weighted_metrics=items(cfg.get("weighted_metrics"), metrics))
+
+
 def save_model(model: Any, filepath: str, overwrite: bool = True) -> None:
     """Write ``model`` (architecture and weights) to a ``.keras`` file."""
     from . import saving
@@ -161,6 +260,7 @@ def save_model(model: Any, filepath: str, overwrite: bool = True) -> None:
     if not overwrite and os.path.exists(path):
         raise FileExistsError(with_hint(f"{path} exists", "pass overwrite=True"))
     config = _model_config(model)
+    config["compile_config"] = _compile_config(model)
     meta = {"keras_version": "3.15.1",
             "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
     buf = io.BytesIO()
@@ -265,4 +365,6 @@ def load_model(filepath: str, custom_objects: Any = None, compile: bool = True,
     h5py = saving._h5py()
     with h5py.File(io.BytesIO(weights), "r") as f:
         saving.read_groups(model, f, path)
+    if compile and config.get("compile_config"):
+        _compile_from_config(model, config["compile_config"])
     return model

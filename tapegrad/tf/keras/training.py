@@ -600,6 +600,8 @@ class Trainer:
         d = self._trainer_state()
         d["optimizer"] = optimizers_module.get(optimizer)
         d["loss"] = loss
+        d["_compile_args"] = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics,
+                              "weighted_metrics": weighted_metrics}
         d["_compile_loss"] = None if loss is None else \
             CompileLoss(loss, loss_weights, self._output_names())
         d["_loss_tracker"] = metrics_module.Mean(name="loss")
