@@ -166,6 +166,8 @@ _tensor.install()
 
 from . import (  # noqa: E402
     autodiff,
+    config,
+    data,
     explain,
     keras,  # noqa: E402
     linalg,
@@ -173,6 +175,10 @@ from . import (  # noqa: E402
     nn,
     train,
 )
+from .data.spec import TensorSpec  # noqa: E402
+from .module import Module, device, name_scope  # noqa: E402
+
+__version__ = "2.21.0"  # the TensorFlow API version this module follows
 
 newaxis = None
 
@@ -199,71 +205,10 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
     stream.write(sep.join(parts) + end)
 
 
-class Module:
-    """``tf.Module``: collects the variables held in its attributes.
-
-    >>> import tapegrad.tf as tf
-    >>> class Lin(tf.Module):
-    ...     def __init__(self):
-    ...         super().__init__()
-    ...         self.w = tf.Variable(1.0)
-    ...         self.frozen = tf.Variable(0.0, trainable=False)
-    >>> len(Lin().trainable_variables), len(Lin().variables)
-    (1, 2)
-    """
-
-    def __init__(self, name: str | None = None) -> None:
-        self._name = name or type(self).__name__.lower()
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    def _collect(self) -> list[_Any]:
-        out: list[_Any] = []
-        seen: set[int] = set()
-        stack: list[_Any] = [self]
-        visited: set[int] = set()
-
-        def walk(obj: _Any) -> None:
-            if id(obj) in visited:
-                return
-            visited.add(id(obj))
-            if isinstance(obj, Variable):
-                if id(obj) not in seen:
-                    seen.add(id(obj))
-                    out.append(obj)
-                return
-            if isinstance(obj, Module):
-                for k in sorted(vars(obj)):
-                    if not k.startswith("_"):
-                        walk(vars(obj)[k])
-            elif isinstance(obj, (list, tuple)):
-                for v in obj:
-                    walk(v)
-            elif isinstance(obj, dict):
-                for k in sorted(obj, key=str):
-                    walk(obj[k])
-            elif isinstance(obj, keras.layers.Layer):
-                for v in obj.weights:
-                    walk(v)
-
-        for o in stack:
-            walk(o)
-        return out
-
-    @property
-    def variables(self) -> tuple[_Any, ...]:
-        return tuple(self._collect())
-
-    @property
-    def trainable_variables(self) -> tuple[_Any, ...]:
-        return tuple(v for v in self._collect() if v.trainable)
-
-
 __all__ = [
     "Tensor", "TensorShape", "DType", "Variable", "GradientTape", "UnconnectedGradients",
-    "Module", "Reference", "custom_gradient", "stop_gradient", "identity", "constant",
+    "Module", "Reference", "TensorSpec", "data", "config", "device", "name_scope",
+    "__version__", "custom_gradient", "stop_gradient", "identity", "constant",
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
     "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",

@@ -332,10 +332,12 @@ class _UnreadVariable(Variable):
 
 
 def _full_name(name: str | None) -> str:
+    from .module import current_scope  # tf.name_scope / tf.Module.name_scope prefixes
+
     base = "Variable" if name is None else str(name)
     if ":" in base:
         return base
-    return f"{base}:0"
+    return f"{current_scope()}{base}:0"
 
 
 def _rebuild(data: np.ndarray, trainable: bool, name: str) -> Variable:

@@ -17,11 +17,25 @@ optimizer arithmetic is the shared core of :mod:`tapegrad.optim`.
 
 from __future__ import annotations
 
-from . import activations, initializers, layers, losses, models, optimizers, random, saving, utils
+from . import (
+    activations,
+    callbacks,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    random,
+    saving,
+    utils,
+)
 from . import variables as backend
-from .layers import Input, Layer
+from .functional import Input
+from .layers import Layer
 from .models import Model, Sequential
 from .variables import KerasVariable as Variable
 
-__all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers", "saving",
-           "backend", "Input", "Layer", "Model", "Sequential", "Variable", "random", "utils"]
+__all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
+           "callbacks", "metrics", "random", "saving", "utils",
+           "backend", "Input", "Layer", "Model", "Sequential", "Variable"]

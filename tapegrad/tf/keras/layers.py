@@ -273,6 +273,18 @@ class Layer:
         self.__dict__["built"] = True
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(inputs, Tensor):
+            from . import functional  # the functional API: calls on keras.Input record a graph
+
+            if functional.is_symbolic(inputs):
+                return functional.symbolic_call(self, inputs, args, kwargs)
+        if kwargs and "training" in kwargs:
+            from .functional import accepts_training
+
+            if not accepts_training(self):
+                kwargs.pop("training")  # as Keras: passed only to a call() that takes it
+        if not _SCOPE:  # an outermost call starts with no added losses (Keras's add_loss)
+            self._clear_losses()
         x = _to_input(inputs, self.__dict__["_dtype"])
         training = kwargs.get("training")
         if "training" in kwargs and not _takes_training(self):
@@ -283,7 +295,7 @@ class Layer:
         try:
             self._maybe_build(x)
             try:
-                return self.call(x, *args, **kwargs)
+                out = self.call(x, *args, **kwargs)
             except Exception as e:
                 # Keras frames an error escaping call(): "Exception encountered when calling"
                 from ._context import call_context_error
@@ -292,10 +304,30 @@ class Layer:
                 if new is None:
                     raise
                 raise new.with_traceback(e.__traceback__) from None
+            if "_output_shape" not in self.__dict__ and isinstance(out, Tensor):
+                self.__dict__["_output_shape"] = tuple(out._data.shape)  # for summary()
+            return out
         finally:
             _SCOPE.pop()
             if training is not None:
                 TRAINING.pop()
+
+    def add_loss(self, loss: Any) -> None:
+        """Add a loss (e.g. an activity penalty) to ``layer.losses`` for this call."""
+        self.__dict__.setdefault("_added_losses", []).append(loss)
+
+    @property
+    def losses(self) -> list[Any]:
+        """The losses added by ``add_loss`` in the last call, this layer's then its sublayers'."""
+        out = list(self.__dict__.get("_added_losses", []))
+        for layer in self._sublayers:
+            out.extend(layer.losses)
+        return out
+
+    def _clear_losses(self) -> None:
+        self.__dict__["_added_losses"] = []
+        for layer in self._sublayers:
+            layer._clear_losses()
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         from .._tensor import tft
@@ -436,7 +468,9 @@ def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None,
     >>> [tuple(w.shape) for w in m.weights]
     [(3, 2), (2,)]
     """
-    return KerasInput(() if shape is None else shape, batch_size, dtype, name)
+    from .functional import Input as _symbolic_input
+
+    return _symbolic_input(shape, batch_size, dtype, name, **kwargs)
 
 
 class InputLayer(Layer):

@@ -37,12 +37,23 @@ def _true_like(y: Any, pred: Tensor) -> Tensor:
 
 
 def _same_rank(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """Keras's squeeze_or_expand_to_same_rank (a trailing axis of size 1)."""
+    """Keras's squeeze_or_expand_to_same_rank (a trailing axis of size 1).
+
+    A rank-1 side gains the axis instead of the other losing it, so that
+    ``(n,)`` labels against ``(n, 1)`` predictions stay ``n`` per-sample values
+    (which sample weights then weight one by one).
+    """
     ra, rb = a._data.ndim, b._data.ndim
     if ra == rb + 1 and a._data.shape[-1] == 1:
-        a = ops.squeeze(a, -1)
+        if rb == 1:
+            b = ops.expand_dims(b, -1)
+        else:
+            a = ops.squeeze(a, -1)
     elif rb == ra + 1 and b._data.shape[-1] == 1:
-        b = ops.squeeze(b, -1)
+        if ra == 1:
+            a = ops.expand_dims(a, -1)
+        else:
+            b = ops.squeeze(b, -1)
     return a, b
 
 

@@ -1,9 +1,13 @@
-"""``keras.Model`` (subclassing API) and ``keras.Sequential``."""
+"""``keras.Model`` (subclassing and functional APIs) and ``keras.Sequential``.
+
+Every model has Keras's training methods (``compile``/``fit``/``evaluate``/
+``predict``, :mod:`tapegrad.tf.keras.training`), ``summary()`` in Keras 3's
+table, ``count_params()`` and ``save_weights``/``load_weights``.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,9 +15,12 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from .._tensor import tft
+from . import summary as _summary
+from .functional import Graph, KerasTensor, is_symbolic
 from .layers import _SCOPE, InputLayer, KerasInput, Layer, _Paused
+from .training import Trainer, call_with_training
 
-__all__ = ["Model", "Sequential", "load_model", "save_model"]
+__all__ = ["Model", "Sequential", "Functional", "load_model", "save_model"]
 
 
 @contextlib.contextmanager
@@ -28,7 +35,7 @@ def _scope(name: str) -> Iterator[None]:
             _SCOPE.pop()
 
 
-class Model(Layer):
+class Model(Trainer, Layer):
     """A layer with training-facing helpers; subclass it and define ``call``.
 
     Layers assigned as attributes are tracked: their weights appear in
@@ -52,12 +59,25 @@ class Model(Layer):
     'net'
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+            return super().__new__(Functional)
+        return super().__new__(cls)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs:
-            raise hinted(NotImplementedError(with_hint(
-                "the functional Model(inputs, outputs) API is not implemented",
-                "subclass tf.keras.Model and define call(), or use tf.keras.Sequential")))
         super().__init__(**kwargs)
+        self._trainer_state()
+
+    def count_params(self) -> int:
+        """The number of weights' elements (Keras's error if the model is not built)."""
+        if not self.built or not self.weights:
+            if not self.built:
+                raise hinted(ValueError(with_hint(
+                    f"You tried to call `count_params` on layer '{self.name}', but the layer "
+                    "isn't built. You can build it manually via: "
+                    f"`{self.name}.build(batch_input_shape)`.",
+                    "call the model on data, or give it a keras.Input, first")))
+        return int(sum(w._data.size for w in self.weights))
 
     @property
     def layers(self) -> list[Layer]:
@@ -98,13 +118,11 @@ class Model(Layer):
 
         save_model(self, filepath, overwrite=overwrite, **kwargs)
 
-    def summary(self, print_fn: Any = print) -> None:
-        """Print the layers and their parameter counts."""
-        lines = [f'Model: "{self.name}"']
-        for layer in self.layers:
-            lines.append(f"  {layer.name} ({type(layer).__name__}): {layer.count_params()} params")
-        lines.append(f"Total params: {self.count_params()}")
-        print_fn("\n".join(lines))
+    def summary(self, line_length: int | None = None, positions: Any = None,
+                print_fn: Any = None, expand_nested: bool = False,
+                show_trainable: bool = False, layer_range: Any = None) -> None:
+        """Print Keras 3's summary table: layers, output shapes, parameter counts."""
+        _summary.print_summary(self, print_fn)
 
 
 class Sequential(Model):
@@ -131,6 +149,10 @@ class Sequential(Model):
     def add(self, layer: Any, rebuild: bool = True) -> None:
         """Append a layer (or an ``Input`` to set the input shape)."""
         if isinstance(layer, KerasInput):
+            if is_symbolic(layer) and isinstance(layer, KerasTensor) and layer.node is not None:
+                raise hinted(ValueError(with_hint(
+                    "Only instances of `keras.Layer` can be added to a Sequential model. "
+                    f"Received: {layer} (of type {type(layer)})", "add keras layers")))
             self.__dict__["_input_shape"] = layer.shape
             return
         if isinstance(layer, InputLayer):
@@ -166,20 +188,113 @@ class Sequential(Model):
             x: Any = tft(np.zeros(shp, dtype=self.__dict__["_dtype"]))
             for layer in self._sublayers:
                 x = layer(x)
+                layer.__dict__["_output_shape"] = (None,) + tuple(x._data.shape[1:]) \
+                    if hasattr(x, "_data") else None
         self.__dict__["_input_shape"] = tuple(input_shape)
         self.__dict__["built"] = True
 
-    def call(self, inputs: Any, training: Any = None, mask: Any = None, **kwargs: Any) -> Any:
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         x = inputs
         for layer in self._sublayers:
-            # Keras passes `training` on to the layers whose call takes it (Dropout ...)
-            takes = training is not None and "training" in inspect.signature(layer.call).parameters
-            x = layer(x, training=training) if takes else layer(x)
+            x = layer(x) if training is None else call_with_training(layer, x, bool(training))
         return x
 
     def _maybe_build(self, x: Any) -> None:
+        if not self.built and hasattr(x, "_data") and self.__dict__.get("_input_shape") is None:
+            self.__dict__["_input_shape"] = (None,) + tuple(x._data.shape[1:])
         self.__dict__["built"] = True
 
+    @property
+    def input_shape(self) -> Any:
+        return self.__dict__.get("_input_shape")
+
+
+class Functional(Model):
+    """``keras.Model(inputs, outputs)``: a model defined by calls on ``keras.Input``s.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> a = tf.keras.Input((2,), name="a"); b = tf.keras.Input((3,), name="b")
+    >>> h = tf.keras.layers.Dense(4)(a)
+    >>> out1 = tf.keras.layers.Dense(1, name="score")(h)
+    >>> out2 = tf.keras.layers.Dense(2, name="extra")(b)
+    >>> m = tf.keras.Model(inputs=[a, b], outputs=[out1, out2])
+    >>> [o.shape for o in m([tf.ones([5, 2]), tf.ones([5, 3])])]
+    [TensorShape([5, 1]), TensorShape([5, 2])]
+    >>> m.output_names
+    ['score', 'extra']
+    """
+
+    def __init__(self, inputs: Any = None, outputs: Any = None, name: str | None = None,
+                 trainable: bool = True, **kwargs: Any) -> None:
+        if inputs is None or outputs is None:
+            raise hinted(TypeError(with_hint(
+                "Functional.__init__() missing required arguments: 'inputs' and 'outputs'",
+                "keras.Model(inputs=keras.Input(...), outputs=layer(...))")))
+        super().__init__(name=name or _functional_name(), trainable=trainable)
+        graph = Graph(inputs, outputs)
+        self.__dict__["_graph"] = graph
+        self.__dict__["_input_layers"] = [InputLayer(shape=kt.shape[1:], name=kt.name)
+                                          for kt in graph.input_list]
+        for layer in graph.layers:
+            self._sublayers.append(layer)
+        self.__dict__["built"] = True
+        self.__dict__["_input_shape"] = [kt.shape for kt in graph.input_list] \
+            if len(graph.input_list) > 1 else graph.input_list[0].shape
+
+    @property
+    def layers(self) -> list[Layer]:
+        """The input layers, then every layer called between the inputs and outputs
+        (operations such as ``a + b`` on symbolic tensors are not layers, as in Keras)."""
+        from .functional import _OpLayer
+
+        return list(self.__dict__["_input_layers"]) + \
+            [la for la in self._sublayers if not isinstance(la, _OpLayer)]
+
+    @property
+    def inputs(self) -> list[Any]:
+        return list(self.__dict__["_graph"].input_list)
+
+    @property
+    def outputs(self) -> list[Any]:
+        from .functional import _flat
+
+        return list(_flat(self.__dict__["_graph"].outputs))
+
+    @property
+    def output_names(self) -> list[str]:
+        out = self.__dict__["_graph"].outputs
+        if isinstance(out, dict):
+            return list(out)
+        from .functional import _flat
+
+        return [kt.node.layer.name for kt in _flat(out)]
+
+    @property
+    def input_shape(self) -> Any:
+        return self.__dict__["_input_shape"]
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(inputs, (list, tuple, dict)) and not is_symbolic(inputs):
+            from .functional import _map
+            from .layers import _to_input
+
+            # one tensor per model input (a list of arrays is several inputs, not one)
+            inputs = _map(lambda v: _to_input(v, self.__dict__["_dtype"]), inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        return self.__dict__["_graph"].run(inputs, training)
+
+    def build(self, input_shape: Any = None) -> None:
+        self.__dict__["built"] = True
+
+
+def _functional_name() -> str:
+    from .layers import auto_name
+
+    return auto_name("functional")
 
 def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True,
                safe_mode: bool = True) -> Any:

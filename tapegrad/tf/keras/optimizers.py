@@ -1,4 +1,7 @@
-"""``keras.optimizers``: SGD and Adam with Keras 3's update rules and defaults.
+"""``keras.optimizers``: every Keras 3 optimizer with its update rule and defaults.
+
+SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam, Ftrl and Lion;
+learning rates may be schedules (:mod:`~tapegrad.tf.keras.schedules`).
 
 The update arithmetic is the shared optimizer core
 (:mod:`tapegrad.optim.rules`, ``style="keras"``); this module only keeps
@@ -18,12 +21,14 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
+from ...optim import keras_rules as _kr
 from ...optim.rules import adam_update, sgd_update
-from .._tensor import VariableBase, convert, fmt_shape, read
+from .._tensor import VariableBase, convert, fmt_shape, read, tft
 from ..errors import InvalidArgumentError
 from .variables import KerasVariable
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "get"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "Nadam", "Ftrl", "Lion", "get", "schedules"]
 
 
 class Optimizer:
@@ -35,9 +40,23 @@ class Optimizer:
                  clipnorm: float | None = None, clipvalue: float | None = None,
                  global_clipnorm: float | None = None, name: str | None = None,
                  **kwargs: Any) -> None:
-        kwargs.pop("use_ema", None)
+        self.use_ema = bool(kwargs.pop("use_ema", False))
+        self.ema_momentum = float(kwargs.pop("ema_momentum", 0.99))
+        self.ema_overwrite_frequency = kwargs.pop("ema_overwrite_frequency", None)
+        if self.use_ema and not 0.0 <= self.ema_momentum <= 1.0:
+            raise hinted(ValueError(with_hint(
+                "`ema_momentum` must be in the range [0, 1]. Received: "
+                f"ema_momentum={self.ema_momentum}", "use e.g. 0.99")))
+        self._averages: dict[int, np.ndarray] = {}
+        # a loss scale multiplies the loss and divides the gradients: no change in value
         kwargs.pop("loss_scale_factor", None)
-        kwargs.pop("gradient_accumulation_steps", None)
+        steps = kwargs.pop("gradient_accumulation_steps", None)
+        if steps is not None and (not isinstance(steps, int) or steps < 2):
+            raise hinted(ValueError(with_hint(
+                "`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                f"gradient_accumulation_steps={steps}", "use None, or 2 or more steps")))
+        self.gradient_accumulation_steps = steps
+        self._accumulated: dict[int, np.ndarray] = {}
         if kwargs:
             raise hinted(TypeError(with_hint(f"Argument(s) not recognized: {kwargs}",
                                       "check the optimizer's argument names")))
@@ -48,7 +67,7 @@ class Optimizer:
         self.name = name or self._default_name  # Keras does not number optimizer names
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
-        self.iterations = KerasVariable(np.int64(0), name="iteration",
+        self._iterations = KerasVariable(np.int64(0), name="iteration",
                                         path=f"{self.name.lower()}/iteration", trainable=False)
         self._schedule: Callable[[Any], Any] | None = None
         if callable(learning_rate) and not isinstance(learning_rate, Tensor):
@@ -63,8 +82,11 @@ class Optimizer:
 
     # ------------------------------------------------------------------ learning rate
     @property
-    def learning_rate(self) -> KerasVariable:
-        """The learning rate, a float32 variable (as in Keras 3)."""
+    def learning_rate(self) -> Any:
+        """The learning rate, a float32 variable (as in Keras 3); with a schedule, its
+        value at the current ``iterations``."""
+        if self._schedule is not None:
+            return convert(self._schedule(int(self.iterations._data)))
         return self._lr
 
     @learning_rate.setter
@@ -83,8 +105,17 @@ class Optimizer:
         return float(self._lr._data)
 
     @property
+    def iterations(self) -> Any:
+        """The step counter; with ``gradient_accumulation_steps`` the number of updates
+        (calls // steps), as in Keras 3."""
+        n = self.gradient_accumulation_steps
+        if n:
+            return tft(np.asarray(int(self._iterations._data) // n, dtype=np.int64))
+        return self._iterations
+
+    @property
     def variables(self) -> list[Any]:
-        return [self.iterations, self._lr]
+        return [self._iterations, self._lr]
 
     # ------------------------------------------------------------------ updates
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
@@ -154,6 +185,19 @@ class Optimizer:
             return self._apply_locked(grads, kept)
 
     def _apply_locked(self, grads: list[np.ndarray], kept: list[tuple[Any, Any]]) -> Any:
+        n_acc = self.gradient_accumulation_steps
+        if n_acc:
+            # Keras: add to the accumulators, and every n-th call apply their mean
+            accs = [self._accumulated.setdefault(id(v), np.zeros_like(v._data))
+                    for _, v in kept]
+            if (int(self._iterations._data) + 1) % n_acc != 0:
+                for acc, ga in zip(accs, grads):
+                    acc += ga
+                self._iterations.assign(self._iterations._data + 1)
+                return self._iterations
+            grads = [(ga + acc) / ga.dtype.type(n_acc) for ga, acc in zip(grads, accs)]
+            for acc in accs:
+                acc[...] = 0
         grads = self._clip(grads)
         lr = self._current_lr()
         for ga, (_, v) in zip(grads, kept):
@@ -169,8 +213,34 @@ class Optimizer:
                 p = np.array(arr, copy=True)
                 self._update(p, ga, state, lr)
                 v._set(p, False)
-        self.iterations.assign(self.iterations._data + 1)
-        return self.iterations
+        if self.use_ema:
+            self._update_averages([v for _, v in kept])
+        self._iterations.assign(self._iterations._data + 1)
+        return self._iterations
+
+    # ------------------------------------------------------------------ EMA (use_ema=True)
+    def _update_averages(self, variables: list[Any]) -> None:
+        """Keras's moving average of the weights (the first step copies them)."""
+        it = int(np.asarray(self.iterations._data))
+        for v in variables:
+            avg = self._averages.setdefault(id(v), np.zeros_like(v._data))
+            dt = v._data.dtype.type
+            mom = dt(self.ema_momentum if it != 0 else 0.0)
+            avg[...] = mom * avg + (dt(1) - mom) * v._data
+        freq = self.ema_overwrite_frequency
+        if freq and (it + 1) % int(freq) == 0:
+            self._overwrite_with_averages(variables)
+
+    def _overwrite_with_averages(self, variables: list[Any]) -> None:
+        for v in variables:
+            avg = self._averages.get(id(v))
+            if avg is not None:
+                v.assign(np.array(avg, copy=True))
+
+    def finalize_variable_values(self, var_list: Any) -> None:
+        """End of ``fit``: with ``use_ema``, the weights become their moving averages."""
+        if self.use_ema:
+            self._overwrite_with_averages(list(var_list))
 
     def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
         """Keras 3's ``apply(grads, trainable_variables)``."""
@@ -284,7 +354,7 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay (Keras's default ``weight_decay=0.004``)."""
 
-    _default_name = "adamw"
+    _default_name = "adam_w"  # Keras snake-cases the class name
 
     def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
                  beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
@@ -293,13 +363,209 @@ class AdamW(Adam):
                          name=name, **kwargs)
 
 
+class _Decayed(Optimizer):
+    """An optimizer whose rule leaves weight decay to the base step (Keras's order)."""
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                lr: float) -> None:
+        if self.weight_decay:
+            _kr.decoupled_weight_decay(param, lr=lr, weight_decay=self.weight_decay)
+        self._rule(param, grad, state, lr)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        raise NotImplementedError
+
+
+class RMSprop(_Decayed):
+    """RMSprop (Keras defaults: ``learning_rate=0.001, rho=0.9, epsilon=1e-7``).
+
+    >>> import tapegrad.tf as tf
+    >>> w = tf.Variable(1.0)
+    >>> _ = tf.keras.optimizers.RMSprop(learning_rate=0.01).apply_gradients([(tf.constant(2.0), w)])
+    >>> round(float(w), 5)
+    0.96838
+    """
+
+    _default_name = "rm_sprop"  # Keras snake-cases the class name
+
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False, weight_decay: Any = None,
+                 clipnorm: Any = None, clipvalue: Any = None, global_clipnorm: Any = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
+        self.centered = bool(centered)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.rmsprop_update(param, grad, state, lr=lr, rho=self.rho, momentum=self.momentum,
+                           epsilon=self.epsilon, centered=self.centered)
+
+
+class Adagrad(_Decayed):
+    """Adagrad (Keras defaults: ``learning_rate=0.001, initial_accumulator_value=0.1``)."""
+
+    _default_name = "adagrad"
+
+    def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
+                 clipvalue: Any = None, global_clipnorm: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.adagrad_update(param, grad, state, lr=lr, epsilon=self.epsilon,
+                           initial_accumulator_value=self.initial_accumulator_value)
+
+
+class Adadelta(_Decayed):
+    """Adadelta (Keras defaults: ``learning_rate=0.001, rho=0.95, epsilon=1e-7``)."""
+
+    _default_name = "adadelta"
+
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
+                 weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.rho, self.epsilon = float(rho), float(epsilon)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.adadelta_update(param, grad, state, lr=lr, rho=self.rho, epsilon=self.epsilon)
+
+
+class Adamax(_Decayed):
+    """Adamax (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.999``)."""
+
+    _default_name = "adamax"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
+                 clipvalue: Any = None, global_clipnorm: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.adamax_update(param, grad, state, lr=lr, step=int(self.iterations._data) + 1,
+                          beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+
+
+class Nadam(_Decayed):
+    """Nadam (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.999``)."""
+
+    _default_name = "nadam"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
+                 clipvalue: Any = None, global_clipnorm: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self._u_product: Any = None
+        self._u_step = -1
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        it = int(self.iterations._data)
+        if self._u_product is None:  # Keras makes it in the first variable's dtype
+            self._u_product = param.dtype.type(1.0)
+        if self._u_step != it:  # advanced once per step, before any variable's update
+            self._u_product = _kr.nadam_u_product(self._u_product, step=it + 1,
+                                                  beta_1=self.beta_1,
+                                                  dtype=np.asarray(self._u_product).dtype)
+            self._u_step = it
+        _kr.nadam_update(param, grad, state, lr=lr, step=it + 1, u_product=self._u_product,
+                         beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+
+
+class Ftrl(_Decayed):
+    """FTRL-proximal (Keras defaults: ``learning_rate=0.001, learning_rate_power=-0.5``)."""
+
+    _default_name = "ftrl"
+
+    def __init__(self, learning_rate: Any = 0.001, learning_rate_power: float = -0.5,
+                 initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,
+                 l2_regularization_strength: float = 0.0,
+                 l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
+                 weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        if initial_accumulator_value < 0.0:
+            raise hinted(ValueError(with_hint(
+                "`initial_accumulator_value` needs to be positive or zero. Received: "
+                f"initial_accumulator_value={initial_accumulator_value}.", "use a value >= 0")))
+        if learning_rate_power > 0.0:
+            raise hinted(ValueError(with_hint(
+                "`learning_rate_power` needs to be negative or zero. Received: "
+                f"learning_rate_power={learning_rate_power}.", "use a value <= 0")))
+        self.learning_rate_power = float(learning_rate_power)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.l1_regularization_strength = float(l1_regularization_strength)
+        self.l2_regularization_strength = float(l2_regularization_strength)
+        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
+        self.beta = float(beta)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.ftrl_update(param, grad, state, lr=lr,
+                        learning_rate_power=self.learning_rate_power,
+                        initial_accumulator_value=self.initial_accumulator_value,
+                        l1_regularization_strength=self.l1_regularization_strength,
+                        l2_regularization_strength=self.l2_regularization_strength,
+                        l2_shrinkage_regularization_strength=(
+                            self.l2_shrinkage_regularization_strength),
+                        beta=self.beta)
+
+
+class Lion(_Decayed):
+    """Lion (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.99``)."""
+
+    _default_name = "lion"
+
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
+                 weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         name, **_strip(kwargs))
+        if beta_1 <= 0 or beta_1 > 1:
+            raise hinted(ValueError(with_hint(
+                "Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer "
+                f"degenerates to SignSGD. Received: beta_1={beta_1}.", "use 0 < beta_1 <= 1")))
+        self.beta_1, self.beta_2 = float(beta_1), float(beta_2)
+
+    def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+              lr: float) -> None:
+        _kr.lion_update(param, grad, state, lr=lr, beta_1=self.beta_1, beta_2=self.beta_2)
+
+
+def _strip(kwargs: dict[str, Any]) -> dict[str, Any]:
+    return kwargs
+
+
 def get(identifier: Any) -> Optimizer:
-    """An optimizer from a name (``"sgd"``, ``"adam"``) or an instance."""
+    """An optimizer from a name (``"sgd"``, ``"adam"``, ``"rmsprop"``...) or an instance."""
     if isinstance(identifier, Optimizer):
         return identifier
-    table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
+    table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop,
+                             "adagrad": Adagrad, "adadelta": Adadelta, "adamax": Adamax,
+                             "nadam": Nadam, "ftrl": Ftrl, "lion": Lion}
     cls = table.get(str(identifier).lower())
     if cls is None:
         raise hinted(ValueError(with_hint(f"Could not interpret optimizer identifier: {identifier}",
-                                   "use 'sgd', 'adam' or 'adamw'")))
+                                   f"known names: {', '.join(sorted(table))}")))
     return cls()
+
+
+from . import schedules  # noqa: E402

@@ -574,6 +574,11 @@ def save_weights(model: Layer, filepath: Any, overwrite: bool = True) -> None:
     _check_built(model, "saving")
     if not overwrite and os.path.exists(path):
         raise hinted(FileExistsError(with_hint(f"{path} exists", "pass overwrite=True")))
+    if type(model).__name__ == "Functional":  # keras.Model(inputs, outputs): the graph's writer
+        from .model_file import save_model as _save_functional
+
+        _save_functional(model, path, overwrite)
+        return
     h5py = _h5py()
     with h5py.File(path, "w") as f:
         _write_weights(model, f)
@@ -681,6 +686,12 @@ def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None,
             raise hinted(ValueError(with_hint(f"Invalid config.json in {path}: {exc}",
                                        "the file is corrupt"))) from None
         weights = _read_member(zf, _WEIGHTS)
+    if isinstance(config, dict) and config.get("class_name") in ("Functional", "Model") \
+            and isinstance(config.get("config"), dict) and "layers" in config["config"]:
+        # a functional model: its graph is rebuilt by the functional reader (also no code run)
+        from .model_file import load_model as _load_functional
+
+        return _load_functional(path, custom_objects, compile, safe_mode)
     model = deserialize_keras_object(config, custom_objects, safe_mode=safe_mode)
     h5py = _h5py()
     with h5py.File(io.BytesIO(weights), "r") as f:

@@ -1,4 +1,4 @@
-"""``keras.utils``: ``set_random_seed``.
+"""``keras.utils``: ``to_categorical``, ``Progbar``, ``set_random_seed``.
 
 >>> import tapegrad.tf as tf
 >>> tf.keras.utils.set_random_seed(7)
@@ -11,14 +11,47 @@ True
 from __future__ import annotations
 
 import random as _pyrandom
+from typing import Any
 
 import numpy as np
 
 from ..._core.errors import hinted, with_hint
+from ..._core.tensor import Tensor
 from .. import random as _tfr
 from . import random as _kr
+from .callbacks import Progbar
 
-__all__ = ["set_random_seed"]
+__all__ = ["to_categorical", "Progbar", "set_random_seed", "timeseries_dataset_from_array"]
+
+
+def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:
+    """One-hot rows (float64, as Keras returns for array input) for integer labels.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.utils.to_categorical([0, 2, 1])
+    array([[1., 0., 0.],
+           [0., 0., 1.],
+           [0., 1., 0.]])
+    """
+    arr = np.asarray(x._data if isinstance(x, Tensor) else x)
+    if arr.dtype.kind == "f":
+        if not np.all(arr == np.floor(arr)):
+            raise hinted(ValueError(with_hint(
+                f"Invalid class labels: {arr.tolist()!r:.80}", "labels must be integers")))
+    y = arr.astype("int64")
+    shape = y.shape
+    if shape and shape[-1] == 1 and len(shape) > 1:
+        shape = shape[:-1]
+    y = y.reshape(-1)
+    if num_classes is None:
+        num_classes = int(np.max(y)) + 1
+    if y.size and (y.min() < 0 or y.max() >= num_classes):
+        raise hinted(IndexError(with_hint(
+            f"index {int(y.max())} is out of bounds for axis 1 with size {num_classes}",
+            "num_classes must exceed every label")))
+    out = np.zeros((y.shape[0], int(num_classes)))
+    out[np.arange(y.shape[0]), y] = 1
+    return out.reshape(shape + (int(num_classes),))
 
 
 def set_random_seed(seed: int) -> None:
@@ -35,3 +68,73 @@ def set_random_seed(seed: int) -> None:
     _pyrandom.seed(seed)
     np.random.seed(seed)
     _tfr.set_seed(seed)
+
+
+def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
+                                  sequence_stride: int = 1, sampling_rate: int = 1,
+                                  batch_size: int | None = 128, shuffle: bool = False,
+                                  seed: int | None = None, start_index: int | None = None,
+                                  end_index: int | None = None, format: str = "tf") -> Any:
+    """Sliding windows over ``data`` (with ``targets[i]`` for the window starting at i)
+    as a batched ``tf.data.Dataset``, Keras 3's start positions and checks.
+
+    >>> import numpy as np
+    >>> import tapegrad.tf as tf
+    >>> ds = tf.keras.utils.timeseries_dataset_from_array(np.arange(6), None, 3, batch_size=2)
+    >>> [b.numpy().tolist() for b in ds]
+    [[[0, 1, 2], [1, 2, 3]], [[2, 3, 4], [3, 4, 5]]]
+    """
+    from ..data import Dataset
+
+    arr = np.asarray(data._data if isinstance(data, Tensor) else data)
+    n = len(arr)
+    if start_index:
+        if start_index < 0:
+            raise hinted(ValueError(with_hint(
+                f"`start_index` must be 0 or greater. Received: start_index={start_index}",
+                "use a non-negative start")))
+        if start_index >= n:
+            raise hinted(ValueError(with_hint(
+                "`start_index` must be lower than the length of the data. Received: "
+                f"start_index={start_index}, for data of length {n}", "lower start_index")))
+    if end_index:
+        if start_index and end_index <= start_index:
+            raise hinted(ValueError(with_hint(
+                "`end_index` must be higher than `start_index`. Received: "
+                f"start_index={start_index}, and end_index={end_index} ", "swap them")))
+        if end_index >= n:
+            raise hinted(ValueError(with_hint(
+                "`end_index` must be lower than the length of the data. Received: "
+                f"end_index={end_index}, for data of length {n}", "lower end_index")))
+    for name, value in (("sampling_rate", sampling_rate), ("sequence_stride", sequence_stride)):
+        if value <= 0:
+            raise hinted(ValueError(with_hint(
+                f"`{name}` must be higher than 0. Received: {name}={value}", "use 1 or more")))
+        if value >= n:
+            raise hinted(ValueError(with_hint(
+                f"`{name}` must be lower than the length of the data. Received: "
+                f"{name}={value}, for data of length {n}", "use a smaller value")))
+    lo = 0 if start_index is None else int(start_index)
+    hi = n if end_index is None else int(end_index)
+    num_seqs = hi - lo - (sequence_length - 1) * sampling_rate
+    tarr = None
+    if targets is not None:
+        tarr = np.asarray(targets._data if isinstance(targets, Tensor) else targets)
+        num_seqs = min(num_seqs, len(tarr))
+    index_dtype = "int32" if num_seqs < 2147483647 else "int64"
+    starts = np.arange(0, num_seqs, sequence_stride, dtype=index_dtype)
+    if shuffle:
+        if seed is None:
+            seed = int(np.random.randint(10**6))
+        np.random.RandomState(seed).shuffle(starts)
+    offsets = np.arange(0, sequence_length * sampling_rate, sampling_rate, dtype=index_dtype)
+    windows = arr[lo:hi][starts[:, None] + offsets[None, :]]
+    ds = Dataset.from_tensor_slices(windows if tarr is None else
+                                    (windows, tarr[lo:hi][starts]))
+    if batch_size is not None:
+        if shuffle:
+            ds = ds.shuffle(buffer_size=batch_size * 8, seed=seed)
+        return ds.batch(batch_size)
+    if shuffle:
+        ds = ds.shuffle(buffer_size=1024, seed=seed)
+    return ds
