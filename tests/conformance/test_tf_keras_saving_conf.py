@@ -120,10 +120,10 @@ def test_mismatch_messages_agree(rk: Any, tmp_path: Path) -> None:
                 "value.shape=(3, 4).") in m
 
 
-def test_functional_models_are_refused_clearly(rk: Any, tmp_path: Path) -> None:
+def test_functional_models_from_keras_load(rk: Any, tmp_path: Path) -> None:
     inp = rk.Input((3,))
     model = rk.Model(inp, rk.layers.Dense(2)(inp))
     model.save(str(tmp_path / "f.keras"))
-    with pytest.raises(NotImplementedError, match="functional Model\\(inputs, outputs\\) API is "
-                                                  "not implemented"):
-        tg_tf.keras.models.load_model(str(tmp_path / "f.keras"))
+    ours = tg_tf.keras.models.load_model(str(tmp_path / "f.keras"))
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(ours(tg_tf.constant(x)).numpy(), model(x).numpy(), rtol=1e-6)

@@ -282,7 +282,8 @@ def test_early_stopping_and_restore_best_weights() -> None:
     m = _reg_model()
     m.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
     es = keras.callbacks.EarlyStopping(monitor="loss", patience=2, verbose=1)
-    out = _capture(lambda: m.fit(X, Y, epochs=10, verbose=0, callbacks=[es]))
+    # shuffle=False: with lr 0 every epoch's loss is then the same number to the last bit
+    out = _capture(lambda: m.fit(X, Y, epochs=10, verbose=0, callbacks=[es], shuffle=False))
     assert m.history.epoch == [0, 1, 2] and es.stopped_epoch == 2
     assert out == "Epoch 3: early stopping\n"
     with pytest.warns(UserWarning, match="Early stopping conditioned on metric `nope`"):
@@ -352,7 +353,7 @@ def test_model_checkpoint_and_weights_round_trip(tmp_path: Any) -> None:
         def call(self, x: Any) -> Any:
             return x
 
-    with pytest.raises(NotImplementedError, match="subclassed model"):
+    with pytest.raises(ValueError, match="the class is not registered"):
         Sub().save(str(tmp_path / "s.keras"))
     other = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), keras.layers.Dense(1)])
     before = other.get_weights()

@@ -574,11 +574,6 @@ def save_weights(model: Layer, filepath: Any, overwrite: bool = True) -> None:
     _check_built(model, "saving")
     if not overwrite and os.path.exists(path):
         raise hinted(FileExistsError(with_hint(f"{path} exists", "pass overwrite=True")))
-    if type(model).__name__ == "Functional":  # keras.Model(inputs, outputs): the graph's writer
-        from .model_file import save_model as _save_functional
-
-        _save_functional(model, path, overwrite)
-        return
     h5py = _h5py()
     with h5py.File(path, "w") as f:
         _write_weights(model, f)
@@ -635,6 +630,13 @@ def save_model(model: Layer, filepath: Any, overwrite: bool = True, **kwargs: An
             "e.g. model.save('model.keras')")))
     if not overwrite and os.path.exists(path):
         raise hinted(FileExistsError(with_hint(f"{path} exists", "pass overwrite=True")))
+    if type(model).__name__ == "Functional" or getattr(model, "compiled", False):
+        # keras.Model(inputs, outputs), or a compiled model (its compile config is kept):
+        # the training side's writer
+        from .model_file import save_model as _save_graph
+
+        _save_graph(model, path, overwrite)
+        return
     config = serialize_keras_object(model)
     config["compile_config"] = {}
     h5py = _h5py()
@@ -686,8 +688,10 @@ def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None,
             raise hinted(ValueError(with_hint(f"Invalid config.json in {path}: {exc}",
                                        "the file is corrupt"))) from None
         weights = _read_member(zf, _WEIGHTS)
-    if isinstance(config, dict) and config.get("class_name") in ("Functional", "Model") \
-            and isinstance(config.get("config"), dict) and "layers" in config["config"]:
+    if isinstance(config, dict) and (
+            (config.get("class_name") in ("Functional", "Model")
+             and isinstance(config.get("config"), dict) and "layers" in config["config"])
+            or (compile and config.get("compile_config"))):
         # a functional model: its graph is rebuilt by the functional reader (also no code run)
         from .model_file import load_model as _load_functional
 
