@@ -81,7 +81,6 @@ from ._ops import (
     is_tensor,
     less,
     less_equal,
-    linspace,
     logical_and,
     logical_not,
     logical_or,
@@ -98,7 +97,6 @@ from ._ops import (
     ones_like,
     pad,
     pow,
-    range,
     rank,
     reduce_all,
     reduce_any,
@@ -136,6 +134,7 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
 from .dtypes import (
     DType,

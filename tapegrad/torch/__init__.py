@@ -45,6 +45,7 @@ from ._dtype import (
     uint64,
 )
 from ._dtype import bool_ as bool  # noqa: A001  (torch.bool)
+from ._extras import meshgrid
 from ._ops import *  # noqa: F403
 from ._ops import return_types
 from ._print import get_printoptions, printoptions, set_printoptions
@@ -139,7 +140,7 @@ __all__ = [
     # creation and random numbers
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
-    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
+    "linspace", "meshgrid", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
     # grad mode
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",

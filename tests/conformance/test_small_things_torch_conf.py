@@ -1,0 +1,159 @@
+"""Conformance (issue 16): small things textbook code trips on, PyTorch style.
+
+Ranges bit for bit, NumPy-style keyword aliases, conversion errors and type
+names, each run on real PyTorch and on tapegrad.torch.  Skipped without
+PyTorch.
+"""
+
+# ruff: noqa: B023  (each lambda is called at once, inside its loop step)
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+real = pytest.importorskip("torch")
+import tapegrad.torch as tt  # noqa: E402
+
+
+def _run(mod: Any, fn: Callable[[Any], Any]) -> tuple[str, Any]:
+    try:
+        return "ok", fn(mod)
+    except Exception as e:  # noqa: BLE001  (the exception type is what is compared)
+        return "err", e
+
+
+def _np(x: Any) -> Any:
+    if isinstance(x, (tuple, list)):
+        return [_np(v) for v in x]
+    if hasattr(x, "detach"):
+        return x.detach().numpy()
+    return x
+
+
+def same(fn: Callable[[Any], Any], *, msg: bool = True) -> None:
+    """``fn(torch)`` and ``fn(tapegrad.torch)``: equal values and dtypes, or the same error."""
+    k1, a = _run(real, fn)
+    k2, b = _run(tt, fn)
+    assert k1 == k2, (a, b)
+    if k1 == "err":
+        assert type(a).__name__ == type(b).__name__, (a, b)
+        if msg:
+            first = str(a).split("\n")[0].strip()
+            assert first in str(b), (str(a), str(b))
+        return
+    av, bv = _np(a), _np(b)
+    if isinstance(av, list):
+        assert len(av) == len(bv)
+        for x, y in zip(av, bv):
+            _eq(x, y)
+    else:
+        _eq(av, bv)
+
+
+def _eq(a: Any, b: Any) -> None:
+    if isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray), b
+        assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, a.shape, b.dtype, b.shape)
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+# ============================================================================ 1. ranges
+def _random_ranges(seed: int, n: int) -> list[tuple[float, float, float]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        start = float(np.round(rng.uniform(-10, 10), rng.integers(0, 4)))
+        step = float(np.round(rng.uniform(0.001, 2), rng.integers(1, 4)))
+        step *= 1 if rng.random() < 0.8 else -1
+        if step == 0:
+            continue
+        count = int(rng.integers(1, 300 if len(out) % 8 else 2500))
+        end = start + step * count + float(np.round(rng.uniform(-1, 1) * abs(step), 2))
+        out.append((start, end, step))
+    return out
+
+
+TEXTBOOK = [(-5.5, 1.0, 0.1), (-3.0, 3.0, 0.01), (0.0, 1.0, 0.1), (1.0, 1.3, 0.1),
+            (-2.0, 2.0, 0.05), (0.5, 0.0, -0.1), (0, 10, 3), (10, 0, -3), (0.0, 0.3, 0.1)]
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> Any:
+    # PyTorch splits ranges over 2000 elements between threads; tapegrad follows
+    # torch.get_num_threads() (1)
+    n = real.get_num_threads()
+    real.set_num_threads(1)
+    yield
+    real.set_num_threads(n)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", None])
+def test_arange_bit_for_bit(dtype: str | None) -> None:
+    for start, end, step in TEXTBOOK + _random_ranges(0, 120):
+        same(lambda t: t.arange(start, end, step,
+                                dtype=None if dtype is None else getattr(t, dtype)))
+
+
+def test_arange_forms_and_errors() -> None:
+    same(lambda t: t.arange(5))
+    same(lambda t: t.arange(end=5))
+    same(lambda t: t.arange(start=1, end=5))
+    same(lambda t: t.arange(1, 5, step=2))
+    same(lambda t: t.arange(t.tensor(3)))
+    same(lambda t: t.arange(t.tensor(3.0)))
+    same(lambda t: t.arange(np.float64(3.0)))
+    same(lambda t: t.arange(1e10, 1e10 + 5))
+    same(lambda t: t.arange(0, 2.5, dtype=t.int64))
+    same(lambda t: t.arange(0.5, 3, dtype=t.int64))
+    same(lambda t: t.arange(-1.5, 3, 1.5, dtype=t.int64))
+    same(lambda t: t.arange(0, 5, 1.5, dtype=t.int64))
+    same(lambda t: t.arange(0, 1, 0.1, dtype=t.uint8))
+    same(lambda t: t.arange(0, 3, 0.5, dtype=t.int32))
+    same(lambda t: t.arange(0, -10, -3, dtype=t.int32))
+    same(lambda t: t.arange(1, 1))
+    # errors
+    same(lambda t: t.arange(0, 3, 0.5, dtype=t.int64))
+    same(lambda t: t.arange(0, 1, 0))
+    same(lambda t: t.arange(1, 0))
+    same(lambda t: t.arange(1, 0, 0.1))
+    same(lambda t: t.arange(float("inf")))
+    same(lambda t: t.arange(0, float("nan")))
+    same(lambda t: t.arange(5, dtype=t.bool))
+    same(lambda t: t.arange(3, dtype=t.complex64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", None])
+def test_linspace_bit_for_bit(dtype: str | None) -> None:
+    rng = np.random.default_rng(1)
+    cases = [(0, 1, 5), (-5.5, 1.0, 66), (0, 1, 1), (0, 1, 0), (3, -2, 7), (0, 10, 11),
+             (-1, 1, 100), (0.5, 1, 1), (-5.5, 1.0, 5)]
+    for _ in range(120):
+        cases.append((float(np.round(rng.uniform(-10, 10), rng.integers(0, 4))),
+                      float(np.round(rng.uniform(-10, 10), rng.integers(0, 4))),
+                      int(rng.integers(0, 400))))
+    for start, end, steps in cases:
+        same(lambda t: t.linspace(start, end, steps,
+                                  dtype=None if dtype is None else getattr(t, dtype)))
+
+
+def test_linspace_forms_and_errors() -> None:
+    same(lambda t: t.linspace(t.tensor(0.0), t.tensor(1.0), 3))
+    same(lambda t: t.linspace(0, 1, t.tensor(3)))
+    same(lambda t: t.linspace(start=0, end=1, steps=3))
+    same(lambda t: t.linspace(1 + 2j, 3, 3))
+    same(lambda t: t.linspace(0, 1, -1))
+    same(lambda t: t.linspace(0, 1, 3, dtype=t.bool))
+    same(lambda t: t.linspace(t.tensor([0.0]), 1, 3))
+    same(lambda t: t.linspace(0, 1, 2.0), msg=False)
+
+
+def test_meshgrid_of_float_ranges_feeds_a_contour_grid() -> None:
+    def grid(t: Any) -> Any:
+        x1, x2 = t.meshgrid(t.arange(-5.5, 1.0, 0.1), t.arange(-3.0, 1.0, 0.1), indexing="ij")
+        return [x1, x2]
+    same(grid)
