@@ -42,9 +42,18 @@ from collections.abc import Callable as _Callable
 from typing import Any as _Any
 
 from .._core.tensor import Tensor
+from . import _indexing, _tensor, dtypes, errors, random
 from . import _nest as nest
-from . import _tensor, dtypes, errors, random
 from ._custom import custom_gradient
+from ._indexing import (
+    IndexedSlices,
+    scatter_nd,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+)
 from ._ops import (
     abs,
     add,
@@ -157,6 +166,7 @@ from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable
 
 _tensor.install()
+_indexing.install()
 
 from . import (  # noqa: E402
     autodiff,
@@ -272,4 +282,6 @@ __all__ = [
     "reshape", "reverse", "round", "rsqrt", "shape", "sigmoid", "sign", "sin", "size", "sort",
     "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan", "tanh", "tensordot",
     "tile", "transpose", "truediv", "unstack", "where",
+    "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
+    "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
 ]
