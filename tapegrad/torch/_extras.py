@@ -61,3 +61,94 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if swap:
         out[0], out[1] = out[1], out[0]
     return tuple(out)
+
+
+def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """``torch.inner``: sums over the last axes (``x.shape[:-1] + y.shape[:-1]``).
+
+    1-D operands give their dot product; a scalar operand multiplies.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.inner(torch.ones(2, 3), torch.ones(4, 3)).shape
+    torch.Size([2, 4])
+    """
+    from . import _ops
+
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return _ops.mul(input, other)
+    k, k2 = input._data.shape[-1], other._data.shape[-1]
+    if k != k2:
+        raise RuntimeError(with_hint(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input._data.shape)} and {list(other._data.shape)}",
+            "torch.inner sums over the last dimension of both"))
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return _ops.dot(input, other)
+    a = input.reshape(-1, k)
+    b = other.reshape(-1, k)
+    return _ops.matmul(a, b.t()).reshape(*input._data.shape[:-1], *other._data.shape[:-1])
+
+
+def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """``torch.moveaxis``: NumPy's name for :func:`torch.movedim`."""
+    from . import _ops
+
+    return _ops.movedim(input, source, destination)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """``torch.ravel``: the elements as one dimension (a view when possible)."""
+    return input.reshape(-1)
+
+
+def fix(input: Tensor, *, out: Any = None) -> Tensor:
+    """``torch.fix``: NumPy's name for :func:`torch.trunc`."""
+    from . import _ops
+
+    return _ops.trunc(input)
+
+
+def sgn(input: Tensor, *, out: Any = None) -> Tensor:
+    """``torch.sgn``: the sign (``z / |z|`` for complex tensors, ``sign`` for real ones)."""
+    from . import _ops
+
+    if input._data.dtype.kind == "c":
+        mag = _ops.abs(input)
+        return _ops.where(mag == 0, input * 0, input / _ops.where(mag == 0, mag + 1, mag))
+    return _ops.sign(input)
+
+
+def _any_all(name: str) -> Any:
+    """Tensor.any / all / sum / prod: PyTorch's ``dim``/``keepdim``/``dtype`` for PyTorch-style
+    tensors (the core methods take NumPy's arguments)."""
+    from .._core.tensor import TORCH
+    from . import _ops
+
+    core = Tensor.__dict__[name]
+    torch_fn = getattr(_ops, name)
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self._style == TORCH:
+            return torch_fn(self, *args, **kwargs)
+        return core(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = core.__doc__
+    return method
+
+
+def install() -> None:
+    """Methods the PyTorch style needs on the shared Tensor: ``inner``, ``moveaxis``,
+    ``ravel``, and ``any``/``all`` with ``dim``/``keepdim``."""
+    if getattr(Tensor, "_torch_extras", False):
+        return
+    Tensor.inner = lambda self, other: inner(self, other)  # type: ignore[attr-defined]
+    Tensor.moveaxis = lambda self, s, d: moveaxis(self, s, d)  # type: ignore[attr-defined]
+    Tensor.ravel = lambda self: ravel(self)  # type: ignore[attr-defined]
+    Tensor.fix = lambda self: fix(self)  # type: ignore[attr-defined]
+    Tensor.sgn = lambda self: sgn(self)  # type: ignore[attr-defined]
+    if not hasattr(Tensor, "absolute"):
+        Tensor.absolute = lambda self: self.abs()  # type: ignore[attr-defined]
+    for name in ("any", "all", "sum", "prod"):
+        setattr(Tensor, name, _any_all(name))
+    Tensor._torch_extras = True  # type: ignore[attr-defined]
