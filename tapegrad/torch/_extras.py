@@ -86,7 +86,7 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
         return _ops.dot(input, other)
     a = input.reshape(-1, k)
     b = other.reshape(-1, k)
-    return _ops.matmul(a, b.t()).reshape(*input._data.shape[:-1], *other._data.shape[:-1])
+    return _ops.matmul(a, _ops.t(b)).reshape(*input._data.shape[:-1], *other._data.shape[:-1])
 
 
 def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
