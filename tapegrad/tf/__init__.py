@@ -179,6 +179,18 @@ from . import (  # noqa: E402
 
 newaxis = None
 
+# TensorFlow 2.21 still exposes Keras's modules under these names
+initializers = keras.initializers
+optimizers = keras.optimizers
+losses = keras.losses
+metrics = keras.metrics
+# and its own v2 initializers (same call: ``init(shape, dtype)``)
+random_normal_initializer = keras.initializers.RandomNormal
+random_uniform_initializer = keras.initializers.RandomUniform
+zeros_initializer = keras.initializers.Zeros
+ones_initializer = keras.initializers.Ones
+constant_initializer = keras.initializers.Constant
+
 
 def executing_eagerly() -> _builtins.bool:
     """Always True: tapegrad runs eagerly."""
@@ -282,6 +294,8 @@ __all__ = [
     "reshape", "reverse", "round", "rsqrt", "shape", "sigmoid", "sign", "sin", "size", "sort",
     "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan", "tanh", "tensordot",
     "tile", "transpose", "truediv", "unstack", "where",
+    "initializers", "optimizers", "losses", "metrics", "random_normal_initializer",
+    "random_uniform_initializer", "zeros_initializer", "ones_initializer", "constant_initializer",
     "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
     "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
 ]

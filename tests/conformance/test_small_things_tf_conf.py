@@ -313,3 +313,132 @@ def test_tensor_scatter_max_min_gradients(rtf: Any) -> None:
             z2 = m.reduce_sum(m.tensor_scatter_nd_min(a * 1.0, idx, b * 1.0) * w)
         return [g for z in (z1, z2) for g in tape.gradient(z, [a, b])]
     same(rtf, run)
+
+
+# ============================================================================ 4. aliases TF keeps
+ALIAS_NAMES = {
+    "initializers": ["Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
+                     "TruncatedNormal", "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform",
+                     "LecunNormal", "LecunUniform", "Identity", "Orthogonal", "VarianceScaling",
+                     "zeros", "ones", "constant", "glorot_uniform", "glorot_normal", "he_normal",
+                     "he_uniform", "lecun_normal", "lecun_uniform", "random_normal",
+                     "random_uniform", "truncated_normal", "identity", "orthogonal",
+                     "variance_scaling", "get", "Initializer"],
+    "optimizers": ["SGD", "Adam", "AdamW", "Optimizer", "get"],
+    "losses": ["MeanSquaredError", "MeanAbsoluteError", "BinaryCrossentropy",
+               "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "Loss", "mse", "MSE",
+               "mae", "MAE", "binary_crossentropy", "categorical_crossentropy",
+               "sparse_categorical_crossentropy", "get"],
+    "metrics": ["Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "RootMeanSquaredError",
+                "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
+                "MeanMetricWrapper", "Metric", "binary_accuracy",
+                "categorical_accuracy", "sparse_categorical_accuracy", "mse", "MSE", "mae", "MAE",
+                "get"],
+}
+
+
+@pytest.mark.parametrize("module", list(ALIAS_NAMES))
+def test_tf_module_aliases_exist_where_tensorflow_has_them(rtf: Any, module: str) -> None:
+    for name in ALIAS_NAMES[module]:
+        assert hasattr(getattr(rtf, module), name), (module, name)        # TF 2.21 has it
+        assert hasattr(getattr(rtf.keras, module), name), (module, name)
+        ours = getattr(getattr(tg, module), name)
+        assert ours is getattr(getattr(tg.keras, module), name), (module, name)
+
+
+def test_lowercase_initializer_spellings_are_the_classes(rtf: Any) -> None:
+    for low, cls in [("zeros", "Zeros"), ("glorot_uniform", "GlorotUniform"),
+                     ("truncated_normal", "TruncatedNormal"), ("identity", "Identity")]:
+        assert (getattr(rtf.keras.initializers, low) is getattr(rtf.keras.initializers, cls)) \
+            == (getattr(tg.keras.initializers, low) is getattr(tg.keras.initializers, cls))
+
+
+INITS: dict[str, Callable[[Any], Any]] = {
+    "tf_zeros_initializer": lambda m: m.zeros_initializer()((2, 3)),
+    "tf_ones_initializer": lambda m: m.ones_initializer()((2,), dtype=m.float64),
+    "tf_constant_initializer": lambda m: m.constant_initializer(3.0)((2,)),
+    "initializers_constant": lambda m: m.initializers.Constant(2.0)((2, 2)),
+    "initializers_zeros_int": lambda m: m.initializers.Zeros()((2,), dtype="int32"),
+    "identity": lambda m: m.keras.initializers.Identity()((2, 3)),
+    "identity_gain": lambda m: m.keras.initializers.Identity(gain=2.0)((2, 2)),
+    "identity_1d": lambda m: m.keras.initializers.Identity()((2,)),
+    "get_class_name": lambda m: m.keras.initializers.get("Zeros")((2,)),
+    "get_config": lambda m: m.keras.initializers.get({"class_name": "Ones", "config": {}})((2,)),
+    "get_unknown": lambda m: m.keras.initializers.get("no_such_initializer"),
+}
+
+
+@pytest.mark.parametrize("name", list(INITS))
+def test_deterministic_initializers(rtf: Any, name: str) -> None:
+    same(rtf, INITS[name], msg=name != "get_unknown")
+
+
+@pytest.mark.parametrize("name", ["RandomNormal", "TruncatedNormal", "GlorotUniform",
+                                  "LecunNormal", "LecunUniform", "Orthogonal"])
+def test_random_initializers_shape_dtype_and_spread(rtf: Any, name: str) -> None:
+    a = getattr(rtf.keras.initializers, name)(seed=3)((200, 50)).numpy()
+    b = getattr(tg.keras.initializers, name)(seed=3)((200, 50)).numpy()
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert abs(a.std() - b.std()) < 0.1 * a.std()
+    assert abs(a.max() - b.max()) < 0.25 * a.max()
+    if name == "Orthogonal":
+        np.testing.assert_allclose(b.T @ b, np.eye(50), atol=1e-5)
+
+
+METRICS: dict[str, Callable[[Any], Any]] = {
+    "mean": lambda m: _stream(m.metrics.Mean(), [([1.0, 2.0, 3.0],), (5.0, 2.0)]),
+    "sum": lambda m: _stream(m.metrics.Sum(), [([1, 3, 5, 7],)]),
+    "mse": lambda m: _stream(m.metrics.MeanSquaredError(),
+                             [([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]])]),
+    "mae_weighted": lambda m: _stream(m.metrics.MeanAbsoluteError(),
+                                      [([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]],
+                                        [1.0, 0.0])]),
+    "rmse": lambda m: _stream(m.metrics.RootMeanSquaredError(),
+                              [([[0, 1], [0, 0]], [[1, 1], [0, 0]])]),
+    "sparse_cat_acc": lambda m: _stream(m.metrics.SparseCategoricalAccuracy(),
+                                        [([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0]])]),
+    "sparse_cat_acc_flat": lambda m: _stream(m.metrics.SparseCategoricalAccuracy(),
+                                             [([2, 1], [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0]])]),
+    "binary_acc": lambda m: _stream(m.metrics.BinaryAccuracy(),
+                                    [([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]])]),
+    "cat_acc": lambda m: _stream(m.metrics.CategoricalAccuracy(),
+                                 [([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])]),
+    "accuracy": lambda m: _stream(m.metrics.Accuracy(),
+                                  [([[1], [2], [3], [4]], [[0], [2], [3], [4]])]),
+    "fn_sparse": lambda m: m.metrics.sparse_categorical_accuracy(
+        [2, 1], [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0]]),
+    "fn_binary": lambda m: m.metrics.binary_accuracy([[1.0], [0.0]], [[0.7], [0.2]]),
+    "fn_mse": lambda m: m.metrics.mse([[0.0, 1.0]], [[1.0, 1.0]]),
+    "losses_MSE": lambda m: m.losses.MSE([[0.0, 1.0]], [[1.0, 1.0]]),
+    "losses_mae": lambda m: m.losses.mae([[0.0, 1.0]], [[1.0, 3.0]]),
+}
+
+
+def _stream(metric: Any, batches: list[tuple[Any, ...]]) -> Any:
+    out = []
+    for b in batches:
+        if len(b) == 3 or (len(b) == 2 and isinstance(b[1], float)):
+            metric.update_state(*b[:-1], sample_weight=b[-1])
+        else:
+            metric.update_state(*b)
+        out.append(metric.result())
+    metric.reset_state()
+    out.append(metric.result())
+    return out + [metric.name]
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_metrics(rtf: Any, name: str) -> None:
+    same(rtf, METRICS[name])
+
+
+def test_tf_optimizers_alias_trains_like_keras(rtf: Any) -> None:
+    def run(m: Any) -> Any:
+        w = m.Variable([1.0, -2.0])
+        opt = m.optimizers.SGD(learning_rate=0.1, momentum=0.9)
+        for _ in range(3):
+            with m.GradientTape() as tape:
+                loss = m.reduce_sum(w * w)
+            opt.apply_gradients(zip([tape.gradient(loss, w)], [w]))
+        return w
+    same(rtf, run)

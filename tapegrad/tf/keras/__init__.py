@@ -17,11 +17,11 @@ optimizer arithmetic is the shared core of :mod:`tapegrad.optim`.
 
 from __future__ import annotations
 
-from . import activations, initializers, layers, losses, models, optimizers
+from . import activations, initializers, layers, losses, metrics, models, optimizers
 from . import variables as backend
 from .layers import Input, Layer
 from .models import Model, Sequential
 from .variables import KerasVariable as Variable
 
-__all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
+__all__ = ["activations", "initializers", "layers", "losses", "metrics", "models", "optimizers",
            "backend", "Input", "Layer", "Model", "Sequential", "Variable"]
