@@ -135,12 +135,19 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
                                       "uint64, uint32, uint16, uint8, and bool.",
                                       "convert the array to a numeric dtype first"))
         return arr
-    if isinstance(data, str) or isinstance(_leaf_kind(data), str):
-        raise TypeError(with_hint(f"new(): invalid data type '{type(_leaf_kind(data)).__name__}'",
-                                  "tensors hold numbers: pass numbers or nested lists of them"))
-    if isinstance(data, (set, dict)):
-        raise TypeError(with_hint(f"new(): data must be a sequence (got {type(data).__name__})",
-                                  "pass a list or tuple"))
+    if isinstance(data, (list, tuple)):
+        from ._convert import from_sequence
+
+        seq_arr, final = from_sequence(data, dt)
+        if final:
+            return seq_arr
+        return _default_dtypes(seq_arr, data)
+    if not isinstance(data, (bool, int, float, complex)):
+        from ._convert import compute_sizes, infer_scalar_type
+
+        if not isinstance(data, (str, bytes)):
+            compute_sizes(data)
+        infer_scalar_type(data)      # str, None, dict, set, ...: PyTorch's errors
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -156,6 +163,11 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
                                   "pass numbers or nested lists of numbers"))
     if dt is not None:
         return arr.astype(dt)
+    return _default_dtypes(arr, data)
+
+
+def _default_dtypes(arr: np.ndarray, data: Any) -> np.ndarray:
+    """NumPy's dtype for Python numbers mapped to PyTorch's (default float, int64)."""
     leaf = _leaf_kind(data)
     if arr.dtype.kind == "f" and not isinstance(leaf, (np.generic, np.ndarray, Tensor)):
         arr = arr.astype(default_np())

@@ -442,3 +442,54 @@ def test_tf_optimizers_alias_trains_like_keras(rtf: Any) -> None:
             opt.apply_gradients(zip([tape.gradient(loss, w)], [w]))
         return w
     same(rtf, run)
+
+
+# ============================================================================ 6. conversion errors
+def _data_cases(m: Any) -> dict[str, Any]:
+    c = m.constant
+    return {
+        "ragged": [[1, 2], [3]], "ragged3": [[[1, 2], [3, 4]], [[5, 6]]],
+        "ragged_float": [[1.0, 2.0], [3.0]], "ragged_first_short": [[1], [2, 3]],
+        "scalar_then_list": [1, [2, 3]], "list_then_scalar": [[2, 3], 1],
+        "tensor_then_number": [c(1.0), 2.0], "number_then_tensor": [1.0, c(2.0)],
+        "tensors": [c(1.0), c(2.0)], "tensor_rows": [c([1.0, 2.0]), c([3.0, 4.0])],
+        "tensor_row_and_list": [c([1.0, 2.0]), [3.0, 4.0]],
+        "ragged_tensors": [c([1.0, 2.0]), c([3.0])],
+        "nested_tensor_and_numbers": [[c(1.0), 2.0], [3.0, 4.0]],
+        "later_nested_tensor": [[1.0, 2.0], [c(3.0), 4.0]],
+        "int_tensor_and_float": [c(1), 2.5], "int_tensor_and_int": [c(1), 2],
+        "tensor_dtypes_mixed": [c(1.0), c(2)], "variable_and_number": [m.Variable(1.0), 2.0],
+        "str_then_int": ["a", 1], "float_then_none": [1.0, None], "dict": {"a": 1},
+        "numpy_scalar_and_number": [np.float64(1.0), 2.0],
+        "numpy_row_and_list": [np.array([1.0, 2.0]), [3.0, 4.0]], "set": {1, 2},
+        "empty_then_row": [[], [1]], "row_then_empty": [[1], []], "bool_then_float": [True, 1.5],
+        "float_then_bool": [1.5, True], "int_then_bool": [1, True], "bool_then_int": [True, 1],
+        "int_then_float": [1, 2.5], "complex_and_float": [1j, 1.0], "tuple_ragged": ((1, 2), (3,)),
+        "object": [object()], "int_past_int32": [2**40], "int_past_int64": [2**63],
+        "int64_min": [-(2**63)], "nan": [float("nan")],
+    }
+
+
+CONVERSIONS = list(_data_cases(tg))
+
+
+@pytest.mark.parametrize("name", CONVERSIONS)
+@pytest.mark.parametrize("how", ["constant", "convert_to_tensor"])
+def test_conversion_results_and_errors(rtf: Any, name: str, how: str) -> None:
+    # the object's address differs between runs: compare the exception type only there
+    same(rtf, lambda m: getattr(m, how)(_data_cases(m)[name]), msg=name != "object")
+
+
+def test_conversion_with_dtype(rtf: Any) -> None:
+    same(rtf, lambda m: m.convert_to_tensor([m.constant(1), 2], dtype=m.float32))
+    same(rtf, lambda m: m.constant([[], [1]], dtype=m.int32))
+    same(rtf, lambda m: m.constant(2**63))
+
+
+def test_packing_keeps_gradients(rtf: Any) -> None:
+    def run(m: Any) -> Any:
+        a = m.Variable(2.0)
+        with m.GradientTape() as tape:
+            y = m.reduce_sum(m.convert_to_tensor([[a * a, 1.0], [3.0, a]]) ** 2)
+        return tape.gradient(y, a)
+    same(rtf, run)

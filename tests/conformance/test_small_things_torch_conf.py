@@ -257,3 +257,40 @@ def test_aliases_keep_gradients() -> None:
         y.sum().backward()
         return [y, x.grad]
     same(run)
+
+
+# ============================================================================ 6. conversion errors
+def _data_cases(t: Any) -> dict[str, Any]:
+    c = t.tensor
+    return {
+        "ragged": [[1, 2], [3]], "ragged3": [[[1, 2], [3, 4]], [[5, 6]]],
+        "ragged_first_short": [[1], [2, 3]], "scalar_then_list": [1, [2, 3]],
+        "list_then_scalar": [[2, 3], 1], "tensor_then_number": [c(1.0), 2.0],
+        "number_then_tensor": [1.0, c(2.0)], "tensors": [c(1.0), c(2.0)],
+        "tensor_rows": [c([1.0, 2.0]), c([3.0, 4.0])],
+        "tensor_row_and_list": [c([1.0, 2.0]), [3.0, 4.0]],
+        "nested_tensor_and_numbers": [[c(1.0), 2.0], [3.0, 4.0]],
+        "int_tensor_and_float": [c(1), 2.5], "tensor_dtypes_mixed": [c(1.0), c(2)],
+        "float64_tensor_and_int": [c(1.0, dtype=t.float64), 2],
+        "str_then_int": ["a", 1], "int_then_str": [1, "a"], "str": "abc",
+        "float_then_none": [1.0, None], "dict": {"a": 1}, "set": {1, 2}, "none": None,
+        "numpy_scalar_and_number": [np.float64(1.0), 2.0],
+        "numpy_row_and_list": [np.array([1.0, 2.0]), [3.0, 4.0]],
+        "empty_then_row": [[], [1]], "bool_then_float": [True, 1.5], "bool_then_int": [True, 2],
+        "complex_and_float": [1j, 1.0], "tuple_ragged": ((1, 2), (3,)), "object": [object()],
+        "int_past_int32": [2**40], "int_past_int64": [2**63], "nan": [float("nan")],
+        "generator": (x for x in [1, 2]),
+    }
+
+
+@pytest.mark.parametrize("name", list(_data_cases(tt)))
+@pytest.mark.parametrize("how", ["tensor", "as_tensor"])
+def test_conversion_results_and_errors(name: str, how: str) -> None:
+    same(lambda t: getattr(t, how)(_data_cases(t)[name]))
+
+
+def test_conversion_with_dtype() -> None:
+    same(lambda t: t.tensor([[1, 2], [3, 4]], dtype=t.float64))
+    same(lambda t: t.tensor([t.tensor(1.5), 2], dtype=t.int64))
+    same(lambda t: t.tensor([[], [1]], dtype=t.int64))
+    same(lambda t: t.tensor([[1], [2, 3]], dtype=t.float32))
