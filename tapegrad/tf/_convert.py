@@ -174,7 +174,9 @@ def pack(value: Any, dtype: Any) -> Tensor:
     from ._tensor import convert, tft
 
     inferred = _nested_dtype(value)
-    npd = inferred if dtype is None else _dt.np_dtype(dtype)
+    found = inferred if dtype is None else _dt.np_dtype(dtype)
+    assert found is not None  # pack is called only for a nest holding a tensor
+    npd: np.dtype = found
 
     def cast_nested(v: Any) -> Any:
         if isinstance(v, Tensor):
