@@ -24,9 +24,13 @@ Where tapegrad.tf knowingly differs from TensorFlow:
   but not TensorFlow's numbers.
 - A Python float (or ``None``) passed as a gradient source is a clear
   ``TypeError`` (TensorFlow fails with an ``AttributeError``).
-- ``tf.function`` is accepted and ignored (everything runs eagerly);
-  ``tf.Tensor`` is :class:`tapegrad.Tensor` (so ``isinstance(v, tf.Tensor)``
-  is also true for variables), and tensors are hashable.
+- ``tf.function`` is accepted and ignored (everything runs eagerly), and
+  tensors are hashable.
+- ``type(t)`` of a tensor is :class:`tapegrad.Tensor` (TensorFlow's is
+  ``EagerTensor``) and of a variable ``tapegrad.tf.Variable`` (TensorFlow's
+  ``ResourceVariable``); ``isinstance`` answers as in TensorFlow
+  (``isinstance(v, tf.Tensor)`` is False for a variable, ``tf.is_tensor(v)``
+  True).
 - The recorded graph lives as long as the tensors computed from it (the tape
   holds no graph): deleting or resetting a tape frees the tape at once, and a
   non-persistent tape releases the values it saved after its ``gradient``.
@@ -39,6 +43,7 @@ from __future__ import annotations
 import builtins as _builtins
 import sys as _sys
 from collections.abc import Callable as _Callable
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from .._core.tensor import Tensor
@@ -164,6 +169,10 @@ from .dtypes import (
 )
 from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable
+
+if not _TYPE_CHECKING:
+    # isinstance(x, tf.Tensor): tensors yes, variables no (tapegrad/tf/_types.py)
+    from ._types import Tensor  # noqa: F811
 
 _tensor.install()
 _indexing.install()

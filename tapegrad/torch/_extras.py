@@ -151,4 +151,10 @@ def install() -> None:
         Tensor.absolute = lambda self: self.abs()  # type: ignore[attr-defined]
     for name in ("any", "all", "sum", "prod"):
         setattr(Tensor, name, _any_all(name))
+    # ``torch.Tensor`` prints as a class of this front-end (``type(t)`` is still the shared
+    # tapegrad.Tensor until the front-ends get their own subclasses)
+    from . import _misc
+
+    _misc.TorchTensor.__name__ = _misc.TorchTensor.__qualname__ = "Tensor"
+    _misc.TorchTensor.__module__ = "tapegrad.torch"
     Tensor._torch_extras = True  # type: ignore[attr-defined]

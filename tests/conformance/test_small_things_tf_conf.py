@@ -493,3 +493,14 @@ def test_packing_keeps_gradients(rtf: Any) -> None:
             y = m.reduce_sum(m.convert_to_tensor([[a * a, 1.0], [3.0, a]]) ** 2)
         return tape.gradient(y, a)
     same(rtf, run)
+
+
+# ============================================================================ 5. isinstance
+def test_isinstance_answers_as_tensorflow(rtf: Any) -> None:
+    def facts(m: Any) -> Any:
+        t, v = m.constant([1.0]), m.Variable([1.0])
+        return [isinstance(t, m.Tensor), isinstance(v, m.Tensor), isinstance(v, m.Variable),
+                isinstance(t, m.Variable), m.is_tensor(t), m.is_tensor(v),
+                isinstance(v + 1.0, m.Tensor), isinstance(v.read_value(), m.Tensor),
+                isinstance(m.reduce_sum(v), m.Tensor), m.Tensor.__name__]
+    same(rtf, facts)

@@ -294,3 +294,16 @@ def test_conversion_with_dtype() -> None:
     same(lambda t: t.tensor([t.tensor(1.5), 2], dtype=t.int64))
     same(lambda t: t.tensor([[], [1]], dtype=t.int64))
     same(lambda t: t.tensor([[1], [2, 3]], dtype=t.float32))
+
+
+# ============================================================================ 5. isinstance, names
+def test_isinstance_and_class_name_as_pytorch() -> None:
+    def facts(t: Any) -> Any:
+        x = t.ones(2)
+        p = t.nn.Parameter(t.ones(2))
+        return [isinstance(x, t.Tensor), isinstance(p, t.Tensor), isinstance(p, t.nn.Parameter),
+                isinstance(x, t.nn.Parameter), isinstance(x * 2, t.Tensor), t.Tensor.__name__,
+                type(x).__name__, isinstance(x, t.FloatTensor), isinstance(x, t.LongTensor),
+                t.is_tensor(x)]
+    same(facts)
+    assert repr(tt.Tensor) == "<class 'tapegrad.torch.Tensor'>"
