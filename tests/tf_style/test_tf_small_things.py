@@ -194,3 +194,70 @@ def test_scatter_extreme_ties_share_the_gradient() -> None:
     gx, gy = tg_core.grad(out.sum(), [x, y])
     np.testing.assert_array_equal(gx.numpy(), [1.0, 0.5, 0.5])
     np.testing.assert_array_equal(gy.numpy(), [0.5, 0.5])
+
+
+# ---------------------------------------------------------------------------- aliases
+def test_module_aliases_tensorflow_keeps() -> None:
+    assert tf.initializers is tf.keras.initializers
+    assert tf.optimizers.SGD is tf.keras.optimizers.SGD
+    assert tf.losses.MSE is tf.keras.losses.mean_squared_error
+    assert tf.metrics.Mean is tf.keras.metrics.Mean
+    assert tf.keras.initializers.glorot_uniform is tf.keras.initializers.GlorotUniform
+    np.testing.assert_array_equal(tf.zeros_initializer()((2,)).numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(tf.constant_initializer(3.0)((2,)).numpy(), [3.0, 3.0])
+    assert isinstance(tf.keras.initializers.get("GlorotUniform"), tf.keras.initializers.GlorotUniform)
+    assert isinstance(tf.keras.initializers.get({"class_name": "Ones", "config": {}}),
+                      tf.keras.initializers.Ones)
+    q = tf.keras.initializers.Orthogonal(seed=0)((6, 4)).numpy()
+    np.testing.assert_allclose(q.T @ q, np.eye(4), atol=1e-5)
+    with pytest.raises(ValueError, match="Identity matrix initializer can only be used for 2D"):
+        tf.keras.initializers.Identity()((3,))
+
+
+def test_metrics_stream() -> None:
+    m = tf.keras.metrics.Mean()
+    m.update_state([1.0, 2.0, 3.0])
+    m.update_state(5.0, sample_weight=2.0)
+    assert float(m.result()) == pytest.approx(3.2)
+    m.reset_state()
+    assert float(m.result()) == 0.0
+    acc = tf.metrics.SparseCategoricalAccuracy()
+    acc.update_state([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0]])
+    assert float(acc.result()) == 0.5 and acc.name == "sparse_categorical_accuracy"
+    rmse = tf.keras.metrics.RootMeanSquaredError()
+    assert float(rmse([[0, 1], [0, 0]], [[1, 1], [0, 0]])) == 0.5
+
+
+# ---------------------------------------------------------------------------- conversion, types
+@pytest.mark.parametrize("data, msg", [
+    ([[1, 2], [3]], "non-rectangular"), ([1, [2, 3]], "mixed types"),
+    ([[2, 3], 1], "non-rectangular"), ([True, 1.5], "mixed types"),
+    ([1.0, None], "mixed types"), ([2**63], "out-of-range integer"),
+])
+def test_conversion_value_errors(data: object, msg: str) -> None:
+    with pytest.raises(ValueError, match=msg):
+        tf.constant(data)
+    with pytest.raises(ValueError, match=msg):
+        tf.convert_to_tensor(data)
+
+
+def test_nested_tensors_constant_refuses_convert_packs() -> None:
+    with pytest.raises(ValueError, match="Scalar tensor has no `len\\(\\)`"):
+        tf.constant([tf.constant(1.0), 2.0])
+    with pytest.raises(ValueError, match="mixed types"):
+        tf.constant([1.0, tf.constant(2.0)])
+    packed = tf.convert_to_tensor([[tf.constant(1.0), 2.0], [3.0, 4.0]])
+    assert packed.dtype == tf.float32 and packed.shape == (2, 2)
+    with pytest.raises(TypeError, match="Cannot convert 2.5 to EagerTensor of dtype int32"):
+        tf.convert_to_tensor([tf.constant(1), 2.5])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot compute Pack"):
+        tf.convert_to_tensor([tf.constant(1.0), tf.constant(2)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Shapes of all inputs must match"):
+        tf.convert_to_tensor([tf.constant([1.0, 2.0]), tf.constant([3.0])])
+    assert tf.constant([[], [1]]).shape == (2, 0)
+
+
+def test_isinstance_of_variables() -> None:
+    v = tf.Variable(1.0)
+    assert not isinstance(v, tf.Tensor) and isinstance(v, tf.Variable) and tf.is_tensor(v)
+    assert isinstance(v * 2.0, tf.Tensor) and isinstance(tf.constant(1.0), tf.Tensor)
