@@ -10,9 +10,10 @@ the kernel: the same block layout (32-byte vectors, two per loop step, the
 tail element by element) and correctly rounded fused multiply-adds computed
 with error-free transformations.
 
-``arange`` values follow PyTorch with its 32-byte (AVX2) kernels; a range
-longer than PyTorch's grain size (2000 elements) is split into
-``torch.get_num_threads()`` chunks, as PyTorch splits it.  ``linspace`` is
+``arange`` values follow PyTorch 2.13's CPU build as measured against it
+(32-byte vector blocks, every ``a + b * c`` fused); a range longer than
+PyTorch's grain size (2000 elements) is split into
+``torch.get_num_threads()`` chunks, as PyTorch splits it between threads.  ``linspace`` is
 one fused multiply-add per element, stepping up from ``start`` to halfway
 and down from ``end`` after it.
 """

@@ -504,3 +504,24 @@ def test_isinstance_answers_as_tensorflow(rtf: Any) -> None:
                 isinstance(v + 1.0, m.Tensor), isinstance(v.read_value(), m.Tensor),
                 isinstance(m.reduce_sum(v), m.Tensor), m.Tensor.__name__]
     same(rtf, facts)
+
+
+WHOLE_ASSIGNS: dict[str, Callable[[Any, Any], Any]] = {
+    "assign_scalar_broadcasts": lambda m, v: v.assign(0.0),
+    "assign_add_scalar_refused": lambda m, v: v.assign_add(1.0),
+    "assign_sub_wrong_shape": lambda m, v: v.assign_sub([1.0, 2.0]),
+    "assign_add_python_ints": lambda m, v: v.assign_add([1, 2, 3]),
+    "assign_python_ints": lambda m, v: v.assign([1, 2, 3]),
+    "assign_numpy_float64": lambda m, v: v.assign(np.array([1.0, 2.0, 3.0])),
+    "assign_wrong_shape": lambda m, v: v.assign([1.0, 2.0]),
+    "assign_read_value_false": lambda m, v: v.assign([4.0, 5.0, 6.0], read_value=False),
+}
+
+
+@pytest.mark.parametrize("form", list(WHOLE_ASSIGNS))
+def test_whole_variable_assignment_forms(rtf: Any, form: str) -> None:
+    def run(m: Any) -> Any:
+        v = m.Variable([1.0, 2.0, 3.0])
+        out = WHOLE_ASSIGNS[form](m, v)
+        return [v, None if out is None else m.convert_to_tensor(out)]
+    same(rtf, run, msg=form != "assign_wrong_shape")
