@@ -140,7 +140,8 @@ __all__ = [
     # creation and random numbers
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
-    "linspace", "meshgrid", "inner", "moveaxis", "ravel", "fix", "sgn", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
+    "linspace", "meshgrid", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add", "index_copy", "index_fill",
+    "index_put", "masked_scatter", "scatter", "scatter_add", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
     # grad mode
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
@@ -154,10 +155,20 @@ __all__ = [
 ] + list(_ops.__all__)
 
 
-from . import _aliases, _extras  # noqa: E402
+from . import _aliases, _assign, _extras  # noqa: E402
+from ._assign import (  # noqa: E402
+    index_add,
+    index_copy,
+    index_fill,
+    index_put,
+    masked_scatter,
+    scatter,
+    scatter_add,
+)
 from ._extras import fix, inner, moveaxis, ravel, sgn  # noqa: E402
 
 _extras.install()
+_assign.install()
 
 # PyTorch's NumPy-style keyword names (axis=, keepdims=, x1=/x2=, size=, ...) on native functions
-_aliases.install(globals(), _methods.METHODS)
+_aliases.install(globals(), [*_methods.METHODS, *_assign.method_names()])

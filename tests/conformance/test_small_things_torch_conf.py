@@ -307,3 +307,66 @@ def test_isinstance_and_class_name_as_pytorch() -> None:
                 t.is_tensor(x)]
     same(facts)
     assert repr(tt.Tensor) == "<class 'tapegrad.torch.Tensor'>"
+
+
+# ============================================================================ 2'. assignment forms
+SETITEMS = ["x[1, 2] = 9", "x[:, 0] = t.tensor([7.0, 8.0, 9.0])", "x[1:3] += 1",
+            "x[x > 5] = 0", "x[[0, 2]] = -1", "x[..., -1] = 3", "x[:, 1] *= 2",
+            "x[0] = [1, 2, 3, 4]", "x[0] = np.arange(4.0)", "x[0] = t.ones(2)", "x[0] = 'a'",
+            "x[0, 0] = t.tensor(7.0)", "x[None] = 2", "x[x > 100] = 1", "x[:] = t.ones(1, 4)",
+            "x.index_put_((t.tensor([0, 0]), t.tensor([1, 1])), t.tensor([1.0, 2.0]), "
+            "accumulate=True)",
+            "x.index_put_((t.tensor([2]),), t.tensor(5.0))",
+            "x.index_fill_(1, t.tensor([0, 2]), -2.0)",
+            "x.masked_scatter_(x > 9, t.arange(12.0) * 10)",
+            "x.scatter_(1, t.tensor([[0], [1], [2]]), 5.0)",
+            "x.scatter_(0, t.tensor([[2, 1, 0, 2]]), t.full((1, 4), -1.0))",
+            "x.scatter_add_(0, t.zeros(2, 4, dtype=t.long), t.ones(2, 4))",
+            "x.index_add_(0, t.tensor([0, 0]), t.ones(2, 4))",
+            "x.index_add_(1, t.tensor([3, 0]), t.ones(3, 2), alpha=2)",
+            "x.index_copy_(0, t.tensor([2]), t.zeros(1, 4))", "x.fill_diagonal_(0.0)",
+            "x.index_fill_(1, t.tensor([0]), -2.0).index_add_(axis=0, index=t.tensor([1]), "
+            "source=t.ones(1, 4))"]
+
+
+@pytest.mark.parametrize("stmt", SETITEMS)
+def test_indexed_assignment_forms(stmt: str) -> None:
+    def run(t: Any) -> Any:
+        x = t.arange(12.0).reshape(3, 4)
+        exec(stmt, {"x": x, "t": t, "np": np})  # noqa: S102  (the statement under test)
+        return x
+    same(run)
+
+
+GRAD_FORMS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "index_add": lambda t, a, s: t.index_add(a, 0, t.tensor([0, 0, 2]), s[:3]),
+    "index_copy": lambda t, a, s: t.index_copy(a, 0, t.tensor([2, 0]), s[:2]),
+    "index_fill": lambda t, a, s: t.index_fill(a, 1, t.tensor([1]), 3.0),
+    "index_put_acc": lambda t, a, s: t.index_put(a, (t.tensor([0, 0]),), s[:2],
+                                                 accumulate=True),
+    "scatter": lambda t, a, s: t.scatter(a, 1, t.tensor([[0, 1], [2, 3], [1, 0]]), s[:3, :2]),
+    "scatter_add": lambda t, a, s: t.scatter_add(a, 0, t.tensor([[0, 1, 0, 1], [0, 0, 0, 0]]),
+                                                 s[:2]),
+    "masked_scatter": lambda t, a, s: t.masked_scatter(a, a > 0, s),
+    "setitem_clone": lambda t, a, s: _setitem_then(t, a, s),
+}
+
+
+def _setitem_then(t: Any, a: Any, s: Any) -> Any:
+    b = a.clone()
+    b[1:, 2] = s[0, :2] * 3
+    b[b > 1.0] *= 2
+    return b
+
+
+@pytest.mark.parametrize("form", list(GRAD_FORMS))
+def test_assignment_gradients(form: str) -> None:
+    def run(t: Any) -> Any:
+        rng = np.random.default_rng(0)
+        a = t.tensor(rng.normal(size=(3, 4)), requires_grad=True)
+        s = t.tensor(rng.normal(size=(4, 4)), requires_grad=True)
+        out = GRAD_FORMS[form](t, a, s)
+        w = t.tensor(rng.normal(size=(3, 4)))
+        (out * w).sum().backward()
+        return [out, a.grad, s.grad if s.grad is not None else t.zeros(4, 4, dtype=t.float64)]
+    same(run, exact=False)
