@@ -140,7 +140,7 @@ __all__ = [
     # creation and random numbers
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
-    "linspace", "meshgrid", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add", "index_copy", "index_fill",
+    "linspace", "meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add", "index_copy", "index_fill",
     "index_put", "masked_scatter", "scatter", "scatter_add", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
     # grad mode
@@ -166,6 +166,7 @@ from ._assign import (  # noqa: E402
     scatter_add,
 )
 from ._extras import fix, inner, moveaxis, ravel, sgn  # noqa: E402
+from ._ranges import deprecated_range as range  # noqa: E402, A004  (torch.range)
 
 _extras.install()
 _assign.install()

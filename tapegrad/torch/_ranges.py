@@ -311,3 +311,56 @@ def linspace(start: Any, end: Any, steps: Any, *, dtype: Any = None, device: Any
         im = _linspace_values(sc.imag, ec.imag, steps, rt)
         return _finish((re + 1j * im).astype(dt), requires_grad)
     return _finish(_linspace_values(s, e, steps, dt), requires_grad)
+
+
+def deprecated_range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
+          device: Any = None, requires_grad: bool = False, out: Any = None,
+          layout: Any = None) -> Tensor:
+    """``torch.range`` (deprecated in PyTorch): like :func:`arange`, but ``end`` included.
+
+    The default dtype is the default float dtype even for integer arguments,
+    the length ``trunc((end - start) / step) + 1``, with PyTorch's warning.
+
+    >>> import warnings, tapegrad.torch as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.range(1, 4)
+    tensor([1., 2., 3., 4.])
+    """
+    import warnings
+
+    from ._tensor import _finish, check_device
+
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    check_device(device)
+    if end is None:
+        start, end = 0, start
+    fs, fe, fst = (float(_num(v)) for v in (start, end, step))
+    if fst == 0:
+        raise RuntimeError(with_hint("step must be nonzero", "pass a non-zero step"))
+    if not (math.isfinite(fs) and math.isfinite(fe)):
+        raise RuntimeError(with_hint(f"unsupported range: {_fmt(fs)} -> {_fmt(fe)}",
+                                     "range needs finite bounds"))
+    if (fe - fs) * fst < 0:
+        raise RuntimeError(with_hint("upper bound and lower bound inconsistent with step sign",
+                                     f"start={start}, end={end}, step={step}"))
+    dt = default_np() if dtype is None else to_np(dtype)
+    if dt.kind in "iub":
+        # integer dtypes work on truncated copies of the arguments, as PyTorch's int64 does
+        xs, xe, xst = math.trunc(fs), math.trunc(fe), math.trunc(fst)
+        if xst == 0:
+            raise RuntimeError(with_hint("step must be nonzero",
+                                         f"step={step} truncates to 0 for {dt.name}"))
+        q = abs(xe - xs) // abs(xst)
+        n = (q if (xe - xs) * xst >= 0 else -q) + 1
+        vals = (xs + np.arange(max(n, 0), dtype=np.int64) * xst).astype(dt)
+    else:
+        # range_out's plain loop: ``start + i * step`` in the accumulation type, not fused
+        n = int((fe - fs) / fst) + 1
+        acc = np.float32 if dt == np.float16 else np.float64
+        vals = (acc(fs) + np.arange(n).astype(acc) * acc(fst)).astype(dt)
+    return _finish(vals, requires_grad)
+

@@ -23,7 +23,7 @@ from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np
 from ._random import gen
-from ._ranges import arange, linspace  # noqa: F401  (re-exported: torch.arange, torch.linspace)
+from ._ranges import arange, linspace  # noqa: F401  (re-exported)
 
 _STATE = mode.STATE
 

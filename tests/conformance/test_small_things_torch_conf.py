@@ -8,6 +8,7 @@ PyTorch.
 # ruff: noqa: B023  (each lambda is called at once, inside its loop step)
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -370,3 +371,22 @@ def test_assignment_gradients(form: str) -> None:
         (out * w).sum().backward()
         return [out, a.grad, s.grad if s.grad is not None else t.zeros(4, 4, dtype=t.float64)]
     same(run, exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", None])
+def test_deprecated_range_includes_the_end(dtype: str | None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for start, end, step in [(1, 4, 1), (0, 1, 0.25), (-5.5, 1.0, 0.1)] + [
+                (s, e, abs(d)) for s, e, d in _random_ranges(3, 60) if d > 0]:
+            if dtype == "int64" and int(step) == 0:
+                continue  # PyTorch divides by the truncated step (a crash, not an error)
+            same(lambda t: t.range(start, end, step,
+                                   dtype=None if dtype is None else getattr(t, dtype)))
+        same(lambda t: t.range(0, 1, 0))
+        same(lambda t: t.range(1, 0))
+
+
+def test_deprecated_range_warns() -> None:
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        tt.range(1, 4)
