@@ -98,6 +98,14 @@ def python_sequence(value: Any, npd: np.dtype | None) -> np.ndarray | None:
     shape, first = _first_path(value)
     if first is None and 0 in shape:
         return np.zeros(shape, dtype=np.float32 if npd is None else npd)
+    if _plain_numbers(value, isinstance(first, bool)):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            arr = None
+        if arr is not None and arr.dtype.kind in "biuf" and list(arr.shape) == shape and (
+                arr.dtype.kind not in "iu" or arr.dtype == np.int64 or arr.size == 0):
+            return None  # rectangular plain numbers: nothing for TensorFlow to refuse
     first_str = isinstance(first, (str, bytes))
     if not isinstance(first, (*_NUMBER, np.ndarray, str, bytes)):
         raise ValueError(with_hint(
@@ -132,6 +140,21 @@ def python_sequence(value: Any, npd: np.dtype | None) -> np.ndarray | None:
             f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) "
             "to a Tensor.", "tapegrad has no string tensors"))
     return None
+
+
+def _plain_numbers(value: Any, bools: bool) -> bool:
+    """Only Python floats and ints (or only bools) in the innermost lists (C-speed check)."""
+    allowed = _BOOLS if bools else _FLOAT_INT
+    t = type(value)
+    if t is not list and t is not tuple:
+        return t in allowed
+    if value and type(value[0]) in (list, tuple):
+        return all(_plain_numbers(x, bools) for x in value)
+    return set(map(type, value)) <= allowed
+
+
+_FLOAT_INT = frozenset({float, int})
+_BOOLS = frozenset({bool})
 
 
 def _nested_dtype(value: Any) -> np.dtype | None:

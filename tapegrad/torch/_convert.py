@@ -164,17 +164,20 @@ def _store(obj: Any, sizes: list[int], dim: int, dt: np.dtype, out: list[Any]) -
         _store(item, sizes, dim + 1, dt, out)
 
 
+_NUMBERS = frozenset({float, int, bool})
+
+
 def _plain(data: Any) -> bool:
-    """True when every leaf is a Python number in nested lists/tuples (NumPy's fast path)."""
-    stack = [data]
-    while stack:
-        v = stack.pop()
-        t = type(v)
-        if t is list or t is tuple:
-            stack.extend(v)
-        elif t is not float and t is not int and t is not bool:
-            return False
-    return True
+    """True when every leaf is a Python number in nested lists/tuples (NumPy's fast path).
+
+    Each innermost list is checked with one ``set(map(type, ...))`` (C speed).
+    """
+    t = type(data)
+    if t is not list and t is not tuple:
+        return t in _NUMBERS
+    if data and type(data[0]) in (list, tuple):
+        return all(_plain(x) for x in data)
+    return set(map(type, data)) <= _NUMBERS
 
 
 def from_sequence(data: Any, dt: np.dtype | None) -> tuple[np.ndarray, bool]:

@@ -55,11 +55,10 @@ def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _round_odd_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a + b`` rounded to odd: truncated, with the last bit set when inexact."""
     s, t = _two_sum(a, b)
-    bits = s.view(np.int64)
-    fix = (t != 0) & ((bits & 1) == 0)
+    s = np.asarray(s)
+    fix = (t != 0) & ((s.view(np.int64) & 1) == 0)
     if fix.any():
-        s = s.copy()
-        s[fix] = np.nextafter(s[fix], np.where(t[fix] > 0, np.inf, -np.inf))
+        s = np.where(fix, np.nextafter(s, np.where(t > 0, np.inf, -np.inf)), s)
     return s
 
 
@@ -70,7 +69,6 @@ def fma64(a: Any, b: Any, c: Any) -> np.ndarray:
     True
     """
     a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    a, b, c = np.broadcast_arrays(a, b, c)
     with np.errstate(over="ignore", invalid="ignore"):
         uh, ul = _two_prod(a, b)
         th, tl = _two_sum(c, uh)
@@ -122,10 +120,16 @@ def _arange_values(start: float, step: float, n: int, dt: np.dtype) -> np.ndarra
     fma = fma32 if dt == np.float16 else fma64
     acc = np.float32 if dt == np.float16 else np.float64
     s, st = acc(start), acc(step)
-    scalar = fma(st, np.arange(n).astype(acc), s)
-    block = fma(st, base.astype(acc), s).astype(dt)   # the vector's base, stored as scalar_t
-    inner = fma(lane.astype(acc), st, block.astype(acc))
-    return np.where(vec, inner, scalar).astype(dt)
+    out = np.empty(n, dtype=acc)
+    tail = ~vec
+    if tail.any():
+        out[tail] = fma(st, np.nonzero(tail)[0].astype(acc), s)
+    if vec.any():
+        # one base per vector block (stored as scalar_t), then base + lane * step
+        starts, where = np.unique(base[vec], return_inverse=True)
+        block = fma(st, starts.astype(acc), s).astype(dt).astype(acc)
+        out[vec] = fma(lane[vec].astype(acc), st, block[where])
+    return out.astype(dt)
 
 
 def _linspace_values(start: Any, end: Any, steps: int, dt: np.dtype) -> np.ndarray:
