@@ -303,6 +303,8 @@ __all__ = [
     "reshape", "reverse", "round", "rsqrt", "shape", "sigmoid", "sign", "sin", "size", "sort",
     "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan", "tanh", "tensordot",
     "tile", "transpose", "truediv", "unstack", "where",
+]
+__all__ += [
     "initializers", "optimizers", "losses", "metrics", "random_normal_initializer",
     "random_uniform_initializer", "zeros_initializer", "ones_initializer", "constant_initializer",
     "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",

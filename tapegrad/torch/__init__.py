@@ -140,8 +140,7 @@ __all__ = [
     # creation and random numbers
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
-    "linspace", "meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add", "index_copy", "index_fill",
-    "index_put", "masked_scatter", "scatter", "scatter_add", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
+    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
     # grad mode
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
@@ -173,3 +172,6 @@ _assign.install()
 
 # PyTorch's NumPy-style keyword names (axis=, keepdims=, x1=/x2=, size=, ...) on native functions
 _aliases.install(globals(), [*_methods.METHODS, *_assign.method_names()])
+
+__all__ += ["meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add",
+            "index_copy", "index_fill", "index_put", "masked_scatter", "scatter", "scatter_add"]
