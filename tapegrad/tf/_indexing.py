@@ -318,9 +318,11 @@ class IndexedSlices:
         return TensorShape(self.dense_shape._data.tolist())
 
     def to_dense(self) -> Tensor:
+        """The dense tensor (what ``tf.convert_to_tensor`` gives; repeated rows add up)."""
         if self.dense_shape is None:
-            raise ValueError(with_hint("IndexedSlices without dense_shape cannot be converted",
-                                       "pass dense_shape="))
+            raise ValueError(with_hint(
+                "Tensor conversion requested for IndexedSlices for argument `value` without "
+                f"dense_shape: {self!r}", "create it with dense_shape= to convert it"))
         shp = tuple(int(s) for s in self.dense_shape._data.tolist())
         idx = self.indices._data.astype(np.int64)
         return ops.index_add_zeros(self.values, index=(idx,), shape=shp)

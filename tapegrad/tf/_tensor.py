@@ -306,6 +306,11 @@ def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
             t._tv = value._tv
             return t
         return value
+    if type(value).__name__ == "IndexedSlices":
+        from ._indexing import IndexedSlices
+
+        if isinstance(value, IndexedSlices):
+            return convert(value.to_dense(), dtype)
     if isinstance(value, (list, tuple)):
         from ._convert import has_tensor, pack
 

@@ -525,3 +525,9 @@ def test_whole_variable_assignment_forms(rtf: Any, form: str) -> None:
         out = WHOLE_ASSIGNS[form](m, v)
         return [v, None if out is None else m.convert_to_tensor(out)]
     same(rtf, run, msg=form != "assign_wrong_shape")
+
+
+def test_indexed_slices_convert_to_dense(rtf: Any) -> None:
+    same(rtf, lambda m: m.convert_to_tensor(
+        m.IndexedSlices(m.ones([2, 2]), [1, 1], dense_shape=[3, 2])))
+    same(rtf, lambda m: m.convert_to_tensor(m.IndexedSlices(m.ones([2, 2]), [1, 1])), msg=False)
