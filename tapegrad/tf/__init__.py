@@ -25,9 +25,13 @@ Where tapegrad.tf knowingly differs from TensorFlow:
   not per traced function.
 - A Python float (or ``None``) passed as a gradient source is a clear
   ``TypeError`` (TensorFlow fails with an ``AttributeError``).
-- ``tf.function`` is accepted and ignored (everything runs eagerly);
-  ``tf.Tensor`` is :class:`tapegrad.Tensor` (so ``isinstance(v, tf.Tensor)``
-  is also true for variables), and tensors are hashable.
+- ``tf.function`` is accepted and ignored (everything runs eagerly), and
+  tensors are hashable.
+- ``type(t)`` of a tensor is :class:`tapegrad.Tensor` (TensorFlow's is
+  ``EagerTensor``) and of a variable ``tapegrad.tf.Variable`` (TensorFlow's
+  ``ResourceVariable``); ``isinstance`` answers as in TensorFlow
+  (``isinstance(v, tf.Tensor)`` is False for a variable, ``tf.is_tensor(v)``
+  True).
 - The recorded graph lives as long as the tensors computed from it (the tape
   holds no graph): deleting or resetting a tape frees the tape at once, and a
   non-persistent tape releases the values it saved after its ``gradient``.
@@ -40,12 +44,22 @@ from __future__ import annotations
 import builtins as _builtins
 import sys as _sys
 from collections.abc import Callable as _Callable
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from .._core.tensor import Tensor
+from . import _indexing, _tensor, dtypes, errors, random
 from . import _nest as nest
-from . import _tensor, dtypes, errors, random
 from ._custom import custom_gradient
+from ._indexing import (
+    IndexedSlices,
+    scatter_nd,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+)
 from ._ops import (
     abs,
     add,
@@ -82,7 +96,6 @@ from ._ops import (
     is_tensor,
     less,
     less_equal,
-    linspace,
     logical_and,
     logical_not,
     logical_or,
@@ -99,7 +112,6 @@ from ._ops import (
     ones_like,
     pad,
     pow,
-    range,
     rank,
     reduce_all,
     reduce_any,
@@ -137,6 +149,7 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
 from .dtypes import (
     DType,
@@ -162,7 +175,12 @@ from .parallel import vectorized_map
 from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable
 
+if not _TYPE_CHECKING:
+    # isinstance(x, tf.Tensor): tensors yes, variables no (tapegrad/tf/_types.py)
+    from ._types import Tensor  # noqa: F811
+
 _tensor.install()
+_indexing.install()
 
 from . import (  # noqa: E402
     autodiff,
@@ -181,6 +199,18 @@ from .module import Module, device, name_scope  # noqa: E402
 __version__ = "2.21.0"  # the TensorFlow API version this module follows
 
 newaxis = None
+
+# TensorFlow 2.21 still exposes Keras's modules under these names
+initializers = keras.initializers
+optimizers = keras.optimizers
+losses = keras.losses
+metrics = keras.metrics
+# and its own v2 initializers (same call: ``init(shape, dtype)``)
+random_normal_initializer = keras.initializers.RandomNormal
+random_uniform_initializer = keras.initializers.RandomUniform
+zeros_initializer = keras.initializers.Zeros
+ones_initializer = keras.initializers.Ones
+constant_initializer = keras.initializers.Constant
 
 
 def executing_eagerly() -> _builtins.bool:
@@ -225,4 +255,10 @@ __all__ = [
     "reshape", "reverse", "round", "rsqrt", "shape", "sigmoid", "sign", "sin", "size", "sort",
     "split", "sqrt", "square", "squeeze", "stack", "subtract", "tan", "tanh", "tensordot",
     "tile", "transpose", "truediv", "unstack", "where", "vectorized_map",
+]
+__all__ += [
+    "initializers", "optimizers", "losses", "metrics", "random_normal_initializer",
+    "random_uniform_initializer", "zeros_initializer", "ones_initializer", "constant_initializer",
+    "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
+    "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
 ]

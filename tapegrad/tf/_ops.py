@@ -67,8 +67,10 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     >>> tf.constant(0.0, shape=[2])
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
     """
+    from ._convert import check_constant_sequence
     from ._tensor import constant_array
 
+    check_constant_sequence(value)
     if isinstance(value, VariableBase):
         value = read(value)
     arr = np.array(constant_array(value, dtype), copy=True)

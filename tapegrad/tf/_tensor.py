@@ -285,6 +285,16 @@ def constant_array(value: Any, dtype: Any = None) -> np.ndarray:
         arr = _to_numeric([constant_array(v) if isinstance(v, (Tensor, list, tuple)) else v
                            for v in value])
         return arr if npd is None else arr.astype(npd)
+    if isinstance(value, (list, tuple)):
+        from ._convert import python_sequence
+
+        decided = python_sequence(value, npd)
+        if decided is not None:
+            return decided
+    if type(value) is int and not -(2**63) <= value < 2**63:
+        from ._convert import OUT_OF_RANGE
+
+        raise hinted(ValueError(with_hint(OUT_OF_RANGE, "int64 holds -2**63 .. 2**63-1")))
     arr = _to_numeric(value)
     if npd is None:
         return _infer_python(arr)
@@ -292,13 +302,6 @@ def constant_array(value: Any, dtype: Any = None) -> np.ndarray:
     if (k == "f" and tk in "iub") or (k == "c" and tk != "c") or (k in "iu" and tk == "b"):
         raise _cannot_convert(value, npd)
     return arr.astype(npd)
-
-
-def _pack(values: list[Any], dtype: Any) -> Tensor:
-    from .. import ops
-
-    parts = [convert(v, dtype) for v in values]
-    return ops.stack(parts)
 
 
 def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
@@ -332,8 +335,16 @@ def convert(value: Any, dtype: Any = None, dtype_hint: Any = None) -> Tensor:
             t._tv = value._tv
             return t
         return value
-    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
-        return _pack(list(value), dtype)
+    if type(value).__name__ == "IndexedSlices":
+        from ._indexing import IndexedSlices
+
+        if isinstance(value, IndexedSlices):
+            return convert(value.to_dense(), dtype)
+    if isinstance(value, (list, tuple)):
+        from ._convert import has_tensor, pack
+
+        if has_tensor(value):
+            return pack(value, dtype)
     if dtype is None and dtype_hint is not None:
         try:
             return tft(constant_array(value, dtype_hint))

@@ -242,13 +242,15 @@ class Variable(VariableBase):
                 )
             ))
         if t._data.shape != self._data.shape:
-            raise hinted(ValueError(
-                with_hint(
-                    f"Shapes {TensorShape(self._data.shape)} and {TensorShape(t._data.shape)} "
-                    "are incompatible",
-                    f"{what}: the delta must have the variable's shape {tuple(self._data.shape)}",
-                )
-            ))
+            from .errors import InvalidArgumentError
+
+            op = "AssignAddVariableOp" if what == "assign_add" else "AssignSubVariableOp"
+            mine = ",".join(map(str, self._data.shape))
+            theirs = ",".join(map(str, t._data.shape))
+            raise hinted(InvalidArgumentError(None, None, with_hint(
+                f"Cannot update variable with shape [{mine}] using a Tensor with shape "
+                f"[{theirs}], shapes must be equal. [Op:{op}] name: ",
+                f"{what}: the delta must have the variable's shape {tuple(self._data.shape)}")))
         return t._data
 
     # ------------------------------------------------------------------ printing

@@ -45,6 +45,7 @@ from ._dtype import (
     uint64,
 )
 from ._dtype import bool_ as bool  # noqa: A001  (torch.bool)
+from ._extras import meshgrid
 from ._ops import *  # noqa: F403
 from ._ops import return_types
 from ._print import get_printoptions, printoptions, set_printoptions
@@ -165,3 +166,25 @@ __all__ = [
     "autograd", "nn", "optim", "cuda", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
 ] + list(_ops.__all__) + list(_LINALG_NAMES)
 
+
+from . import _aliases, _assign, _extras  # noqa: E402
+from ._assign import (  # noqa: E402
+    index_add,
+    index_copy,
+    index_fill,
+    index_put,
+    masked_scatter,
+    scatter,
+    scatter_add,
+)
+from ._extras import fix, inner, moveaxis, ravel, sgn  # noqa: E402
+from ._ranges import deprecated_range as range  # noqa: E402, A004  (torch.range)
+
+_extras.install()
+_assign.install()
+
+# PyTorch's NumPy-style keyword names (axis=, keepdims=, x1=/x2=, size=, ...) on native functions
+_aliases.install(globals(), [*_methods.METHODS, *_assign.method_names()])
+
+__all__ += ["meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add",
+            "index_copy", "index_fill", "index_put", "masked_scatter", "scatter", "scatter_add"]

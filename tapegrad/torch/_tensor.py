@@ -23,6 +23,7 @@ from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np
 from ._random import gen
+from ._ranges import arange, linspace  # noqa: F401  (re-exported)
 
 _STATE = mode.STATE
 
@@ -219,12 +220,19 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
                                       "uint64, uint32, uint16, uint8, and bool.",
                                       "convert the array to a numeric dtype first")))
         return arr
-    if isinstance(data, str) or isinstance(_leaf_kind(data), str):
-        raise hinted(TypeError(with_hint(f"new(): invalid data type '{type(_leaf_kind(data)).__name__}'",
-                                  "tensors hold numbers: pass numbers or nested lists of them")))
-    if isinstance(data, (set, dict)):
-        raise hinted(TypeError(with_hint(f"new(): data must be a sequence (got {type(data).__name__})",
-                                  "pass a list or tuple")))
+    if isinstance(data, (list, tuple)):
+        from ._convert import from_sequence
+
+        seq_arr, final = from_sequence(data, dt)
+        if final:
+            return seq_arr
+        return _default_dtypes(seq_arr, data)
+    if not isinstance(data, (bool, int, float, complex)):
+        from ._convert import compute_sizes, infer_scalar_type
+
+        if not isinstance(data, (str, bytes)):
+            compute_sizes(data)
+        infer_scalar_type(data)      # str, None, dict, set, ...: PyTorch's errors
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -246,6 +254,11 @@ def _infer_array(data: Any, dt: np.dtype | None) -> np.ndarray:
                                   "pass numbers or nested lists of numbers")))
     if dt is not None:
         return arr.astype(dt)
+    return _default_dtypes(arr, data)
+
+
+def _default_dtypes(arr: np.ndarray, data: Any) -> np.ndarray:
+    """NumPy's dtype for Python numbers mapped to PyTorch's (default float, int64)."""
     leaf = _leaf_kind(data)
     if arr.dtype.kind == "f" and not isinstance(leaf, (np.generic, np.ndarray, Tensor)):
         arr = arr.astype(default_np())
@@ -499,69 +512,6 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype:
 
 def _num(v: Any) -> Any:
     return v.item() if isinstance(v, Tensor) else v
-
-
-def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False, out: Any = None,
-           layout: Any = None) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``.
-
-    int64 when all arguments are integers, else the default float dtype.
-
-    >>> import tapegrad.torch as torch
-    >>> torch.arange(3), torch.arange(0, 1, 0.25)
-    (tensor([0, 1, 2]), tensor([0.0000, 0.2500, 0.5000, 0.7500]))
-    """
-    check_device(device)
-    if end is None:
-        start, end = 0, start
-    start, end, step = _num(start), _num(end), _num(step)
-    if step == 0:
-        raise hinted(RuntimeError(with_hint("step must be nonzero", "pass a non-zero step")))
-    if (end - start) / step < 0:
-        raise hinted(RuntimeError(
-            with_hint("upper bound and larger bound inconsistent with step sign",
-                      f"start={start}, end={end}, step={step}")
-        ))
-    allint = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-    dt = _dt(dtype, np.int64 if allint else None)
-    n = int(np.ceil((end - start) / step))
-    vals = start + np.arange(n, dtype=np.float64 if not allint else np.int64) * step
-    return _finish(vals.astype(dt), requires_grad)
-
-
-def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` (PyTorch's symmetric formula).
-
-    >>> import tapegrad.torch as torch
-    >>> torch.linspace(0, 1, 5)
-    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
-    """
-    check_device(device)
-    start, end = _num(start), _num(end)
-    if steps < 0:
-        raise hinted(RuntimeError(with_hint("number of steps must be non-negative",
-                                     f"got steps={steps}")))
-    dt = _dt(dtype)
-    if steps == 0:
-        return _finish(np.zeros(0, dtype=dt), requires_grad)
-    if steps == 1:
-        return _finish(np.full(1, start, dtype=dt), requires_grad)
-    ct = dt if dt.kind in "fc" else np.dtype(np.float64)
-    s, e = ct.type(start), ct.type(end)
-    step = (e - s) / ct.type(steps - 1)
-    idx = np.arange(steps)
-    half = steps // 2
-    # PyTorch's kernel uses fused multiply-adds: one rounding, emulated by computing the
-    # float32/float16 case in float64
-    wt = np.float64 if ct.itemsize < 8 and ct.kind == "f" else \
-        np.longdouble if ct == np.float64 else ct
-    s2, e2, st2 = np.asarray(s, wt), np.asarray(e, wt), np.asarray(step, wt)
-    lo = s2 + st2 * idx[:half].astype(wt)
-    hi = e2 - st2 * (steps - idx[half:] - 1).astype(wt)
-    vals = np.concatenate([lo, hi])
-    return _finish(vals.astype(dt), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,

@@ -193,8 +193,11 @@ def test_wrong_argument_types() -> None:
         torch.nn.functional.mse_loss(torch.ones(2), torch.ones(2), reduction="avg")
     with pytest.raises(RuntimeError, match="Mismatch in shape"):
         (_leaf(1.0, 2.0) * 2).backward(torch.ones(3))
-    with pytest.raises(TypeError, match="new\\(\\): invalid data type 'str'"):
+    # PyTorch takes the shape first, and a string is a sequence of strings
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
         torch.tensor(["a"])
+    with pytest.raises(TypeError, match="new\\(\\): invalid data type 'str'"):
+        torch.tensor([1, "a"])
 
 
 def test_mse_size_warning() -> None:

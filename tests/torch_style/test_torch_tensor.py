@@ -93,9 +93,10 @@ def test_bad_sizes_and_data() -> None:
         torch.zeros(2.5)
     with pytest.raises(ValueError, match=r"expected sequence of length 2 at dim 1 \(got 1\)"):
         torch.tensor([[1, 2], [3]])
+    # as PyTorch: a set has no dtype to infer
     with pytest.raises(TypeError, match="new\\(\\): invalid data type 'str'"):
         torch.tensor("abc")
-    with pytest.raises(TypeError):
+    with pytest.raises(RuntimeError, match="Could not infer dtype of set"):
         torch.tensor({1, 2})
 
 

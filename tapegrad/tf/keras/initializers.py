@@ -22,9 +22,13 @@ from .. import dtypes as _dt
 from .._tensor import tft
 from . import random as _kr
 
-__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomInitializer", "VarianceScaling",
-           "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "LecunNormal",
-           "LecunUniform", "RandomNormal", "RandomUniform", "TruncatedNormal", "get"]
+__all__ = ["Initializer", "RandomInitializer", "Zeros", "Ones", "Constant", "GlorotUniform", "GlorotNormal",
+           "HeNormal", "HeUniform", "RandomNormal", "RandomUniform", "TruncatedNormal",
+           "LecunNormal", "LecunUniform", "Identity", "IdentityInitializer", "Orthogonal",
+           "OrthogonalInitializer", "VarianceScaling", "get", "zeros", "ones", "constant",
+           "glorot_uniform", "glorot_normal", "he_normal", "he_uniform", "random_normal",
+           "random_uniform", "truncated_normal", "lecun_normal", "lecun_uniform", "identity",
+           "orthogonal", "variance_scaling"]
 
 
 def compute_fans(shape: tuple[int, ...]) -> tuple[int, int]:
@@ -254,19 +258,86 @@ class LecunUniform(VarianceScaling):
         return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
 
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2-D shapes only).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.initializers.Identity(gain=2.0)((2, 2)).numpy().tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+
+    def __init__(self, gain: float = 1.0) -> None:
+        super().__init__()
+        self.gain = gain
+
+    def sample(self, shape: tuple[int, ...]) -> np.ndarray:
+        if len(shape) != 2:
+            raise hinted(ValueError(with_hint(
+                "Identity matrix initializer can only be used for 2D matrices. Received: "
+                f"shape={shape} of rank {len(shape)}.", "give a (rows, columns) shape")))
+        return self.gain * np.eye(*shape)
+
+
+class Orthogonal(RandomInitializer):
+    """A (semi-)orthogonal matrix from the QR decomposition of normal samples, times ``gain``.
+
+    The normal matrix comes from Keras's stream for the initializer's seed.
+    """
+
+    def __init__(self, gain: float = 1.0, seed: Any = None) -> None:
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        shape = tuple(int(s) for s in shape)
+        if len(shape) < 2:
+            raise hinted(ValueError(with_hint(
+                "Orthogonal initializer requires a kernel of shape with at least two "
+                f"dimensions. Received kernel_shape={shape}", "give at least 2 dimensions")))
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype).numpy()
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return tft((self.gain * q.reshape(shape)).astype(a.dtype, copy=False))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self._init_seed, "gain": self.gain}
+
+
+IdentityInitializer = Identity
+OrthogonalInitializer = Orthogonal
+
+# Keras's lowercase spellings are the classes themselves
+zeros, ones, constant = Zeros, Ones, Constant
+glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
+he_normal, he_uniform = HeNormal, HeUniform
+lecun_normal, lecun_uniform = LecunNormal, LecunUniform
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+identity, orthogonal, variance_scaling = Identity, Orthogonal, VarianceScaling
+
 _BY_NAME: dict[str, type[Initializer]] = {
     "zeros": Zeros, "ones": Ones, "glorot_uniform": GlorotUniform,
     "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
     "random_normal": RandomNormal, "random_uniform": RandomUniform,
     "truncated_normal": TruncatedNormal, "lecun_normal": LecunNormal,
-    "lecun_uniform": LecunUniform, "variance_scaling": VarianceScaling,
+    "lecun_uniform": LecunUniform, "identity": Identity, "orthogonal": Orthogonal,
+    "variance_scaling": VarianceScaling,
 }
-for _cls in list(_BY_NAME.values()):
-    _BY_NAME.setdefault(_cls.__name__, _cls)
+_BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values()) + [Constant]})
 
 
 def get(identifier: Any) -> Any:
-    """An initializer from a name, an instance or a callable."""
+    """An initializer from a name (``"glorot_uniform"``, ``"GlorotUniform"``), a config dict
+    (``{"class_name": "Zeros", "config": {}}``), an instance or a callable."""
+    if isinstance(identifier, dict) and "class_name" in identifier:
+        cls = _BY_NAME.get(identifier["class_name"])
+        if cls is None:
+            raise hinted(ValueError(with_hint(f"Could not interpret initializer identifier: "
+                                       f"{identifier}", "unknown class_name")))
+        return cls(**identifier.get("config", {}))
     if isinstance(identifier, str):
         cls = _BY_NAME.get(identifier)
         if cls is None:

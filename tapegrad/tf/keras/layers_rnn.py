@@ -30,7 +30,7 @@ from ... import ops
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from ...ops.rnn import gru_seq, lstm_seq
-from .._tensor import convert, tft
+from .._tensor import convert
 from ..nn import softmax as _softmax
 from ..random import _generator
 from . import activations, initializers
@@ -40,32 +40,7 @@ __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "
            "Bidirectional", "MultiHeadAttention", "Orthogonal"]
 
 
-class Orthogonal(initializers.RandomInitializer):
-    """Keras's ``orthogonal`` initializer: Q of the QR of a normal matrix, signs fixed by R.
-
-    The normal matrix is drawn from Keras's stream for the initializer's seed.
-    """
-
-    def __init__(self, gain: float = 1.0, seed: Any = None) -> None:
-        super().__init__(seed)
-        self.gain = gain
-
-    def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        from . import random as _kr
-
-        shape = tuple(int(s) for s in shape)
-        rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
-        cols = shape[-1]
-        a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype)
-        arr = a.numpy()
-        q, r = np.linalg.qr(arr)
-        q = q * np.sign(np.diag(r))
-        if rows < cols:
-            q = q.T
-        return tft((self.gain * q.reshape(shape)).astype(arr.dtype, copy=False))
-
-    def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "gain": self.gain}
+Orthogonal = initializers.Orthogonal
 
 
 def _init(identifier: Any) -> Any:

@@ -17,7 +17,7 @@ from .variables import epsilon
 __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "SparseCategoricalCrossentropy",
            "CategoricalCrossentropy", "BinaryCrossentropy", "mean_squared_error",
            "mean_absolute_error", "sparse_categorical_crossentropy",
-           "categorical_crossentropy", "binary_crossentropy"]
+           "categorical_crossentropy", "binary_crossentropy", "mse", "MSE", "mae", "MAE"]
 
 
 def _pred(y: Any) -> Tensor:
@@ -134,6 +134,11 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
 
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", None, "none")
+
+
+# Keras's short spellings of the functions
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
 
 
 class Loss:
