@@ -692,3 +692,11 @@ def get(identifier: Any) -> Any:
         raise hinted(ValueError(with_hint(f"Could not interpret metric identifier: {identifier}",
                                    f"known names: {', '.join(sorted(_TABLE))}")))
     return cls()
+
+
+# the functional metrics Keras keeps under these names (the losses' per-sample functions)
+from .losses import mean_absolute_error, mean_squared_error  # noqa: E402
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+__all__ += ["mean_squared_error", "mean_absolute_error", "mse", "MSE", "mae", "MAE"]
