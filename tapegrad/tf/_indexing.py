@@ -30,14 +30,15 @@ from .._core.tensor import TF, Tensor
 from ..ops.scatter import scatter_extreme
 from . import dtypes as _dt
 from ._tensor import VariableBase, convert, convert_like, read, tft
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 _SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
                      "scalar tf.int32/tf.int64 tensors are valid indices")
 
 
 def _invalid(msg: str, hint: str, op: str, name: str = "") -> InvalidArgumentError:
-    return hinted(InvalidArgumentError(None, None, with_hint(f"{msg} [Op:{op}] name: {name}", hint)))
+    # a kernel's error: eager TensorFlow's "{{function_node ...}}" prefix and op suffix
+    return hinted(InvalidArgumentError(None, None, with_hint(kernel_message(msg, op, name), hint)))
 
 
 # ============================================================================ reading

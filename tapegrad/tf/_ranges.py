@@ -20,7 +20,7 @@ from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from . import dtypes as _dt
 from ._tensor import convert, tft
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, kernel_message
 
 # TensorFlow's order for inferring tf.range's dtype from its arguments
 _HIERARCHY = [np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float16),
@@ -28,7 +28,8 @@ _HIERARCHY = [np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float16),
 
 
 def _invalid(msg: str, hint: str, op: str) -> InvalidArgumentError:
-    return hinted(InvalidArgumentError(None, None, with_hint(f"{msg} [Op:{op}] name: ", hint)))
+    # a kernel's error: eager TensorFlow's "{{function_node ...}}" prefix and op suffix
+    return hinted(InvalidArgumentError(None, None, with_hint(kernel_message(msg, op), hint)))
 
 
 def _fmt(v: Any) -> str:

@@ -193,7 +193,8 @@ class Sequential(Model):
         self.__dict__["_input_shape"] = tuple(input_shape)
         self.__dict__["built"] = True
 
-    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+    def call(self, inputs: Any, training: Any = None, mask: Any = None, **kwargs: Any) -> Any:
+        # (Keras 3's signature, **kwargs included: its error text lists every argument)
         x = inputs
         for layer in self._sublayers:
             x = layer(x) if training is None else call_with_training(layer, x, bool(training))
