@@ -13,9 +13,12 @@ written for PyTorch's autograd runs on tapegrad, printing the same numbers:
 
 Tensors are :class:`tapegrad.Tensor` objects in PyTorch style (they print,
 promote dtypes and name their ``grad_fn`` like PyTorch); every op, gradient
-and the engine are the core's.  ``torch.nn`` and ``torch.optim`` give
-``Module``/``Linear``/losses and ``SGD``/``Adam``/``AdamW`` (update rules
-from :mod:`tapegrad.optim`).
+and the engine are the core's.  ``torch.nn`` gives modules from ``Linear`` to
+convolutions, normalization, recurrent and attention layers; ``torch.optim``
+every CPU optimizer and scheduler (update rules from :mod:`tapegrad.optim`);
+``torch.func``, ``torch.vmap`` and ``torch.autograd.forward_ad`` the function
+transforms; ``torch.utils.data``, ``torch.linalg``, ``torch.save``/``load``
+the rest of a training script.
 """
 
 from __future__ import annotations
