@@ -82,7 +82,16 @@ SETUP = code(r'''
     def real_framework(name):
         """The real `tensorflow` or `torch` module, or None (and a note) when it is not installed."""
         try:
-            return importlib.import_module(name)
+            # TensorFlow's C++ start-up lines go to the process's stderr: keep them out
+            saved = os.dup(2)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            try:
+                return importlib.import_module(name)
+            finally:
+                os.dup2(saved, 2)
+                os.close(devnull)
+                os.close(saved)
         except ImportError:
             print(f"The real {name} is not installed here, so its column is left empty "
                   "(install tapegrad's `compare` extra to fill it).")
