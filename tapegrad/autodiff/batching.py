@@ -166,13 +166,9 @@ class BatchLevel(Level):
     def _loop(self, op: Any, batched: tuple[bool, ...], values: list[Any],
               attrs: dict[str, Any]) -> Tensor:
         """The rule of an op without one: run it per example and stack the results."""
-        from .. import ops
+        from ..ops.shape import per_example
 
-        outs = []
-        for i in range(self.size):
-            outs.append(op(*[ops.getitem(v, index=i) if b else v
-                             for v, b in zip(values, batched)], **attrs))
-        return ops.stack(outs, axis=0)
+        return per_example(op)(batched, *values, **attrs)
 
 
 def randomness_error(name: str) -> RuntimeError:

@@ -419,7 +419,6 @@ def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
     """``in_dims``/``out_dims`` expanded to one entry per leaf."""
     if dims is None or isinstance(dims, int):
         return [dims] * n
-    leaves, _ = tree_flatten(spec_tree)
     out: list[Any] = []
 
     def walk(tree: Any, d: Any) -> None:
@@ -445,7 +444,6 @@ def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
             "in_dims mirrors the arguments' structure")))
 
     walk(spec_tree, dims)
-    del leaves
     return out
 
 
@@ -632,14 +630,12 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
         nums = _check_argnums(argnums, len(args), "jacfwd")
-        diff = [_as_tensor(a) for a in (args[a] for a in nums)]
         leaves, in_spec = tree_flatten(tuple(args[a] for a in nums))
         leaves = [_as_tensor(v) for v in leaves]
         sizes = [int(v._data.size) for v in leaves]
         total = sum(sizes)
         dtype = np.result_type(*[v._data.dtype for v in leaves])
         eye = np.eye(total, dtype=dtype)
-        del diff
 
         def g(*diff_leaves: Any) -> Any:
             full = list(args)

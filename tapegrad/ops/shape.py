@@ -507,7 +507,9 @@ def _batched_index(index: Any) -> Any:
     return (slice(None),) + tuple(items)
 
 
-def _loop_rule(op: Any) -> Any:
+def per_example(op: Any) -> Any:
+    """The batching rule that runs ``op`` once per example and stacks the results."""
+
     def rule(batched: tuple[bool, ...], *values: Any, **attrs: Any) -> Any:
         n = next(_shape_of(v)[0] for v, b in zip(values, batched) if b)
         outs = [op(*[_getitem(v, index=i) if b else v for v, b in zip(values, batched)],
@@ -521,7 +523,7 @@ def _loop_rule(op: Any) -> Any:
 def _(batched: tuple[bool, ...], x: Any, *, index: Any) -> Any:
     bi = _batched_index(index)
     if bi is None:
-        return _loop_rule(_getitem)(batched, x, index=index)
+        return per_example(_getitem)(batched, x, index=index)
     return _getitem(x, index=bi)
 
 
@@ -529,7 +531,7 @@ def _(batched: tuple[bool, ...], x: Any, *, index: Any) -> Any:
 def _(batched: tuple[bool, ...], g: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
     bi = _batched_index(index)
     if bi is None:
-        return _loop_rule(index_add_zeros)(batched, g, index=index, shape=shape)
+        return per_example(index_add_zeros)(batched, g, index=index, shape=shape)
     return index_add_zeros(g, index=bi, shape=(_shape_of(g)[0],) + tuple(shape))
 
 
@@ -537,9 +539,9 @@ def _(batched: tuple[bool, ...], g: Any, *, index: Any, shape: tuple[int, ...]) 
 def _(batched: tuple[bool, ...], x: Any, v: Any, *, index: Any) -> Any:
     bi = _batched_index(index)
     if bi is None or not batched[0]:
-        return _loop_rule(_setitem)(batched, x, v, index=index)
+        return per_example(_setitem)(batched, x, v, index=index)
     if batched[1]:
-        return _loop_rule(_setitem)(batched, x, v, index=index)
+        return per_example(_setitem)(batched, x, v, index=index)
     return _setitem(x, v, index=bi)
 
 
