@@ -137,3 +137,19 @@ def copy_tracer(src: Tensor, dst: Tensor) -> Tensor:
             if k in d:
                 setattr(dst, k, d[k])
     return dst
+
+
+def control(name: str) -> Any:
+    """The innermost active level's handler for the structured control-flow op ``name``.
+
+    Structured control flow (``cond``, ``while_loop``, ``switch_case`` in
+    ``tapegrad.ops.control``) asks here first: a level that records programs
+    (tracing) defines ``control_<name>`` to record the op with its branches or
+    body as sub-programs; with no such level (eager code, or only forward-mode
+    and batching levels) the op runs its eager path and this returns ``None``.
+    """
+    for lv in reversed(_STATE.levels):
+        h = getattr(lv, "control_" + name, None)
+        if h is not None:
+            return h
+    return None
