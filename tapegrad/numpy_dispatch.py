@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import ops
-from ._core.tensor import PROMOTE, Tensor
+from ._core.tensor import Tensor
 
 _UFUNCS: dict[Any, Any] = {
     np.add: ops.add, np.subtract: ops.subtract, np.multiply: ops.multiply,
@@ -52,7 +52,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         # a NumPy operand on the left (np.float64(2) * t) follows the front-end's operand
         # rules, as the reflected operator would (TensorFlow: converted to t's dtype)
         t = inputs[0] if isinstance(inputs[0], Tensor) else inputs[1]
-        p = PROMOTE[t._style]
+        p = t._promote
         if p is not None:
             a, b = p(inputs[0], inputs[1], getattr(fn, "name", ufunc.__name__))
             return fn(a, b)

@@ -29,7 +29,7 @@ import numpy as np
 from . import mode
 from .dispatch import dispatch
 from .node import AccumulateGrad, Node, node_type
-from .tensor import Tensor, make
+from .tensor import CLASSES, Tensor, make
 
 _STATE = mode.STATE
 _EMPTY: dict[str, Any] = {}
@@ -317,12 +317,11 @@ def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg:
         tp._recorded(node)
     if ANOMALY[0]:
         node.trace = _user_stack()
-    res = _new(Tensor)
+    res = _new(CLASSES[style])
     res._data = out
     res._node = node
     res._rg = rg
     res._vc = vc = [0]
-    res._style = style
     # the output's version counter is kept only when the output itself is saved
     node.out_vc = vc if op.saves_out else None
     if op.save_codes or op.save_all:

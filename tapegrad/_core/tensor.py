@@ -3,16 +3,24 @@
 A tensor is a NumPy array (``_data``) plus the node that made it (``_node``,
 ``None`` for a leaf), whether it is tracked (``_rg``: PyTorch's
 ``requires_grad``), ``grad``, and a version counter shared with its views.
-Which front-end made it (``_style``) only decides how it prints and the few
-methods whose meaning differs between the frameworks; front-ends register
-those in :data:`STYLE_HOOKS`.
+The PyTorch-style and TensorFlow-style tensors are subclasses
+(``tapegrad.torch.Tensor``, ``tapegrad.tf``'s ``EagerTensor``) with their own
+printing, promotion and methods; each style's class is registered in
+:data:`CLASSES` under its style number (``_style``, a class attribute), so an
+op's output is made of the class of its inputs' style.
+
+This module imports nothing above ``_core``: the operators and the methods
+that run ops (``+``, ``sum``, ``reshape``, ``backward``, ...) are bound onto
+:class:`Tensor` by :mod:`tapegrad.ops.tensor_methods` (as HIPS autograd binds
+``ArrayBox``'s operators in ``numpy_boxes.py``), so the class can be read and
+tested alone.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,22 +28,36 @@ from . import errors, mode
 from .node import Node
 
 CORE, TORCH, TF = 0, 1, 2
-# Per-style hooks installed by the front-ends: name -> callable.
-STYLE_HOOKS: list[dict[str, Callable[..., Any]]] = [{}, {}, {}]
-# Per-style binary-operand promotion: f(a, b, opname) -> (a, b); None: numpy rules.
-PROMOTE: list[Callable[[Any, Any, str], tuple[Any, Any]] | None] = [None, None, None]
 
 _STATE = mode.STATE
+_new = object.__new__
 
 
 def make(data: np.ndarray, node: Node | None = None, rg: bool = False, style: int = 0) -> Tensor:
-    """Wrap an ndarray without copying (internal fast path)."""
-    t = object.__new__(Tensor)
+    """Wrap an ndarray without copying (internal fast path), as a tensor of ``style``."""
+    t = _new(CLASSES[style])
     t._data = data
     t._node = node
     t._rg = rg
     t._vc = [0]
-    t._style = style
+    return t
+
+
+def register_style(style: int, cls: type[Tensor]) -> None:
+    """Make ``cls`` the class of the tensors of front-end ``style`` (called by a front-end)."""
+    if cls._style != style:
+        raise ValueError(f"{cls.__name__}._style is {cls._style}, not {style}")
+    CLASSES[style] = cls
+
+
+def set_style(t: Tensor, style: int) -> Tensor:
+    """Turn ``t`` itself into a tensor of ``style`` (its identity and graph kept).
+
+    Only a plain tensor of a style changes class; a special one (a parameter,
+    a variable) keeps its own type.
+    """
+    if t._style != style and type(t) is CLASSES[t._style]:
+        t.__class__ = CLASSES[style]
     return t
 
 
@@ -52,8 +74,7 @@ def restyle(t: Any, style: int) -> Any:
         r = make(t._data, None, False, style)
         r._vc = t._vc
         return r
-    t._style = style
-    return t
+    return set_style(t, style)
 
 
 def _check_numeric(arr: np.ndarray, data: Any) -> None:
@@ -137,7 +158,7 @@ class Tensor:
 
     # hot attributes are slots; rarely set ones are class-level defaults whose
     # instance values go to ``__dict__`` (so ``make`` sets five fields, not nine)
-    __slots__ = ("_data", "_node", "_rg", "_vc", "_style", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_node", "_rg", "_vc", "__weakref__", "__dict__")
     __array_priority__ = 1000
 
     _data: np.ndarray
@@ -146,7 +167,10 @@ class Tensor:
     _grad: Tensor | None = None
     _vc: list[int]
     _acc: Any = None
-    _style: int
+    # the front-end style of this class (see CLASSES) and its binary-operand promotion,
+    # f(a, b, opname) -> (a, b); None: NumPy's rules
+    _style: int = CORE
+    _promote: Callable[[Any, Any, str], tuple[Any, Any]] | None = None
     _tv: bool = False
     _retains: bool = False
     # the transform level this tensor is a tracer of (see _core/dispatch.py), and the
@@ -164,7 +188,6 @@ class Tensor:
         self._node = None
         self._rg = False
         self._vc = [0]
-        self._style = CORE
         if requires_grad:
             self.requires_grad = True
 
@@ -186,9 +209,7 @@ class Tensor:
                 )
             ))
         if flag:
-            h = STYLE_HOOKS[self._style].get("requires_grad")
-            if h is not None:
-                h(self)
+            self._check_requires_grad()
         if flag and self._data.dtype.kind not in "fc":
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
@@ -209,15 +230,27 @@ class Tensor:
         """The accumulated gradient (``None`` until a backward pass reaches this leaf)."""
         g = self._grad
         if g is None and self._node is not None and not self._retains:
-            h = STYLE_HOOKS[self._style].get("grad_nonleaf")
-            if h is not None:
-                h(self)
+            self._read_nonleaf_grad()
         return g
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        h = STYLE_HOOKS[self._style].get("grad_set")
-        self._grad = value if h is None else h(self, value)
+        self._grad = self._checked_grad(value)
+
+    # -- what a front-end's subclass may refine (the core's versions accept everything)
+    def _check_requires_grad(self) -> None:
+        """Called before ``requires_grad`` is set to True (a front-end may refuse)."""
+
+    def _read_nonleaf_grad(self) -> None:
+        """Called when ``.grad`` of a non-leaf that keeps none is read (PyTorch warns)."""
+
+    def _checked_grad(self, value: Tensor | None) -> Tensor | None:
+        """What ``t.grad = value`` stores (a front-end checks shape and dtype)."""
+        return value
+
+    def _wrap_hook(self, hook: Callable[..., Any]) -> Callable[..., Any]:
+        """The tensor hook as the engine calls it (a front-end checks what it returns)."""
+        return hook
 
     @property
     def grad_fn(self) -> Node | None:
@@ -253,35 +286,13 @@ class Tensor:
             ))
         from .registry import edge_of
 
-        wrap = self._hook("wrap_hook")
-        return _add_hook(edge_of(self), hook if wrap is None else wrap(hook))
-
-    def backward(
-        self,
-        gradient: Any = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves."""
-        h = self._hook("backward")
-        if h is not None:
-            h(self, gradient, retain_graph, create_graph, inputs)
-        if isinstance(gradient, (list, tuple)) and len(gradient) == 1 and (
-                gradient[0] is None or isinstance(gradient[0], Tensor)):
-            gradient = gradient[0]  # PyTorch's sequence form: one gradient per output
-        from ..engine import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
-                 inputs)
+        return _add_hook(edge_of(self), self._wrap_hook(hook))
 
     def detach(self) -> Tensor:
         """A tensor sharing storage (and version counter), outside the graph."""
         lv = self._lvl
         if lv is not None and lv.active:  # a transform's tracer stays one
-            t = lv.detach(self)
-            t._style = self._style
-            return t
+            return set_style(lv.detach(self), self._style)
         t = make(self._data, None, False, self._style)
         t._vc = self._vc
         return t
@@ -305,20 +316,15 @@ class Tensor:
         """The underlying array (shared, not copied)."""
         if self._lvl is not None:
             self._lvl_read("numpy")
-        h = STYLE_HOOKS[self._style].get("numpy")
-        if h is not None:
-            return h(self, force)
         return self._data
 
     @property
     def shape(self) -> Any:
-        h = STYLE_HOOKS[self._style].get("shape")
-        return h(self._data.shape) if h is not None else self._data.shape
+        return self._data.shape
 
     @property
     def dtype(self) -> Any:
-        h = STYLE_HOOKS[self._style].get("dtype")
-        return h(self._data.dtype) if h is not None else self._data.dtype
+        return self._data.dtype
 
     @property
     def ndim(self) -> int:
@@ -359,30 +365,12 @@ class Tensor:
             lv.read(self, what)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if self._rg and _STATE.grad_enabled and self._style == TORCH:
-            raise errors.hinted(RuntimeError(
-                errors.with_hint(
-                    "Can't call numpy() on Tensor that requires grad. "
-                    "Use tensor.detach().numpy() instead.",
-                    "np.asarray(t) would drop the graph; detach explicitly",
-                )
-            ))
         arr = self._data
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)
         if copy:
             arr = arr.copy()
         return arr
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from ..numpy_dispatch import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        from ..numpy_dispatch import array_function
-
-        return array_function(func, types, args, kwargs)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -409,9 +397,6 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self) -> float:
-        h = STYLE_HOOKS[self._style].get("float")
-        if h is not None:
-            h(self)
         return float(self.item())
 
     def __int__(self) -> int:
@@ -428,9 +413,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        h = STYLE_HOOKS[self._style].get("repr")
-        if h is not None:
-            return h(self)
         body = np.array2string(self._data, separator=", ", prefix="tensor(")
         extra = ""
         if self._node is not None:
@@ -440,13 +422,9 @@ class Tensor:
         return f"tensor({body}{extra})"
 
     def __str__(self) -> str:
-        h = STYLE_HOOKS[self._style].get("str")
-        return h(self) if h is not None else repr(self)
+        return repr(self)
 
     def __format__(self, spec: str) -> str:
-        h = STYLE_HOOKS[self._style].get("format")
-        if h is not None:
-            return h(self, spec)
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         return format(str(self), spec)
@@ -455,13 +433,6 @@ class Tensor:
         return self.clone()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        if self._node is not None and self._style == TORCH:
-            raise errors.hinted(RuntimeError(errors.with_hint(
-                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
-                "be because of a torch.nn.utils.weight_norm usage, see "
-                "https://github.com/pytorch/pytorch/pull/103001",
-                "deepcopy t.detach() (or t.detach().requires_grad_()) instead")))
         t = make(self._data.copy(), None, self._rg, self._style)
         if self.grad is not None:
             t.grad = make(self.grad._data.copy(), None, False, self._style)
@@ -472,162 +443,13 @@ class Tensor:
             for k, v in d.items():
                 if k not in _NOT_COPIED:  # graph and transform state stays with the original
                     t.__dict__[k] = _copy.deepcopy(v, memo)
-        if type(self) is not Tensor:
+        if type(t) is not type(self):
             t.__class__ = type(self)
         memo[id(self)] = t
         return t
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (_rebuild, (self._data, self._rg, self._style))
-
-    def clone(self) -> Tensor:
-        from ..ops import clone
-
-        return clone(self)
-
-    # ------------------------------------------------------------------ operators
-    def __add__(self, other: Any) -> Tensor:
-        return _binary("add", self, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _binary("add", other, self)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return _binary("subtract", self, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _binary("subtract", other, self)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return _binary("multiply", self, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _binary("multiply", other, self)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return _binary("divide", self, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _binary("divide", other, self)
-
-    def __floordiv__(self, other: Any) -> Tensor:
-        return _binary("floor_divide", self, other)
-
-    def __rfloordiv__(self, other: Any) -> Tensor:
-        return _binary("floor_divide", other, self)
-
-    def __mod__(self, other: Any) -> Tensor:
-        return _binary("remainder", self, other)
-
-    def __rmod__(self, other: Any) -> Tensor:
-        return _binary("remainder", other, self)
-
-    def __pow__(self, other: Any) -> Tensor:
-        h = STYLE_HOOKS[self._style].get("pow")  # TensorFlow's Pow has its own gradient
-        if h is not None:
-            return h(self, other)
-        return _binary("power", self, other)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        h = STYLE_HOOKS[self._style].get("pow")
-        if h is not None:
-            return h(other, self)
-        return _binary("power", other, self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _binary("matmul", self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _binary("matmul", other, self)
-
-    def __neg__(self) -> Tensor:
-        from ..ops import negative
-
-        return negative(self)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def __abs__(self) -> Tensor:
-        from ..ops import abs as _abs
-
-        return _abs(self)
-
-    def __invert__(self) -> Tensor:
-        from ..ops import logical_not
-
-        return logical_not(self)
-
-    def __and__(self, other: Any) -> Tensor:
-        return _binary("logical_and", self, other)
-
-    def __rand__(self, other: Any) -> Tensor:
-        return _binary("logical_and", other, self)
-
-    def __or__(self, other: Any) -> Tensor:
-        return _binary("logical_or", self, other)
-
-    def __ror__(self, other: Any) -> Tensor:
-        return _binary("logical_or", other, self)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return _binary("logical_xor", self, other)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _binary("less", self, other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return _binary("less_equal", self, other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _binary("greater", self, other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _binary("greater_equal", self, other)
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _binary("equal", self, other)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _binary("not_equal", self, other)
-
-    # in-place operators: PyTorch semantics (modify this tensor, bump its version);
-    # TensorFlow-style tensors are immutable, so ``x += 1`` rebinds (NotImplemented).
-    def __iadd__(self, other: Any) -> Tensor:
-        return _inplace_op(self, "add", other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return _inplace_op(self, "subtract", other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return _inplace_op(self, "multiply", other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return _inplace_op(self, "divide", other)
-
-    def __ipow__(self, other: Any) -> Tensor:
-        return _inplace_op(self, "power", other)
-
-    def __getitem__(self, index: Any) -> Tensor:
-        from ..ops import getitem
-
-        try:
-            return getitem(self, index)
-        except IndexError as exc:
-            # a front-end may word it as its framework does (TensorFlow: StridedSlice)
-            h = STYLE_HOOKS[self._style].get("index_error")
-            if h is None:
-                raise
-            raise h(self, index, exc) from None
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        from ..ops import setitem
-
-        h = STYLE_HOOKS[self._style].get("setitem")
-        if h is not None:
-            h(self, index, value)
-            return
-        self._assign_result(setitem(self, index, value), "setitem")
 
     # ------------------------------------------------------------------ in-place core
     def _check_inplace(self, what: str) -> None:
@@ -672,160 +494,81 @@ class Tensor:
             self._node = node
             self._rg = result._rg
         return self
-
-    # ------------------------------------------------------------------ methods
-    # numpy names and PyTorch names are both accepted where they do not clash.
-    def _hook(self, name: str) -> Callable[..., Any] | None:
-        return STYLE_HOOKS[self._style].get(name)
-
-    def sum(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
-            keepdim: Any = None, dtype: Any = None) -> Tensor:
-        from ..ops import sum as _sum
-
-        return _sum(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))
-
-    def mean(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
-             keepdim: Any = None, dtype: Any = None) -> Tensor:
-        h = self._hook("mean")
-        if h is not None:
-            return h(self, _axis(axis, dim), _keep(keepdims, keepdim), dtype=dtype)
-        from ..ops import mean
-
-        return mean(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))
-
-    def prod(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
-             keepdim: Any = None) -> Tensor:
-        from ..ops import prod
-
-        return prod(self, axis=_axis(axis, dim), keepdims=_keep(keepdims, keepdim))
-
-    def max(self, *args: Any, **kwargs: Any) -> Any:
-        h = self._hook("max")
-        if h is not None:
-            return h(self, *args, **kwargs)
-        from ..ops import max as _max
-
-        return _max(self, *args, **kwargs)
-
-    def min(self, *args: Any, **kwargs: Any) -> Any:
-        h = self._hook("min")
-        if h is not None:
-            return h(self, *args, **kwargs)
-        from ..ops import min as _min
-
-        return _min(self, *args, **kwargs)
-
-    def var(self, *args: Any, **kwargs: Any) -> Tensor:
-        h = self._hook("var")
-        if h is not None:
-            return h(self, *args, **kwargs)
-        from ..ops import var
-
-        return var(self, *args, **kwargs)
-
-    def std(self, *args: Any, **kwargs: Any) -> Tensor:
-        h = self._hook("std")
-        if h is not None:
-            return h(self, *args, **kwargs)
-        from ..ops import std
-
-        return std(self, *args, **kwargs)
-
-    def reshape(self, *shape: Any, **kwargs: Any) -> Tensor:
-        from ..ops import reshape
-
-        if "shape" in kwargs:
-            shp = kwargs.pop("shape")
-        else:
-            shp = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
-        return reshape(self, tuple(shp) if not isinstance(shp, int) else (shp,))
-
-    def transpose(self, *axes: Any) -> Tensor:
-        h = self._hook("transpose")
-        if h is not None:
-            return h(self, *axes)
-        from ..ops import transpose
-
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = tuple(axes[0])
-        return transpose(self, axes or None)
-
-    @property
-    def T(self) -> Tensor:
-        from ..ops import transpose
-
-        return transpose(self)
-
-    def astype(self, dtype: Any) -> Tensor:
-        from ..ops import cast
-
-        return cast(self, dtype)
-
-    def flatten(self, *args: Any, **kwargs: Any) -> Tensor:
-        h = self._hook("flatten")
-        if h is not None:
-            return h(self, *args, **kwargs)
-        return self.reshape(-1)
-
-    def squeeze(self, axis: Any = None, *, dim: Any = None) -> Tensor:
-        from ..ops import squeeze
-
-        return squeeze(self, _axis(axis, dim))
-
-    def exp(self) -> Tensor:
-        from ..ops import exp
-
-        return exp(self)
-
-    def log(self) -> Tensor:
-        from ..ops import log
-
-        return log(self)
-
-    def sqrt(self) -> Tensor:
-        from ..ops import sqrt
-
-        return sqrt(self)
-
-    def tanh(self) -> Tensor:
-        from ..ops import tanh
-
-        return tanh(self)
-
-    def sigmoid(self) -> Tensor:
-        from ..ops import sigmoid
-
-        return sigmoid(self)
-
-    def relu(self) -> Tensor:
-        from ..ops import relu
-
-        return relu(self)
-
-    def abs(self) -> Tensor:
-        from ..ops import abs as _abs
-
-        return _abs(self)
-
-    def any(self, axis: Any = None) -> Tensor:
-        from ..ops import any as _any
-
-        return _any(self, axis=axis)
-
-    def all(self, axis: Any = None) -> Tensor:
-        from ..ops import all as _all
-
-        return _all(self, axis=axis)
-
-    def argmax(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor:
-        from ..ops import argmax
-
-        return argmax(self, axis=_axis(axis, dim), keepdims=keepdim)
-
-    def argmin(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor:
-        from ..ops import argmin
-
-        return argmin(self, axis=_axis(axis, dim), keepdims=keepdim)
+    # -- bound by tapegrad.ops.tensor_methods (above ops); declared here for type checkers
+    if TYPE_CHECKING:
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __floordiv__(self, other: Any) -> Tensor: ...
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+        def __mod__(self, other: Any) -> Tensor: ...
+        def __rmod__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __rand__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __ror__(self, other: Any) -> Tensor: ...
+        def __xor__(self, other: Any) -> Tensor: ...
+        def __rxor__(self, other: Any) -> Tensor: ...
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __iadd__(self, other: Any) -> Tensor: ...
+        def __isub__(self, other: Any) -> Tensor: ...
+        def __imul__(self, other: Any) -> Tensor: ...
+        def __itruediv__(self, other: Any) -> Tensor: ...
+        def __ipow__(self, other: Any) -> Tensor: ...
+        def _inplace(self, name: str, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __pos__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+        def __getitem__(self, index: Any) -> Tensor: ...
+        def __setitem__(self, index: Any, value: Any) -> None: ...
+        def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any: ...
+        def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
+        def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                     create_graph: bool = False, inputs: Any = None) -> None: ...
+        def clone(self) -> Tensor: ...
+        def sum(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
+                keepdim: Any = None, dtype: Any = None) -> Tensor: ...
+        def mean(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
+                 keepdim: Any = None, dtype: Any = None) -> Tensor: ...
+        def prod(self, axis: Any = None, keepdims: Any = None, *, dim: Any = None,
+                 keepdim: Any = None) -> Tensor: ...
+        def max(self, *args: Any, **kwargs: Any) -> Any: ...
+        def min(self, *args: Any, **kwargs: Any) -> Any: ...
+        def var(self, *args: Any, **kwargs: Any) -> Tensor: ...
+        def std(self, *args: Any, **kwargs: Any) -> Tensor: ...
+        def reshape(self, *shape: Any, **kwargs: Any) -> Tensor: ...
+        def transpose(self, *axes: Any) -> Tensor: ...
+        @property
+        def T(self) -> Tensor: ...
+        def astype(self, dtype: Any) -> Tensor: ...
+        def flatten(self, *args: Any, **kwargs: Any) -> Tensor: ...
+        def squeeze(self, axis: Any = None, *, dim: Any = None) -> Tensor: ...
+        def exp(self) -> Tensor: ...
+        def log(self) -> Tensor: ...
+        def sqrt(self) -> Tensor: ...
+        def tanh(self) -> Tensor: ...
+        def sigmoid(self) -> Tensor: ...
+        def relu(self) -> Tensor: ...
+        def abs(self) -> Tensor: ...
+        def any(self, axis: Any = None) -> Tensor: ...
+        def all(self, axis: Any = None) -> Tensor: ...
+        def argmax(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor: ...
+        def argmin(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor: ...
 
 
 _NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval"})
@@ -833,81 +576,6 @@ _NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval"
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:
     return make(data, None, rg, style)
-
-
-_BINARY: dict[str, Callable[..., Any]] = {}
-
-
-def _binary(name: str, a: Any, b: Any) -> Tensor:
-    fn = _BINARY.get(name)
-    if fn is None:
-        from .. import ops
-
-        fn = getattr(ops, name)
-        _BINARY[name] = fn
-    style = a._style if isinstance(a, Tensor) else b._style
-    p = PROMOTE[style]
-    if p is not None:
-        a, b = p(a, b, name)
-    return fn(a, b)
-
-
-def _forward_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    def operator(self: Tensor, other: Any) -> Any:
-        p = PROMOTE[self._style]
-        if p is None:
-            return fn(self, other)
-        a, b = p(self, other, name)
-        return fn(a, b)
-
-    return operator
-
-
-def _reflected_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    def operator(self: Tensor, other: Any) -> Any:
-        p = PROMOTE[self._style]
-        if p is None:
-            return fn(other, self)
-        a, b = p(other, self, name)
-        return fn(a, b)
-
-    return operator
-
-
-def install_fast_operators(ops: Any) -> None:
-    """Bind the hot arithmetic operators straight to their ops.
-
-    Called once by ``tapegrad.ops`` (which imports this module, so the class
-    body cannot reference the ops); saves a name lookup and a call per op.
-    """
-    for fwd, rev, name in (("__add__", "__radd__", "add"), ("__sub__", "__rsub__", "subtract"),
-                           ("__mul__", "__rmul__", "multiply"),
-                           ("__truediv__", "__rtruediv__", "divide"),
-                           ("__matmul__", "__rmatmul__", "matmul")):
-        fn = getattr(ops, name)
-        _BINARY[name] = fn
-        f = _forward_operator(fn, name)
-        r = _reflected_operator(fn, name)
-        f.__name__, f.__qualname__ = fwd, f"Tensor.{fwd}"
-        r.__name__, r.__qualname__ = rev, f"Tensor.{rev}"
-        setattr(Tensor, fwd, f)
-        setattr(Tensor, rev, r)
-
-
-def _inplace_op(t: Tensor, name: str, other: Any) -> Tensor:
-    h = STYLE_HOOKS[t._style].get("inplace")
-    if h is not None:
-        return h(t, name, other)
-    t._check_inplace(f"in-place {name}")
-    src = t
-    if name not in ("add", "subtract") and _STATE.grad_enabled and (
-        t._node is not None or t._rg or _STATE.tapes
-        or (isinstance(other, Tensor) and (other._rg or other._node is not None))
-    ):
-        # the op saves its input for backward and t is about to be overwritten: give it a
-        # snapshot of t (PyTorch saves ``original_self`` for in-place ops the same way)
-        src = _snapshot(t)
-    return t._assign_result(_binary(name, src, other), f"in-place {name}")
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -926,3 +594,7 @@ def _snapshot(t: Tensor) -> Tensor:
         src._primal = _snapshot(t._primal)
         src._data = src._primal._data
     return src
+
+
+CLASSES: list[type[Tensor]] = [Tensor, Tensor, Tensor]
+"""The tensor class of each style (CORE, TORCH, TF); front-ends register theirs."""

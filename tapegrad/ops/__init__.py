@@ -125,11 +125,9 @@ __all__ = [
 
 
 def _install() -> None:
-    import sys
+    from . import tensor_methods
 
-    from .._core.tensor import install_fast_operators
-
-    install_fast_operators(sys.modules[__name__])
+    tensor_methods.bind()
 
 
 _install()

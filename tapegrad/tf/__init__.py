@@ -27,8 +27,9 @@ Where tapegrad.tf knowingly differs from TensorFlow:
   ``TypeError`` (TensorFlow fails with an ``AttributeError``).
 - ``tf.function`` is accepted and ignored (everything runs eagerly), and
   tensors are hashable.
-- ``type(t)`` of a tensor is :class:`tapegrad.Tensor` (TensorFlow's is
-  ``EagerTensor``) and of a variable ``tapegrad.tf.Variable`` (TensorFlow's
+- ``type(t)`` of a tensor is ``tapegrad.tf.EagerTensor``, a subclass of
+  :class:`tapegrad.Tensor` with TensorFlow's printing and methods (TensorFlow's
+  is ``tensorflow.python.framework.ops.EagerTensor``), and of a variable ``tapegrad.tf.Variable`` (TensorFlow's
   ``ResourceVariable``); ``isinstance`` answers as in TensorFlow
   (``isinstance(v, tf.Tensor)`` is False for a variable, ``tf.is_tensor(v)``
   True).

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
-from .._core.tensor import TF, Tensor
+from .._core.tensor import Tensor
 from ..ops.scatter import scatter_extreme
 from . import dtypes as _dt
 from ._tensor import VariableBase, convert, convert_like, read, tft
@@ -416,16 +416,12 @@ def install() -> None:
     """TensorFlow's ``__getitem__`` for TensorFlow-style tensors; variable scatter methods."""
     if _INSTALLED[0]:
         return
+    from ._tensor import EagerTensor
     from .variables import Variable
 
-    core_getitem = Tensor.__getitem__
-
     def __getitem__(self: Tensor, index: Any) -> Tensor:
-        if self._style == TF:
-            return getitem(self, index)
-        return core_getitem(self, index)
+        return getitem(self, index)
 
-    __getitem__.__doc__ = core_getitem.__doc__
-    Tensor.__getitem__ = __getitem__  # type: ignore[method-assign]
+    EagerTensor.__getitem__ = __getitem__  # type: ignore[method-assign]
     _install_variable_methods(Variable)
     _INSTALLED[0] = True

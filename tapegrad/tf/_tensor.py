@@ -18,7 +18,7 @@ import numpy as np
 from .._core.dispatch import copy_tracer
 from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
-from .._core.tensor import PROMOTE, STYLE_HOOKS, TF, Tensor, make
+from .._core.tensor import TF, Tensor, make, register_style
 from . import dtypes as _dt
 from .errors import InvalidArgumentError, kernel_message
 
@@ -150,8 +150,84 @@ def fmt_shape(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
+# ---------------------------------------------------------------------------- the class
+class EagerTensor(Tensor):
+    """The class of TensorFlow-style tensors (TensorFlow's ``EagerTensor``): a subclass of
+    the core :class:`tapegrad.Tensor` with TensorFlow's printing, shape and dtype objects,
+    operand conversion and immutability.  ``isinstance(t, tf.Tensor)`` holds for it.
+
+    >>> import tapegrad.tf as tf
+    >>> type(tf.constant(1.0)).__name__
+    'EagerTensor'
+    """
+
+    __slots__ = ()
+    _style = TF
+
+    @staticmethod
+    def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+        return _promote(a, b, name)
+
+    def __repr__(self) -> str:
+        return _repr(self)
+
+    def __str__(self) -> str:
+        return _str(self)
+
+    def __format__(self, spec: str) -> str:
+        return _format(self, spec)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._data.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return _dt.from_numpy(self._data.dtype)
+
+    def numpy(self, force: bool = False) -> Any:
+        if self._lvl is not None:
+            self._lvl_read("numpy")
+        return _numpy(self, force)
+
+    def get_shape(self) -> TensorShape:
+        """TensorFlow's ``Tensor.get_shape()`` (same as ``.shape``)."""
+        return TensorShape(self._data.shape)
+
+    def ref(self) -> Reference:
+        """A hashable reference to this tensor (TensorFlow's ``Tensor.ref()``)."""
+        return Reference(self)
+
+    experimental_ref = ref
+
+    def _inplace(self, name: str, other: Any) -> Any:
+        return _inplace(self, name, other)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        _setitem(self, index, value)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        try:
+            return Tensor.__getitem__(self, index)
+        except IndexError as exc:
+            raise _index_error(self, index, exc) from None
+
+    def __pow__(self, other: Any) -> Tensor:  # TensorFlow's Pow has its own gradient
+        from ._ops import pow_operator
+
+        return pow_operator(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        from ._ops import pow_operator
+
+        return pow_operator(other, self)
+
+
+EagerTensor.__module__ = "tapegrad.tf"
+
+
 # ---------------------------------------------------------------------------- variables
-class VariableBase(Tensor):
+class VariableBase(EagerTensor):
     """Marker base of ``tf.Variable`` (defined in :mod:`tapegrad.tf.variables`)."""
 
     __slots__ = ()
@@ -650,13 +726,6 @@ def _setitem(t: Tensor, index: Any, value: Any) -> None:
     ))
 
 
-def _shape_hook(shape: tuple[int, ...]) -> TensorShape:
-    return TensorShape(shape)
-
-
-def _get_shape(self: Tensor) -> TensorShape:
-    """TensorFlow's ``Tensor.get_shape()`` (same as ``.shape``)."""
-    return TensorShape(self._data.shape)
 
 
 class Reference:
@@ -680,37 +749,9 @@ class Reference:
         return f"<Reference wrapping {self._wrapped!r}>"
 
 
-def _ref(self: Tensor) -> Reference:
-    """A hashable reference to this tensor (TensorFlow's ``Tensor.ref()``)."""
-    return Reference(self)
-
-
-_INSTALLED = [False]
-
-
 def install() -> None:
-    """Register the TensorFlow style (printing, shape, dtype, operators). Idempotent."""
-    if _INSTALLED[0]:
-        return
-    hooks = STYLE_HOOKS[TF]
-    hooks["repr"] = _repr
-    hooks["str"] = _str
-    hooks["format"] = _format
-    hooks["shape"] = _shape_hook
-    hooks["dtype"] = _dt.from_numpy
-    hooks["numpy"] = _numpy
-    hooks["inplace"] = _inplace
-    hooks["setitem"] = _setitem
-    hooks["index_error"] = _index_error
-    PROMOTE[TF] = _promote
-    from ._ops import pow_operator
-
-    hooks["pow"] = pow_operator
-    # TensorFlow-only method names (the core does not define them)
-    for name, fn in (("get_shape", _get_shape), ("ref", _ref), ("experimental_ref", _ref)):
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    _INSTALLED[0] = True
+    """Make :class:`EagerTensor` the class of TensorFlow-style tensors. Idempotent."""
+    register_style(TF, EagerTensor)
 
 
 def _index_error(t: Tensor, index: Any, exc: IndexError) -> BaseException:

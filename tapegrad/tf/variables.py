@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
-from .._core.tensor import TF, Tensor
+from .._core.tensor import Tensor
 from . import dtypes as _dt
 from ._tensor import (
     Reference,
@@ -106,7 +106,6 @@ class Variable(VariableBase):
         self._grad = None
         self._vc = [0]
         self._acc = None
-        self._style = TF
         self._retains = False
         trainable = True if trainable is None else bool(trainable)
         self._tv = trainable
@@ -319,7 +318,6 @@ class _UnreadVariable(Variable):
     _node = _slot_proxy("_node")
     _rg = _slot_proxy("_rg")
     _vc = _slot_proxy("_vc")
-    _style = _slot_proxy("_style")
 
     def __init__(self, parent: Variable) -> None:  # noqa: D107 - shares the parent's state
         object.__setattr__(self, "_parent", parent)

@@ -11,9 +11,10 @@ written for PyTorch's autograd runs on tapegrad, printing the same numbers:
 >>> y, w.grad, b.grad
 (tensor(5., grad_fn=<AddBackward0>), tensor(4.), tensor(1.))
 
-Tensors are :class:`tapegrad.Tensor` objects in PyTorch style (they print,
-promote dtypes and name their ``grad_fn`` like PyTorch); every op, gradient
-and the engine are the core's.  ``torch.nn`` gives modules from ``Linear`` to
+Tensors are ``tapegrad.torch.Tensor`` objects (``torch.Tensor`` here), a
+subclass of :class:`tapegrad.Tensor` that prints, promotes dtypes, names its
+``grad_fn`` and has the methods as PyTorch's; every op, gradient and the
+engine are the core's.  ``torch.nn`` gives modules from ``Linear`` to
 convolutions, normalization, recurrent and attention layers; ``torch.optim``
 every CPU optimizer and scheduler (update rules from :mod:`tapegrad.optim`);
 ``torch.func``, ``torch.vmap`` and ``torch.autograd.forward_ad`` the function
@@ -137,7 +138,7 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-Tensor = _misc.TorchTensor  # type: ignore[misc, assignment]  # noqa: F811
+Tensor = _misc.TorchTensor  # type: ignore[misc]  # noqa: F811
 strided = "torch.strided"
 inf = _builtins.float("inf")
 nan = inf - inf

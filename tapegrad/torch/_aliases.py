@@ -141,7 +141,20 @@ def install(namespace: dict[str, Any], method_names: Any) -> None:
     for name in (*method_names, *_CORE_METHODS):
         if name in _PYTHON_LEVEL or name.startswith("_"):
             continue
-        obj = Tensor.__dict__.get(name)
+        obj = _own_or_core(name)
         if not inspect.isfunction(obj) or getattr(obj, "__wrapped_numpy_names__", False):
             continue
-        setattr(Tensor, name, accept_numpy_names(obj, name, method=True))
+        setattr(_torch_class(), name, accept_numpy_names(obj, name, method=True))
+
+
+def _torch_class() -> type:
+    from ._tensor import TorchTensor
+
+    return TorchTensor
+
+
+def _own_or_core(name: str) -> Any:
+    """The method ``name`` of the PyTorch-style class, or else of the core class."""
+    cls = _torch_class()
+    obj = cls.__dict__.get(name)
+    return Tensor.__dict__.get(name) if obj is None else obj

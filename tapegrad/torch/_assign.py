@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import ops as core
 from .._core.errors import hinted, with_hint
-from .._core.tensor import STYLE_HOOKS, TORCH, Tensor
+from .._core.tensor import Tensor
 from ..ops.shape import _norm_index
 
 _LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
@@ -223,16 +223,16 @@ def method_names() -> list[str]:
 
 
 def install() -> None:
-    """Methods (both forms) on the shared Tensor and the checked ``x[i] = v`` hook."""
+    """Methods (both forms) on the PyTorch-style tensor class and the checked ``x[i] = v`` hook."""
     from ._methods import _ip
+    from ._tensor import TorchTensor as cls
 
-    if getattr(Tensor, "_torch_assign", False):
+    if cls.__dict__.get("_torch_assign", False):
         return
     for name, fn in FUNCTIONS.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-        setattr(Tensor, name + "_", _ip(name + "_", fn))
-    Tensor.fill_diagonal_ = _ip("fill_diagonal_", _fill_diagonal)  # type: ignore[attr-defined]
-    hooks = STYLE_HOOKS[TORCH]
-    hooks["setitem"] = checked_setitem(hooks["setitem"])
-    Tensor._torch_assign = True  # type: ignore[attr-defined]
+        if not hasattr(cls, name):
+            setattr(cls, name, fn)
+        setattr(cls, name + "_", _ip(name + "_", fn))
+    cls.fill_diagonal_ = _ip("fill_diagonal_", _fill_diagonal)  # type: ignore[attr-defined]
+    cls.__setitem__ = checked_setitem(cls.__setitem__)  # type: ignore[method-assign]
+    cls._torch_assign = True  # type: ignore[attr-defined]

@@ -138,23 +138,19 @@ def _any_all(name: str) -> Any:
 
 
 def install() -> None:
-    """Methods the PyTorch style needs on the shared Tensor: ``inner``, ``moveaxis``,
+    """Methods the PyTorch style needs on its tensor class: ``inner``, ``moveaxis``,
     ``ravel``, and ``any``/``all`` with ``dim``/``keepdim``."""
-    if getattr(Tensor, "_torch_extras", False):
-        return
-    Tensor.inner = lambda self, other: inner(self, other)  # type: ignore[attr-defined]
-    Tensor.moveaxis = lambda self, s, d: moveaxis(self, s, d)  # type: ignore[attr-defined]
-    Tensor.ravel = lambda self: ravel(self)  # type: ignore[attr-defined]
-    Tensor.fix = lambda self: fix(self)  # type: ignore[attr-defined]
-    Tensor.sgn = lambda self: sgn(self)  # type: ignore[attr-defined]
-    if not hasattr(Tensor, "absolute"):
-        Tensor.absolute = lambda self: self.abs()  # type: ignore[attr-defined]
-    for name in ("any", "all", "sum", "prod"):
-        setattr(Tensor, name, _any_all(name))
-    # ``torch.Tensor`` prints as a class of this front-end (``type(t)`` is still the shared
-    # tapegrad.Tensor until the front-ends get their own subclasses)
-    from . import _misc
+    from ._tensor import TorchTensor as cls
 
-    _misc.TorchTensor.__name__ = _misc.TorchTensor.__qualname__ = "Tensor"
-    _misc.TorchTensor.__module__ = "tapegrad.torch"
-    Tensor._torch_extras = True  # type: ignore[attr-defined]
+    if cls.__dict__.get("_torch_extras", False):
+        return
+    cls.inner = lambda self, other: inner(self, other)  # type: ignore[attr-defined]
+    cls.moveaxis = lambda self, s, d: moveaxis(self, s, d)  # type: ignore[attr-defined]
+    cls.ravel = lambda self: ravel(self)  # type: ignore[attr-defined]
+    cls.fix = lambda self: fix(self)  # type: ignore[attr-defined]
+    cls.sgn = lambda self: sgn(self)  # type: ignore[attr-defined]
+    if not hasattr(cls, "absolute"):
+        cls.absolute = lambda self: self.abs()  # type: ignore[attr-defined]
+    for name in ("any", "all", "sum", "prod"):
+        setattr(cls, name, _any_all(name))
+    cls._torch_extras = True  # type: ignore[attr-defined]

@@ -23,12 +23,12 @@ import numpy as np
 from .. import ops as core
 from .._core import mode
 from .._core.errors import hinted, with_hint
-from .._core.tensor import STYLE_HOOKS, TORCH, Tensor, make
+from .._core.tensor import TORCH, Tensor, make
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
 from ._dtype import dtype as torch_dtype
 from ._random import gen
-from ._tensor import CPU, _wrap, check_device, device, promote
+from ._tensor import CPU, TorchTensor, _wrap, check_device, device, promote
 from .autograd.grad_mode import _INF_VC
 
 _STATE = mode.STATE
@@ -475,23 +475,25 @@ METHODS: dict[str, Any] = {
 
 
 def install() -> None:
-    """Add the PyTorch methods to :class:`Tensor` and register the style hooks."""
-    done = Tensor.__dict__.get("_torch_methods")
+    """Add the PyTorch methods to the PyTorch-style tensor class."""
+    cls = TorchTensor
     for name, fn in METHODS.items():
-        if name in Tensor.__dict__ and not (done and name in done):
-            raise RuntimeError(f"tapegrad.torch: Tensor.{name} is defined by the core")
-        setattr(Tensor, name, fn)
-    Tensor._torch_methods = frozenset(METHODS)  # type: ignore[attr-defined]
-    h = STYLE_HOOKS[TORCH]
-    h["max"] = _max_hook
-    h["min"] = _min_hook
-    h["var"] = lambda self, *a, **k: O.var(self, *a, **k)
-    h["std"] = lambda self, *a, **k: O.std(self, *a, **k)
-    h["transpose"] = _transpose_hook
-    h["setitem"] = _setitem_hook
-    h["inplace"] = _inplace_hook
-    h["flatten"] = _flatten_hook
-    h["mean"] = lambda self, dim, keepdim, dtype=None: O.mean(self, dim, keepdim, dtype=dtype)
+        setattr(cls, name, fn)
+    cls.max = _max_hook  # type: ignore[method-assign]
+    cls.min = _min_hook  # type: ignore[method-assign]
+    cls.var = lambda self, *a, **k: O.var(self, *a, **k)  # type: ignore[method-assign]
+    cls.std = lambda self, *a, **k: O.std(self, *a, **k)  # type: ignore[method-assign]
+    cls.transpose = _transpose_hook  # type: ignore[method-assign]
+    cls.__setitem__ = _setitem_hook  # type: ignore[method-assign]
+    cls._inplace = _inplace_hook  # type: ignore[method-assign, assignment]
+    cls.flatten = _flatten_hook  # type: ignore[method-assign]
+    cls.mean = _mean  # type: ignore[method-assign, assignment]
+
+
+def _mean(self: Tensor, dim: Any = None, keepdim: Any = False, dtype: Any = None, *,
+          axis: Any = None, keepdims: Any = None) -> Tensor:
+    return O.mean(self, dim if axis is None else axis,
+                  bool(keepdim if keepdims is None else keepdims), dtype=dtype)
 
 
 _ = (warnings, default_np, promote)

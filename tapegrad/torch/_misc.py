@@ -60,8 +60,9 @@ def compile(model: Any = None, **kwargs: Any) -> Any:
 
 
 class _TensorMeta(type):
-    """``torch.Tensor`` stands for tapegrad's one Tensor class (isinstance, attributes),
-    while calling it builds a tensor the way ``torch.Tensor(...)`` does."""
+    """``torch.FloatTensor`` and the other typed names: an isinstance check for one dtype
+    over every tapegrad tensor, while calling one builds a tensor the way PyTorch's legacy
+    constructor does."""
 
     _dtype: Any = None
 
@@ -74,33 +75,14 @@ class _TensorMeta(type):
         return isinstance(sub, type) and issubclass(sub, Tensor)
 
     def __getattr__(cls, name: str) -> Any:
-        return getattr(Tensor, name)
+        return getattr(_tensor.TorchTensor, name)
 
 
 def _legacy_new(dt: Any, args: tuple[Any, ...]) -> Tensor:
-    import numpy as np
-
-    if not args:
-        return _tensor._finish(np.zeros(0, dtype=dt), False)
-    if len(args) == 1 and not isinstance(args[0], int):
-        return _tensor._finish(_tensor._infer_array(args[0], np.dtype(dt)), False)
-    return _tensor._finish(np.zeros(_tensor.size_arg(args), dtype=dt), False)
+    return _tensor.legacy_new(dt, args)
 
 
-class TorchTensor(metaclass=_TensorMeta):
-    """``torch.Tensor``: ``isinstance(t, torch.Tensor)`` holds for every tapegrad tensor;
-    ``torch.Tensor([1, 2])`` makes a float32 tensor and ``torch.Tensor(2, 3)`` an
-    (zero-filled) float32 tensor of that size, as PyTorch's legacy constructor does.
-
-    >>> import tapegrad.torch as torch
-    >>> torch.Tensor([1, 2]), isinstance(torch.ones(1), torch.Tensor)
-    (tensor([1., 2.]), True)
-    """
-
-    def __new__(cls, *args: Any) -> Tensor:  # type: ignore[misc]
-        from . import _dtype
-
-        return _legacy_new(_dtype.default_np(), args)
+TorchTensor = _tensor.TorchTensor
 
 
 def _typed(name: str, dt: Any) -> type:

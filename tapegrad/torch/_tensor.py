@@ -18,7 +18,8 @@ import numpy as np
 
 from .._core import errors, mode
 from .._core.errors import hinted, warning_with_hint, with_hint
-from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make, restyle
+from .._core.tensor import TORCH, Tensor, make, register_style, restyle
+from .._core.tensor import Tensor as CoreTensor
 from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np
@@ -788,7 +789,7 @@ def _repr(t: Tensor) -> str:
 
 
 def _format(t: Tensor, spec: str) -> str:
-    if t._data.ndim == 0 and type(t) is Tensor:
+    if t._data.ndim == 0 and type(t) is TorchTensor:
         return format(t._data.item(), spec)
     if spec:
         raise TypeError(f"unsupported format string passed to {type(t).__name__}.__format__")
@@ -938,22 +939,129 @@ def _wrap_hook(fn: Any) -> Any:
     return hook
 
 
+class _TensorMeta(type):
+    """``torch.Tensor`` is the class of PyTorch-style tensors, while ``isinstance(t,
+    torch.Tensor)`` holds for every tapegrad tensor (a tensor of either style works in the
+    other style's ops) and calling the class builds a tensor as ``torch.Tensor(...)`` does."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if "_any_tensor" in cls.__dict__:  # torch.Tensor itself, not its subclasses
+            return isinstance(obj, CoreTensor)
+        return type.__instancecheck__(cls, obj)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        if "_any_tensor" in cls.__dict__:
+            return isinstance(sub, type) and issubclass(sub, CoreTensor)
+        return type.__subclasscheck__(cls, sub)
+
+
+def legacy_new(dt: Any, args: tuple[Any, ...]) -> Tensor:
+    """``torch.Tensor(...)`` / ``torch.FloatTensor(...)``: data, a size, or nothing."""
+    if not args:
+        return _finish(np.zeros(0, dtype=dt), False)
+    if len(args) == 1 and not isinstance(args[0], int):
+        return _finish(_infer_array(args[0], np.dtype(dt)), False)
+    return _finish(np.zeros(size_arg(args), dtype=dt), False)
+
+
+class TorchTensor(CoreTensor, metaclass=_TensorMeta):
+    """``torch.Tensor``: the class of PyTorch-style tensors (a subclass of the core
+    :class:`tapegrad.Tensor`), with PyTorch's printing, promotion and methods.
+
+    ``torch.Tensor([1, 2])`` makes a float32 tensor and ``torch.Tensor(2, 3)`` a
+    (zero-filled) float32 tensor of that size, as PyTorch's legacy constructor does;
+    ``isinstance(t, torch.Tensor)`` holds for every tapegrad tensor.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.Tensor([1, 2]), isinstance(torch.ones(1), torch.Tensor)
+    (tensor([1., 2.]), True)
+    >>> type(torch.ones(1))
+    <class 'tapegrad.torch.Tensor'>
+    """
+
+    __slots__ = ()
+    _style = TORCH
+    _promote = staticmethod(promote)
+    _any_tensor = True
+
+    def __new__(cls, *args: Any) -> TorchTensor:
+        return legacy_new(_dtype.default_np(), args)  # type: ignore[return-value]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # built by __new__
+        pass
+
+    # -- printing
+    def __repr__(self) -> str:
+        return _print.tensor_repr(self)
+
+    def __str__(self) -> str:
+        return _print.tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        return _format(self, spec)
+
+    # -- what PyTorch means differently
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return from_np(self._data.dtype)
+
+    def numpy(self, force: bool = False) -> np.ndarray:
+        if self._lvl is not None:
+            self._lvl_read("numpy")
+        return _numpy(self, force)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self._rg and _STATE.grad_enabled:
+            raise hinted(RuntimeError(with_hint(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead.",
+                "np.asarray(t) would drop the graph; detach explicitly")))
+        return CoreTensor.__array__(self, dtype, copy)
+
+    def __float__(self) -> float:
+        _float_hook(self)
+        return float(self.item())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self._node is not None:
+            raise hinted(RuntimeError(with_hint(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001",
+                "deepcopy t.detach() (or t.detach().requires_grad_()) instead")))
+        return CoreTensor.__deepcopy__(self, memo)
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves."""
+        _backward_hook(self, gradient, retain_graph, create_graph, inputs)
+        CoreTensor.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def _check_requires_grad(self) -> None:
+        _requires_grad_hook(self)
+
+    def _read_nonleaf_grad(self) -> None:
+        _grad_nonleaf(self)
+
+    def _checked_grad(self, value: Any) -> Any:
+        return _grad_set(self, value)
+
+    def _wrap_hook(self, hook: Any) -> Any:
+        return _wrap_hook(hook)
+
+
+TorchTensor.__name__ = TorchTensor.__qualname__ = "Tensor"
+TorchTensor.__module__ = "tapegrad.torch"
+
+
 def install() -> None:
-    """Register the PyTorch style hooks and promotion with the core."""
-    h = STYLE_HOOKS[TORCH]
-    h["repr"] = _repr
-    h["str"] = _repr
-    h["format"] = _format
-    h["shape"] = _shape
-    h["dtype"] = from_np
-    h["numpy"] = _numpy
-    h["grad_nonleaf"] = _grad_nonleaf
-    h["grad_set"] = _grad_set
-    h["backward"] = _backward_hook
-    h["requires_grad"] = _requires_grad_hook
-    h["float"] = _float_hook
-    h["wrap_hook"] = _wrap_hook
-    PROMOTE[TORCH] = promote
+    """Make :class:`TorchTensor` the class of PyTorch-style tensors."""
+    register_style(TORCH, TorchTensor)
 
 
 __all__ = [

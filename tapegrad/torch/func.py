@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import ops as _core_ops
 from .._core.errors import hinted, with_hint
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, set_style
 from ..autodiff.functional import (
     grad,
     grad_and_value,
@@ -138,7 +138,7 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[s
         out = {}
         for k in named[0]:
             s = _core_ops.stack([n[k].detach() for n in named], axis=0)
-            s._style = named[0][k]._style
+            set_style(s, named[0][k]._style)
             if grad and named[0][k].requires_grad:
                 s.requires_grad_(True)
             out[k] = s

@@ -527,8 +527,10 @@ def install() -> None:
     """Add ``Tensor.det()``, ``.inverse()``, ... where the shared class does not have them."""
     methods = dict(TORCH_NAMES)
     methods["cholesky"] = lambda self, upper=False: cholesky(self, upper=upper)
+    from ._tensor import TorchTensor as cls
+
     for name, fn in methods.items():
-        if name not in Tensor.__dict__:
-            setattr(Tensor, name, fn)
-    if "mT" not in Tensor.__dict__:
-        Tensor.mT = property(lambda self: core.swapaxes(self, -1, -2))  # type: ignore[attr-defined]
+        if name not in cls.__dict__:
+            setattr(cls, name, fn)
+    if "mT" not in cls.__dict__:
+        cls.mT = property(lambda self: core.swapaxes(self, -1, -2))  # type: ignore[attr-defined]

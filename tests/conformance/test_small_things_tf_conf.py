@@ -531,3 +531,16 @@ def test_indexed_slices_convert_to_dense(rtf: Any) -> None:
     same(rtf, lambda m: m.convert_to_tensor(
         m.IndexedSlices(m.ones([2, 2]), [1, 1], dense_shape=[3, 2])))
     same(rtf, lambda m: m.convert_to_tensor(m.IndexedSlices(m.ones([2, 2]), [1, 1])), msg=False)
+
+
+# ----------------------------------------------------------------------------- 5: type names
+def test_type_names_and_isinstance_as_tensorflow(rtf: Any) -> None:
+    for mod in (rtf, tg):
+        t, v = mod.constant([1.0, 2.0]), mod.Variable([1.0, 2.0])
+        assert type(t).__name__ == "EagerTensor"
+        assert type(v).__name__ == "ResourceVariable"
+        assert isinstance(t, mod.Tensor) and not isinstance(v, mod.Tensor)
+        assert isinstance(v, mod.Variable) and not isinstance(t, mod.Variable)
+        assert type(t + 1).__name__ == "EagerTensor" and type(v + 1).__name__ == "EagerTensor"
+        assert type(v.read_value()).__name__ == "EagerTensor"
+        assert not hasattr(t, "unsqueeze") and hasattr(t, "get_shape")

@@ -390,3 +390,19 @@ def test_deprecated_range_includes_the_end(dtype: str | None) -> None:
 def test_deprecated_range_warns() -> None:
     with pytest.warns(UserWarning, match="torch.range is deprecated"):
         tt.range(1, 4)
+
+
+# ----------------------------------------------------------------------------- 5: type names
+def test_type_names_and_isinstance_as_pytorch() -> None:
+    for mod in (real, tt):
+        t = mod.ones(2, requires_grad=True)
+        p = mod.nn.Parameter(mod.ones(2))
+        assert type(t).__name__ == "Tensor" and type(t) is mod.Tensor
+        assert type(t * 2) is mod.Tensor and type(t.detach()) is mod.Tensor
+        assert isinstance(t, mod.Tensor) and isinstance(p, mod.Tensor)
+        assert type(p).__name__ == "Parameter" and not isinstance(t, mod.nn.Parameter)
+        assert isinstance(mod.ones(1), mod.FloatTensor)
+        assert not isinstance(mod.ones(1), mod.LongTensor)
+        assert issubclass(type(p), mod.Tensor)
+    # tapegrad's class is its own, under tapegrad.torch (not literally torch.Tensor)
+    assert type(tt.ones(1)).__module__ == "tapegrad.torch"

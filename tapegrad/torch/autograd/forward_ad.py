@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from ..._core.errors import hinted, with_hint
 from ..._core.mode import STATE
-from ..._core.tensor import TORCH, Tensor
+from ..._core.tensor import TORCH, Tensor, set_style
 from ...autodiff.forward import JVPLevel
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -89,7 +89,7 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
             f"{list(tangent._data.shape)}.", "the tangent has the primal's shape")))
     base = tensor._primal if tensor._lvl is lv else tensor
     t = lv.make(base, tangent)
-    t._style = TORCH
+    set_style(t, TORCH)
     return t
 
 

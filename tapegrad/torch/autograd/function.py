@@ -35,7 +35,7 @@ import numpy as np
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.registry import Op, apply
-from ..._core.tensor import TORCH, Tensor, make, restyle
+from ..._core.tensor import TORCH, Tensor, make, restyle, set_style
 from ...ops import index_add_zeros, reshape
 
 _STATE = mode.STATE
@@ -296,9 +296,9 @@ class Function(metaclass=_FunctionMeta):
             o._node = node
             o._rg = True
             o._vc = res._vc
-            o._style = TORCH
+            set_style(o, TORCH)
         else:
-            res._style = TORCH
+            set_style(res, TORCH)
             total = res._data.size
             start = 0
             uop = cls._get_unpack_op()
@@ -312,7 +312,7 @@ class Function(metaclass=_FunctionMeta):
                 o._node = v._node
                 o._rg = True
                 o._vc = v._vc
-                o._style = TORCH
+                set_style(o, TORCH)
                 v._node.out_vc = o._vc
         if node is not None:
             saved = tuple(ctx.to_save)
@@ -353,7 +353,7 @@ def _apply_jvp(cls: type[Function], lv: Any, args: tuple[Any, ...],
            for o, t in zip(outs, touts)]
     for r in res:
         if isinstance(r, Tensor):
-            r._style = TORCH
+            set_style(r, TORCH)
     return tuple(res) if is_tuple else res[0]
 
 
@@ -386,7 +386,7 @@ def _apply_vmap(cls: type[Function], lv: Any, args: tuple[Any, ...],
         elif d % o._data.ndim != 0:
             o = ops.moveaxis(o, d, 0)
         t = lv.make(o)
-        t._style = TORCH
+        set_style(t, TORCH)
         res.append(t)
     return tuple(res) if is_tuple else res[0]
 

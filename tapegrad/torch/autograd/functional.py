@@ -26,7 +26,7 @@ from ... import engine
 from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
-from ..._core.tensor import TORCH, Tensor, make, restyle
+from ..._core.tensor import TORCH, Tensor, make, restyle, set_style
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -56,7 +56,7 @@ def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Te
             # a transform's tracer (forward over reverse, vmap): an alias at its level that
             # keeps its tangent or batch, made a leaf of this reverse pass
             t = core.identity(x.detach() if x._rg else x)
-            t._style = TORCH
+            set_style(t, TORCH)
             if t._node is None:
                 t._rg = True
             out.append(t)

@@ -8,9 +8,10 @@ import numpy as np
 
 from ..._core.tensor import TORCH, Tensor
 from .._print import tensor_repr
+from .._tensor import TorchTensor
 
 
-class Parameter(Tensor):
+class Parameter(TorchTensor):
     """A leaf tensor that requires grad (by default) and is registered by ``Module``.
 
     It shares storage with the tensor it wraps, as in PyTorch.
@@ -35,7 +36,6 @@ class Parameter(Tensor):
         p._grad = None
         p._vc = data._vc if isinstance(data, Tensor) else [0]
         p._acc = None
-        p._style = TORCH
         p._tv = False
         p._retains = False
         if requires_grad:
@@ -70,7 +70,7 @@ def _plain(data: np.ndarray) -> Tensor:
     return make(data, None, False, TORCH)
 
 
-class Buffer(Tensor):
+class Buffer(TorchTensor):
     """Marker type: ``Module`` registers a ``Buffer`` attribute as a buffer."""
 
     def __new__(cls, data: Any = None, *, persistent: bool = True) -> Buffer:
