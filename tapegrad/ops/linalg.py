@@ -297,6 +297,15 @@ def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
 
             return _rsum(multiply(x, y), axis=-1)
         return _matmul(x, y) if bx else _matmul(y, x)
+    if by and not bx and rx == 2 and ry in (1, 2):
+        # one matrix times a batch: one GEMM over the whole batch instead of a product per
+        # example (X y_b = y_b X^T for vectors; X Y_b = (Y_b^T X^T)^T for matrices)
+        from .shape import swapaxes
+
+        xt = swapaxes(x, 0, 1)
+        if ry == 1:
+            return _matmul(y, xt)
+        return swapaxes(_matmul(swapaxes(y, -1, -2), xt), -1, -2)
     sq = None
     if rx == 1 and bx:  # a batch of row vectors: matrices of one row
         x = reshape(x, (_shape(x)[0], 1, _shape(x)[1]))
