@@ -3,8 +3,6 @@ order comes for free) unless stability says otherwise (noted inline)."""
 
 from __future__ import annotations
 
-import builtins
-import math
 from typing import Any
 
 import numpy as np
@@ -16,45 +14,33 @@ from ._raw import data, raw, wrap
 from .elementwise import (
     abs,
     add,
-    divide,
     equal,
-    erf,
     exp,
-    greater,
     log1p,
     multiply,
     negative,
     relu,
     subtract,
-    tanh,
-    where,
 )
 from .reduce import log_softmax, log_softmax_op, mean, sum
-from .shape import _getitem, broadcast_to, expand_dims, index_add_zeros
+from .shape import broadcast_to, expand_dims, moveaxis
 
 
 def gelu(x: Any, approximate: str = "none") -> Tensor:
-    """Gaussian error linear unit: ``x * Phi(x)`` (or the tanh approximation)."""
-    if approximate == "tanh":
-        c = math.sqrt(2.0 / math.pi)
-        inner = multiply(add(x, multiply(multiply(multiply(x, x), x), 0.044715)), c)
-        return multiply(multiply(x, 0.5), add(tanh(inner), 1.0))
-    if approximate != "none":
+    """Gaussian error linear unit: ``x * Phi(x)`` (or the tanh approximation); one node."""
+    if approximate not in ("none", "tanh"):
         raise hinted(ValueError(with_hint(f"approximate argument must be either none or tanh, got "
                                    f"{approximate!r}", "use 'none' or 'tanh'")))
-    return multiply(multiply(x, 0.5), add(erf(multiply(x, 1.0 / math.sqrt(2.0))), 1.0))
+    from .fused import gelu_op
+
+    return gelu_op(x, approximate=approximate)
 
 
 def softplus(x: Any, beta: float = 1.0, threshold: float | None = 20.0) -> Tensor:
-    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (PyTorch) if given."""
-    bx = multiply(x, beta) if beta != 1 else x
-    # stable form: log1p(exp(-|bx|)) + max(bx, 0)
-    sp = add(log1p(exp(negative(abs(bx)))), relu(bx))
-    if beta != 1:
-        sp = multiply(sp, 1.0 / beta)
-    if threshold is not None:
-        sp = where(greater(bx, threshold), x, sp)
-    return sp
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (PyTorch) if given; one node."""
+    from .fused import softplus_op
+
+    return softplus_op(x, beta=float(beta), threshold=None if threshold is None else float(threshold))
 
 
 def _check_same_shape(a: Any, b: Any, what: str) -> None:
@@ -71,10 +57,12 @@ def _check_same_shape(a: Any, b: Any, what: str) -> None:
 
 
 def mse_loss(pred: Any, target: Any, reduction: str = "mean") -> Tensor:
-    """Mean squared error."""
-    d = subtract(pred, target)
-    sq = multiply(d, d)
-    return _reduce(sq, reduction)
+    """Mean squared error (one node: ``ops.fused.mse_loss_op``)."""
+    if reduction not in ("mean", "sum", "none"):
+        _reduce(pred, reduction)  # raises
+    from .fused import mse_loss_op
+
+    return mse_loss_op(pred, target, reduction=reduction)
 
 
 def _reduce(v: Any, reduction: str) -> Tensor:
@@ -105,12 +93,17 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
                     f"class indices must be in [0, {c - 1}]",
                 )
             ))
-        # pick each target's log-probability along the class axis (any number of dims)
-        idx: list[Any] = list(np.indices(t.shape, sparse=True))
-        idx.insert(axis % lp._data.ndim, t)
+        # each target's log-probability along the class axis: the one nll primitive
+        # (PyTorch's layout: classes on axis 1, or axis 0 of a single sample)
         if reduction not in ("mean", "sum", "none"):
             _reduce(lp, reduction)  # raises
-        return _nll_pick(lp, index=tuple(idx), reduction=reduction)
+        nd = lp._data.ndim
+        if nd > 1 and axis % nd != 1:
+            lp = moveaxis(lp, axis % nd, 1)
+        from .fused import nll_loss_op
+
+        return nll_loss_op(lp, target=np.asarray(t), weight=None, ignore_index=-100,
+                           reduction=reduction)
     per = negative(sum(multiply(target, lp), axis=axis))
     return _reduce(per, reduction)
 
@@ -127,41 +120,6 @@ def pick_traced(x: Any, target: Tensor, axis: int = -1) -> Tensor:
     classes = np.arange(c).reshape((c,) + (1,) * (nd - ax - 1))
     onehot = equal(expand_dims(target, ax), classes)
     return sum(multiply(x, onehot), axis=ax)
-
-
-@defop("nll_pick", saves=("lp_shape",), grad_name="NllLossBackward0")
-def _nll_pick(lp: Any, *, index: tuple[Any, ...], reduction: str) -> Any:
-    """``-lp[index]``, reduced: one op for the values of getitem, negative and mean/sum.
-
-    ``index`` picks each position once (one class per sample), so the VJP scatters
-    without accumulating.
-    """
-    picked = np.negative(_getitem.fwd(lp, index=index))
-    if reduction == "mean":
-        return np.mean(picked, axis=None, keepdims=False)
-    if reduction == "sum":
-        return np.sum(picked, axis=None, keepdims=False)
-    return picked
-
-
-@_nll_pick.defvjp
-def _(g: Tensor, lp_shape: tuple[int, ...], index: tuple[Any, ...], reduction: str) -> Any:
-    # d(-lp[index]) = -g at each picked position (divided by their number for "mean")
-    pshape = np.broadcast_shapes(*[np.shape(i) for i in index])
-    n = builtins.max(int(np.prod(pshape)), 1)
-    if raw():
-        ga = g._data
-        q = np.negative(np.true_divide(ga, n) if reduction == "mean" else ga)
-        out = np.zeros(lp_shape, dtype=q.dtype)
-        out[index] += q  # positions are distinct: the same as np.add.at
-        return (wrap(out, g),)
-    if reduction == "mean":
-        gi = negative(broadcast_to(divide(g, n), pshape))
-    elif reduction == "sum":
-        gi = negative(broadcast_to(g, pshape))
-    else:
-        gi = negative(g)
-    return (index_add_zeros(gi, index=index, shape=lp_shape),)
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> Tensor:
@@ -222,22 +180,6 @@ def _const(v: Any) -> Tensor:
 
 
 # ================================================================ forward-mode and batching rules
-_nll_pick.defjvp(lambda dlp, lp, *, out, index, reduction: _nll_pick(
-    dlp, index=index, reduction=reduction))
-
-
-@_nll_pick.defbatch
-def _(batched: tuple[bool, ...], lp: Any, *, index: tuple[Any, ...], reduction: str) -> Any:
-    # the same picks in every example; then each example's reduction
-    picked = _nll_pick(lp, index=(slice(None),) + tuple(index), reduction="none")
-    axes = tuple(range(1, np.ndim(picked._data)))
-    if reduction == "mean":
-        return mean(picked, axis=axes)
-    if reduction == "sum":
-        return sum(picked, axis=axes)
-    return picked
-
-
 @_softmax_xent.defjvp
 def _(dx: Any, dz: Any, logits: Any, labels: Any, *, out: Any, axis: int) -> Any:
     # d(-sum z lp) = -sum(dz lp) - sum(z dlp), dlp = dx - sum(dx softmax)

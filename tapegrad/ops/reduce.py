@@ -17,8 +17,6 @@ from .elementwise import (
     equal,
     exp,
     multiply,
-    sqrt,
-    square,
     subtract,
     where,
 )
@@ -278,17 +276,18 @@ amin = min
 
 
 def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
-    """Variance with ``ddof`` delta degrees of freedom (numpy's convention)."""
-    ax = norm_axis(axis, _ndim(x))
-    n = _count(x, ax)
-    m = mean(x, axis=ax, keepdims=True)
-    ss = sum(square(subtract(x, m)), axis=ax, keepdims=keepdims)
-    return divide(ss, builtins.max(n - ddof, 0))
+    """Variance with ``ddof`` delta degrees of freedom (numpy's convention); one node
+    (the fused primitive ``ops.fused.var_op``, PyTorch's ``correction``)."""
+    from .fused import var_op
+
+    return var_op(x, axis=norm_axis(axis, _ndim(x)), correction=ddof, keepdims=bool(keepdims))
 
 
 def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
-    """Standard deviation with ``ddof`` delta degrees of freedom."""
-    return sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
+    """Standard deviation with ``ddof`` delta degrees of freedom (one node)."""
+    from .fused import std_op
+
+    return std_op(x, axis=norm_axis(axis, _ndim(x)), correction=ddof, keepdims=bool(keepdims))
 
 
 # The softmax family are primitives rather than composites: one stable kernel

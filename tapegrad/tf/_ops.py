@@ -14,7 +14,6 @@ written here, forward and VJP side by side, with the core's machinery.
 from __future__ import annotations
 
 import builtins
-import math as _math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,10 +21,9 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
-from .._core.registry import defop
 from .._core.tensor import Tensor
-from ..ops._raw import raw
-from ..ops.elementwise import _power_dx_raw
+from ..ops._raw import data
+from ..ops.fused import erfc_op, power_tf_op, stop_gradient_op
 from . import dtypes as _dt
 from ._tensor import (
     VariableBase,
@@ -287,14 +285,7 @@ def identity(input: Any, name: str | None = None) -> Tensor:
     return ops.identity(_t(input))
 
 
-@defop("stop_gradient", grad_name="StopGradientBackward0")
-def _stop_gradient(x: Any) -> Any:
-    return np.asarray(x)
-
-
-@_stop_gradient.defvjp
-def _(g: Tensor) -> Any:  # no gradient flows back through stop_gradient
-    return (None,)
+_stop_gradient = stop_gradient_op
 
 
 def stop_gradient(input: Any, name: str | None = None) -> Tensor:
@@ -437,39 +428,16 @@ def negative(x: Any, name: str | None = None) -> Tensor:
     return ops.negative(_t(x))
 
 
-@defop("tf_pow", saves=("x", "y", "out"), grad_name="PowBackward0", needs=True)
-def _pow(x: Any, y: Any) -> Any:
-    with np.errstate(all="ignore"):
-        if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
-            raise hinted(InvalidArgumentError(
-                None, None,
-                with_hint("Integers to negative integer powers are not allowed [Op:Pow] name: ",
-                          "cast the base to a float dtype first"),
-            ))
-        if _is_two(y) and np.asarray(x).dtype.kind == "f":
-            return np.square(x)  # the value of x ** 2, in one cheap pass
-        return np.power(x, y)
-
-
-def _is_two(y: Any) -> bool:
-    """Whether the exponent is the one number 2 (``x ** 2``)."""
-    yd = y._data if isinstance(y, Tensor) else y
-    return bool(np.ndim(yd) == 0 and np.asarray(yd).dtype.kind in "fiu" and yd == 2)
-
-
-@_pow.defvjp
-def _(g: Tensor, x: Tensor, y: Tensor, out: Tensor, needs: tuple[bool, ...]) -> Any:
-    # TensorFlow's PowGrad: gx = g y x^(y-1); gy = g x^y log(x) where x > 0, else 0
-    if not needs[1] and raw() and _is_two(y) and x._data.dtype.kind == "f":
-        return _power_dx_raw(g, x, 2), None  # g (2 x): the same values in fewer passes
-    gx = gy = None
-    if needs[0]:
-        gx = ops.multiply(g, ops.multiply(y, _pow(x, ops.subtract(y, ops.cast(1, dtype=y._data.dtype)))))
-    if needs[1]:
-        pos = ops.greater(x, 0)
-        logx = ops.where(pos, ops.log(ops.where(pos, x, 1.0)), 0.0)
-        gy = ops.multiply(g, ops.multiply(out, logx))
-    return gx, gy
+def _pow(x: Any, y: Any) -> Tensor:
+    """``x ** y`` on tensors, as TensorFlow's Pow (its gradient convention, its error for
+    integers to negative powers)."""
+    if np.asarray(data(x)).dtype.kind in "iu" and np.any(np.asarray(data(y)) < 0):
+        raise hinted(InvalidArgumentError(
+            None, None,
+            with_hint("Integers to negative integer powers are not allowed [Op:Pow] name: ",
+                      "cast the base to a float dtype first"),
+        ))
+    return power_tf_op(x, y)
 
 
 def pow(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -642,19 +610,7 @@ def erf(x: Any, name: str | None = None) -> Tensor:
     return _unary(ops.erf, x, "Erf")
 
 
-_erfc_u = np.frompyfunc(_math.erfc, 1, 1)
-
-
-@defop("tf_erfc", saves=("x",), grad_name="ErfcBackward0")
-def _erfc(x: Any) -> Any:
-    a = np.asarray(x)
-    return np.asarray(_erfc_u(a), dtype=a.dtype)
-
-
-@_erfc.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d erfc(x) = -2/sqrt(pi) e^(-x^2) dx
-    return (ops.multiply(g, ops.multiply(ops.exp(ops.negative(ops.square(x))),
-                                         -2.0 / _math.sqrt(_math.pi))),)
+_erfc = erfc_op
 
 
 def erfc(x: Any, name: str | None = None) -> Tensor:
@@ -1878,14 +1834,3 @@ def meshgrid(*args: Any, indexing: str = "xy", **kwargs: Any) -> list[Tensor]:
     arrays: list[Any] = [_t(x)._data for x in args]
     return [tft(a) for a in np.meshgrid(*arrays, indexing=indexing)]  # type: ignore[call-overload]
 
-
-
-# ================================================================ forward-mode and batching rules
-from ..ops import _batch as _b  # noqa: E402
-
-_stop_gradient.defjvp(lambda dx, x, *, out: None)  # no derivative flows through it
-for _op in (_stop_gradient, _pow, _erfc):
-    _op.defbatch(_b.elementwise(_op))
-_pow.defjvp(_b.diag_jvp(_pow))
-_erfc.defjvp(_b.diag_jvp(_erfc))
-del _op

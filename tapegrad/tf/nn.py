@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
-from .._core.registry import defop
 from .._core.tensor import Tensor
+from ..ops.fused import relu6_op, softplus_op
 from ._ops import (
     _invalid,
     _pow,
@@ -51,14 +51,7 @@ def relu(features: Any, name: str | None = None) -> Tensor:
     return ops.relu(_t(features))
 
 
-@defop("tf_relu6", saves=("x",), grad_name="Relu6Backward0")
-def _relu6(x: Any) -> Any:
-    return np.clip(x, 0, 6).astype(np.asarray(x).dtype, copy=False)
-
-
-@_relu6.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # TensorFlow's Relu6Grad: g where 0 < x < 6
-    return (ops.multiply(g, ops.logical_and(ops.greater(x, 0), ops.less(x, 6))),)
+_relu6 = relu6_op
 
 
 def relu6(features: Any, name: str | None = None) -> Tensor:
@@ -145,17 +138,6 @@ def silu(features: Any, beta: float = 1.0) -> Tensor:
 swish = silu
 
 
-@defop("tf_softplus", saves=("x",), grad_name="SoftplusBackward0")
-def _softplus(x: Any) -> Any:
-    a = np.asarray(x)
-    return np.logaddexp(np.zeros((), dtype=a.dtype), a)
-
-
-@_softplus.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d softplus(x) = sigmoid(x) dx
-    return (ops.multiply(g, ops.sigmoid(x)),)
-
-
 def softplus(features: Any, name: str | None = None) -> Tensor:
     """``log(exp(x) + 1)``, gradient ``sigmoid(x)`` (0.5 at 0, as TensorFlow).
 
@@ -165,7 +147,7 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
     """
     x = _t(features)
     ensure_float(x, "Softplus")
-    return _softplus(x)
+    return softplus_op(x, beta=1.0, threshold=None)
 
 
 def softsign(features: Any, name: str | None = None) -> Tensor:
@@ -389,15 +371,6 @@ def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | No
     """
     return gather(params, ids)
 
-
-
-# ================================================================ forward-mode and batching rules
-from ..ops import _batch as _b  # noqa: E402
-
-for _op in (_relu6, _softplus):
-    _op.defjvp(_b.diag_jvp(_op))
-    _op.defbatch(_b.elementwise(_op))
-del _op
 
 
 # conv nets (issue 12): conv1d/2d/3d, conv2d_transpose, depthwise_conv2d, pooling,

@@ -1,43 +1,17 @@
-"""Primitives whose node carries PyTorch's own name (``SoftmaxBackward0``, ...).
+"""The ops the PyTorch style records, under PyTorch's node names.
 
-In the core these functions are composites (``softmax`` is exp/sum/divide);
-PyTorch records them as one node, and users read ``grad_fn`` names, so the
-torch front-end declares them as primitives here.  Each VJP is written in
-tapegrad ops, so every derivative order still works.  Same-op aliases come
-from :meth:`Op.renamed` (e.g. ``TBackward0`` for ``t()``).
+The primitives themselves live in ``tapegrad.ops`` (the fused ones, such as
+``var``, ``gelu``, ``softplus`` and the losses, in :mod:`tapegrad.ops.fused`);
+here are the names this front-end uses for them and the same-op aliases that
+PyTorch names differently (:meth:`Op.renamed`, e.g. ``TBackward0`` for ``t()``).
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
-import numpy as np
-
-from .._core.registry import defop
-from .._core.tensor import Tensor, make
-from ..ops import (
-    add,
-    divide,
-    erf,
-    exp,
-    greater,
-    index_add_zeros,
-    log,
-    log1p,
-    multiply,
-    negative,
-    sigmoid,
-    subtract,
-    where,
-)
-from ..ops import mean as _mean
-from ..ops import sum as _sum
-from ..ops._raw import raw, wrap
 from ..ops.elementwise import clip as _clip
 from ..ops.elementwise import power as _power
 from ..ops.reduce import _max, _min
-from ..ops.shape import _getitem, _transpose, broadcast_to, reshape
+from ..ops.shape import _getitem, _transpose
 
 # ----------------------------------------------------------------------------- renamed ops
 transpose_op = _transpose.renamed("TransposeBackward0")
@@ -61,303 +35,32 @@ narrow_op = _getitem.renamed("NarrowBackward0")
 split_op = _getitem.renamed("SplitBackward0")
 
 
-def _expand_back(g: Any, shape: tuple[int, ...], axis: tuple[int, ...] | None,
-                 keepdims: bool) -> Tensor:
-    """Broadcast a reduced ``g`` back to ``shape``."""
-    if not keepdims and axis:
-        kept = tuple(1 if i in axis else s for i, s in enumerate(shape))
-        g = reshape(g, kept)
-    return broadcast_to(g, shape)
-
-
-def _reduced(a: np.ndarray, axis: tuple[int, ...] | None) -> int:
-    if axis is None:
-        return int(a.size)
-    return int(np.prod([a.shape[i] for i in axis])) if axis else 1
-
-
 # ----------------------------------------------------------------------------- softmax family
 # one stable kernel each, shared with the core and the TensorFlow style
-from ..ops.reduce import log_softmax_op, logsumexp_op, softmax_op  # noqa: E402,F401
-
-
-# ----------------------------------------------------------------------------- var / std
-@defop("var", saves=("x",), grad_name="VarBackward0")
-def var_op(x: Any, *, axis: tuple[int, ...] | None, correction: float, keepdims: bool) -> Any:
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        return np.asarray(np.var(x, axis=axis, ddof=correction, keepdims=keepdims))
-
-
-@var_op.defvjp
-def _(g: Tensor, x: Tensor, axis: Any, correction: float, keepdims: bool) -> Any:
-    # dx = g * 2 (x - mean) / (n - correction)
-    n = _reduced(x._data, axis)
-    centred = subtract(x, _mean(x, axis=axis, keepdims=True))
-    ge = _expand_back(g, x._data.shape, axis, keepdims)
-    return (multiply(ge, multiply(centred, 2.0 / (n - correction) if n != correction
-                                  else math.inf)),)
-
-
-@defop("std", saves=("x", "out"), grad_name="StdBackward0")
-def std_op(x: Any, *, axis: tuple[int, ...] | None, correction: float, keepdims: bool) -> Any:
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        return np.asarray(np.std(x, axis=axis, ddof=correction, keepdims=keepdims))
-
-
-@std_op.defvjp
-def _(g: Tensor, x: Tensor, out: Tensor, axis: Any, correction: float, keepdims: bool) -> Any:
-    # dx = g * (x - mean) / ((n - correction) * std)
-    n = _reduced(x._data, axis)
-    shape = x._data.shape
-    centred = subtract(x, _mean(x, axis=axis, keepdims=True))
-    denom = multiply(_expand_back(out, shape, axis, keepdims), float(n - correction))
-    return (divide(multiply(_expand_back(g, shape, axis, keepdims), centred), denom),)
-
-
-# ----------------------------------------------------------------------------- activations
-_SQRT1_2 = 1.0 / math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_erf_u = np.frompyfunc(math.erf, 1, 1)
-
-
-def _np_erf(a: np.ndarray) -> np.ndarray:
-    return np.asarray(_erf_u(a), dtype=np.float64)
-
-
-@defop("gelu", saves=("x",), grad_name="GeluBackward0")
-def gelu_op(x: Any, *, approximate: str) -> Any:
-    a = np.asarray(x)
-    af = a.astype(np.float64)
-    if approximate == "tanh":
-        c = math.sqrt(2.0 / math.pi)
-        r = 0.5 * af * (1.0 + np.tanh(c * (af + 0.044715 * af ** 3)))
-    else:
-        r = 0.5 * af * (1.0 + _np_erf(af * _SQRT1_2))
-    return r.astype(a.dtype, copy=False)
-
-
-@gelu_op.defvjp
-def _(g: Tensor, x: Tensor, approximate: str) -> Any:
-    if approximate == "tanh":
-        # d/dx [x/2 (1 + tanh(u))], u = c (x + 0.044715 x^3)
-        c = math.sqrt(2.0 / math.pi)
-        x3 = multiply(multiply(x, x), x)
-        u = multiply(add(x, multiply(x3, 0.044715)), c)
-        t = sigmoid(multiply(u, 2.0))
-        t = subtract(multiply(t, 2.0), 1.0)  # tanh(u) written with sigmoid
-        du = multiply(add(multiply(multiply(x, x), 3 * 0.044715), 1.0), c)
-        d = add(multiply(add(t, 1.0), 0.5),
-                multiply(multiply(x, 0.5), multiply(subtract(1.0, multiply(t, t)), du)))
-        return (multiply(g, d),)
-    # Phi(x) + x phi(x)
-    cdf = multiply(add(erf(multiply(x, _SQRT1_2)), 1.0), 0.5)
-    pdf = multiply(exp(multiply(multiply(x, x), -0.5)), _INV_SQRT_2PI)
-    return (multiply(g, add(cdf, multiply(x, pdf))),)
-
-
-@defop("softplus", saves=("x",), grad_name="SoftplusBackward0")
-def softplus_op(x: Any, *, beta: float, threshold: float) -> Any:
-    a = np.asarray(x)
-    with np.errstate(all="ignore"):
-        bx = a * beta
-        sp = (np.log1p(np.exp(-np.abs(bx))) + np.maximum(bx, 0)) / beta
-        return np.where(bx > threshold, a, sp).astype(a.dtype, copy=False)
-
-
-@softplus_op.defvjp
-def _(g: Tensor, x: Tensor, beta: float, threshold: float) -> Any:
-    # sigmoid(beta x) below the threshold, 1 above it
-    bx = multiply(x, beta)
-    return (multiply(g, where(greater(bx, threshold), 1.0, sigmoid(bx))),)
-
-
-# ----------------------------------------------------------------------------- losses
-def _reduce_np(v: np.ndarray, reduction: str) -> np.ndarray:
-    if reduction == "mean":
-        return np.asarray(np.mean(v)).astype(v.dtype, copy=False)
-    if reduction == "sum":
-        return np.asarray(np.sum(v))
-    return v
-
-
-def _reduce_back(g: Tensor, shape: tuple[int, ...], reduction: str) -> Tensor:
-    if reduction == "none":
-        return g
-    g = broadcast_to(g, shape)
-    if reduction == "mean":
-        n = int(np.prod(shape)) if shape else 1
-        g = divide(g, float(max(n, 1)))
-    return g
-
-
-@defop("mse_loss", saves=("x", "y"), grad_name="MseLossBackward0", needs=True)
-def mse_loss_op(x: Any, y: Any, *, reduction: str) -> Any:
-    d = np.subtract(x, y)
-    return _reduce_np(d * d, reduction)
-
-
-@mse_loss_op.defvjp
-def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any:
-    # d (x - y)^2 = 2 (x - y) (dx - dy)
-    shape = np.broadcast_shapes(np.shape(x._data if isinstance(x, Tensor) else x),
-                                np.shape(y._data if isinstance(y, Tensor) else y))
-    gx = multiply(_reduce_back(g, shape, reduction), multiply(subtract(x, y), 2.0))
-    return (gx if needs[0] else None), (negative(gx) if needs[1] else None)
-
-
-@defop("l1_loss", saves=("x", "y"), grad_name="L1LossBackward0", needs=True)
-def l1_loss_op(x: Any, y: Any, *, reduction: str) -> Any:
-    return _reduce_np(np.abs(np.subtract(x, y)), reduction)
-
-
-@l1_loss_op.defvjp
-def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any:
-    from ..ops import sign
-
-    shape = np.broadcast_shapes(np.shape(x._data if isinstance(x, Tensor) else x),
-                                np.shape(y._data if isinstance(y, Tensor) else y))
-    gx = multiply(_reduce_back(g, shape, reduction), sign(subtract(x, y)))
-    return (gx if needs[0] else None), (negative(gx) if needs[1] else None)
-
-
-@defop("nll_loss", saves=("x_shape",), grad_name="NllLossBackward0")
-def nll_loss_op(x: Any, *, target: np.ndarray, weight: np.ndarray | None, ignore_index: int,
-                reduction: str) -> Any:
-    # x: (N, C, ...) log-probabilities or (C,) ; target: (N, ...) or ()
-    x = np.asarray(x)
-    idx, w = _nll_index(x.shape, target, weight, ignore_index)
-    picked = -x[idx] * w
-    if reduction == "none":
-        return picked.reshape(target.shape).astype(x.dtype, copy=False)
-    if reduction == "sum":
-        return np.asarray(picked.sum(), dtype=x.dtype)
-    with np.errstate(all="ignore"):
-        return np.asarray(picked.sum() / w.sum(), dtype=x.dtype)
-
-
-def _nll_index(shape: tuple[int, ...], target: np.ndarray, weight: np.ndarray | None,
-               ignore_index: int) -> tuple[Any, np.ndarray]:
-    """Index of each target's entry in ``x`` and its weight (0 where ignored)."""
-    t = target.reshape(-1)
-    valid = t != ignore_index
-    every = bool(valid.all())
-    tc = t if every else np.where(valid, t, 0)
-    if len(shape) == 1:
-        idx: Any = (tc,)
-    elif len(shape) == 2:
-        idx = (np.arange(shape[0]), tc)
-    else:
-        n = shape[0]
-        rest = shape[2:]
-        grids = np.indices((n,) + rest).reshape(1 + len(rest), -1)
-        idx = (grids[0], tc) + tuple(grids[1:])
-    w = np.ones(t.shape, dtype=np.float64) if weight is None else weight[tc].astype(np.float64)
-    if not every:
-        w = np.where(valid, w, 0.0)
-    return idx, w
-
-
-@nll_loss_op.defvjp
-def _(g: Tensor, x_shape: tuple[int, ...], target: np.ndarray, weight: Any, ignore_index: int,
-      reduction: str) -> Any:
-    # the gradient goes to each target's log-probability, -w_i (/ sum w for "mean")
-    idx, w = _nll_index(x_shape, target, weight, ignore_index)
-    dt = g._data.dtype
-    if raw():
-        # each index appears once: a gather-add-scatter into zeros, no ufunc.at
-        if reduction == "mean":
-            tot = w.sum()
-            c = (-w / tot if tot else -w * np.nan).astype(dt)
-        else:
-            c = (-w).astype(dt)
-        ga = g._data
-        gi = np.multiply(ga.reshape(-1) if reduction == "none" else ga, c)
-        out = np.zeros(x_shape, dtype=gi.dtype)
-        out[idx] += gi
-        return (wrap(out, g),)
-    coef = make(-w.astype(dt))
-    if reduction == "none":
-        gi = multiply(reshape(g, (-1,)), coef)
-    else:
-        if reduction == "mean":
-            tot = w.sum()
-            coef = make((-w / tot if tot else -w * np.nan).astype(dt))
-        gi = multiply(broadcast_to(g, coef._data.shape), coef)
-    return (index_add_zeros(gi, index=idx, shape=x_shape),)
-
-
-nll_loss2d_op = nll_loss_op.renamed("NllLoss2DBackward0")
-
-
-@defop("bce_logits", saves=("x", "y"), grad_name="BinaryCrossEntropyWithLogitsBackward0",
-       needs=True)
-def bce_logits_op(x: Any, y: Any, *, reduction: str) -> Any:
-    # max(x, 0) - x y + log(1 + exp(-|x|)), stable for large |x|
-    a = np.asarray(x)
-    with np.errstate(all="ignore"):
-        v = np.maximum(a, 0) - a * y + np.log1p(np.exp(-np.abs(a)))
-    return _reduce_np(np.asarray(v).astype(a.dtype, copy=False), reduction)
-
-
-@bce_logits_op.defvjp
-def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any:
-    # dx = sigmoid(x) - y ; dy = -x
-    shape = x._data.shape
-    ge = _reduce_back(g, shape, reduction)
-    gx = multiply(ge, subtract(sigmoid(x), y)) if needs[0] else None
-    gy = multiply(ge, negative(x)) if needs[1] else None
-    return gx, gy
-
-
-@defop("bce", saves=("x", "y"), grad_name="BinaryCrossEntropyBackward0", needs=True)
-def bce_op(x: Any, y: Any, *, reduction: str) -> Any:
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        lx = np.maximum(np.log(x), -100.0)
-        l1 = np.maximum(np.log1p(-x), -100.0)
-    return _reduce_np((-(y * lx + (1 - np.asarray(y)) * l1)).astype(x.dtype, copy=False),
-                      reduction)
-
-
-@bce_op.defvjp
-def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any:
-    # dx = (x - y) / (x (1 - x)) ; dy = log(1 - x) - log(x)
-    shape = x._data.shape
-    ge = _reduce_back(g, shape, reduction)
-    eps = 1e-12
-    gx = None
-    if needs[0]:
-        den = multiply(x, subtract(1.0, x))
-        den = where(greater(den, eps), den, eps)
-        gx = multiply(ge, divide(subtract(x, y), den))
-    gy = multiply(ge, subtract(log1p(negative(x)), log(x))) if needs[1] else None
-    return gx, gy
-
-
-
-
-@defop("linear", saves=("x", "w"), grad_name="AddmmBackward0", needs=True)
-def linear_op(x: Any, w: Any, b: Any) -> Any:
-    # y = x w^T + b for 2-D x (PyTorch records one addmm)
-    return np.add(np.matmul(x, np.swapaxes(w, -1, -2)), b)
-
-
-@linear_op.defvjp
-def _(g: Tensor, x: Any, w: Any, needs: tuple[bool, ...]) -> Any:
-    # dx = g w ; dw = g^T x ; db = sum_rows(g)
-    from ..ops import matmul, transpose
-
-    gx = matmul(g, w) if needs[0] else None
-    gw = matmul(transpose(g), x) if needs[1] else None
-    gb = _sum(g, axis=0) if needs[2] else None
-    return gx, gw, gb
-
-
-from ..ops.elementwise import _nondiff  # noqa: E402
 from ..ops.elementwise import clip as _clip_op  # noqa: E402
 from ..ops.elementwise import where as _where_op  # noqa: E402
+
+# ----------------------------------------------------------------------------- fused primitives
+# (tapegrad.ops.fused: one op each for both styles and the core)
+from ..ops.fused import (  # noqa: E402,F401
+    bce_logits_op,
+    bce_op,
+    ceil_op,
+    floor_op,
+    gelu_op,
+    l1_loss_op,
+    linear_op,
+    mse_loss_op,
+    nll_loss2d_op,
+    nll_loss_op,
+    round_op,
+    silu_op,
+    softplus_op,
+    std_op,
+    trunc_op,
+    var_op,
+)
+from ..ops.reduce import log_softmax_op, logsumexp_op, softmax_op  # noqa: E402,F401
 
 masked_fill_op = _where_op.renamed("MaskedFillBackward0")
 tril_op = _where_op.renamed("TrilBackward0")
@@ -368,147 +71,4 @@ triu_op = _where_op.renamed("TriuBackward0")
 clamp_tensor_op = _clip_op.renamed("ClampBackward0")
 
 
-def _zero_grad_op(name: str, grad_name: str, fn: Any) -> Any:
-    op = defop(name, grad_name=grad_name)(fn)
-
-    @op.defvjp
-    def _(g: Tensor, **attrs: Any) -> Any:  # piecewise constant: zero gradient
-        return (multiply(g, 0.0),)
-
-    return op
-
-
-floor_op = _zero_grad_op("floor", "FloorBackward0", lambda x: np.floor(x))
-ceil_op = _zero_grad_op("ceil", "CeilBackward0", lambda x: np.ceil(x))
-round_op = _zero_grad_op("round", "RoundBackward0",
-                         lambda x, *, decimals=0: np.round(x, decimals))
-trunc_op = _zero_grad_op("trunc", "TruncBackward0", lambda x: np.trunc(x))
-
-
-@defop("silu", saves=("x",), grad_name="SiluBackward0")
-def silu_op(x: Any) -> Any:
-    a = np.asarray(x)
-    with np.errstate(all="ignore"):
-        return (a / (1 + np.exp(-a))).astype(a.dtype, copy=False)
-
-
-@silu_op.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d x s(x) = s (1 + x (1 - s))
-    s = sigmoid(x)
-    return (multiply(g, multiply(s, add(multiply(x, subtract(1.0, s)), 1.0))),)
-
-
-_ = _nondiff
 __all__ = [n for n in dir() if n.endswith("_op")]
-
-
-# ================================================================ forward-mode and batching rules
-from ..ops import _batch as _b  # noqa: E402
-from ..ops.elementwise import _tadd  # noqa: E402
-from ..ops.elementwise import add as _add_op  # noqa: E402
-from ..ops.linalg import _matmul as _mm_op  # noqa: E402
-from ..ops.linalg import matmul_batch  # noqa: E402
-
-for _op in (gelu_op, softplus_op, silu_op, floor_op, ceil_op, round_op, trunc_op):
-    _op.defjvp(_b.diag_jvp(_op))
-    _op.defbatch(_b.elementwise(_op))
-
-
-@var_op.defjvp
-def _(dx: Any, x: Any, *, out: Any, axis: Any, correction: float, keepdims: bool) -> Any:
-    # d var = 2 sum((x - mean) dx) / (n - correction)
-    n = _reduced(x._data, axis)
-    c = subtract(x, _mean(x, axis=axis, keepdims=True))
-    s = _sum(multiply(c, dx), axis=axis, keepdims=keepdims)
-    return multiply(s, 2.0 / (n - correction) if n != correction else math.inf)
-
-
-@std_op.defjvp
-def _(dx: Any, x: Any, *, out: Any, axis: Any, correction: float, keepdims: bool) -> Any:
-    # d std = sum((x - mean) dx) / ((n - correction) std)
-    n = _reduced(x._data, axis)
-    c = subtract(x, _mean(x, axis=axis, keepdims=True))
-    s = _sum(multiply(c, dx), axis=axis, keepdims=keepdims)
-    return divide(s, multiply(out, float(n - correction)))
-
-
-def _stat_batch(op: Any) -> Any:
-    def rule(batched: tuple[bool, ...], x: Any, *, axis: Any, correction: float,
-             keepdims: bool) -> Any:
-        return op(x, axis=_b.shift_axis(axis, x._data.ndim - 1), correction=correction,
-                  keepdims=keepdims)
-
-    return rule
-
-
-var_op.defbatch(_stat_batch(var_op))
-std_op.defbatch(_stat_batch(std_op))
-
-
-def _loss_jvp(per: Any) -> Any:
-    """JVP of a reduced loss from the per-element tangent ``per(dx, dy, x, y)``."""
-    def rule(dx: Any, dy: Any, x: Any, y: Any, *, out: Any, reduction: str) -> Any:
-        t = per(dx, dy, x, y)
-        if reduction == "mean":
-            return _mean(t)
-        if reduction == "sum":
-            return _sum(t)
-        return t
-
-    return rule
-
-
-def _mse_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:  # 2 (x - y) (dx - dy)
-    d = _tadd(dx, None if dy is None else negative(dy))
-    return multiply(multiply(subtract(x, y), 2.0), d)
-
-
-def _l1_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:  # sign(x - y) (dx - dy)
-    from ..ops import sign
-
-    d = _tadd(dx, None if dy is None else negative(dy))
-    return multiply(sign(subtract(x, y)), d)
-
-
-def _bcel_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:  # (sigmoid(x) - y) dx - x dy
-    return _tadd(None if dx is None else multiply(dx, subtract(sigmoid(x), y)),
-                 None if dy is None else multiply(dy, negative(x)))
-
-
-def _bce_t(dx: Any, dy: Any, x: Any, y: Any) -> Any:
-    # (x - y) / (x (1 - x)) dx + (log(1 - x) - log x) dy
-    tx = None
-    if dx is not None:
-        den = multiply(x, subtract(1.0, x))
-        den = where(greater(den, 1e-12), den, 1e-12)
-        tx = multiply(dx, divide(subtract(x, y), den))
-    return _tadd(tx, None if dy is None else multiply(dy, subtract(log1p(negative(x)), log(x))))
-
-
-for _op, _per in ((mse_loss_op, _mse_t), (l1_loss_op, _l1_t), (bce_logits_op, _bcel_t),
-                  (bce_op, _bce_t)):
-    _op.defjvp(_loss_jvp(_per))
-    _op.defbatch(_b.reduction_loss(_op))
-
-nll_loss_op.defjvp(lambda dx, x, *, out, **attrs: nll_loss_op(dx, **attrs))
-
-
-@linear_op.defjvp
-def _(dx: Any, dw: Any, db: Any, x: Any, w: Any, b: Any, *, out: Any) -> Any:
-    # dx w^T + x dw^T + db
-    t = None if dx is None else linear_op(dx, w, np.zeros((), dtype=out._data.dtype))
-    if dw is not None:
-        t = _tadd(t, linear_op(x, dw, np.zeros((), dtype=out._data.dtype)))
-    return _tadd(t, db)
-
-
-@linear_op.defbatch
-def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any) -> Any:
-    # x w^T + b from the batched matmul and add (w batched for ensembles)
-    bx, bw, bb = batched
-    wt = _transpose(w, axes=(0, 2, 1)) if bw else _transpose(w, axes=(1, 0))
-    y = matmul_batch((bx, bw), x, wt) if (bx or bw) else _mm_op(x, wt)
-    return _b.elementwise(_add_op)((bx or bw, bb), y, b)
-
-
-del _op, _per
