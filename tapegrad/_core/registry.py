@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 import os
 import traceback
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +44,8 @@ class Op:
     """A primitive: forward on ndarrays plus a VJP in tapegrad ops."""
 
     __slots__ = ("name", "fwd", "vjp", "jvp", "batch", "save_codes", "grad_name", "node_cls",
-                 "saves", "needs", "save_all", "save_if", "saves_out", "__dict__")
+                 "saves", "needs", "save_all", "save_if", "saves_out", "key", "named",
+                 "__dict__", "__weakref__")
 
     def __init__(
         self,
@@ -62,8 +64,14 @@ class Op:
         self.jvp: Callable[..., Any] | None = None
         self.batch: Callable[..., Any] | None = None
         self.saves = saves
-        self.grad_name = grad_name or _default_grad_name(name)
+        # the node name: given by the op's author (a front-end's own op), else from the
+        # node-name table a front-end installed for this op's key (name_nodes), else
+        # derived from the key ("sum_all" -> "SumAllBackward0")
+        self.key = name
+        self.named = grad_name is not None
+        self.grad_name = grad_name or _NODE_NAMES.get(name) or _default_grad_name(name)
         self.node_cls = node_type(self.grad_name)
+        _ALL_OPS.add(self)
         params = inspect.signature(fwd).parameters
         names = [
             p.name
@@ -97,7 +105,16 @@ class Op:
         self.save_tensors = self.save_all or any(kind != 2 for kind, _ in codes)
         self.__doc__ = fwd.__doc__
 
-    def renamed(self, grad_name: str) -> Op:
+    def variant(self, key: str) -> Op:
+        """The same op under its own key, so that its nodes can be named apart (the core's
+        variants: ``sum`` over all axes is ``sum_all``; a front-end names them)."""
+        op = self.renamed(None)
+        op.key = key
+        op.grad_name = _NODE_NAMES.get(key) or _default_grad_name(key)
+        op.node_cls = node_type(op.grad_name)
+        return op
+
+    def renamed(self, grad_name: str | None) -> Op:
         """The same op under another node name (e.g. ``TBackward0`` for ``t()``)."""
         op = self.__class__(self.name, self.fwd, self.saves, grad_name, self.needs)
         op.vjp = self.vjp
@@ -205,6 +222,21 @@ class Op:
 
 def _default_grad_name(name: str) -> str:
     return "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+
+
+# node names by op key, installed by a front-end (tapegrad.torch names PyTorch's); every op
+# made so far is renamed at once, and ops made later read the table
+_NODE_NAMES: dict[str, str] = {}
+_ALL_OPS: weakref.WeakSet[Op] = weakref.WeakSet()
+
+
+def name_nodes(table: dict[str, str]) -> None:
+    """Name the nodes of the ops with these keys (ops whose author named them keep it)."""
+    _NODE_NAMES.update(table)
+    for op in list(_ALL_OPS):
+        if not op.named and op.key in table:
+            op.grad_name = table[op.key]
+            op.node_cls = node_type(op.grad_name)
 
 
 def defop(

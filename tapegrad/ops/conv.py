@@ -147,7 +147,7 @@ def _batch_lead(batched: tuple[bool, ...], *vals: Any) -> tuple[int, list[Any]]:
     return b, out
 
 
-@defop("unfold", saves=("x_shape",), grad_name="Im2ColBackward0")
+@defop("unfold", saves=("x_shape",))
 def _unfold(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
     return im2col(x, kernel, stride, padding, dilation)
 
@@ -171,7 +171,7 @@ def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:  # batch folded i
     return reshape(y, s[:2] + data(y).shape[1:])
 
 
-@defop("fold", grad_name="Col2ImBackward0")
+@defop("fold")
 def _fold(cols: Any, *, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
           dilation: Ints) -> Any:
     return col2im(cols, size, kernel, stride, padding, dilation)
@@ -348,7 +348,7 @@ def _add_bias_batched(y: Any, b: Any, bb: bool) -> Any:
     return add(y, reshape(b, (1, 1, -1) + (1,) * (nd - 3)))
 
 
-@defop("conv", saves=("x", "w"), grad_name="ConvolutionBackward0", needs=True)
+@defop("conv", saves=("x", "w"), needs=True)
 def _conv(x: Any, w: Any, b: Any = None, *, stride: Ints, padding: Pads, dilation: Ints,
           groups: int) -> Any:
     """``W * x + b``; ``b`` (one value per output channel) may be None."""
@@ -414,7 +414,7 @@ def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, stride: Ints,
     return _add_bias_batched(y, b, bb)
 
 
-@defop("conv_transpose", saves=("x", "w"), grad_name="ConvolutionBackward0", needs=True)
+@defop("conv_transpose", saves=("x", "w"), needs=True)
 def _conv_t(x: Any, w: Any, b: Any = None, *, size: Ints, stride: Ints, padding: Pads,
             dilation: Ints, groups: int) -> Any:
     """``W^T x + b``; ``b`` (one value per output channel) may be None."""
@@ -481,7 +481,7 @@ def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, size: Ints, s
 # What ``conv`` records when it is differentiated: the column matrix is made once, in the
 # forward pass, and saved for the weight gradient (as hand-written im2col code keeps it),
 # instead of being rebuilt from the input in the backward pass.
-@defop("im2col_rows", saves=("x_shape",), grad_name="Im2ColBackward0")
+@defop("im2col_rows", saves=("x_shape",))
 def _im2col_rows(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
     """Columns ``(C * K, N * L)`` of ``x`` ``(N, C, *S)``."""
     return _cols(np.asarray(x), kernel, stride, padding, dilation)
@@ -508,7 +508,7 @@ def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
     return moveaxis(reshape(y, (rows, s[0], -1)), 1, 0)
 
 
-@defop("col2im_rows", grad_name="Col2ImBackward0")
+@defop("col2im_rows")
 def _col2im_r(cols: Any, *, n: int, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
               dilation: Ints) -> Any:
     return _col2im_rows(np.asarray(cols), n, size, kernel, stride, padding, dilation)
@@ -539,7 +539,7 @@ def _rows_of(g: Any) -> Any:
     return reshape(swapaxes(g, 0, 1), (data(g).shape[1], -1))
 
 
-@defop("conv_cols", saves=("cols", "w"), grad_name="ConvolutionBackward0", needs=True)
+@defop("conv_cols", saves=("cols", "w"), needs=True)
 def _conv_cols(cols: Any, w: Any, b: Any = None, *, n: int, spatial: Ints,
                groups: int) -> Any:
     """``W @ cols (+ b)`` as ``(N, O, *out)``: the convolution of the input ``cols`` came

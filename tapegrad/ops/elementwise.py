@@ -67,7 +67,7 @@ def _link(result: Any, x: Any) -> Any:
 
 
 # ---------------------------------------------------------------- arithmetic
-@defop("add", grad_name="AddBackward0")
+@defop("add")
 def add(x: Any, y: Any) -> Any:
     try:
         return np.add(x, y)
@@ -80,7 +80,7 @@ def _(g: Tensor) -> Any:  # d(x+y) = dx + dy
     return g, g
 
 
-@defop("subtract", grad_name="SubBackward0")
+@defop("subtract")
 def subtract(x: Any, y: Any) -> Any:
     try:
         return np.subtract(x, y)
@@ -93,7 +93,7 @@ def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
     return g, negative(g)
 
 
-@defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True,
+@defop("multiply", saves=("x", "y"), needs=True,
        save_for={"x": ("y",), "y": ("x",)})
 def multiply(x: Any, y: Any) -> Any:
     try:
@@ -111,7 +111,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y d
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
 
 
-@defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True,
+@defop("divide", saves=("x", "y"), needs=True,
        save_for={"x": ("y",)})
 def divide(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
@@ -125,7 +125,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx
     return gx, gy
 
 
-@defop("negative", grad_name="NegBackward0")
+@defop("negative")
 def negative(x: Any) -> Any:
     return np.negative(x)
 
@@ -137,7 +137,7 @@ def _(g: Tensor) -> Any:  # d(-x) = -dx
     return (negative(g),)
 
 
-@defop("power", saves=("x", "y", "out"), grad_name="PowBackward0", needs=True)
+@defop("power", saves=("x", "y", "out"), needs=True)
 def power(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
         if y.__class__ is int and y == 2 and x.__class__ is np.ndarray and x.dtype.kind == "f":
@@ -204,7 +204,7 @@ def floor_divide(x: Any, y: Any) -> Any:
         return _binary_fwd("floor_divide", np.floor_divide, x, y)
 
 
-@defop("remainder", saves=("x", "y"), grad_name="RemainderBackward0", needs=True)
+@defop("remainder", saves=("x", "y"), needs=True)
 def remainder(x: Any, y: Any) -> Any:
     with np.errstate(all="ignore"):
         return _binary_fwd("remainder", np.remainder, x, y)
@@ -242,7 +242,7 @@ isfinite = _nondiff("isfinite", lambda x: np.isfinite(x))
 isinf = _nondiff("isinf", lambda x: np.isinf(x))
 
 
-@defop("sign", grad_name="SignBackward0")
+@defop("sign")
 def sign(x: Any) -> Any:
     return np.sign(x)
 
@@ -253,7 +253,7 @@ def _(g: Tensor) -> Any:  # sign is piecewise constant: zero gradient
 
 
 # ---------------------------------------------------------------- unary math
-@defop("abs", saves=("x",), grad_name="AbsBackward0")
+@defop("abs", saves=("x",))
 def abs(x: Any) -> Any:
     return np.abs(x)
 
@@ -263,7 +263,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d|x| = sign(x) dx, 0 at x = 0
     return (multiply(g, sign(x)),)
 
 
-@defop("exp", saves=("out",), grad_name="ExpBackward0")
+@defop("exp", saves=("out",))
 def exp(x: Any) -> Any:
     with np.errstate(all="ignore"):
         return np.exp(x)
@@ -276,7 +276,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d e^x = e^x dx
     return (multiply(g, out),)
 
 
-@defop("log", saves=("x",), grad_name="LogBackward0")
+@defop("log", saves=("x",))
 def log(x: Any) -> Any:
     with np.errstate(all="ignore"):
         return np.log(x)
@@ -287,7 +287,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log x = dx / x
     return (divide(g, x),)
 
 
-@defop("log1p", saves=("x",), grad_name="Log1PBackward0")
+@defop("log1p", saves=("x",))
 def log1p(x: Any) -> Any:
     with np.errstate(all="ignore"):
         return np.log1p(x)
@@ -298,7 +298,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log(1+x) = dx / (1+x)
     return (divide(g, add(x, 1.0)),)
 
 
-@defop("expm1", saves=("out",), grad_name="Expm1Backward0")
+@defop("expm1", saves=("out",))
 def expm1(x: Any) -> Any:
     with np.errstate(all="ignore"):
         return np.expm1(x)
@@ -309,7 +309,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(e^x - 1) = (out + 1) dx
     return (multiply(g, add(out, 1.0)),)
 
 
-@defop("sqrt", saves=("out",), grad_name="SqrtBackward0")
+@defop("sqrt", saves=("out",))
 def sqrt(x: Any, *, zero_safe: bool = False) -> Any:
     with np.errstate(all="ignore"):
         return np.sqrt(x)
@@ -324,7 +324,7 @@ def _(g: Tensor, out: Tensor, zero_safe: bool = False) -> Any:
     return (gx,)
 
 
-@defop("square", saves=("x",), grad_name="PowBackward0")
+@defop("square", saves=("x",))
 def square(x: Any) -> Any:
     return np.square(x)
 
@@ -336,7 +336,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d x^2 = 2x dx
     return (multiply(g, multiply(x, 2.0)),)
 
 
-@defop("reciprocal", saves=("out",), grad_name="ReciprocalBackward0")
+@defop("reciprocal", saves=("out",))
 def reciprocal(x: Any) -> Any:
     with np.errstate(all="ignore"):
         return np.reciprocal(x)
@@ -347,7 +347,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(1/x) = -dx/x^2
     return (negative(multiply(g, multiply(out, out))),)
 
 
-@defop("sin", saves=("x",), grad_name="SinBackward0")
+@defop("sin", saves=("x",))
 def sin(x: Any) -> Any:
     return np.sin(x)
 
@@ -357,7 +357,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d sin x = cos x dx
     return (multiply(g, cos(x)),)
 
 
-@defop("cos", saves=("x",), grad_name="CosBackward0")
+@defop("cos", saves=("x",))
 def cos(x: Any) -> Any:
     return np.cos(x)
 
@@ -367,7 +367,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d cos x = -sin x dx
     return (negative(multiply(g, sin(x))),)
 
 
-@defop("tan", saves=("out",), grad_name="TanBackward0")
+@defop("tan", saves=("out",))
 def tan(x: Any) -> Any:
     return np.tan(x)
 
@@ -377,7 +377,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d tan x = (1 + tan^2 x) dx
     return (multiply(g, add(multiply(out, out), 1.0)),)
 
 
-@defop("tanh", saves=("out",), grad_name="TanhBackward0")
+@defop("tanh", saves=("out",))
 def tanh(x: Any) -> Any:
     return np.tanh(x)
 
@@ -395,7 +395,7 @@ def _tanh_backward_np(g: Any, out: Any) -> Any:
     return mul_into(t, np.asarray(g))
 
 
-@defop("tanh_backward", saves=("g", "y"), grad_name="TanhBackwardBackward0", needs=True)
+@defop("tanh_backward", saves=("g", "y"), needs=True)
 def tanh_backward(g: Any, y: Any) -> Any:
     """``g * (1 - y^2)`` with ``y = tanh(x)``: tanh's VJP as one op (one node when recorded)."""
     return _tanh_backward_np(g, y)
@@ -420,7 +420,7 @@ def _(gg: Tensor, g: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     return dg, dy
 
 
-@defop("sigmoid", saves=("out",), grad_name="SigmoidBackward0")
+@defop("sigmoid", saves=("out",))
 def sigmoid(x: Any) -> Any:
     # numerically stable in both tails
     with np.errstate(all="ignore"):
@@ -441,7 +441,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d s(x) = s(x) (1 - s(x)) dx
     return (multiply(g, multiply(out, subtract(1.0, out))),)
 
 
-@defop("relu", saves=("out",), grad_name="ReluBackward0")
+@defop("relu", saves=("out",))
 def relu(x: Any) -> Any:
     return np.maximum(x, 0).astype(np.asarray(x).dtype, copy=False)
 
@@ -453,7 +453,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d relu x = [x > 0] dx (0 at x = 0)
     return (_link(multiply(g, greater(out, 0)), out),)
 
 
-@defop("leaky_relu", saves=("x",), grad_name="LeakyReluBackward0")
+@defop("leaky_relu", saves=("x",))
 def leaky_relu(x: Any, *, negative_slope: float = 0.01) -> Any:
     return np.where(x > 0, x, x * negative_slope).astype(np.asarray(x).dtype, copy=False)
 
@@ -464,7 +464,7 @@ def _(g: Tensor, x: Tensor, negative_slope: float = 0.01) -> Any:
     return (_link(multiply(g, where(greater(x, 0), 1.0, negative_slope)), x),)
 
 
-@defop("elu", saves=("x", "out"), grad_name="EluBackward0")
+@defop("elu", saves=("x", "out"))
 def elu(x: Any, *, alpha: float = 1.0) -> Any:
     with np.errstate(all="ignore"):
         return np.where(x > 0, x, alpha * np.expm1(x)).astype(np.asarray(x).dtype, copy=False)
@@ -479,7 +479,7 @@ def _(g: Tensor, x: Tensor, out: Tensor, alpha: float = 1.0) -> Any:
 _erf_u = np.frompyfunc(math.erf, 1, 1)
 
 
-@defop("erf", saves=("x",), grad_name="ErfBackward0")
+@defop("erf", saves=("x",))
 def erf(x: Any) -> Any:
     a = np.asarray(x)
     return np.asarray(_erf_u(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
@@ -491,7 +491,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d erf x = 2/sqrt(pi) e^(-x^2) dx
 
 
 # ---------------------------------------------------------------- binary selections
-@defop("maximum", saves=("x", "y"), grad_name="MaximumBackward0", needs=True)
+@defop("maximum", saves=("x", "y"), needs=True)
 def maximum(x: Any, y: Any, *, ties: str = "half") -> Any:
     return _binary_fwd("maximum", np.maximum, x, y)
 
@@ -508,7 +508,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") ->
     return (multiply(g, mx) if needs[0] else None), (multiply(g, my) if needs[1] else None)
 
 
-@defop("minimum", saves=("x", "y"), grad_name="MinimumBackward0", needs=True)
+@defop("minimum", saves=("x", "y"), needs=True)
 def minimum(x: Any, y: Any, *, ties: str = "half") -> Any:
     return _binary_fwd("minimum", np.minimum, x, y)
 
@@ -524,7 +524,7 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], ties: str = "half") ->
     return (multiply(g, mx) if needs[0] else None), (multiply(g, my) if needs[1] else None)
 
 
-@defop("clip", saves=("x", "lo", "hi"), grad_name="ClampBackward1", needs=True)
+@defop("clip", saves=("x", "lo", "hi"), needs=True)
 def clip(x: Any, lo: Any, hi: Any, *, bounds: str = "numpy") -> Any:
     out = np.asarray(x)
     if lo is not None:
@@ -563,7 +563,7 @@ def _(g: Tensor, x: Any, lo: Any, hi: Any, needs: tuple[bool, ...], bounds: str 
     return gx, glo, ghi
 
 
-@defop("where", saves=("cond",), grad_name="WhereBackward0", needs=True)
+@defop("where", saves=("cond",), needs=True)
 def where(cond: Any, x: Any, y: Any) -> Any:
     try:
         return np.where(cond, x, y)
@@ -583,7 +583,7 @@ def _(g: Tensor, cond: Any, needs: tuple[bool, ...]) -> Any:
 
 
 # ---------------------------------------------------------------- identity-like
-@defop("cast", grad_name="ToCopyBackward0")
+@defop("cast")
 def cast(x: Any, *, dtype: Any) -> Any:
     return np.asarray(x).astype(dtype)
 
@@ -593,7 +593,7 @@ def _(g: Tensor, dtype: Any = None) -> Any:  # the engine casts back to the inpu
     return (g,)
 
 
-@defop("clone", grad_name="CloneBackward0")
+@defop("clone")
 def clone(x: Any) -> Any:
     return np.array(x, copy=True)
 
@@ -603,7 +603,7 @@ def _(g: Tensor) -> Any:
     return (g,)
 
 
-@defop("identity", grad_name="AliasBackward0")
+@defop("identity")
 def identity(x: Any) -> Any:
     return np.asarray(x)
 

@@ -18,7 +18,7 @@ from ._raw import data
 __all__ = ["embedding", "renorm_rows_"]
 
 
-@defop("embedding_gather", saves=("w_shape", "idx"), grad_name="EmbeddingBackward0")
+@defop("embedding_gather", saves=("w_shape", "idx"))
 def _gather(w: Any, idx: Any, *, padding_idx: int | None, mask: bool) -> Any:
     """``w[idx]``; with ``mask`` the rows looked up at ``padding_idx`` are zeros."""
     w, idx = np.asarray(w), np.asarray(idx)
@@ -54,7 +54,7 @@ def _(batched: tuple[bool, ...], w: Any, idx: Any, *, padding_idx: int | None,
     return _gather(w, idx, padding_idx=padding_idx, mask=mask)  # batched indices: same op
 
 
-@defop("embedding_scatter", saves=("idx",), grad_name="EmbeddingDenseBackwardBackward0")
+@defop("embedding_scatter", saves=("idx",))
 def _scatter(g: Any, idx: Any, *, rows: int, padding_idx: int | None) -> Any:
     g, idx = np.asarray(g), np.asarray(idx)
     d = g.shape[idx.ndim:]

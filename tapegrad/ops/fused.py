@@ -67,7 +67,7 @@ def _reduced(a: np.ndarray, axis: tuple[int, ...] | None) -> int:
 
 
 # ----------------------------------------------------------------------------- var / std
-@defop("var", saves=("x",), grad_name="VarBackward0")
+@defop("var", saves=("x",))
 def var_op(x: Any, *, axis: tuple[int, ...] | None, correction: float, keepdims: bool) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -84,7 +84,7 @@ def _(g: Tensor, x: Tensor, axis: Any, correction: float, keepdims: bool) -> Any
                                   else math.inf)),)
 
 
-@defop("std", saves=("x", "out"), grad_name="StdBackward0")
+@defop("std", saves=("x", "out"))
 def std_op(x: Any, *, axis: tuple[int, ...] | None, correction: float, keepdims: bool) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -111,7 +111,7 @@ def _np_erf(a: np.ndarray) -> np.ndarray:
     return np.asarray(_erf_u(a), dtype=np.float64)
 
 
-@defop("gelu", saves=("x",), grad_name="GeluBackward0")
+@defop("gelu", saves=("x",))
 def gelu_op(x: Any, *, approximate: str) -> Any:
     a = np.asarray(x)
     af = a.astype(np.float64)
@@ -142,7 +142,7 @@ def _(g: Tensor, x: Tensor, approximate: str) -> Any:
     return (multiply(g, add(cdf, multiply(x, pdf))),)
 
 
-@defop("softplus", saves=("x",), grad_name="SoftplusBackward0")
+@defop("softplus", saves=("x",))
 def softplus_op(x: Any, *, beta: float, threshold: float | None) -> Any:
     """``log(1 + exp(beta x)) / beta``; PyTorch's convention is linear above ``threshold``
     (``beta x > threshold``), TensorFlow's (``threshold=None``, ``beta=1``) is
@@ -186,7 +186,7 @@ def _reduce_back(g: Tensor, shape: tuple[int, ...], reduction: str) -> Tensor:
     return g
 
 
-@defop("mse_loss", saves=("x", "y"), grad_name="MseLossBackward0", needs=True)
+@defop("mse_loss", saves=("x", "y"), needs=True)
 def mse_loss_op(x: Any, y: Any, *, reduction: str) -> Any:
     d = np.subtract(x, y)
     return _reduce_np(d * d, reduction)
@@ -201,7 +201,7 @@ def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any
     return (gx if needs[0] else None), (negative(gx) if needs[1] else None)
 
 
-@defop("l1_loss", saves=("x", "y"), grad_name="L1LossBackward0", needs=True)
+@defop("l1_loss", saves=("x", "y"), needs=True)
 def l1_loss_op(x: Any, y: Any, *, reduction: str) -> Any:
     return _reduce_np(np.abs(np.subtract(x, y)), reduction)
 
@@ -216,7 +216,7 @@ def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any
     return (gx if needs[0] else None), (negative(gx) if needs[1] else None)
 
 
-@defop("nll_loss", saves=("x_shape",), grad_name="NllLossBackward0")
+@defop("nll_loss", saves=("x_shape",))
 def nll_loss_op(x: Any, *, target: np.ndarray, weight: np.ndarray | None, ignore_index: int,
                 reduction: str) -> Any:
     # x: (N, C, ...) log-probabilities or (C,) ; target: (N, ...) or ()
@@ -282,10 +282,10 @@ def _(g: Tensor, x_shape: tuple[int, ...], target: np.ndarray, weight: Any, igno
     return (index_add_zeros(gi, index=idx, shape=x_shape),)
 
 
-nll_loss2d_op = nll_loss_op.renamed("NllLoss2DBackward0")
+nll_loss2d_op = nll_loss_op.variant("nll_loss2d")
 
 
-@defop("bce_logits", saves=("x", "y"), grad_name="BinaryCrossEntropyWithLogitsBackward0",
+@defop("bce_logits", saves=("x", "y"),
        needs=True)
 def bce_logits_op(x: Any, y: Any, *, reduction: str) -> Any:
     # max(x, 0) - x y + log(1 + exp(-|x|)), stable for large |x|
@@ -305,7 +305,7 @@ def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any
     return gx, gy
 
 
-@defop("bce", saves=("x", "y"), grad_name="BinaryCrossEntropyBackward0", needs=True)
+@defop("bce", saves=("x", "y"), needs=True)
 def bce_op(x: Any, y: Any, *, reduction: str) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -332,7 +332,7 @@ def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any
 
 
 
-@defop("linear", saves=("x", "w"), grad_name="AddmmBackward0", needs=True)
+@defop("linear", saves=("x", "w"), needs=True)
 def linear_op(x: Any, w: Any, b: Any) -> Any:
     # y = x w^T + b for 2-D x (PyTorch records one addmm)
     return np.add(np.matmul(x, np.swapaxes(w, -1, -2)), b)
@@ -350,8 +350,8 @@ def _(g: Tensor, x: Any, w: Any, needs: tuple[bool, ...]) -> Any:
     return gx, gw, gb
 
 
-def _zero_grad_op(name: str, grad_name: str, fn: Any) -> Any:
-    op = defop(name, grad_name=grad_name)(fn)
+def _zero_grad_op(name: str, fn: Any) -> Any:
+    op = defop(name)(fn)
 
     @op.defvjp
     def _(g: Tensor, **attrs: Any) -> Any:  # piecewise constant: zero gradient
@@ -360,14 +360,14 @@ def _zero_grad_op(name: str, grad_name: str, fn: Any) -> Any:
     return op
 
 
-floor_op = _zero_grad_op("floor", "FloorBackward0", lambda x: np.floor(x))
-ceil_op = _zero_grad_op("ceil", "CeilBackward0", lambda x: np.ceil(x))
-round_op = _zero_grad_op("round", "RoundBackward0",
+floor_op = _zero_grad_op("floor", lambda x: np.floor(x))
+ceil_op = _zero_grad_op("ceil", lambda x: np.ceil(x))
+round_op = _zero_grad_op("round",
                          lambda x, *, decimals=0: np.round(x, decimals))
-trunc_op = _zero_grad_op("trunc", "TruncBackward0", lambda x: np.trunc(x))
+trunc_op = _zero_grad_op("trunc", lambda x: np.trunc(x))
 
 
-@defop("silu", saves=("x",), grad_name="SiluBackward0")
+@defop("silu", saves=("x",))
 def silu_op(x: Any) -> Any:
     a = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -383,7 +383,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d x s(x) = s (1 + x (1 - s))
 
 
 # ----------------------------------------------------------------------------- from TensorFlow
-@defop("relu6", saves=("x",), grad_name="Relu6Backward0")
+@defop("relu6", saves=("x",))
 def relu6_op(x: Any) -> Any:
     """``min(max(x, 0), 6)``; gradient where ``0 < x < 6`` (0 at both corners), as
     TensorFlow's Relu6Grad and PyTorch's hardtanh backward give it."""
@@ -395,7 +395,7 @@ def _(g: Tensor, x: Tensor) -> Any:
     return (multiply(g, logical_and(greater(x, 0), less(x, 6))),)
 
 
-@defop("stop_gradient", grad_name="StopGradientBackward0")
+@defop("stop_gradient")
 def stop_gradient_op(x: Any) -> Any:
     """The identity, recorded, with no gradient (TensorFlow's ``StopGradient``)."""
     return np.asarray(x)
@@ -409,7 +409,7 @@ def _(g: Tensor) -> Any:  # no gradient flows back through stop_gradient
 _erfc_u = np.frompyfunc(math.erfc, 1, 1)
 
 
-@defop("erfc", saves=("x",), grad_name="ErfcBackward0")
+@defop("erfc", saves=("x",))
 def erfc_op(x: Any) -> Any:
     """``1 - erf(x)``, accurate where erf is near 1."""
     a = np.asarray(x)
@@ -421,7 +421,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d erfc(x) = -2/sqrt(pi) e^(-x^2) dx
     return (multiply(g, multiply(exp(negative(square(x))), -2.0 / math.sqrt(math.pi))),)
 
 
-@defop("power_tf", saves=("x", "y", "out"), grad_name="PowBackward0", needs=True)
+@defop("power_tf", saves=("x", "y", "out"), needs=True)
 def power_tf_op(x: Any, y: Any) -> Any:
     """``x ** y`` with TensorFlow's PowGrad convention: the exponent's gradient is 0 where
     ``x <= 0`` (the core's ``power`` follows PyTorch's)."""

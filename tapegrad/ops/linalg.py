@@ -22,7 +22,7 @@ def _shape(v: Any) -> tuple[int, ...]:
     return v._data.shape if isinstance(v, Tensor) else np.shape(v)
 
 
-@defop("matmul", saves=("x", "y"), grad_name="MmBackward0", needs=True)
+@defop("matmul", saves=("x", "y"), needs=True)
 def _matmul(x: Any, y: Any) -> Any:
     try:
         if np.ndim(x) > 2 and np.ndim(y) == 2:
@@ -132,11 +132,11 @@ def _sum_lead(t: Tensor, keep: int) -> Tensor:
     return sum_to(t, s[-keep:])
 
 
-_mv = _matmul.renamed("MvBackward0")
-_dot_op = _matmul.renamed("DotBackward0")
-_bmm = _matmul.renamed("BmmBackward0")
-_mm_unsafe = _matmul.renamed("UnsafeViewBackward0")
-_vm = _matmul.renamed("SqueezeBackward4")
+_mv = _matmul.variant("mv")
+_dot_op = _matmul.variant("dot")
+_bmm = _matmul.variant("bmm")
+_mm_unsafe = _matmul.variant("mm_unsafe")
+_vm = _matmul.variant("vm")
 
 
 def matmul(x: Any, y: Any) -> Tensor:
@@ -219,7 +219,7 @@ def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str) -> Any:
 
 
 # einsum is variadic: it saves every operand ("*")
-_einsum_rec = defop("einsum", saves=("*",), grad_name="EinsumBackward0", needs=True)(_einsum_fwd)
+_einsum_rec = defop("einsum", saves=("*",), needs=True)(_einsum_fwd)
 
 
 def einsum(subscripts: str, *operands: Any) -> Tensor:

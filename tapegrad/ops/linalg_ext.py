@@ -240,7 +240,7 @@ def _unary_batch(op: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------- packed outputs
-@defop("unpack", saves=("p_shape",), grad_name="UnpackBackward0")
+@defop("unpack", saves=("p_shape",))
 def _unpack_op(p: Any, *, start: int, stop: int, tail: tuple[int, ...]) -> Any:
     """One output of a packed decomposition: ``p[..., start:stop]`` shaped ``lead + tail``."""
     p = np.asarray(p)
@@ -260,13 +260,13 @@ def _(dp: Any, p: Any, *, out: Any, start: int, stop: int, tail: Any) -> Any:
 
 _unpack_op.defbatch(_unary_batch(_unpack_op))
 # each output's node carries its decomposition's PyTorch name
-_unpack_eigh = _unpack_op.renamed("LinalgEighBackward0")
-_unpack_svd = _unpack_op.renamed("LinalgSvdBackward0")
-_unpack_qr = _unpack_op.renamed("LinalgQrBackward0")
+_unpack_eigh = _unpack_op.variant("unpack_eigh")
+_unpack_svd = _unpack_op.variant("unpack_svd")
+_unpack_qr = _unpack_op.variant("unpack_qr")
 
 
 # ============================================================================ inv
-@defop("inv", saves=("out",), grad_name="LinalgInvExBackward0")
+@defop("inv", saves=("out",))
 def inv_op(a: Any) -> Any:
     try:
         return np.linalg.inv(a)
@@ -315,7 +315,7 @@ def _solve_np(a: Any, b: Any, left: bool, vector: bool) -> Any:
     return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
 
 
-@defop("solve", saves=("a", "out"), grad_name="LinalgSolveExBackward0", needs=True)
+@defop("solve", saves=("a", "out"), needs=True)
 def solve_op(a: Any, b: Any, *, left: bool = True, vector: bool = False) -> Any:
     try:
         return _solve_np(a, b, left, vector)
@@ -386,7 +386,7 @@ def solve(a: Any, b: Any, left: bool = True) -> Tensor:
 
 
 # ============================================================================ triangular solve
-@defop("solve_triangular", saves=("a", "out"), grad_name="LinalgSolveTriangularBackward0",
+@defop("solve_triangular", saves=("a", "out"),
        needs=True)
 def solve_triangular_op(a: Any, b: Any, *, upper: bool, left: bool = True,
                         unitriangular: bool = False) -> Any:
@@ -465,7 +465,7 @@ def solve_triangular(a: Any, b: Any, upper: bool, left: bool = True,
 
 
 # ============================================================================ det, slogdet
-@defop("det", saves=("a", "out"), grad_name="LinalgDetBackward0")
+@defop("det", saves=("a", "out"))
 def det_op(a: Any, *, singular: str = "cofactor") -> Any:
     """``singular``: the gradient where ``det == 0``: ``"cofactor"`` (the adjugate, through an
     SVD) or ``"torch"`` (PyTorch 2.13: zero in a first-order backward, the adjugate when the
@@ -516,7 +516,7 @@ def det(a: Any, singular: str = "cofactor") -> Tensor:
     return det_op(a, singular=singular)
 
 
-@defop("slogdet", saves=("a",), grad_name="LinalgSlogdetBackward0")
+@defop("slogdet", saves=("a",))
 def logabsdet_op(a: Any) -> Any:
     return np.linalg.slogdet(a)[1]
 
@@ -546,7 +546,7 @@ def slogdet(a: Any) -> tuple[Tensor, Tensor]:
 
 
 # ============================================================================ cholesky
-@defop("cholesky", saves=("out",), grad_name="LinalgCholeskyExBackward0")
+@defop("cholesky", saves=("out",))
 def cholesky_op(a: Any, *, upper: bool = False) -> Any:
     a = np.asarray(a)
     try:
@@ -606,7 +606,7 @@ def cholesky(a: Any, upper: bool = False) -> Tensor:
 
 
 # ============================================================================ eigh
-@defop("eigh", saves=("out",), grad_name="LinalgEighBackward0")
+@defop("eigh", saves=("out",))
 def eigh_op(a: Any, *, lower: bool = True) -> Any:
     w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
     return np.concatenate([w, v.reshape(v.shape[:-2] + (-1,))], axis=-1)
@@ -668,7 +668,7 @@ def eigvalsh(a: Any, lower: bool = True) -> Tensor:
 
 
 # ============================================================================ svd
-@defop("svd", saves=("a", "out"), grad_name="LinalgSvdBackward0")
+@defop("svd", saves=("a", "out"))
 def svd_op(a: Any, *, full_matrices: bool = False) -> Any:
     a = np.asarray(a)
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
@@ -773,7 +773,7 @@ def svdvals(a: Any) -> Tensor:
 
 
 # ============================================================================ qr
-@defop("qr", saves=("a", "out"), grad_name="LinalgQrBackward0")
+@defop("qr", saves=("a", "out"))
 def qr_op(a: Any, *, complete: bool = False) -> Any:
     a = np.asarray(a)
     q, r = np.linalg.qr(a, mode="complete" if complete else "reduced")
@@ -884,7 +884,7 @@ def _qr_nograd(a: Any, mode: str, complete: bool) -> tuple[Tensor, Tensor]:
     return _raise_on_backward(a, q, msg), _raise_on_backward(a, r, msg)
 
 
-@defop("qr_nondiff", grad_name="LinalgQrBackward0")
+@defop("qr_nondiff")
 def _qr_nondiff(a: Any, *, value: Any, message: str) -> Any:
     return value
 
@@ -908,7 +908,7 @@ _EIG_NO_GRAD = ("the derivative of linalg.eig / eigvals (general, non-symmetric 
                 "implemented by tapegrad")
 
 
-@defop("eig", grad_name="LinalgEigBackward0")
+@defop("eig")
 def eig_op(a: Any, *, values_only: bool = False) -> Any:
     """Eigenvalues (and eigenvectors) of general square matrices, always complex (LAPACK's
     ``geev``: unit-norm eigenvectors, in LAPACK's order).  Packed: values then vectors."""
@@ -983,7 +983,7 @@ def _expm_np(a: np.ndarray) -> np.ndarray:
     return r.astype(dt)
 
 
-@defop("matrix_exp", saves=("a",), grad_name="LinalgMatrixExpBackward0")
+@defop("matrix_exp", saves=("a",))
 def matrix_exp_op(a: Any) -> Any:
     return _expm_np(a)
 
@@ -1051,7 +1051,7 @@ def _norm_coef(x: Any, out: Any, ord: float, axis: tuple[int, ...] | None,
     return where(zero, 0.0, divide(scaled, where(zero, 1.0, power(n, p - 1))))
 
 
-@defop("vector_norm", saves=("x", "out"), grad_name="LinalgVectorNormBackward0")
+@defop("vector_norm", saves=("x", "out"))
 def vector_norm_op(x: Any, *, ord: float, axis: tuple[int, ...] | None,
                    keepdims: bool) -> Any:
     ax = np.abs(x)
@@ -1162,7 +1162,7 @@ def matrix_power(x: Any, n: int) -> Tensor:
     return result
 
 
-@defop("pinv", saves=("a", "out"), grad_name="LinalgPinvBackward0")
+@defop("pinv", saves=("a", "out"))
 def pinv_op(a: Any, *, rtol: float, hermitian: bool = False) -> Any:
     a = np.asarray(a)
     if a.size == 0:

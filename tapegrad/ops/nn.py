@@ -140,8 +140,7 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1) 
     return _softmax_xent(logits, labels, axis=axis % len(shape))
 
 
-@defop("softmax_cross_entropy", saves=("logits", "labels"),
-       grad_name="SoftmaxCrossEntropyWithLogitsBackward0", needs=True)
+@defop("softmax_cross_entropy", saves=("logits", "labels"), needs=True)
 def _softmax_xent(logits: Any, labels: Any, *, axis: int) -> Any:
     lp = log_softmax_op.fwd(logits, axis=axis)
     return np.negative(np.sum(np.multiply(labels, lp), axis=(axis,)))

@@ -104,7 +104,7 @@ def _bn_parts(x: Any, axis: int, eps: float) -> tuple[Any, Any, tuple[int, ...],
     return multiply(c, inv), inv, red, cshape
 
 
-@defop("batch_norm_train", saves=("x", "w"), grad_name="NativeBatchNormBackward0", needs=True)
+@defop("batch_norm_train", saves=("x", "w"), needs=True)
 def _bn_train(x: Any, w: Any = None, b: Any = None, *, axis: int, eps: float) -> Any:
     """``(x - mean) / sqrt(var + eps) * w + b`` with the batch's statistics per channel."""
     x = np.asarray(x)

@@ -22,7 +22,7 @@ from .reduce import sum as _sum
 __all__ = ["l2norm"]
 
 
-@defop("l2norm", saves=("x", "out"), grad_name="LinalgVectorNormBackward0")
+@defop("l2norm", saves=("x", "out"))
 def _l2norm(x: Any, *, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
     a = np.asarray(x)
     with np.errstate(over="ignore"):

@@ -60,7 +60,7 @@ def _flat_lead(a: np.ndarray, nsp: int) -> np.ndarray:
     return a.reshape(a.shape[: a.ndim - nsp] + (-1,))
 
 
-@defop("pool_take", saves=("x_shape", "idx"), grad_name="MaxPool2DWithIndicesBackward0")
+@defop("pool_take", saves=("x_shape", "idx"))
 def _pool_take(x: Any, idx: Any, *, nsp: int, unique: bool = False) -> Any:
     """``out[..., j] = x[..., idx[..., j]]`` over the last ``nsp`` (flattened) axes."""
     x, idx = np.asarray(x), np.asarray(idx)
@@ -90,7 +90,7 @@ def _(batched: tuple[bool, ...], x: Any, idx: Any, *, nsp: int, unique: bool = F
     return _pool_take(x, idx, nsp=nsp, unique=unique)
 
 
-@defop("pool_put", saves=("idx",), grad_name="MaxPool2DWithIndicesBackwardBackward0")
+@defop("pool_put", saves=("idx",))
 def _pool_put(g: Any, idx: Any, *, size: Ints, nsp: int, unique: bool = False) -> Any:
     """Zeros of spatial ``size`` with ``g[..., j]`` added at ``idx[..., j]``."""
     g, idx = np.asarray(g), np.asarray(idx)
@@ -137,8 +137,8 @@ def _broadcast_batch(batched: tuple[bool, ...], v: Any, idx: Any, nsp: int) -> t
     return v, idx
 
 
-_take_names = {1: _pool_take.renamed("MaxPool1DWithIndicesBackward0"), 2: _pool_take,
-               3: _pool_take.renamed("MaxPool3DWithIndicesBackward0")}
+_take_names = {1: _pool_take.variant("pool_take_1d"), 2: _pool_take,
+               3: _pool_take.variant("pool_take_3d")}
 
 
 def pool_take(x: Any, idx: Any, nsp: int, unique: bool = False) -> Tensor:
@@ -147,7 +147,7 @@ def pool_take(x: Any, idx: Any, nsp: int, unique: bool = False) -> Tensor:
     return _take_names.get(nsp, _pool_take)(x, idx, nsp=nsp, unique=unique)
 
 
-_unpool_names = {n: _pool_put.renamed(f"MaxUnpool{n}DBackward0") for n in (1, 2, 3)}
+_unpool_names = {n: _pool_put.variant(f"max_unpool_{n}d") for n in (1, 2, 3)}
 
 
 def pool_put(g: Any, idx: Any, size: Ints, unique: bool = False) -> Tensor:
@@ -264,7 +264,7 @@ def _offsets(kernel: Ints, stride: Ints, out: Ints) -> Any:
                                                  for o, s, m in zip(off, stride, out))
 
 
-@defop("avg_pool", saves=("x_shape",), grad_name="AvgPool2DBackward0")
+@defop("avg_pool", saves=("x_shape",))
 def _avg_pool(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, ceil_mode: bool,
               count_include_pad: bool, divisor_override: int | None) -> Any:
     """Window sums (strided views of the zero-padded input, one add per kernel offset)
@@ -299,7 +299,7 @@ def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
     return reshape(y, s[:2] + data(y).shape[1:])
 
 
-@defop("avg_pool_backward", grad_name="AvgPool2DBackwardBackward0")
+@defop("avg_pool_backward")
 def _avg_pool_t(g: Any, *, size: Ints, kernel: Ints, stride: Ints, padding: Pads,
                 ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
     """The adjoint of :func:`_avg_pool`: each window's ``g / divisor`` added back to its
@@ -336,8 +336,8 @@ def _(batched: tuple[bool, ...], g: Any, **attrs: Any) -> Any:
     return reshape(y, s[:2] + data(y).shape[1:])
 
 
-_avg_names = {1: _avg_pool.renamed("AvgPool1DBackward0"), 2: _avg_pool,
-              3: _avg_pool.renamed("AvgPool3DBackward0")}
+_avg_names = {1: _avg_pool.variant("avg_pool_1d"), 2: _avg_pool,
+              3: _avg_pool.variant("avg_pool_3d")}
 
 
 def avg_pool(x: Any, kernel: Ints, stride: Ints, padding: Pads, ceil_mode: bool = False,
@@ -391,7 +391,7 @@ def adaptive_avg_pool(x: Any, output_size: Ints) -> Tensor:
                  for ax in range(nsp))
     op = _adaptive_names.get(nsp)
     if op is None:
-        op = _adaptive_names[nsp] = _resample.renamed(f"AdaptiveAvgPool{nsp}DBackward0")
+        op = _adaptive_names[nsp] = _resample.variant(f"adaptive_avg_pool_{nsp}d")
     return op(x, mats=mats, axes=tuple(range(-nsp, 0)))
 
 
@@ -420,7 +420,7 @@ def adaptive_max_pool(x: Any, output_size: Ints) -> tuple[Tensor, np.ndarray]:
         idx[(Ellipsis,) + cell] = flat
     op = _adaptive_max_names.get(nsp)
     if op is None:
-        op = _adaptive_max_names[nsp] = _pool_take.renamed(f"AdaptiveMaxPool{nsp}DBackward0")
+        op = _adaptive_max_names[nsp] = _pool_take.variant(f"adaptive_max_pool_{nsp}d")
     return op(x, idx, nsp=nsp), idx
 
 

@@ -72,7 +72,7 @@ def _kept_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[i
     return tuple(1 if i in axis else s for i, s in enumerate(shape))
 
 
-@defop("sum", saves=("x_shape",), grad_name="SumBackward1")
+@defop("sum", saves=("x_shape",))
 def _sum(x: Any, *, axis: Any, keepdims: bool) -> Any:
     return np.sum(x, axis=axis, keepdims=keepdims)
 
@@ -87,7 +87,7 @@ def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
     return (_expand(g, axis, keepdims, x_shape),)
 
 
-_sum_all = _sum.renamed("SumBackward0")
+_sum_all = _sum.variant("sum_all")
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -110,7 +110,7 @@ def _count(x: Any, ax: tuple[int, ...] | None) -> int:
     return int(np.prod([shape[a] for a in ax]))
 
 
-@defop("mean", saves=("x_shape",), grad_name="MeanBackward1")
+@defop("mean", saves=("x_shape",))
 def _mean(x: Any, *, axis: Any, keepdims: bool) -> Any:
     a = np.asarray(x)
     if a.dtype.kind in "iub":
@@ -128,7 +128,7 @@ def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
     return (_expand(divide(g, builtins.max(n, 1)), axis, keepdims, x_shape),)
 
 
-_mean_all = _mean.renamed("MeanBackward0")
+_mean_all = _mean.variant("mean_all")
 
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -138,7 +138,7 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     return op(x, axis=ax, keepdims=keepdims)
 
 
-@defop("prod", saves=("x", "out"), grad_name="ProdBackward1")
+@defop("prod", saves=("x", "out"))
 def _prod(x: Any, *, axis: Any, keepdims: bool) -> Any:
     return np.prod(x, axis=axis, keepdims=keepdims)
 
@@ -179,7 +179,7 @@ def moveaxis_perm(x: Tensor, perm: list[int]) -> Tensor:
     return transpose(x, axes=tuple(int(p) for p in perm))
 
 
-_prod_all = _prod.renamed("ProdBackward0")
+_prod_all = _prod.variant("prod_all")
 
 
 def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -190,7 +190,7 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 
 def _make_extreme(name: str, npfn: Any, argfn: Any) -> Any:
-    @defop(name, saves=("x", "out"), grad_name=name.capitalize() + "Backward1")
+    @defop(name, saves=("x", "out"))
     def op(x: Any, *, axis: Any, keepdims: bool, ties: str = "split") -> Any:
         a = np.asarray(x)
         if a.size == 0:
@@ -255,8 +255,8 @@ def _first_onehot(a: np.ndarray, axis: tuple[int, ...] | None, argfn: Any) -> np
 
 _max = _make_extreme("max", np.max, np.argmax)  # noqa: F821 (_argmax: defined below)
 _min = _make_extreme("min", np.min, np.argmin)
-_max_all = _max.renamed("MaxBackward1")
-_min_all = _min.renamed("MinBackward1")
+_max_all = _max.variant("max_all")
+_min_all = _min.variant("min_all")
 
 
 def max(x: Any, axis: Any = None, keepdims: bool = False, *, ties: str = "split") -> Tensor:
@@ -293,7 +293,7 @@ def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tens
 # The softmax family are primitives rather than composites: one stable kernel
 # forward and a short VJP (still in tapegrad ops, so still differentiable to any
 # order) instead of ~6 recorded ops each way.
-@defop("logsumexp", saves=("x", "out"), grad_name="LogsumexpBackward0")
+@defop("logsumexp", saves=("x", "out"))
 def logsumexp_op(x: Any, *, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -318,7 +318,7 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     return logsumexp_op(x, axis=norm_axis(axis, _ndim(x)), keepdims=keepdims)
 
 
-@defop("softmax", saves=("out",), grad_name="SoftmaxBackward0")
+@defop("softmax", saves=("out",))
 def softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -348,7 +348,7 @@ def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
     return (multiply(out, subtract(g, _sum(multiply(g, out), axis=(axis,), keepdims=True))),)
 
 
-@defop("log_softmax", saves=("out",), grad_name="LogSoftmaxBackward0")
+@defop("log_softmax", saves=("out",))
 def log_softmax_op(x: Any, *, axis: int) -> Any:
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -398,7 +398,7 @@ def log_softmax(x: Any, axis: int = -1) -> Tensor:
     return log_softmax_op(x, axis=_one_axis(x, axis))
 
 
-@defop("cumsum", grad_name="CumsumBackward0")
+@defop("cumsum")
 def _cumsum(x: Any, *, axis: int) -> Any:
     return np.cumsum(x, axis=axis)
 

@@ -53,7 +53,7 @@ def _apply(x: np.ndarray, mats: tuple[np.ndarray, ...], axes: tuple[int, ...]) -
     return np.ascontiguousarray(x)
 
 
-@defop("resample", grad_name="UpsampleBilinear2DBackward0")
+@defop("resample")
 def _resample(x: Any, *, mats: tuple[Any, ...], axes: tuple[int, ...]) -> Any:
     """``x`` with axis ``axes[i]`` (counted from the end) multiplied by ``mats[i]``."""
     x = np.asarray(x)
@@ -78,16 +78,8 @@ def _(batched: tuple[bool, ...], x: Any, *, mats: tuple[Any, ...],
     return _resample(x, mats=mats, axes=axes)  # axes count from the end: a batch is free
 
 
-_NAMES = {("nearest", 1): "UpsampleNearest1DBackward0",
-          ("nearest", 2): "UpsampleNearest2DBackward0",
-          ("nearest", 3): "UpsampleNearest3DBackward0",
-          ("nearest-exact", 1): "UpsampleNearestExact1DBackward0",
-          ("nearest-exact", 2): "UpsampleNearestExact2DBackward0",
-          ("nearest-exact", 3): "UpsampleNearestExact3DBackward0",
-          ("linear", 1): "UpsampleLinear1DBackward0",
-          ("linear", 2): "UpsampleBilinear2DBackward0",
-          ("linear", 3): "UpsampleTrilinear3DBackward0"}
-_OPS = {k: _resample.renamed(v) for k, v in _NAMES.items()}
+_OPS = {(m, n): _resample.variant(f"upsample_{m.replace('-', '_')}_{n}d")
+        for m in ("nearest", "nearest-exact", "linear") for n in (1, 2, 3)}
 
 
 def resize(x: Any, size: tuple[int, ...], mode: str, align_corners: bool = False,

@@ -65,8 +65,7 @@ def _forward_np(xw: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_hh: np.ndarray
     return out
 
 
-@defop("lstm_seq", saves=("xw", "h0", "c0", "w_hh", "b_hh", "out"),
-       grad_name="LstmBackward0", needs=True)
+@defop("lstm_seq", saves=("xw", "h0", "c0", "w_hh", "b_hh", "out"), needs=True)
 def lstm_seq(xw: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any) -> Any:
     """All steps of one LSTM layer: packed ``(T + 1, N, H)`` (hidden states, then final c)."""
     return _forward_np(np.asarray(xw), np.asarray(h0), np.asarray(c0), np.asarray(w_hh),
@@ -262,7 +261,7 @@ def _gru_forward_np(xw: np.ndarray, h0: np.ndarray, w_hh: np.ndarray, b_hh: np.n
     return out
 
 
-@defop("gru_seq", saves=("xw", "h0", "w_hh", "b_hh", "out"), grad_name="GruBackward0",
+@defop("gru_seq", saves=("xw", "h0", "w_hh", "b_hh", "out"),
        needs=True)
 def gru_seq(xw: Any, h0: Any, w_hh: Any, b_hh: Any, *, order: str = "rzn") -> Any:
     """All steps of one GRU layer (reset gate after the recurrent product): ``(5 T, N, H)``."""

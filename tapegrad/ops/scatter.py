@@ -18,7 +18,7 @@ from .elementwise import add, cast, divide, equal, multiply
 from .shape import _getitem, index_add_zeros
 
 
-@defop("scatter_extreme", saves=("x", "y", "out"), grad_name="ScatterExtremeBackward0")
+@defop("scatter_extreme", saves=("x", "y", "out"))
 def scatter_extreme(x: Any, y: Any, *, index: tuple[Any, ...], mode: str) -> Any:
     """``x`` with ``out[index] = max(out[index], y)`` (``mode='max'``) or min, repeats folded."""
     out = np.array(x, copy=True)

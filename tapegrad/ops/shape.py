@@ -16,7 +16,7 @@ def _shape_of(x: Any) -> tuple[int, ...]:
     return x._data.shape if isinstance(x, Tensor) else np.shape(x)
 
 
-@defop("reshape", saves=("x_shape",), grad_name="ViewBackward0")
+@defop("reshape", saves=("x_shape",))
 def _reshape(x: Any, *, shape: tuple[int, ...]) -> Any:
     try:
         return np.reshape(x, shape)
@@ -41,7 +41,7 @@ def reshape(x: Any, shape: Any) -> Tensor:
     return _reshape(x, shape=tuple(int(s) for s in shape))
 
 
-@defop("transpose", grad_name="PermuteBackward0")
+@defop("transpose")
 def _transpose(x: Any, *, axes: Any) -> Any:
     return np.transpose(x, axes)
 
@@ -91,9 +91,9 @@ def swapaxes(x: Any, a: int, b: int) -> Tensor:
     return transpose(x, perm)
 
 
-_squeeze = _reshape.renamed("SqueezeBackward1")
-_squeeze_all = _reshape.renamed("SqueezeBackward0")
-_unsqueeze = _reshape.renamed("UnsqueezeBackward0")
+_squeeze = _reshape.variant("squeeze")
+_squeeze_all = _reshape.variant("squeeze_all")
+_unsqueeze = _reshape.variant("unsqueeze")
 
 
 def squeeze(x: Any, axis: Any = None) -> Tensor:
@@ -121,7 +121,7 @@ def expand_dims(x: Any, axis: Any) -> Tensor:
     return _unsqueeze(x, shape=new)
 
 
-@defop("broadcast_to", saves=("x_shape",), grad_name="ExpandBackward0")
+@defop("broadcast_to", saves=("x_shape",))
 def _broadcast_to(x: Any, *, shape: tuple[int, ...]) -> Any:
     try:
         return np.broadcast_to(x, shape)
@@ -148,7 +148,7 @@ def broadcast_to(x: Any, shape: Any) -> Tensor:
     return _broadcast_to(x, shape=shape)
 
 
-@defop("sum_to", saves=("x_shape",), grad_name="SumToBackward0")
+@defop("sum_to", saves=("x_shape",))
 def _sum_to(x: Any, *, shape: tuple[int, ...]) -> Any:
     x = np.asarray(x)
     lead = x.ndim - len(shape)
@@ -196,7 +196,7 @@ def _check_join(xs: list[Any], axis: int, what: str) -> None:
             ))
 
 
-@defop("concatenate", grad_name="CatBackward0")
+@defop("concatenate")
 def _concat(*xs: Any, axis: int, sizes: tuple[int, ...]) -> Any:
     return np.concatenate(xs, axis=axis)
 
@@ -225,7 +225,7 @@ def concatenate(xs: Any, axis: int = 0) -> Tensor:
 concat = concatenate
 
 
-@defop("stack", grad_name="StackBackward0")
+@defop("stack")
 def _stack(*xs: Any, axis: int) -> Any:
     return np.stack(xs, axis=axis)
 
@@ -277,7 +277,7 @@ def _norm_index(index: Any) -> Any:
     return index
 
 
-@defop("getitem", saves=("x_shape",), grad_name="IndexBackward0")
+@defop("getitem", saves=("x_shape",))
 def _getitem(x: Any, *, index: Any) -> Any:
     try:
         return np.asarray(x)[index]
@@ -292,10 +292,10 @@ def _(g: Tensor, x_shape: tuple[int, ...], index: Any) -> Any:
     return (index_add_zeros(g, index=index, shape=x_shape),)
 
 
-_select = _getitem.renamed("SelectBackward0")
-_slice = _getitem.renamed("SliceBackward0")
-_alias = _getitem.renamed("AliasBackward0")
-_unsqueeze_idx = _getitem.renamed("UnsqueezeBackward0")
+_select = _getitem.variant("select")
+_slice = _getitem.variant("slice")
+_alias = _getitem.variant("alias")
+_unsqueeze_idx = _getitem.variant("unsqueeze_idx")
 
 
 def getitem(x: Any, index: Any) -> Tensor:
@@ -321,7 +321,7 @@ def getitem(x: Any, index: Any) -> Tensor:
     return _getitem(x, index=index)
 
 
-@defop("index_add_zeros", saves=(), grad_name="IndexPutBackward0")
+@defop("index_add_zeros", saves=())
 def index_add_zeros(g: Any, *, index: Any, shape: tuple[int, ...]) -> Any:
     g = np.asarray(g)
     out = np.zeros(shape, dtype=g.dtype)
@@ -342,7 +342,7 @@ def _is_basic(index: Any) -> bool:
     return all(isinstance(i, (int, np.integer, slice, type(None), type(Ellipsis))) for i in items)
 
 
-@defop("setitem", grad_name="CopySlices", needs=True)
+@defop("setitem", needs=True)
 def _setitem(x: Any, v: Any, *, index: Any) -> Any:
     out = np.array(x, copy=True)
     out[index] = v
@@ -375,7 +375,7 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     return _getitem(x, index=(slice(None),) * ax + (idx,))
 
 
-@defop("pad", saves=("x_shape",), grad_name="ConstantPadNdBackward0")
+@defop("pad", saves=("x_shape",))
 def _pad(x: Any, *, pad_width: tuple[tuple[int, int], ...], value: float) -> Any:
     return np.pad(x, pad_width, mode="constant", constant_values=value)
 
@@ -397,7 +397,7 @@ def pad(x: Any, pad_width: Any, constant_values: float = 0.0) -> Tensor:
     return _pad(x, pad_width=pwt, value=constant_values)
 
 
-@defop("flip", grad_name="FlipBackward0")
+@defop("flip")
 def _flip(x: Any, *, axis: Any) -> Any:
     return np.flip(x, axis=axis)
 
@@ -621,14 +621,14 @@ def _has_tracer(index: Any) -> bool:
     return False
 
 
-@defop("index_add_dyn", grad_name="IndexPutBackward0")
+@defop("index_add_dyn")
 def _index_add_dyn(g: Any, *idx: Any, spec: Any, shape: tuple[int, ...]) -> Any:
     out = np.zeros(shape, dtype=np.asarray(g).dtype)
     np.add.at(out, _fill(spec, idx), g)
     return out
 
 
-@defop("setitem_dyn", grad_name="IndexPutBackward0", needs=True)
+@defop("setitem_dyn", needs=True)
 def _setitem_dyn(x: Any, v: Any, *idx: Any, spec: Any) -> Any:
     out = np.array(x, copy=True)
     out[_fill(spec, idx)] = v
@@ -641,7 +641,7 @@ def getitem_dyn(x: Any, index: Any) -> Tensor:
     return _getitem_dyn(x, *idx, spec=spec)
 
 
-@defop("getitem_dyn", saves=("x",), grad_name="IndexBackward0", needs=True)
+@defop("getitem_dyn", saves=("x",), needs=True)
 def _getitem_dyn(x: Any, *idx: Any, spec: Any) -> Any:
     return np.asarray(x)[_fill(spec, idx)]
 

@@ -89,6 +89,9 @@ from ._tensor import (
 )
 
 _tensor.install()
+from . import _grad_names  # noqa: E402
+
+_grad_names.install()
 _methods.install()
 
 from . import (  # noqa: E402

@@ -105,3 +105,30 @@ def test_no_per_style_hook_tables() -> None:
     assert not hasattr(core_tensor, "STYLE_HOOKS") and not hasattr(core_tensor, "PROMOTE")
     assert core_tensor.CLASSES[core_tensor.TORCH] is torch.Tensor
     assert core_tensor.CLASSES[core_tensor.TF].__name__ == "EagerTensor"
+
+
+def test_node_names_come_from_the_pytorch_table() -> None:
+    """The core names a node after its op key; tapegrad.torch installs PyTorch's names."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tapegrad as tg\n"
+        "x = tg.tensor([1.0, 2.0], requires_grad=True)\n"
+        "print((x * x).grad_fn.name(), (x * x).sum().grad_fn.name())\n"
+        "import tapegrad.torch\n"
+        "print((x * x).grad_fn.name(), (x * x).sum().grad_fn.name(),"
+        " type((x * x).grad_fn).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=str(CORE_DIR.parent.parent)).stdout.split("\n")
+    assert out[0] == "MultiplyBackward0 SumAllBackward0"
+    assert out[1] == "MulBackward0 SumBackward0 MulBackward0"
+    from tapegrad.torch import _grad_names
+
+    assert _grad_names.GRAD_NAMES["multiply"] == "MulBackward0"
+    # no PyTorch node name is spelled in the core's ops
+    ops_dir = CORE_DIR.parent / "ops"
+    spelled = [p.name for p in ops_dir.glob("*.py")
+               if "grad_name=" in p.read_text() or ".renamed(" in p.read_text()]
+    assert not spelled, spelled
