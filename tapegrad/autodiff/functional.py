@@ -572,6 +572,47 @@ def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
 # ---------------------------------------------------------------------------- Jacobians
 
 
+def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.ndarray,
+                  sources: Sequence[Tensor], vectorize: bool, create_graph: bool,
+                  style: int = 0) -> list[Tensor | None]:
+    """``row(seed)`` for every seed along ``basis``' leading axis, stacked per source.
+
+    The one Jacobian routine of both front-ends (``torch.autograd.functional.jacobian``,
+    ``GradientTape.jacobian`` and ``batch_jacobian``): ``row`` maps one cotangent to
+    the gradient of each source (``None`` where it does not reach it); with
+    ``vectorize`` all rows are one batched call (``vmap`` over the basis, PyTorch's
+    ``vectorize=True`` and TensorFlow's pfor), else a loop of calls.  Each result has
+    shape ``(len(basis),) + source.shape``; a source that no row reaches gives ``None``.
+    """
+    if vectorize:
+        connected: list[bool] = []
+
+        def one(seed: Tensor) -> list[Tensor]:
+            gs = row(seed)
+            connected[:] = [g is not None for g in gs]
+            return [g if g is not None else make(np.zeros_like(s._data), None, False, style)
+                    for g, s in zip(gs, sources)]
+
+        res = vmap(one)(make(basis, None, False, style))
+        return [r if c else None for r, c in zip(res, connected)]
+    rows: list[list[Tensor | None]] = [[] for _ in sources]
+    for i in range(basis.shape[0]):
+        for k, g in enumerate(row(make(basis[i], None, False, style))):
+            rows[k].append(g)
+    out: list[Tensor | None] = []
+    for s, rs in zip(sources, rows):
+        if all(r is None for r in rs):
+            out.append(None)
+            continue
+        filled = [r if r is not None else make(np.zeros_like(s._data), None, False, style)
+                  for r in rs]
+        if create_graph:
+            out.append(_restyle(ops.stack(filled), style))
+        else:
+            out.append(make(np.stack([r._data for r in filled]), None, False, style))
+    return out
+
+
 def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Tensor:
     n = int(np.prod(shape))
     return make(np.eye(n, dtype=dtype).reshape((n,) + tuple(shape)), None, False, style)

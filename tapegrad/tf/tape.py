@@ -519,31 +519,15 @@ class GradientTape:
                 "GradientTape must be created with persistent=True to compute the jacobian "
                 "with eager execution enabled and with  experimental_use_pfor set to False.",
                 "pass persistent=True to the tape, or keep experimental_use_pfor=True")))
-        if experimental_use_pfor:
-            try:
-                basis = tft(np.eye(size, dtype=t._data.dtype).reshape((size,) + shape))
-                out = self._vectorized(tok, t, flat_s, basis, zero, create_graph)
-            finally:
-                if not self._persistent:
-                    k = _key(tok, t)
-                    self._finish(tok, [k] if k is not None else [])
-            out = [o if o is None else _reshape_tf(o, tuple(shape) + s._data.shape, create_graph)
-                   for o, s in zip(out, flat_s)]
-            return _nest.pack_sequence_as(sources, out)
-        rows: list[list[Tensor | None]] = [[] for _ in flat_s]
+        basis = np.eye(size, dtype=t._data.dtype).reshape((size,) + shape)
         try:
-            for i in range(size):
-                seed = np.zeros(size, dtype=t._data.dtype)
-                seed[i] = 1
-                gs, _ = self._compute(tok, [t], flat_s, [tft(seed.reshape(shape))], False,
-                                      create_graph)
-                for j, g in enumerate(gs):
-                    rows[j].append(g)
+            out = self._rows(tok, t, flat_s, basis, zero, create_graph, experimental_use_pfor)
         finally:
             if not self._persistent:
                 k = _key(tok, t)
                 self._finish(tok, [k] if k is not None else [])
-        out = [_assemble(r, s, shape, zero, create_graph, 0) for r, s in zip(rows, flat_s)]
+        out = [o if o is None else _reshape_tf(o, tuple(shape) + s._data.shape, create_graph)
+               for o, s in zip(out, flat_s)]
         return _nest.pack_sequence_as(sources, out)
 
     def batch_jacobian(
@@ -568,7 +552,7 @@ class GradientTape:
         TensorShape([2, 2, 2])
         """
         tok = self._check_usable()
-        zero = _unconnected(unconnected_gradients)
+        _unconnected(unconnected_gradients)  # checks the argument; the result has zeros
         self._enter_gradient()
         t = _check_targets([target])[0]
         s = _check_sources([source])[0]
@@ -598,61 +582,37 @@ class GradientTape:
                 "batch_jacobian with eager execution enabled and  with experimental_use_pfor "
                 "set to False.", "pass persistent=True to the tape, or keep "
                 "experimental_use_pfor=True")))
-        if experimental_use_pfor:
-            eye = np.zeros((inner, b, inner), dtype=t._data.dtype)
-            eye[np.arange(inner), :, np.arange(inner)] = 1
-            try:
-                (g,) = self._vectorized(tok, t, [s], tft(eye.reshape((inner,) + ts)), True,
-                                        create_graph)
-            finally:
-                if not self._persistent:
-                    k = _key(tok, t)
-                    self._finish(tok, [k] if k is not None else [])
-            from .. import ops
-
-            assert g is not None
-            g = ops.moveaxis(ops.reshape(g, (inner, b, -1)), 0, 1)  # (b, inner, source row)
-            return _reshape_tf(g, new_shape, create_graph)
-        rows: list[Tensor | None] = []
+        eye = np.zeros((inner, b, inner), dtype=t._data.dtype)
+        eye[np.arange(inner), :, np.arange(inner)] = 1
         try:
-            for j in range(inner):
-                seed = np.zeros((b, inner), dtype=t._data.dtype)
-                seed[:, j] = 1
-                gs, _ = self._compute(tok, [t], [s], [tft(seed.reshape(ts))], False,
-                                      create_graph)
-                rows.append(gs[0])
+            (g,) = self._rows(tok, t, [s], eye.reshape((inner,) + ts), True, create_graph,
+                              experimental_use_pfor)
         finally:
             if not self._persistent:
                 k = _key(tok, t)
                 self._finish(tok, [k] if k is not None else [])
         from .. import ops
 
-        out = _assemble(rows, s, (inner,), zero, create_graph, 1, batch=True)
-        if out is None:  # TensorFlow returns zeros here, whatever unconnected_gradients says
-            return tft(np.zeros(new_shape, dtype=t._data.dtype))
-        if create_graph:
-            return _as_tf(ops.reshape(out, new_shape))
-        return tft(out._data.reshape(new_shape))
+        assert g is not None
+        g = ops.moveaxis(ops.reshape(g, (inner, b, -1)), 0, 1)  # (b, inner, source row)
+        return _reshape_tf(g, new_shape, create_graph)
 
-    def _vectorized(self, tok: _Token, t: Tensor, flat_s: list[Tensor], basis: Tensor,
-                    zero: bool, create_graph: bool) -> list[Tensor | None]:
-        """One vectorized gradient for every cotangent in ``basis`` (TensorFlow's pfor).
+    def _rows(self, tok: _Token, t: Tensor, flat_s: list[Tensor], basis: np.ndarray,
+              zero: bool, create_graph: bool, pfor: bool) -> list[Tensor | None]:
+        """The gradient for every cotangent along ``basis``' leading axis, per source: one
+        vectorized call (TensorFlow's pfor) or a loop (``experimental_use_pfor=False``).
 
-        The result for each source has the basis' leading axis; ``None`` for a source
-        the target does not reach (zeros when ``zero``).
+        ``None`` for a source the target does not reach (zeros when ``zero``).
         """
-        from ..autodiff.functional import vmap
+        from ..autodiff.functional import jacobian_rows
 
-        connected: list[bool] = []
+        def row(seed: Tensor) -> list[Tensor | None]:
+            return self._compute(tok, [t], flat_s, [seed], False, create_graph)[0]
 
-        def one(seed: Tensor) -> list[Tensor]:
-            gs, _ = self._compute(tok, [t], flat_s, [seed], False, create_graph)
-            connected[:] = [g is not None for g in gs]
-            return [g if g is not None else tft(np.zeros_like(s._data))
-                    for g, s in zip(gs, flat_s)]
-
-        res = vmap(one)(basis)
-        return [r if c or zero else None for r, c in zip(res, connected)]
+        res = jacobian_rows(row, basis, flat_s, pfor, create_graph, TF)
+        return [r if r is not None or not zero else
+                tft(np.zeros((basis.shape[0],) + s._data.shape, dtype=s._data.dtype))
+                for r, s in zip(res, flat_s)]
 
     # ------------------------------------------------------------------ aids
     def explain(self, target: Any, source: Any) -> str:
@@ -681,30 +641,6 @@ def _reshape_tf(g: Tensor, shape: tuple[int, ...], create_graph: bool) -> Tensor
 
 def _by_creation(variables: list[Any]) -> tuple[Any, ...]:
     return tuple(sorted(variables, key=lambda v: v.__dict__.get("_uid", -1)))
-
-
-def _assemble(rows: list[Tensor | None], s: Tensor, shape: tuple[int, ...], zero: bool,
-              create_graph: bool, axis: int, batch: bool = False) -> Any:
-    """Stack per-element gradients into a Jacobian (zeros for unconnected rows)."""
-    from .. import ops
-
-    if all(r is None for r in rows):
-        if not zero:
-            return None
-        if batch:
-            return tft(np.zeros((s._data.shape[0],) + tuple(shape) + s._data.shape[1:],
-                                dtype=s._data.dtype))
-        return tft(np.zeros(tuple(shape) + s._data.shape, dtype=s._data.dtype))
-    filled = [r if r is not None else tft(np.zeros_like(s._data)) for r in rows]
-    if create_graph:
-        st = ops.stack(filled, axis=axis)
-        if not batch:
-            st = ops.reshape(st, tuple(shape) + s._data.shape)
-        return _as_tf(st)
-    arr = np.stack([r._data for r in filled], axis=axis)
-    if not batch:
-        arr = arr.reshape(tuple(shape) + s._data.shape)
-    return tft(arr)
 
 
 def _kernel(d: np.dtype) -> str:

@@ -27,6 +27,7 @@ from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make, restyle, set_style
+from ...autodiff.functional import jacobian_rows
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -235,24 +236,22 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
         _check_strict(outs, strict, "jacobian")
         rows: list[tuple[Tensor, ...]] = []
         for o in outs:
-            per_input: list[list[Tensor]] = [[] for _ in xs]
-            for j in range(o._data.size):
-                seed = np.zeros(o._data.shape, dtype=o._data.dtype)
-                seed.reshape(-1)[j] = 1
-                gs = _autograd((o,), xs, (make(seed, None, False, TORCH),), create_graph)
+            def row(seed: Tensor, o: Tensor = o) -> tuple[Tensor | None, ...]:
+                gs = _autograd((o,), xs, (seed,), create_graph)
                 if strict:
                     _check_unused(gs, True, "jacobian")
-                for k, (g, x) in enumerate(zip(gs, xs)):
-                    if g is None:
-                        g = make(np.zeros_like(x._data), None, False, TORCH)
-                    per_input[k].append(g)
+                return gs
+
+            basis = np.eye(o._data.size, dtype=o._data.dtype).reshape(
+                (o._data.size,) + o._data.shape)
+            per = jacobian_rows(row, basis, xs, False, create_graph, TORCH)
             blocks = []
-            for k, x in enumerate(xs):
+            for blk, x in zip(per, xs):
                 shape = o._data.shape + x._data.shape
-                if per_input[k]:
-                    blk = core.reshape(core.stack(per_input[k]), shape)
-                else:
+                if blk is None:
                     blk = make(np.zeros(shape, dtype=x._data.dtype), None, False, TORCH)
+                else:
+                    blk = core.reshape(blk, shape)
                 blocks.append(_post(blk, create_graph))
             rows.append(tuple(blocks))
     if is_out_tuple:
