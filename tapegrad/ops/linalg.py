@@ -319,7 +319,14 @@ def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
             x = move_batch(x, rank)
         if by:
             y = move_batch(y, rank)
-    out = _matmul(x, y)
+    if rx >= 2 and ry >= 2 and _shape(x)[-1] == 1 and _shape(y)[-2] == 1:
+        # per-example outer products (a vector VJP's weight gradient): nothing to sum, so a
+        # broadcast multiply gives the same values without a matmul per example
+        from .elementwise import multiply
+
+        out = multiply(x, y)
+    else:
+        out = _matmul(x, y)
     return squeeze(out, axis=sq) if sq is not None else out
 
 
