@@ -29,36 +29,58 @@ import numpy as np
 from ._core import errors, mode
 from ._core.node import FREED, AccumulateGrad, Node
 from ._core.registry import ANOMALY, Packed, edge_of
-from ._core.tensor import Tensor, make
+from ._core.tensor import CLASSES, Tensor, make
 from ._core.tensor import restyle as _restyle
 
 _STATE = mode.STATE
 
 
-def _fmt_shape(shape: tuple[int, ...]) -> str:
-    return f"torch.Size({list(shape)})"
+# ---------------------------------------------------------------------------- messages
+# The engine's checks word their errors in the core's terms; a front-end's tensor class
+# gives its framework's wording instead (``Tensor._messages``: key -> function of the
+# same fields; tapegrad.torch has PyTorch's texts), chosen by the style of the tensor the
+# error is about.  The hints (tapegrad's own line) stay here.
+def _core_version(arr: np.ndarray, made_by: str | None, version: int, expected: int) -> str:
+    by = "" if made_by is None else f", output 0 of {made_by}"
+    return (f"a value saved for backward was modified in place: [{arr.dtype.name} array of "
+            f"shape {list(arr.shape)}]{by}, is at version {version}; expected version "
+            f"{expected}")
 
 
-_TORCH_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_CORE_MESSAGES: dict[str, Callable[..., str]] = {
+    "version": _core_version,
+    "no_grad_fn": lambda i: f"output {i} was not recorded: it does not require grad and has "
+                            "no grad_fn",
+    "implicit_scalar": lambda: "a gradient can be implied only for a one-element output",
+    "shape_mismatch": lambda i, grad_shape, out_shape: (
+        f"grad_output[{i}] has shape {list(grad_shape)} but output[{i}] has shape "
+        f"{list(out_shape)}"),
+    "input_no_grad": lambda: "an input does not require grad (it is not differentiable)",
+    "unused": lambda: "an input was not used in the graph of the outputs; pass "
+                      "allow_unused=True to get None for it",
+    "empty_inputs": lambda: "inputs must not be empty",
+    "anomaly": lambda name, kind, k: f"the backward of {name} returned {kind} values in its "
+                                     f"output {k}",
+    "anomaly_trace": lambda name, trace: f"Error detected in the backward of {name}; the "
+                                         f"forward call was:\n{trace}",
+    "expanded_grad": lambda: "cannot accumulate into a .grad whose elements share memory "
+                             "(an expanded view); clone it first",
+}
+
+
+def _message(style: int, key: str, *args: Any) -> str:
+    fn = CLASSES[style]._messages.get(key) or _CORE_MESSAGES[key]
+    return fn(*args)
 
 
 def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int,
-                   producer: Node | None = None) -> RuntimeError:
-    """PyTorch's message: the tensor, the node that produced it (if any), both versions."""
+                   producer: Node | None, style: int) -> RuntimeError:
+    """The tensor, the node that produced it (if any), both versions."""
     arr = t._data if isinstance(t, Tensor) else np.asarray(t)
-    kind = _TORCH_TYPES.get(arr.dtype.name, arr.dtype.name)
-    made_by = ""
-    if producer is not None:
-        made_by = ", which is output 0 of " + re.sub(r"Backward\d*$", "", producer.name())
+    made_by = None if producer is None else re.sub(r"Backward\d*$", "", producer.name())
     return errors.hinted(RuntimeError(
         errors.with_hint(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{kind}Tensor {list(arr.shape)}]{made_by}, is at version "
-            f"{version}; expected version {expected} instead. Hint: enable anomaly detection to "
-            "find the operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).",
+            _message(style, "version", arr, made_by, version, expected),
             f"an in-place op (add_, mul_, x[i] = ..., -=) changed value {i} saved by "
             f"{node.name()} for backward; use the out-of-place form (x = x + y) or .clone() "
             "before modifying",
@@ -66,7 +88,7 @@ def _version_error(node: Node, i: int, t: Tensor, expected: int, version: int,
     ))
 
 
-def _unpack(node: Node) -> list[Any]:
+def _unpack(node: Node, style: int = 0) -> list[Any]:
     saved = node.saved
     if saved is FREED:
         raise errors.hinted(RuntimeError(
@@ -87,12 +109,12 @@ def _unpack(node: Node) -> list[Any]:
             continue
         if kind == 0:
             if isinstance(s, Tensor) and s._vc[0] != versions[i]:
-                raise _version_error(node, i, s, versions[i], s._vc[0], s._node)
+                raise _version_error(node, i, s, versions[i], s._vc[0], s._node, style)
             out.append(s)
         elif kind == 1:
             vc = node.out_vc
             if vc is not None and vc[0] != versions[i]:
-                raise _version_error(node, i, make(s), versions[i], vc[0], node)
+                raise _version_error(node, i, make(s), versions[i], vc[0], node, style)
             if isinstance(s, Tensor):  # a tracer's result saves itself (see autodiff)
                 out.append(s)
                 continue
@@ -190,6 +212,7 @@ def run_backward(
     in, first out.
     """
     add, cast, sum_to = _OPS_FNS or _ops_fns()
+    style = seeds[0]._style if seeds else 0  # whose words an error here is in
     target_set = set(targets) if targets is not None else None
     parents: dict[Node, list[Node]] | None = {} if target_set is not None else None
     blocked: set[Node] = set()
@@ -256,7 +279,7 @@ def run_backward(
             elif n.versions is None and saved is not FREED:
                 args = saved  # constants and shapes only: nothing to check or wrap
             else:
-                args = _unpack(n)
+                args = _unpack(n, style)
             if op.needs:
                 if len(nxt) == 2:
                     a, b = nxt
@@ -277,7 +300,7 @@ def run_backward(
                 attrs = n.attrs
                 gin = op.vjp(g, *args, **attrs) if attrs else op.vjp(g, *args)
             if anomaly:
-                _check_anomaly(n, gin)
+                _check_anomaly(n, gin, style)
             del g
             k = 0
             for e in nxt:
@@ -308,7 +331,7 @@ def run_backward(
     return results, retained
 
 
-def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
+def _check_anomaly(n: Node, gin: Sequence[Any], style: int) -> None:
     for k, gi in enumerate(gin):
         if gi is None:
             continue
@@ -325,13 +348,13 @@ def _check_anomaly(n: Node, gin: Sequence[Any]) -> None:
                 where = (f": the forward op was called at {frame.filename}:{frame.lineno}: "
                          f"{frame.line}")
                 warnings.warn(
-                    f"Error detected in {n.name()}. Traceback of forward call that caused the "
-                    "error:\n" + "".join(traceback.format_list(list(n.trace))),
+                    _message(style, "anomaly_trace", n.name(),
+                             "".join(traceback.format_list(list(n.trace)))),
                     UserWarning, stacklevel=2,
                 )
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
-                    f"Function '{n.name()}' returned {kind} values in its {k}th output.",
+                    _message(style, "anomaly", n.name(), kind, k),
                     f"the backward of {n.op.name} produced {kind}{where}" if where else
                     f"the backward of {n.op.name} produced {kind}; check its inputs",
                 )
@@ -354,7 +377,7 @@ def _root_of(t: Tensor, i: int) -> Node:
         return edge_of(t)
     raise errors.hinted(RuntimeError(
         errors.with_hint(
-            errors.NO_GRAD_FN.format(i=i),
+            _message(t._style, "no_grad_fn", i),
             "nothing recorded this tensor: set requires_grad=True on an input before the "
             "computation (PyTorch style) or compute it inside a GradientTape",
         )
@@ -371,21 +394,19 @@ def _seeds(
             if t._data.size != 1:
                 raise errors.hinted(RuntimeError(
                     errors.with_hint(
-                        "grad can be implicitly created only for scalar outputs",
+                        _message(t._style, "implicit_scalar"),
                         f"output {i} has shape {list(t._data.shape)}; pass gradient= (e.g. "
                         "torch.ones_like(out)) or reduce it with .sum() first",
                     )
                 ))
-            seeds.append(make(np.ones(t._data.shape, t._data.dtype)))
+            seeds.append(make(np.ones(t._data.shape, t._data.dtype), None, False, t._style))
             continue
         if not isinstance(go, Tensor):
             go = make(np.asarray(go, dtype=t._data.dtype), None, False, t._style)
         if go._data.shape != t._data.shape:
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of "
-                    f"{_fmt_shape(go._data.shape)} and output[{i}] has a shape of "
-                    f"{_fmt_shape(t._data.shape)}.",
+                    _message(t._style, "shape_mismatch", i, go._data.shape, t._data.shape),
                     "each grad_output must have exactly its output's shape",
                 )
             ))
@@ -441,7 +462,7 @@ def grad(
         if t._node is None and not t._rg:
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
-                    "One of the differentiated Tensors does not require grad",
+                    _message(t._style, "input_no_grad"),
                     "create the input with requires_grad=True",
                 )
             ))
@@ -456,8 +477,7 @@ def grad(
             if not allow_unused:
                 raise errors.hinted(RuntimeError(
                     errors.with_hint(
-                        "One of the differentiated Tensors appears to not have been used in "
-                        "the graph. Set allow_unused=True if this is the desired behavior.",
+                        _message(t._style, "unused"),
                         "that input does not reach any output; pass allow_unused=True to get None",
                     )
                 ))
@@ -515,10 +535,8 @@ def _check_grad_targets(res: dict[Any, Tensor], retained: list[tuple[Any, Tensor
         arr = cur._data
         if any(s == 0 and n > 1 for s, n in zip(arr.strides, arr.shape)):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                "unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location. Please clone() the tensor before performing the "
-                "operation.", "the .grad is an expanded view: set x.grad = x.grad.clone() "
-                "(no .grad was changed)")))
+                _message(t._style, "expanded_grad"), "the .grad is an expanded view: set "
+                "x.grad = x.grad.clone() (no .grad was changed)")))
         if not arr.flags.writeable:
             cur._data = arr.copy()  # read-only memory (a file, a NumPy view): own a copy
 
@@ -545,7 +563,10 @@ def backward(
     if inputs is not None:
         ins = _as_list(inputs)
         if not ins:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            style = outs[0]._style if outs and isinstance(outs[0], Tensor) else 0
+            raise errors.hinted(RuntimeError(errors.with_hint(
+                _message(style, "empty_inputs"), "pass the leaves to accumulate into, or "
+                "inputs=None for all of them")))
         targets = [edge_of(t) for t in ins]
     res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
     with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation

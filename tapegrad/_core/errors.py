@@ -107,8 +107,6 @@ SECOND_BACKWARD = (
     "calling backward."
 )
 
-NO_GRAD_FN = "element {i} of tensors does not require grad and does not have a grad_fn"
-
 INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."

@@ -171,6 +171,8 @@ class Tensor:
     # f(a, b, opname) -> (a, b); None: NumPy's rules
     _style: int = CORE
     _promote: Callable[[Any, Any, str], tuple[Any, Any]] | None = None
+    # the engine's error texts in this style's words, by key (empty: the core's words)
+    _messages: dict[str, Callable[..., str]] = {}
     _tv: bool = False
     _retains: bool = False
     # the transform level this tensor is a tracer of (see _core/dispatch.py), and the

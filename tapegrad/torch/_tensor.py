@@ -23,6 +23,7 @@ from .._core.tensor import Tensor as CoreTensor
 from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np
+from ._messages import MESSAGES as _MESSAGES
 from ._random import gen
 from ._ranges import arange, linspace  # noqa: F401  (re-exported)
 
@@ -983,6 +984,7 @@ class TorchTensor(CoreTensor, metaclass=_TensorMeta):
     _style = TORCH
     _promote = staticmethod(promote)
     _any_tensor = True
+    _messages = _MESSAGES  # the engine's errors in PyTorch's words
 
     def __new__(cls, *args: Any) -> TorchTensor:
         return legacy_new(_dtype.default_np(), args)  # type: ignore[return-value]

@@ -121,7 +121,7 @@ def test_requires_grad_on_integers_raises(data: Any) -> None:
 def test_wrong_grad_outputs_shape() -> None:
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     y = x * x
-    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+    with pytest.raises(RuntimeError, match="but output"):
         tg.grad(y, x, grad_outputs=np.ones((2, 1)))
     with pytest.raises(RuntimeError, match="one grad_output per output"):
         tg.grad(y, x, grad_outputs=[np.ones(2), np.ones(2)])
