@@ -547,9 +547,37 @@ def backward(
         if not ins:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         targets = [edge_of(t) for t in ins]
-    res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
-    with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
-        _write_grads(res, retained, ins, targets, create_graph)
+    outer = getattr(_FINAL, "queue", None)
+    queue: list[Callable[[], Any]] = []
+    _FINAL.queue = queue
+    try:
+        res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
+        with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
+            _write_grads(res, retained, ins, targets, create_graph)
+        while queue:  # queue_callback: after every .grad of this pass was written
+            queue.pop(0)()
+    finally:
+        _FINAL.queue = outer
+
+
+# The callbacks that hooks queued during the current ``backward`` (per thread).
+_FINAL = threading.local()
+
+
+def queue_callback(fn: Callable[[], Any]) -> None:
+    """Run ``fn()`` once the current ``backward`` has written every ``.grad`` (PyTorch's
+    ``Variable._execution_engine.queue_callback``; DDP finishes its all-reduces there)."""
+    queue = getattr(_FINAL, "queue", None)
+    if queue is None:
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            "Final callbacks can only be installed during backward pass.",
+            "call queue_callback from a hook that runs during backward()")))
+    queue.append(fn)
+
+
+def in_backward() -> bool:
+    """Whether a ``backward`` call is running on this thread (callbacks can be queued)."""
+    return getattr(_FINAL, "queue", None) is not None
 
 
 # One lock for every .grad write (PyTorch locks each AccumulateGrad): the passes themselves
