@@ -285,6 +285,10 @@ def is_initialized() -> bool:
 
 # ---------------------------------------------------------------------------- set up
 def _env_int(name: str) -> int:
+    return int(_env(name))
+
+
+def _env(name: str) -> str:
     v = os.environ.get(name)
     if v is None:
         raise hinted(ValueError(with_hint(
@@ -292,7 +296,7 @@ def _env_int(name: str) -> int:
             f"variable {name} expected, but not set",
             "start the ranks with python -m tapegrad.launch -n N script.py (it sets RANK, "
             "WORLD_SIZE, MASTER_ADDR, MASTER_PORT) or pass rank= and world_size=")))
-    return int(v)
+    return v
 
 
 def _check_backend(backend: Any) -> str:
@@ -339,7 +343,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
             world_size = int(env["WORLD_SIZE"]) if "WORLD_SIZE" in env else (
                 mpi_size if by_mpi else _env_int("WORLD_SIZE"))
         if not by_mpi:
-            _env_int("MASTER_ADDR")
+            _env("MASTER_ADDR")
             _env_int("MASTER_PORT")
     w = _comm.world(None if timeout is None else timeout.total_seconds())
     if world_size < 0:
