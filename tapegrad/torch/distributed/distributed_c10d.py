@@ -248,7 +248,8 @@ class _Future:
 def _backend_error(e: BaseException) -> DistBackendError:
     err = DistBackendError(str(e).split("\n")[0])
     for note in getattr(e, "__notes__", []):
-        err.add_note(note)
+        hinted(err, note[len("[tapegrad hint] "):] if note.startswith("[tapegrad hint] ")
+               else note)
     return err
 
 

@@ -77,7 +77,7 @@ def run_ddp(kind: str, out: str) -> None:
     from tapegrad.torch.nn.parallel import DistributedDataParallel as DDP
 
     dist.init_process_group("gloo")
-    r, n = dist.get_rank(), dist.get_world_size()
+    r = dist.get_rank()
     torch.manual_seed(r)  # different starting weights on every rank
     net = Net()
     model = DDP(net, find_unused_parameters=True)

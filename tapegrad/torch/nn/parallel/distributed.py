@@ -22,7 +22,7 @@ N * B examples: the same step as one process on the concatenated batch.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -151,7 +151,7 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_got", [False] * len(params))
 
     # ------------------------------------------------------------------ set up
-    def _verify_same_model(self, params: list[Tensor]) -> None:
+    def _verify_same_model(self, params: Sequence[Tensor]) -> None:
         mine = [(tuple(p._data.shape), p._data.dtype.str) for p in params]
         everyone = self._comm.allgather_object(mine)
         for r, theirs in enumerate(everyone):
@@ -185,7 +185,7 @@ class DistributedDataParallel(Module):
                 t._data[...] = flat[off:off + n].reshape(t._data.shape)
                 off += n
 
-    def _build_buckets(self, params: list[Tensor]) -> None:
+    def _build_buckets(self, params: Sequence[Tensor]) -> None:
         """PyTorch's assignment: reverse order (gradients arrive roughly so), per dtype,
         the first bucket at 1 MiB and the others at ``bucket_cap_mb``."""
         buckets: list[_Bucket] = []
