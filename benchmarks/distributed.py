@@ -6,8 +6,12 @@ per-rank batch (128):
 
 - ``numpy``: the hand-written NumPy step on one rank's batch, no communication (the base
   of every ratio);
+- ``numpy+barrier``: the same plus a barrier per step (what merely waiting for the
+  slower rank costs, without moving a byte);
 - ``numpy+allreduce``: the same plus one MPI all-reduce of the gradients (the physical
   minimum of communication);
+- ``allreduce alone``: that all-reduce back to back, without the step (what moving the
+  bytes costs when no rank waits for another);
 - ``tapegrad.torch`` alone and under ``DistributedDataParallel``;
 - ``tapegrad.tf`` alone and under ``MultiWorkerMirroredStrategy`` (``strategy.run`` with
   ``apply_gradients``);
@@ -149,11 +153,16 @@ def worker(rounds: int, steps: int, out: str) -> None:
             g[...] = flat[off:off + g.size].reshape(g.shape)
             off += g.size
 
+    flat_grads = np.zeros(sum(d[k].size for k in ("W1", "b1", "W2", "b2", "W3", "b3")),
+                          np.float32)
+
     import tapegrad.tf as ttf
 
     variants: dict[str, Callable[[], None]] = {
         "numpy": _numpy_step(d, None),
+        "numpy+barrier": _numpy_step(d, lambda grads: w.barrier()),
         "numpy+allreduce": _numpy_step(d, mpi_allreduce),
+        "allreduce alone": lambda: w.allreduce(flat_grads),
         "tapegrad.torch": _torch_step(tt, d, None)[0],
     }
     ddp_step, ddp_net = _torch_step(tt, d, TDDP)
@@ -210,7 +219,7 @@ def worker(rounds: int, steps: int, out: str) -> None:
 
 def _table(res: dict[str, Any]) -> str:
     med, ratio = res["median_s"], res["ratio_to_numpy"]
-    pairs = [("numpy+allreduce", "numpy"), ("tapegrad.torch DDP", "tapegrad.torch"),
+    pairs = [("numpy+barrier", "numpy"), ("numpy+allreduce", "numpy"), ("tapegrad.torch DDP", "tapegrad.torch"),
              ("tapegrad.tf MultiWorkerMirrored", "tapegrad.tf"),
              ("PyTorch DDP (gloo)", "PyTorch")]
     lines = [f"W11: W1's MLP, {res['ranks']} ranks, batch {res['batch_per_rank']} per rank "

@@ -146,9 +146,10 @@ class Pending:
         limit = self.comm.timeout_s if timeout_s is None else timeout_s
         start = time.monotonic()
         deadline = start + limit
-        # Poll, yielding the CPU between polls: ranks share the cores (a busy wait, as
-        # MPI's blocking calls do, made one all-reduce 3-10x slower on a loaded machine);
-        # sleep longer once the wait is long (a peer still computing, or gone)
+        # Poll: spin for the first millisecond (a collective whose peers are there is done
+        # by then, as fast as MPI's blocking call), then yield the CPU between polls: ranks
+        # share the cores, and a busy wait made one all-reduce 3-10x slower on a loaded
+        # machine; sleep longer once the wait is long (a peer still computing, or gone)
         while not self.test():
             now = time.monotonic()
             if now > deadline:
@@ -159,7 +160,8 @@ class Pending:
                     "another rank died, hangs or skipped this collective (every rank "
                     "must call the same collectives in the same order); see its output")))
             waited = now - start
-            time.sleep(0 if waited < 0.05 else 1e-4 if waited < 1.0 else 1e-3)
+            if waited > 1e-3:
+                time.sleep(0 if waited < 0.05 else 1e-4 if waited < 1.0 else 1e-3)
         return self.result
 
 
@@ -444,8 +446,10 @@ def abort_on_uncaught_exception() -> None:
         try:
             MPI = mpi()
             if MPI.COMM_WORLD.Get_size() > 1:
+                what = "was interrupted" if issubclass(tp, KeyboardInterrupt) else \
+                    f"failed with {tp.__name__}"
                 sys.stderr.write(f"tapegrad.distributed: rank {MPI.COMM_WORLD.Get_rank()} "
-                                 f"failed with {tp.__name__}; aborting every rank\n")
+                                 f"{what}; aborting every rank\n")
                 sys.stderr.flush()
                 MPI.COMM_WORLD.Abort(1)
         except Exception:  # MPI already gone: the exit code tells the launcher

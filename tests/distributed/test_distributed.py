@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -126,3 +128,32 @@ def test_launcher_reports_a_failed_rank() -> None:
     p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
     assert p.returncode != 0
     assert "tapegrad.launch: the job failed" in p.stderr
+
+
+def test_ctrl_c_stops_every_rank() -> None:
+    cmd = [sys.executable, "-m", "tapegrad.launch", "-n", "2", str(SCRIPTS / "sleeper.py")]
+    p = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    assert p.stdout is not None
+    out = ""
+    deadline = time.monotonic() + TIMEOUT
+    while out.count("ready") < 2 and time.monotonic() < deadline and p.poll() is None:
+        out += p.stdout.readline()
+    pids = [int(x) for x in re.findall(r"pid (\d+)", out)]
+    assert len(pids) == 2, out
+    p.send_signal(signal.SIGINT)  # what Ctrl-C sends the launcher
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert "tapegrad.launch: interrupted; every rank was stopped" in err
+    gone = time.monotonic() + 30
+    while time.monotonic() < gone and any(_alive(pid) for pid in pids):
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in pids), "a rank outlived Ctrl-C"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][:1] != "Z"  # a zombie has stopped
+    except FileNotFoundError:
+        return False
