@@ -6,9 +6,13 @@ polls it against a deadline, so a rank whose peer died or skipped a collective r
 ``DistTimeoutError`` (a ``RuntimeError``) instead of hanging forever.  The ranks are the
 MPI world's (``mpirun -n 4 python train.py`` or ``python -m tapegrad.launch -n 4 ...``).
 
->>> from tapegrad import comm
->>> c = comm.world()          # doctest: +SKIP
->>> c.allreduce(np.ones(3))   # doctest: +SKIP  (the sum over ranks, in place)
+On every rank::
+
+    from tapegrad import comm
+
+    c = comm.world()
+    a = np.ones(3)
+    c.allreduce(a)   # in place: the sum over ranks
 
 Needs the ``distributed`` extra (``pip install 'tapegrad[distributed]'``: mpi4py and
 MPICH's runtime).

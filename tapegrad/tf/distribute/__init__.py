@@ -258,6 +258,8 @@ class Strategy:
         r = self._rank
 
         def cut(t: Any) -> Any:
+            if t is None or np.ndim(t._data if isinstance(t, Tensor) else t) == 0:
+                return t  # no batch axis (a missing sample weight, a scalar): shared
             size = int(np.shape(t._data if isinstance(t, Tensor) else t)[0])
             per, extra = divmod(size, n)
             start = r * per + min(r, extra)

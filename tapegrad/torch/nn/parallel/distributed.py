@@ -12,11 +12,14 @@ all-reduces and puts the averages into ``.grad``.
 So N ranks each on a batch of B give every rank the gradient of the mean loss over the
 N * B examples: the same step as one process on the concatenated batch.
 
->>> import tapegrad.torch as torch                          # doctest: +SKIP
->>> from tapegrad.torch.nn.parallel import DistributedDataParallel as DDP
->>> torch.distributed.init_process_group("gloo")            # doctest: +SKIP
->>> model = DDP(torch.nn.Linear(4, 2))                      # doctest: +SKIP
->>> model(torch.randn(8, 4)).sum().backward()               # doctest: +SKIP  (averaged grads)
+On every rank::
+
+    import tapegrad.torch as torch
+    from tapegrad.torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.distributed.init_process_group("gloo")
+    model = DDP(torch.nn.Linear(4, 2))
+    model(torch.randn(8, 4)).sum().backward()   # .grad: the average over ranks
 """
 
 from __future__ import annotations
