@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.worker:
         worker(a.rounds, a.steps, a.json)
         return 0
-    from tapegrad.launch import find_mpiexec
+    from tapegrad.launch import find_mpiexec, mpiexec_command
 
     mpiexec = find_mpiexec()
     if mpiexec is None:
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                MKL_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [mpiexec, "-n", str(a.ranks), sys.executable, "-m", "benchmarks.distributed",
+    cmd = mpiexec_command(a.ranks, mpiexec) + [sys.executable, "-m", "benchmarks.distributed",
            "--worker", "--rounds", str(a.rounds), "--steps", str(a.steps), "--json", a.json]
     r = subprocess.run(cmd, env=env, cwd=root)
     if r.returncode != 0:

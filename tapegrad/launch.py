@@ -24,7 +24,7 @@ from typing import Any
 
 from ._core.errors import hinted, with_hint
 
-__all__ = ["find_mpiexec", "main"]
+__all__ = ["find_mpiexec", "main", "mpiexec_command"]
 
 
 def find_mpiexec() -> str | None:
@@ -39,6 +39,28 @@ def find_mpiexec() -> str | None:
         if found:
             return found
     return None
+
+
+def mpiexec_command(n: int, mpiexec: str | None = None) -> list[str]:
+    """``[mpiexec, "-n", n, ...]``: with Open MPI's launcher also ``--oversubscribe`` (it
+    refuses more ranks than cores otherwise) and, as root, ``--allow-run-as-root``."""
+    exe = mpiexec or find_mpiexec()
+    if exe is None:
+        raise hinted(FileNotFoundError(with_hint(
+            "mpiexec not found: cannot start the ranks",
+            "pip install 'tapegrad[distributed]' (mpi4py and MPICH, whose wheel brings "
+            "mpiexec) or install Open MPI")))
+    cmd = [exe, "-n", str(n)]
+    try:
+        version = subprocess.run([exe, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        version = ""
+    if "Open MPI" in version or "OpenRTE" in version:
+        cmd.append("--oversubscribe")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+    return cmd
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -99,13 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     env.pop("LOCAL_RANK", None)
     if ns.timeout is not None:
         env["TAPEGRAD_DIST_TIMEOUT"] = str(ns.timeout)
-    mpiexec = find_mpiexec()
-    if mpiexec is None:
-        raise hinted(FileNotFoundError(with_hint(
-            "mpiexec not found: cannot start the ranks",
-            "pip install 'tapegrad[distributed]' (mpi4py and MPICH, whose wheel brings "
-            "mpiexec) or install Open MPI")))
-    cmd = [mpiexec, "-n", str(n), sys.executable, "-m", "tapegrad.launch", "--_rank"]
+    cmd = mpiexec_command(n) + [sys.executable, "-m", "tapegrad.launch", "--_rank"]
     if ns.module:
         cmd.append("-m")
     cmd += [ns.target, *ns.args]

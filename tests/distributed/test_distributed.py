@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("mpi4py", reason="needs mpi4py: pip install 'tapegrad[distributed]'")
 
-from tapegrad.launch import find_mpiexec  # noqa: E402
+from tapegrad.launch import find_mpiexec, mpiexec_command  # noqa: E402
 
 MPIEXEC = find_mpiexec()
 if MPIEXEC is None:
@@ -45,8 +45,7 @@ def _env() -> dict[str, str]:
 
 def ranks(n: int, script: str, *args: str, cwd: Path | None = None,
           check: bool = True) -> subprocess.CompletedProcess[str]:
-    assert MPIEXEC is not None
-    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(SCRIPTS / script), *args]
+    cmd = mpiexec_command(n, MPIEXEC) + [sys.executable, str(SCRIPTS / script), *args]
     p = subprocess.run(cmd, env=_env(), cwd=cwd, capture_output=True, text=True,
                        timeout=TIMEOUT)
     if check:

@@ -80,7 +80,9 @@ def run_ddp(kind: str, out: str) -> None:
     r = dist.get_rank()
     torch.manual_seed(r)  # different starting weights on every rank
     net = Net()
-    model = DDP(net, find_unused_parameters=True)
+    # small buckets (several per step, reduced while backward goes on) and an unused head
+    model = DDP(net, find_unused_parameters=True, bucket_cap_mb=0.0001)
+    assert len(model.bucket_sizes()) > 2, model.bucket_sizes()
     opt = make_opt(kind, model.parameters())
     ds = dataset()
     sampler = DistributedSampler(ds, shuffle=True, seed=3)

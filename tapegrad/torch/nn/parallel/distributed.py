@@ -1,10 +1,10 @@
 """``torch.nn.parallel.DistributedDataParallel`` on MPI.
 
 At construction the parameters and buffers are broadcast from rank 0 (every replica
-starts equal) and put into buckets (reverse parameter order, 1 MiB first, then
-``bucket_cap_mb``), as PyTorch's reducer does.  During ``backward`` a hook on each
-parameter copies its gradient into its bucket as soon as the engine has finished it; a
-full bucket is divided by the world size and its all-reduce starts at once
+starts equal) and put into buckets (reverse parameter order, ``bucket_cap_mb``, the
+first bucket 1 MiB with the default cap), as PyTorch's reducer does.  During
+``backward`` a hook on each parameter copies its gradient into its bucket as soon as
+the engine has finished it; a full bucket is divided by the world size and its all-reduce starts at once
 (non-blocking), in bucket order, so communication overlaps the rest of the backward
 pass.  When the pass has written every ``.grad``, a queued callback waits for the
 all-reduces and puts the averages into ``.grad``.
@@ -93,7 +93,7 @@ class DistributedDataParallel(Module):
     broadcast_buffers : bool
         Broadcast rank 0's buffers (e.g. batch-norm statistics) at each forward.
     bucket_cap_mb : float, optional
-        Bucket size in MiB (PyTorch's default 25; the first bucket is 1 MiB).
+        Bucket size in MiB (PyTorch's default 25, and then the first bucket is 1 MiB).
     find_unused_parameters : bool
         Walk the graph from the forward's outputs to find parameters that will get no
         gradient, so their buckets are reduced without them (slower; needed when some
@@ -131,6 +131,11 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "require_forward_param_sync", True)
         cap = 25.0 if bucket_cap_mb is None else float(bucket_cap_mb)
         object.__setattr__(self, "bucket_bytes_cap", int(cap * 1024 * 1024))
+        # PyTorch's first bucket is 1 MiB only with the default cap (it holds the gradients
+        # that arrive last, so a small one lets the last all-reduce start sooner)
+        object.__setattr__(self, "_first_bucket_bytes",
+                           _DEFAULT_FIRST_BUCKET_BYTES if bucket_cap_mb is None
+                           else self.bucket_bytes_cap)
         all_params = list(module.parameters())
         params = [p for p in all_params if p.requires_grad]
         if not params:
@@ -190,7 +195,8 @@ class DistributedDataParallel(Module):
 
     def _build_buckets(self, params: Sequence[Tensor]) -> None:
         """PyTorch's assignment: reverse order (gradients arrive roughly so), per dtype,
-        the first bucket at 1 MiB and the others at ``bucket_cap_mb``."""
+        the first bucket at 1 MiB (with the default cap) and the others at
+        ``bucket_cap_mb``."""
         buckets: list[_Bucket] = []
         where: list[tuple[_Bucket, int]] = [None] * len(params)  # type: ignore[list-item]
         open_: dict[str, list[tuple[int, Tensor]]] = {}
@@ -207,7 +213,7 @@ class DistributedDataParallel(Module):
             key = p._data.dtype.str
             open_.setdefault(key, []).append((i, p))
             sizes[key] = sizes.get(key, 0) + p._data.nbytes
-            cap = _DEFAULT_FIRST_BUCKET_BYTES if not buckets else self.bucket_bytes_cap
+            cap = self._first_bucket_bytes if not buckets else self.bucket_bytes_cap
             if sizes[key] >= cap:
                 close(key)
         for key in list(open_):
