@@ -31,7 +31,7 @@ import numpy as np
 from ._core.errors import hinted, with_hint
 
 __all__ = ["Comm", "DistTimeoutError", "Pending", "available", "mpi", "world",
-           "world_rank_size", "launched_by_mpi", "DEFAULT_TIMEOUT_S"]
+           "world_rank_size", "launched_by_mpi", "default_timeout", "DEFAULT_TIMEOUT_S"]
 
 DEFAULT_TIMEOUT_S = 1800.0  # PyTorch's default process-group timeout (30 minutes)
 OPS = ("sum", "prod", "min", "max", "band", "bor", "bxor", "avg", "premul_sum")
@@ -424,13 +424,19 @@ class Comm:
 _WORLD: Comm | None = None
 
 
+def default_timeout() -> float:
+    """Seconds a wait may take: ``TAPEGRAD_DIST_TIMEOUT`` (``tapegrad.launch --timeout``),
+    else PyTorch's default of 30 minutes."""
+    return float(os.environ.get("TAPEGRAD_DIST_TIMEOUT", DEFAULT_TIMEOUT_S))
+
+
 def world(timeout_s: float | None = None) -> Comm:
     """The MPI world (a duplicate of ``COMM_WORLD``, so user MPI code cannot mix with ours)."""
     global _WORLD
     if _WORLD is None:
         MPI = mpi()
-        default = float(os.environ.get("TAPEGRAD_DIST_TIMEOUT", DEFAULT_TIMEOUT_S))
-        _WORLD = Comm(MPI.COMM_WORLD.Dup(), default if timeout_s is None else timeout_s)
+        _WORLD = Comm(MPI.COMM_WORLD.Dup(), default_timeout() if timeout_s is None
+                      else timeout_s)
     elif timeout_s is not None:
         _WORLD.timeout_s = float(timeout_s)
     return _WORLD

@@ -121,6 +121,14 @@ def test_launcher_sets_torchrun_variables(flag: str) -> None:
     assert lines == [f"rank {r}/2 sum 1 args ['a', '--b']" for r in range(2)]
 
 
+def test_launcher_timeout_bounds_every_wait() -> None:
+    cmd = [sys.executable, "-m", "tapegrad.launch", "-n", "2", "--timeout", "2",
+           str(SCRIPTS / "crash.py"), "hang-default"]
+    p = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert p.returncode != 0
+    assert "Timed out waiting 2000ms for all_reduce to complete on rank 0 of 2" in p.stderr
+
+
 def test_launcher_reports_a_failed_rank() -> None:
     cmd = [sys.executable, "-m", "tapegrad.launch", "-n", "2", str(SCRIPTS / "crash.py"),
            "raise"]

@@ -360,7 +360,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         if not by_mpi:
             _env("MASTER_ADDR")
             _env_int("MASTER_PORT")
-    w = _comm.world(None if timeout is None else timeout.total_seconds())
+    w = _comm.world(_comm.default_timeout() if timeout is None else timeout.total_seconds())
     if world_size < 0:
         world_size = w.size
     if rank < 0:
@@ -377,9 +377,6 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     _S.backend = name
     group.WORLD = pg
     GroupMember.WORLD = pg
-    os.environ.setdefault("RANK", str(w.rank))
-    os.environ.setdefault("WORLD_SIZE", str(w.size))
-    os.environ.setdefault("LOCAL_RANK", str(w.rank))
     _comm.abort_on_uncaught_exception()
 
 
@@ -409,10 +406,18 @@ def _pg(group: ProcessGroup | None) -> ProcessGroup:
 
 
 def get_rank(group: ProcessGroup | None = None) -> int:
+    """This process's rank in ``group`` (the default group); -1 outside the group."""
+    if _non_member(group):
+        _pg(None)
+        return -1
     return _pg(group).rank()
 
 
 def get_world_size(group: ProcessGroup | None = None) -> int:
+    """The number of ranks in ``group`` (the default group); -1 outside the group."""
+    if _non_member(group):
+        _pg(None)
+        return -1
     return _pg(group).size()
 
 

@@ -126,6 +126,7 @@ def main() -> None:
         assert dist.get_rank(g) == evens.index(r)
     else:
         assert g is dist.GroupMember.NON_GROUP_MEMBER
+        assert dist.get_rank(g) == -1 and dist.get_world_size(g) == -1
     dist.barrier()
     # errors: PyTorch's types and words
     try:
