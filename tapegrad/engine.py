@@ -580,6 +580,13 @@ def in_backward() -> bool:
     return getattr(_FINAL, "queue", None) is not None
 
 
+def backward_id() -> int | None:
+    """An id of the ``backward`` call running on this thread (None outside one): tells a
+    hook whether it is still in the pass where it queued its callback."""
+    q = getattr(_FINAL, "queue", None)
+    return None if q is None else id(q)
+
+
 # One lock for every .grad write (PyTorch locks each AccumulateGrad): the passes themselves
 # run in parallel, only the short write phase is serialised.
 _WRITE_LOCK = threading.Lock()

@@ -114,3 +114,26 @@ def test_ddp_without_trainable_parameters(world: None) -> None:
     with pytest.raises(RuntimeError, match="^DistributedDataParallel is not needed when a "
                        "module doesn't have any parameter that requires a gradient.\n"):
         DDP(torch.nn.ReLU())
+
+
+def test_ddp_recovers_from_a_failed_backward(world: None) -> None:
+    torch.manual_seed(2)
+    net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+    model = DDP(net)
+    x = torch.randn(5, 3)
+
+    def boom(g: torch.Tensor) -> None:
+        raise ValueError("a hook failed")
+
+    h = net[0].weight.register_hook(boom)  # fires after DDP's hooks of the last layer
+    with pytest.raises(ValueError, match="a hook failed"):
+        model(x).sum().backward()
+    h.remove()
+    assert all(p.grad is None for p in net.parameters())  # the failed pass wrote nothing
+    model(x).sum().backward()
+    assert not model._in_pass and not any(model._ready)  # the new pass finished normally
+    plain = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+    plain.load_state_dict(net.state_dict())
+    plain(x).sum().backward()
+    for a, b in zip(net.parameters(), plain.parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-6)

@@ -156,6 +156,8 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_used", None)
         object.__setattr__(self, "_unfinished", None)
         object.__setattr__(self, "_in_pass", False)
+        object.__setattr__(self, "_pass_id", None)
+        object.__setattr__(self, "_orphans", [])
         object.__setattr__(self, "_got", [False] * len(params))
 
     # ------------------------------------------------------------------ set up
@@ -284,6 +286,7 @@ class DistributedDataParallel(Module):
 
     def _start_pass(self) -> None:
         object.__setattr__(self, "_in_pass", True)
+        object.__setattr__(self, "_pass_id", engine.backward_id())
         object.__setattr__(self, "_got", [False] * len(self._params))
         engine.queue_callback(self._finish)
         if self._used is not None:  # found unused at the forward: their buckets need not wait
@@ -302,11 +305,28 @@ class DistributedDataParallel(Module):
         self._ready[i] = True
         b.left -= 1
 
+    def _reset(self) -> None:
+        """Forget the current pass (its callback will not run: the backward failed)."""
+        for b in self._buckets:
+            if b.pending is not None and not b.pending.test():
+                # still in flight (a failed pass): MPI owns that buffer; the bucket gets a
+                # new one and the old stays alive with its request
+                self._orphans.append(b.pending)
+                b.buffer = np.zeros_like(b.buffer)
+            b.reset()
+        object.__setattr__(self, "_ready", [False] * len(self._params))
+        object.__setattr__(self, "_next", 0)
+        object.__setattr__(self, "_in_pass", False)
+        object.__setattr__(self, "_used", None)
+
     def _mark_ready(self, i: int, g: Tensor) -> None:
+        if self._in_pass and self._pass_id != engine.backward_id():
+            self._reset()  # an earlier backward failed after this pass began
         if not self._in_pass:
             self._start_pass()
         if self._ready[i]:
             if not self._got[i]:
+                self._reset()
                 raise hinted(RuntimeError(with_hint(
                     "Expected to mark a variable ready only once. This error is caused by one "
                     "of the following reasons: 1) Use of a module parameter outside the "
@@ -393,12 +413,7 @@ class DistributedDataParallel(Module):
                         cur._data[...] = avg
                         cur._vc[0] += 1
         finally:
-            for b in self._buckets:
-                b.reset()
-            object.__setattr__(self, "_ready", [False] * len(self._params))
-            object.__setattr__(self, "_next", 0)
-            object.__setattr__(self, "_in_pass", False)
-            object.__setattr__(self, "_used", None)
+            self._reset()
 
     # ------------------------------------------------------------------ API
     @contextlib.contextmanager
