@@ -568,9 +568,44 @@ def backward(
                 _message(style, "empty_inputs"), "pass the leaves to accumulate into, or "
                 "inputs=None for all of them")))
         targets = [edge_of(t) for t in ins]
-    res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
-    with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
-        _write_grads(res, retained, ins, targets, create_graph)
+    outer = getattr(_FINAL, "queue", None)
+    queue: list[Callable[[], Any]] = []
+    _FINAL.queue = queue
+    try:
+        res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
+        with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
+            _write_grads(res, retained, ins, targets, create_graph)
+        while queue:  # queue_callback: after every .grad of this pass was written
+            queue.pop(0)()
+    finally:
+        _FINAL.queue = outer
+
+
+# The callbacks that hooks queued during the current ``backward`` (per thread).
+_FINAL = threading.local()
+
+
+def queue_callback(fn: Callable[[], Any]) -> None:
+    """Run ``fn()`` once the current ``backward`` has written every ``.grad`` (PyTorch's
+    ``Variable._execution_engine.queue_callback``; DDP finishes its all-reduces there)."""
+    queue = getattr(_FINAL, "queue", None)
+    if queue is None:
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            "Final callbacks can only be installed during backward pass.",
+            "call queue_callback from a hook that runs during backward()")))
+    queue.append(fn)
+
+
+def in_backward() -> bool:
+    """Whether a ``backward`` call is running on this thread (callbacks can be queued)."""
+    return getattr(_FINAL, "queue", None) is not None
+
+
+def backward_id() -> int | None:
+    """An id of the ``backward`` call running on this thread (None outside one): tells a
+    hook whether it is still in the pass where it queued its callback."""
+    q = getattr(_FINAL, "queue", None)
+    return None if q is None else id(q)
 
 
 # One lock for every .grad write (PyTorch locks each AccumulateGrad): the passes themselves

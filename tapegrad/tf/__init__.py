@@ -187,6 +187,7 @@ from . import (  # noqa: E402
     autodiff,
     config,
     data,
+    distribute,
     explain,
     keras,  # noqa: E402
     linalg,
@@ -238,7 +239,7 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
 
 __all__ = [
     "Tensor", "TensorShape", "DType", "Variable", "GradientTape", "UnconnectedGradients",
-    "Module", "Reference", "TensorSpec", "data", "config", "device", "name_scope",
+    "Module", "Reference", "TensorSpec", "data", "config", "distribute", "device", "name_scope",
     "__version__", "custom_gradient", "stop_gradient", "identity", "constant",
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",

@@ -379,3 +379,15 @@ from .nn_conv import *  # noqa: E402,F403
 from .nn_conv import __all__ as _conv_all  # noqa: E402
 
 __all__ += [n for n in _conv_all if n not in __all__]
+
+
+def compute_average_loss(per_example_loss: Any, sample_weight: Any = None,
+                         global_batch_size: int | None = None) -> Tensor:
+    """``tf.nn.compute_average_loss``: sum of the per-example losses over the global batch
+    size (default: this replica's batch times ``num_replicas_in_sync``)."""
+    from .distribute import compute_average_loss as average
+
+    return average(per_example_loss, sample_weight, global_batch_size)
+
+
+__all__ += ["compute_average_loss"]

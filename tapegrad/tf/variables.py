@@ -34,6 +34,11 @@ __all__ = ["Variable"]
 _UIDS = itertools.count()
 
 
+# Called with each new variable (``tf.distribute`` strategies' ``scope()`` pushes one that
+# makes every rank start from rank 0's value).
+CREATION_HOOKS: list[Callable[[Any], None]] = []
+
+
 class Variable(VariableBase):
     """A TensorFlow variable.
 
@@ -117,6 +122,8 @@ class Variable(VariableBase):
         d["_uid"] = next(_UIDS)  # creation order (tapes list watched variables in this order)
         if arr.dtype.kind in "fc":
             get_acc(self)  # reads of this variable (snapshots) share this accumulator
+        for on_create in CREATION_HOOKS:  # tf.distribute: a strategy's scope mirrors it
+            on_create(self)
 
     # ------------------------------------------------------------------ properties
     @property

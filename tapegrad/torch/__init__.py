@@ -100,6 +100,7 @@ from . import (  # noqa: E402
     autograd,
     backends,
     cuda,
+    distributed,
     func,
     linalg,
     nn,
@@ -170,7 +171,7 @@ __all__ = [
     "set_default_device", "use_deterministic_algorithms", "get_num_threads",
     "set_num_threads", "compile", "get_default_device",
     # submodules
-    "autograd", "nn", "optim", "cuda", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
+    "autograd", "nn", "optim", "cuda", "distributed", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
 ] + list(_ops.__all__) + list(_LINALG_NAMES)
 
 

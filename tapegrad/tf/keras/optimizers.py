@@ -181,6 +181,11 @@ class Optimizer:
                     "[Op:AssignSubVariableOp] name: ",
                     "each gradient must have its variable's shape: check the zip order")))
             grads.append(ga.astype(v._data.dtype, copy=False))
+        from ..distribute import gradient_reduction
+
+        reduce = gradient_reduction()
+        if reduce is not None:  # under a tf.distribute strategy: all-reduce over replicas
+            grads = reduce(grads)
         with _APPLY_LOCK:  # concurrent apply_gradients: every update lands, none is lost
             return self._apply_locked(grads, kept)
 

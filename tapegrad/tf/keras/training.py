@@ -608,6 +608,9 @@ class Trainer:
         d["_compile_metrics"] = None if metrics is None and weighted_metrics is None else \
             CompileMetrics(metrics, self._output_names(), weighted_metrics)
         d["_compiled"] = True
+        from ..distribute import _CTX as _dist_ctx
+
+        d["_distribute_strategy"] = _dist_ctx.strategy  # compiled under strategy.scope()
         d["run_eagerly"] = run_eagerly
         d["jit_compile"] = False
 
@@ -755,16 +758,21 @@ class Trainer:
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
             step = -1
+            strategy = d.get("_distribute_strategy")
             for step, batch in enumerate(data.epoch()):
                 cbs.on_train_batch_begin(step)
-                logs = self.train_step(batch)
+                if strategy is not None:  # tf.distribute: this replica's share, all-reduced
+                    logs = strategy._keras_train_step(self, batch, epoch == initial_epoch
+                                                      and step == 0)
+                else:
+                    logs = self.train_step(batch)
                 cbs.on_train_batch_end(step, logs)
                 if self.__dict__["stop_training"]:
                     break
             if step < 0:
                 warnings.warn("Your input ran out of data; interrupting training.",
                               UserWarning, stacklevel=2)
-            epoch_logs = self._metrics_or_logs(logs)
+            epoch_logs = dict(logs) if strategy is not None else self._metrics_or_logs(logs)
             if val is not None and (epoch + 1) % validation_freq == 0:
                 val_logs = self.evaluate(
                     val[0], val[1], sample_weight=val[2],

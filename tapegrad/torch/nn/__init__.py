@@ -7,7 +7,7 @@ tensor(5.)
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .attention import (  # noqa: F401
     MultiheadAttention,
     NonDynamicallyQuantizableLinear,
@@ -30,6 +30,6 @@ from .pooling import *  # noqa: E402,F403
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .sparse import *  # noqa: E402,F403
 
-__all__ = ["functional", "init", "utils", "Parameter", "Buffer", "Module"] + [
+__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer", "Module"] + [
     n for n in dir() if n[:1].isupper() and n not in ("Parameter", "Buffer", "Module")
 ]

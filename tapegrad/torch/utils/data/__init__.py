@@ -16,6 +16,7 @@ torch.Size([2, 1]) tensor([0, 1])
 from __future__ import annotations
 
 from . import _utils as _utils  # PyTorch's module path for collate/worker helpers
+from . import distributed
 from ._collate import default_collate, default_convert
 from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader
@@ -29,6 +30,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -43,4 +45,5 @@ __all__ = [
     "ConcatDataset", "ChainDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
     "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
     "default_collate", "default_convert", "get_worker_info", "WorkerInfo",
+    "DistributedSampler", "distributed",
 ]
