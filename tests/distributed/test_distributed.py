@@ -107,7 +107,9 @@ def test_a_rank_that_hangs_times_out_the_others() -> None:
     p = ranks(2, "crash.py", "hang", check=False)
     assert p.returncode != 0
     assert "DistBackendError" in p.stderr
-    assert "Timed out waiting 3000ms for all_reduce to complete on rank 0 of 2" in p.stderr
+    # the all_reduce rank 1 never joins (on a loaded machine the start-up barrier can be the
+    # collective that times out first: the same error, naming it)
+    assert re.search(r"Timed out waiting 3000ms for \w+ to complete on rank 0 of 2", p.stderr)
 
 
 @pytest.mark.parametrize("flag", ["-n", "--nproc-per-node"])
