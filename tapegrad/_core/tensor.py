@@ -216,6 +216,12 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        if _STATE.levels:  # a trace records the write
+            from .dispatch import control
+
+            th = control("set_grad")
+            if th is not None:
+                th(self, value)
         h = STYLE_HOOKS[self._style].get("grad_set")
         self._grad = value if h is None else h(self, value)
 

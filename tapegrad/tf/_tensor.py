@@ -155,6 +155,7 @@ class VariableBase(Tensor):
     """Marker base of ``tf.Variable`` (defined in :mod:`tapegrad.tf.variables`)."""
 
     __slots__ = ()
+    _is_variable = True  # state that a trace reads by reference (autodiff/tracing.py)
 
 
 def read(v: Any) -> Tensor:

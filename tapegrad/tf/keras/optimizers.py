@@ -181,6 +181,20 @@ class Optimizer:
                     "[Op:AssignSubVariableOp] name: ",
                     "each gradient must have its variable's shape: check the zip order")))
             grads.append(ga.astype(v._data.dtype, copy=False))
+        from ...autodiff import tracing as _tracing
+
+        if _tracing.current() is not None:  # inside tf.function: one effect, every call
+            dts = [v._data.dtype for _, v in kept]
+
+            def apply(*arrays: Any) -> Any:
+                with _APPLY_LOCK:
+                    return self._apply_locked(
+                        [np.asarray(a).astype(dt, copy=False) for a, dt in zip(arrays, dts)],
+                        kept)
+
+            gts = [read(g) if isinstance(g, VariableBase) else convert(g) for g, _ in kept]
+            res = _tracing.effect(apply, gts, f"{type(self).__name__}.apply_gradients")
+            return self._iterations if res is None else res
         with _APPLY_LOCK:  # concurrent apply_gradients: every update lands, none is lost
             return self._apply_locked(grads, kept)
 
