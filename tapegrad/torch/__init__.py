@@ -111,7 +111,6 @@ from ._misc import (  # noqa: E402
     HalfTensor,
     IntTensor,
     LongTensor,
-    compile,
     get_default_device,
     get_num_threads,
     is_inference,
@@ -121,6 +120,8 @@ from ._misc import (  # noqa: E402
     set_num_threads,
     use_deterministic_algorithms,
 )
+from . import _dynamo, compiler  # noqa: E402
+from ._compile import compile  # noqa: E402
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 from .func import vmap  # noqa: E402
 from .linalg import TORCH_NAMES as _LINALG_NAMES  # noqa: E402
@@ -167,6 +168,7 @@ __all__ = [
     "set_num_threads", "compile", "get_default_device",
     # submodules
     "autograd", "nn", "optim", "cuda", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
+    "compiler", "_dynamo",
 ] + list(_ops.__all__) + list(_LINALG_NAMES)
 
 

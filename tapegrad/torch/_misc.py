@@ -52,13 +52,6 @@ def set_num_threads(n: int) -> None:
     """Accepted for compatibility."""
 
 
-def compile(model: Any = None, **kwargs: Any) -> Any:
-    """Returns the model (or function) unchanged: tapegrad runs eagerly."""
-    if model is None:
-        return lambda m: m
-    return model
-
-
 class _TensorMeta(type):
     """``torch.Tensor`` stands for tapegrad's one Tensor class (isinstance, attributes),
     while calling it builds a tensor the way ``torch.Tensor(...)`` does."""
