@@ -57,7 +57,8 @@ from .._core.mode import STATE as _STATE
 from .._core.node import FREED
 from .._core.tensor import Tensor, make
 
-__all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "GraphBreak", "Unsupported"]
+__all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "random_source", "note_break",
+           "trace_call", "run_program"]
 
 IN, CONST, OP, READ = 0, 1, 2, 3
 _KIND_NAMES = ("input", "const", "op", "read")
@@ -68,19 +69,14 @@ _UFUNCS: dict[str, Any] = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "negative": np.negative,
     "square": np.square, "abs": np.abs, "sign": np.sign, "sin": np.sin, "cos": np.cos,
 }
+# ...and those written as Python operators when no buffer is reused (an ndarray operand
+# calls the same ufunc; NumPy scalars, as in a chain of 0-d ops, take the scalar fast path)
+_OPERATORS: dict[str, str] = {"add": "+", "subtract": "-", "multiply": "*", "negative": "-"}
 # ufunc forwards that ignore floating-point warnings (np.errstate inside): called
 # directly only under the replay's own errstate
 _QUIET_UFUNCS: dict[str, Any] = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
 }
-
-
-class GraphBreak(Exception):
-    """Internal: a trace cannot continue as one program (``torch.compile`` runs eagerly)."""
-
-
-class Unsupported(Exception):
-    """Internal: something in the traced function cannot be recorded."""
 
 
 class _Lit:
@@ -142,6 +138,32 @@ def effect(fn: Callable[..., Any], tensors: Sequence[Any] = (), name: str = "eff
     return lv.effect(fn, tensors, name, invalidates)
 
 
+def random_source(name: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """Decorator for a function that draws new random numbers on every call: while
+    tracing, its result is a *source* of the program (drawn again at each replay)."""
+    import functools
+
+    def deco(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Tensor:
+            lv = current() if _STATE.levels else None
+            if lv is None:
+                return fn(*args, **kwargs)
+            return lv.source(lambda: fn(*args, **kwargs), name)
+
+        return wrapper
+
+    return deco
+
+
+def note_break(what: str) -> None:
+    """Tell the innermost trace (if any) that ``what`` cannot be recorded."""
+    if _STATE.levels:
+        lv = current()
+        if lv is not None:
+            lv.note_break(what)
+
+
 def _user_frame() -> str:
     """``file:line`` of the innermost frame outside tapegrad (where a graph broke)."""
     import os
@@ -185,6 +207,7 @@ class TraceLevel(Level):
         self.breaks: list[tuple[str, str]] = []
         self.unsupported: str | None = None
         self.n_effects = 0
+        self.n_invalidating = 0
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -259,14 +282,16 @@ class TraceLevel(Level):
         ins = Instr("read", s, obj=obj, what=what, name=f"read {what}")
         self._shape(ins, arr)
         self.instrs.append(ins)
+        # what .grad looked like at the call's start matters only until an effect (an
+        # optimizer's zero_grad) may have changed it
         if what == "grad":
-            if id(obj) not in self.grad_touched:
+            if id(obj) not in self.grad_touched and not self.n_invalidating:
                 self.grad_guards.append((obj, True))
         elif obj._rg and not getattr(obj, "_is_variable", False) and obj._node is None:
             g = obj._grad
             if g is not None:
                 self.grad_arrays[id(g._data)] = obj
-            if id(obj) not in self.grad_touched:
+            if id(obj) not in self.grad_touched and not self.n_invalidating:
                 self.grad_guards.append((obj, g is not None))
                 self.grad_touched.add(id(obj))
         return s
@@ -442,6 +467,7 @@ class TraceLevel(Level):
         self.instrs.append(Instr("effect", fn=fn, args=refs, name=name))
         self.n_effects += 1
         if invalidates:  # later uses read Variables, parameters and gradients again
+            self.n_invalidating += 1
             kinds = self.kinds
             self.arr_slot = {k: v for k, v in self.arr_slot.items() if kinds[v] == OP}
             self.grad_arrays = {}
@@ -450,6 +476,23 @@ class TraceLevel(Level):
         arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
         with self.suspended():  # the effect's own ops are not part of the program
             return fn(*arrays)
+
+    def source(self, fn: Callable[[], Tensor], name: str) -> Tensor:
+        """A tensor that ``fn()`` makes anew on every call (random numbers): its value now,
+        and an instruction that calls ``fn`` at replay (so the generator advances as in
+        eager code)."""
+        with self.suspended():
+            t = fn()
+        s = self._new_slot(READ, t._data, t._style)
+        ins = Instr("source", s, fn=fn, name=name)
+        self._shape(ins, t._data)
+        self.instrs.append(ins)
+        return self._mark(t, s)
+
+    def note_break(self, what: str) -> None:
+        """Something that cannot be part of a program happened (random numbers drawn into
+        raw arrays, a closure-driven optimizer): the function is not one program."""
+        self.breaks.append((what, _user_frame()))
 
     def suspended(self) -> _Suspend:
         """A context in which nothing is traced (the code runs as at replay)."""
@@ -574,7 +617,8 @@ class Program:
         kept: list[Instr] = []
         self.dropped: list[Instr] = []
         for ins in reversed(instrs):
-            if ins.kind in ("op", "read") and ins.out not in needed:
+            if ins.kind in ("op", "read", "source") and ins.out not in needed \
+                    and ins.kind != "source":
                 self.dropped.append(ins)
                 continue
             kept.append(ins)
@@ -631,7 +675,7 @@ class Program:
         for i, ins in enumerate(self.instrs):
             for s in ins.slots():
                 last[s] = i
-            if ins.kind not in ("op", "read"):
+            if ins.kind not in ("op", "read", "source"):
                 escaped.update(ins.slots())
         for r in self.outputs:
             if r.__class__ is int:
@@ -692,9 +736,15 @@ class Program:
                                 if ia.shape == outa.shape and ia.dtype == outa.dtype:
                                     target = a
                                     break
+                    sym = _OPERATORS.get(ins.op.name)
                     if target is not None:
                         lines.append(f"    {name(ins.out)} = {fname}({', '.join(args)}, "
                                      f"out={name(target)})")
+                    elif sym is not None and len(args) == 2:
+                        # the same ufunc; NumPy scalars take their fast scalar path
+                        lines.append(f"    {name(ins.out)} = {args[0]} {sym} {args[1]}")
+                    elif sym is not None:
+                        lines.append(f"    {name(ins.out)} = {sym}{args[0]}")
                     else:
                         lines.append(f"    {name(ins.out)} = {fname}({', '.join(args)})")
                 else:
@@ -736,6 +786,11 @@ class Program:
                              f"{self.styles[ins.args[0]]})")
             elif k == "addgrad":
                 lines.append(f"    _agrad({objname(ins.obj)}, {name(ins.args[0])})")
+            elif k == "source":
+                fname = f"s{nfn[0]}"
+                nfn[0] += 1
+                g[fname] = ins.fn
+                lines.append(f"    {name(ins.out)} = {fname}()._data")
             elif k == "effect":
                 fname = f"e{nfn[0]}"
                 nfn[0] += 1
@@ -743,7 +798,7 @@ class Program:
                 lines.append(f"    {fname}({', '.join(name(a) for a in ins.args)})")
             dead = [s for s in ins.slots() if last.get(s) == i and self.kinds[s] != CONST
                     and s not in self.inputs]
-            if ins.kind in ("op", "read") and ins.out not in last:
+            if ins.kind in ("op", "read", "source") and ins.out not in last:
                 dead.append(ins.out)
             if dead:
                 lines.append("    del " + ", ".join(sorted({names[s] for s in dead if s in
@@ -821,6 +876,8 @@ class Program:
                         env[ins.out] = s
                     else:
                         env[ins.out] = obj
+                elif k == "source":
+                    env[ins.out] = ins.fn()
                 elif k == "write_inplace":
                     _winp(ins.obj, val(ins.args[0])._data)
                 elif k == "write_in":

@@ -31,6 +31,7 @@ import contextlib
 import functools
 import inspect
 import io
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -126,6 +127,7 @@ class _Trace:
         self.key = key
         self.programs: dict[tuple[Any, ...], tracing.Program] = {}
         self.structure: Any = None
+        self.eager = False
 
 
 class Function:
@@ -153,6 +155,7 @@ class Function:
         self._bound_ids: dict[int, Function] = {}
         self.last_trace: tracing.TraceLevel | None = None
         self.retrace_reasons: list[str] = []
+        self.eager_reasons: list[str] = []
         functools.update_wrapper(self, python_function)  # type: ignore[arg-type]
 
     def _converted(self, fn: Any) -> Any:
@@ -348,6 +351,9 @@ class Function:
     def _call_trace(self, tr: _Trace, flat: list[Any], tree: Any, names: list[str],
                     leaves: list[Any], dry: bool) -> Any:
         ckey = tuple(leaves)
+        if tr.eager:
+            a, k = _nest.pack_sequence_as(tree, flat)
+            return None if dry else self._target(*a, **k)
         prog = tr.programs.get(ckey)
         tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray))
                    and not isinstance(x, VariableBase)]
@@ -409,9 +415,14 @@ class Function:
                 on_create=on_create)
         self.last_trace = lv
         if prog is None:
-            raise hinted(NotImplementedError(with_hint(
-                f"tf.function could not trace {self._name}: {lv.unsupported}",
-                "run it eagerly (tf.config.run_functions_eagerly(True))")))
+            # not one program (random numbers drawn into raw arrays, ...): this signature
+            # runs its Python function on every call, so every value is right
+            what = lv.unsupported or (lv.breaks[0][0] if lv.breaks else "?")
+            warnings.warn(f"tf.function({self._name}): {what} cannot be traced by tapegrad; "
+                          "this signature runs eagerly", RuntimeWarning, stacklevel=4)
+            tr.eager = True
+            self.eager_reasons.append(what)
+            return None if dry else result
         tr.programs[ckey] = prog
         if dry:
             return None

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff import tracing as _tracing
 from .._core import errors, mode
 from .._core.errors import hinted, warning_with_hint, with_hint
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make, restyle
@@ -544,6 +545,7 @@ def _different_draws() -> Any:
     return vmap_randomness()
 
 
+@_tracing.random_source("torch.rand")
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, layout: Any = None,
          pin_memory: bool = False) -> Tensor:
@@ -565,6 +567,7 @@ def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = Non
     return _finish(gen(generator).uniform(n, dt).reshape(shape), requires_grad)
 
 
+@_tracing.random_source("torch.randn")
 def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, out: Any = None, layout: Any = None,
           pin_memory: bool = False) -> Tensor:
@@ -586,6 +589,7 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
     return _finish(gen(generator).normal(n, dt).reshape(shape), requires_grad)
 
 
+@_tracing.random_source("torch.randint")
 def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None,
             requires_grad: bool = False, out: Any = None, layout: Any = None,
             **kwargs: Any) -> Tensor:
@@ -626,6 +630,7 @@ def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = 
     return _finish(vals, requires_grad)
 
 
+@_tracing.random_source("torch.randperm")
 def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = None,
              requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
     """A random permutation of ``0..n-1`` (PyTorch's CPU algorithm)."""
@@ -634,6 +639,7 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = 
                    requires_grad)
 
 
+@_tracing.random_source("torch.normal")
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
            dtype: Any = None, out: Any = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
