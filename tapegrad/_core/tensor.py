@@ -434,6 +434,11 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        lv = self._lvl
+        if lv is not None and lv.active and lv.catch_all:  # printing a traced tensor
+            sym = lv.show(self)
+            if sym is not None:
+                return sym  # type: ignore[no-any-return]
         h = STYLE_HOOKS[self._style].get("repr")
         if h is not None:
             return h(self)
@@ -446,6 +451,11 @@ class Tensor:
         return f"tensor({body}{extra})"
 
     def __str__(self) -> str:
+        lv = self._lvl
+        if lv is not None and lv.active and lv.catch_all:
+            sym = lv.show(self)
+            if sym is not None:
+                return sym  # type: ignore[no-any-return]
         h = STYLE_HOOKS[self._style].get("str")
         return h(self) if h is not None else repr(self)
 

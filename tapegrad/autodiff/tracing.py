@@ -92,7 +92,7 @@ class Instr:
     """One instruction of a program (see the module docstring for the kinds)."""
 
     __slots__ = ("kind", "op", "args", "attrs", "out", "obj", "what", "fn", "bwd", "gm",
-                 "name", "shape", "dtype")
+                 "name", "shape", "dtype", "when")
 
     def __init__(self, kind: str, out: int = -1, op: Any = None, args: Sequence[Any] = (),
                  attrs: dict[str, Any] | None = None, obj: Any = None, what: str = "",
@@ -110,10 +110,13 @@ class Instr:
         self.name = name or (op.name if op is not None else kind)
         self.shape: tuple[int, ...] | None = None
         self.dtype: Any = None
+        # a side effect inside traced cond branches runs only when their predicates hold:
+        # ((slot, polarity), ...)
+        self.when: tuple[tuple[int, bool], ...] = ()
 
     def slots(self) -> list[int]:
         """The slots this instruction reads."""
-        return [a for a in self.args if a.__class__ is int]
+        return [a for a in self.args if a.__class__ is int] + [w for w, _ in self.when]
 
 
 def current() -> TraceLevel | None:
@@ -185,6 +188,8 @@ class TraceLevel(Level):
                  on_create: Callable[[Any], None] | None = None) -> None:
         self.name = name
         self.on_create = on_create
+        self.on_show: Callable[[TraceLevel, Tensor], str | None] | None = None
+        self.sym_counts: dict[str, int] = {}
         self.dry = dry  # a trace that must leave no effect (get_concrete_function)
         self.on_read = on_read
         self.instrs: list[Instr] = []
@@ -208,6 +213,8 @@ class TraceLevel(Level):
         self.unsupported: str | None = None
         self.n_effects = 0
         self.n_invalidating = 0
+        self.when: list[tuple[int, bool]] = []  # the traced cond branches we are inside
+        self.taken = True  # whether those branches are the ones taken now
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -348,6 +355,30 @@ class TraceLevel(Level):
             self.on_read(t, what)
         self.breaks.append((what, _user_frame()))
 
+    def show(self, t: Tensor) -> str | None:
+        """What printing tracer ``t`` shows: the front-end's ``on_show`` (TensorFlow's
+        symbolic ``Tensor("x:0", ...)``), or ``None`` (its value) after a ``print`` read."""
+        if self.on_show is not None:
+            return self.on_show(self, t)  # type: ignore[no-any-return]
+        self.read(t, "print")
+        return None
+
+    def symbol(self, t: Tensor) -> str:
+        """A TensorFlow-style name for tracer ``t`` (``x``, ``add``, ``add_1``, ...)."""
+        s = t.__dict__["_slot"]
+        nm = self.names[s]
+        if not nm:
+            base = "Identity"
+            for ins in reversed(self.instrs):
+                if ins.out == s:
+                    base = ins.name
+                    break
+            k = self.sym_counts.get(base, 0)
+            self.sym_counts[base] = k + 1
+            nm = base if k == 0 else f"{base}_{k}"
+            self.names[s] = nm
+        return nm
+
     def _save_undo(self, obj: Any, what: str) -> None:
         key = (id(obj), what)
         if key in self.undone:
@@ -392,9 +423,10 @@ class TraceLevel(Level):
             d["_slot"] = s
             return
         self._save_undo(t, "data")
-        self.instrs.append(Instr("write_inplace", obj=t, args=(s,), name="write in place"))
+        self._side(Instr("write_inplace", obj=t, args=(s,), name="write in place"))
         self.written.add(id(t))
-        self._copy_into(t, result._data)
+        if self.taken:
+            self._copy_into(t, result._data)
         self.arr_slot.pop(id(t._data), None)  # later uses read the new value
 
     @staticmethod
@@ -454,28 +486,149 @@ class TraceLevel(Level):
         self.ref(v)  # snapshots read before the write keep the old value
         s = self.ref(new)
         self._save_undo(v, "data")
-        self.instrs.append(Instr("write_var", obj=v, args=(s,),
-                                 name=f"assign {getattr(v, 'name', '')}".rstrip()))
+        self._side(Instr("write_var", obj=v, args=(s,),
+                         name=f"assign {getattr(v, 'name', '')}".rstrip()))
         self.written.add(id(v))
-        v._set(new._data, False)  # later uses read the new value (a new array)
+        if self.taken:
+            v._set(new._data, False)  # later uses read the new value (a new array)
+        else:
+            self.arr_slot.pop(id(v._data), None)
 
     def effect(self, fn: Callable[..., Any], tensors: Sequence[Any], name: str,
                invalidates: bool) -> Any:
         refs: list[Any] = []
         for t in tensors:
             refs.append(self.ref(t) if isinstance(t, Tensor) else _Lit(t))
-        self.instrs.append(Instr("effect", fn=fn, args=refs, name=name))
+        self._side(Instr("effect", fn=fn, args=refs, name=name))
         self.n_effects += 1
         if invalidates:  # later uses read Variables, parameters and gradients again
             self.n_invalidating += 1
             kinds = self.kinds
             self.arr_slot = {k: v for k, v in self.arr_slot.items() if kinds[v] == OP}
             self.grad_arrays = {}
-        if self.dry:
+        if self.dry or not self.taken:
             return None
         arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
         with self.suspended():  # the effect's own ops are not part of the program
             return fn(*arrays)
+
+    def _side(self, ins: Instr) -> None:
+        ins.when = tuple(self.when)
+        self.instrs.append(ins)
+
+    # ------------------------------------------------------------------ control flow
+    def _is_tracer(self, t: Any) -> bool:
+        return isinstance(t, Tensor) and t.__dict__.get("_lvl") is self
+
+    def _branch(self, fn: Callable[..., Any], operands: Sequence[Any], cond: int,
+                polarity: bool, taken: bool) -> tuple[Any, ...]:
+        self.when.append((cond, polarity))
+        prev = self.taken
+        self.taken = prev and taken
+        try:
+            out = fn(*operands)
+        finally:
+            self.when.pop()
+            self.taken = prev
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+    def _select(self, pred: Tensor, a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+        from .. import ops
+
+        if len(a) != len(b):
+            self._unsupported("tf.cond branches that return different structures")
+            return a if bool(np.asarray(pred._data)) else b
+        res: list[Any] = []
+        for x, y in zip(a, b):
+            if isinstance(x, Tensor) or isinstance(y, Tensor):
+                xa, ya = np.asarray(x._data if isinstance(x, Tensor) else x), \
+                    np.asarray(y._data if isinstance(y, Tensor) else y)
+                if xa.shape != ya.shape or xa.dtype != ya.dtype:
+                    self._unsupported("tf.cond branches whose outputs differ in shape or dtype")
+                    res.append(x if bool(np.asarray(pred._data)) else y)
+                    continue
+                res.append(ops.where(pred, x, y))
+            elif x is y or x == y:
+                res.append(x)
+            else:
+                self._unsupported("tf.cond branches returning different Python values")
+                res.append(x if bool(np.asarray(pred._data)) else y)
+        return tuple(res)
+
+    def control_cond(self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+                     operands: Sequence[Any]) -> tuple[Any, ...]:
+        """``tf.cond`` while tracing: both branches are traced (as TensorFlow does); their
+        outputs are selected by the predicate (``where``), so the gradient is the taken
+        branch's; their side effects run only when their branch is taken."""
+        operands = tuple(operands)
+        if not self._is_tracer(pred):
+            taken = bool(np.asarray(pred._data if isinstance(pred, Tensor) else pred))
+            out = (true_fn if taken else false_fn)(*operands)
+            return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        from .. import ops
+
+        p = pred if pred._data.dtype == np.bool_ else ops.cast(pred, dtype=np.bool_)
+        ps = self.ref(p)
+        taken = bool(np.asarray(p._data))
+        a = self._branch(true_fn, operands, ps, True, taken)
+        b = self._branch(false_fn, operands, ps, False, not taken)
+        return self._select(p, a, b)
+
+    def control_switch_case(self, branch_index: Any, branch_fns: Sequence[Callable[..., Any]],
+                            operands: Sequence[Any]) -> tuple[Any, ...]:
+        """``tf.switch_case`` while tracing: every branch traced, outputs selected (an index
+        out of range runs the last branch, as TensorFlow's default)."""
+        operands = tuple(operands)
+        fns = list(branch_fns)
+        if not self._is_tracer(branch_index):
+            i = int(np.asarray(branch_index._data if isinstance(branch_index, Tensor)
+                               else branch_index))
+            out = fns[i if 0 <= i < len(fns) else -1](*operands)
+            return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        from .. import ops
+
+        idx = int(np.asarray(branch_index._data))
+        cur = idx if 0 <= idx < len(fns) else len(fns) - 1
+        outs = []
+        preds = []
+        for i, fn in enumerate(fns[:-1]):
+            p = ops.equal(branch_index, i)
+            preds.append(p)
+            outs.append(self._branch(fn, operands, self.ref(p), True, cur == i))
+        # the last branch: none of the others
+        none = None
+        for p in preds:
+            q = ops.logical_not(p)
+            none = q if none is None else ops.logical_and(none, q)
+        if none is None:
+            res = self._branch(fns[-1], operands, self.ref(ops.equal(branch_index,
+                                                                     branch_index)), True, True)
+        else:
+            res = self._branch(fns[-1], operands, self.ref(none), True, cur == len(fns) - 1)
+        for p, o in zip(reversed(preds), reversed(outs)):
+            res = self._select(p, o, res)
+        return res
+
+    def control_while_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                           loop_vars: Sequence[Any], maximum_iterations: Any) -> tuple[Any, ...]:
+        """``tf.while_loop`` while tracing: a loop whose condition is a traced tensor is not
+        recorded (the function runs eagerly for this signature); one with a Python
+        condition unrolls."""
+        vs = tuple(loop_vars)
+        n = None if maximum_iterations is None else int(np.asarray(
+            maximum_iterations._data if isinstance(maximum_iterations, Tensor)
+            else maximum_iterations))
+        it = 0
+        while n is None or it < n:
+            c = cond_fn(*vs)
+            if self._is_tracer(c):
+                self._unsupported("tf.while_loop whose condition depends on a traced tensor")
+            if not bool(np.asarray(c._data if isinstance(c, Tensor) else c)):
+                break
+            out = body_fn(*vs)
+            vs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            it += 1
+        return vs
 
     def source(self, fn: Callable[[], Tensor], name: str) -> Tensor:
         """A tensor that ``fn()`` makes anew on every call (random numbers): its value now,
@@ -796,6 +949,9 @@ class Program:
                 nfn[0] += 1
                 g[fname] = ins.fn
                 lines.append(f"    {fname}({', '.join(name(a) for a in ins.args)})")
+            if ins.when and len(lines) > 1 and lines[-1] is not lines[0]:
+                test = " and ".join(name(w) if pol else f"not {name(w)}" for w, pol in ins.when)
+                lines[-1] = f"    if {test}:\n    " + lines[-1]
             dead = [s for s in ins.slots() if last.get(s) == i and self.kinds[s] != CONST
                     and s not in self.inputs]
             if ins.kind in ("op", "read", "source") and ins.out not in last:
@@ -859,6 +1015,9 @@ class Program:
         try:
             for ins in self.instrs:
                 k = ins.kind
+                if ins.when and not all(bool(np.asarray(env[w]._data)) == pol
+                                        for w, pol in ins.when):
+                    continue
                 if k == "op":
                     state.grad_enabled = outer and ins.gm
                     env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
@@ -933,6 +1092,7 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
                flatten_out: Callable[[Any], tuple[list[Any], Any]], name: str = "f",
                dry: bool = False, on_read: Callable[[Tensor, str], None] | None = None,
                on_create: Callable[[Any], None] | None = None,
+               on_show: Callable[[TraceLevel, Tensor], str | None] | None = None,
                ) -> tuple[Program | None, Any, TraceLevel]:
     """Trace ``fn``: ``build_args(level)`` makes its ``(args, kwargs)`` with input tracers.
 
@@ -943,6 +1103,7 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
     The result's tracers are plain tensors again.
     """
     lv = TraceLevel(name, dry=dry, on_read=on_read, on_create=on_create)
+    lv.on_show = on_show
     args, kwargs = build_args(lv)
     flat: list[Any] = []
     try:

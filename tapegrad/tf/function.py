@@ -78,6 +78,16 @@ def _on_read(t: Tensor, what: str) -> None:
         "inside tf.function a tensor has no value yet: return it, or use tf.print")))
 
 
+def _on_show(lv: tracing.TraceLevel, t: Tensor) -> str:
+    """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``."""
+    shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
+    dims = "<unknown>" if shape is None else str(TensorShape(shape)).replace("TensorShape(", "")
+    if shape is not None:
+        dims = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return (f'Tensor("{lv.symbol(t)}:0", shape={dims}, '
+            f"dtype={_dt.from_numpy(t._data.dtype).name})")
+
+
 # ---------------------------------------------------------------------------- signatures
 def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
     dims = "<unknown>" if shape is None else (
@@ -412,7 +422,7 @@ class Function:
         with quiet:
             prog, result, lv = tracing.trace_call(
                 self._target, build, flat_out, self._name, dry=dry, on_read=_on_read,
-                on_create=on_create)
+                on_create=on_create, on_show=_on_show)
         self.last_trace = lv
         if prog is None:
             # not one program (random numbers drawn into raw arrays, ...): this signature
