@@ -319,7 +319,10 @@ class Tensor:
     @property
     def shape(self) -> Any:
         h = STYLE_HOOKS[self._style].get("shape")
-        return h(self._data.shape) if h is not None else self._data.shape
+        if h is None:
+            return self._data.shape
+        # an input traced with a generalized signature (tf.function): its symbolic shape
+        return h(self.__dict__.get("_sym_shape", self._data.shape))
 
     @property
     def dtype(self) -> Any:

@@ -259,7 +259,7 @@ class TraceLevel(Level):
         return self._capture(a)
 
     def _state_of(self, a: Tensor) -> tuple[Any, str] | None:
-        if getattr(a, "_is_variable", False):
+        if getattr(a, "_is_variable", False) or id(a) in self.written:
             return a, "data"
         if a._node is None:
             acc = a._acc

@@ -229,11 +229,13 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
     from .._core.tensor import make as _make
     from ..autodiff import tracing as _tracing
 
-    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    from .._core.tensor import Tensor as _Core
+
+    tensors = [x for x in inputs if isinstance(x, _Core)]
 
     def emit(*arrays: _Any) -> None:
         it = iter(arrays)
-        parts = [str(numpy_value(_make(_np.asarray(next(it))))) if isinstance(x, Tensor)
+        parts = [str(numpy_value(_make(_np.asarray(next(it))))) if isinstance(x, _Core)
                  else str(x) for x in inputs]
         stream = _sys.stderr if output_stream is None else output_stream
         stream.write(sep.join(parts) + end)

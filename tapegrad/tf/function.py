@@ -293,7 +293,7 @@ class Function:
         flat: list[Any] = []
         for spec, v in zip(sig, vals):
             specs = _nest.flatten(spec)
-            vs = _nest.flatten(v)
+            vs = _nest.flatten(v) if _nest.is_nested(spec) else [v]
             if len(specs) != len(vs):
                 raise fail("Can not cast the input structure to the signature's")
             for sp, x in zip(specs, vs):
@@ -459,6 +459,12 @@ def _run(prog: tracing.Program, tensors: list[Tensor]) -> list[Any]:
     return tracing.run_program(prog, tensors)
 
 
+def _tf_type_name(dt: np.dtype) -> str:
+    """TensorFlow's C++ name of a dtype (``DataTypeString``): float, double, half, int32..."""
+    name = _dt.from_numpy(dt).name
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+
+
 class ConcreteFunction:
     """One traced signature of a :class:`Function` (``get_concrete_function``)."""
 
@@ -496,8 +502,8 @@ class ConcreteFunction:
                 continue
             t = a if isinstance(a, Tensor) else convert(a)
             if t._data.dtype.str != k[2]:
-                want = _dt.from_numpy(np.dtype(k[2])).name
-                got = _dt.from_numpy(t._data.dtype).name
+                want = _tf_type_name(np.dtype(k[2]))
+                got = _tf_type_name(t._data.dtype)
                 raise hinted(InvalidArgumentError(None, None, with_hint(
                     f"cannot compute __inference_{self._parent._name} as input #{i}"
                     f"(zero-based) was expected to be a {want} tensor but is a {got} tensor "

@@ -183,7 +183,10 @@ class Optimizer:
             grads.append(ga.astype(v._data.dtype, copy=False))
         from ...autodiff import tracing as _tracing
 
-        if _tracing.current() is not None:  # inside tf.function: one effect, every call
+        lv = _tracing.current()
+        if lv is not None:  # inside tf.function: one effect, every call
+            if any(id(v) not in self._slots for _, v in kept):
+                lv.var_created(self)  # Keras builds its slot variables on the first call
             dts = [v._data.dtype for _, v in kept]
 
             def apply(*arrays: Any) -> Any:
