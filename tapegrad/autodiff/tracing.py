@@ -128,17 +128,21 @@ def current() -> TraceLevel | None:
 
 
 def effect(fn: Callable[..., Any], tensors: Sequence[Any] = (), name: str = "effect",
-           invalidates: bool = True) -> Any:
+           invalidates: bool = True, writes: Sequence[Any] = ()) -> Any:
     """Run ``fn(*arrays)`` now and, while tracing, on every replay (in program order).
 
     ``tensors`` are passed as their arrays.  ``invalidates``: the call may change
-    Variables, parameters or gradients, so later uses read them again.  Used for
-    ``tf.print`` and the optimizers' fused updates.
+    Variables, parameters or gradients, so later uses read them again; ``writes``:
+    tensors it changes in place (never captured as constants).  Used for
+    ``tf.print``, the optimizers' fused updates and batch norm's running statistics.
     """
-    lv = current()
+    lv = current() if _STATE.levels else None
     if lv is None:
         return fn(*[t._data if isinstance(t, Tensor) else t for t in tensors])
-    return lv.effect(fn, tensors, name, invalidates)
+    for t in writes:
+        lv.written.add(id(t))
+        lv.arr_slot.pop(id(t._data), None)
+    return lv.effect(fn, tensors, name, invalidates or bool(writes))
 
 
 def random_source(name: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:

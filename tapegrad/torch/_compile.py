@@ -180,8 +180,8 @@ class _Compiled:
 
 
 def _why(cache: dict[Any, Any], key: Any) -> str:
-    """Why ``key`` misses every cached guard set (the nearest one)."""
-    for old in cache:
+    """Why ``key`` misses every cached guard set (compared with the latest one)."""
+    for old in reversed(list(cache)):
         if len(old[0]) != len(key[0]):
             return f"the number of arguments changed ({len(old[0])} -> {len(key[0])})"
         if old[1] != key[1]:
