@@ -441,7 +441,7 @@ class Tensor:
         if lv is not None and lv.active and lv.catch_all:  # printing a traced tensor
             sym = lv.show(self)
             if sym is not None:
-                return sym  # type: ignore[no-any-return]
+                return sym
         h = STYLE_HOOKS[self._style].get("repr")
         if h is not None:
             return h(self)
@@ -458,7 +458,7 @@ class Tensor:
         if lv is not None and lv.active and lv.catch_all:
             sym = lv.show(self)
             if sym is not None:
-                return sym  # type: ignore[no-any-return]
+                return sym
         h = STYLE_HOOKS[self._style].get("str")
         return h(self) if h is not None else repr(self)
 

@@ -44,14 +44,12 @@ notes a *graph break* and the front-end runs that function eagerly.
 
 from __future__ import annotations
 
-import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .._core import errors
 from .._core.dispatch import Level
 from .._core.mode import STATE as _STATE
 from .._core.node import FREED
@@ -363,7 +361,7 @@ class TraceLevel(Level):
         """What printing tracer ``t`` shows: the front-end's ``on_show`` (TensorFlow's
         symbolic ``Tensor("x:0", ...)``), or ``None`` (its value) after a ``print`` read."""
         if self.on_show is not None:
-            return self.on_show(self, t)  # type: ignore[no-any-return]
+            return self.on_show(self, t)
         self.read(t, "print")
         return None
 
@@ -410,7 +408,7 @@ class TraceLevel(Level):
         if result._data.dtype != dtype:
             from .. import ops
 
-            return ops.cast(result, dtype=dtype)  # type: ignore[no-any-return]
+            return ops.cast(result, dtype=dtype)
         return result
 
     def assign(self, t: Tensor, result: Tensor) -> None:
@@ -471,7 +469,8 @@ class TraceLevel(Level):
             else:
                 self.arr_slot.pop(id(cur._data), None)
         self.grad_touched.add(id(t))
-        self.grad_arrays[id(t._grad._data)] = t
+        if t._grad is not None:
+            self.grad_arrays[id(t._grad._data)] = t
 
     def control_set_grad(self, t: Tensor, value: Any) -> None:
         """``t.grad = value`` while tracing."""
@@ -984,7 +983,7 @@ class Program:
     def replay(self, arrays: Sequence[Any]) -> tuple[Any, ...]:
         """Run the compiled program on input arrays; returns the output values."""
         self.calls += 1
-        return self.run(*arrays)  # type: ignore[no-any-return]
+        return self.run(*arrays)
 
     def wrap(self, values: Sequence[Any]) -> list[Any]:
         """Output values as tensors of the styles the traced function returned."""
@@ -1031,12 +1030,12 @@ class Program:
                         g = obj._grad
                         env[ins.out] = make(g._data, None, False, g._style)
                     elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
-                        s = make(obj._data, None, obj._rg, obj._style)
+                        snap = make(obj._data, None, obj._rg, obj._style)
                         if obj._data.dtype.kind in "fc":
-                            s._acc = obj._acc or get_acc(obj)
-                        s._tv = obj._tv
-                        s._vc = obj._vc
-                        env[ins.out] = s
+                            snap._acc = obj._acc or get_acc(obj)
+                        snap._tv = obj._tv
+                        snap._vc = obj._vc
+                        env[ins.out] = snap
                     else:
                         env[ins.out] = obj
                 elif k == "source":

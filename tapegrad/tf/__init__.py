@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import builtins as _builtins
 import sys as _sys
-from collections.abc import Callable as _Callable
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -222,14 +221,12 @@ def executing_eagerly() -> _builtins.bool:
 def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = "\n",
           summarize: int = 3, name: str | None = None) -> None:
     """``tf.print``: tensors as TensorFlow prints them (``[1 2 3]``), to stderr by default."""
-    from ._tensor import numpy_value
-
     import numpy as _np
 
+    from .._core.tensor import Tensor as _Core
     from .._core.tensor import make as _make
     from ..autodiff import tracing as _tracing
-
-    from .._core.tensor import Tensor as _Core
+    from ._tensor import numpy_value
 
     tensors = [x for x in inputs if isinstance(x, _Core)]
 

@@ -166,7 +166,7 @@ class Function:
         self.last_trace: tracing.TraceLevel | None = None
         self.retrace_reasons: list[str] = []
         self.eager_reasons: list[str] = []
-        functools.update_wrapper(self, python_function)  # type: ignore[arg-type]
+        functools.update_wrapper(self, python_function)
 
     def _converted(self, fn: Any) -> Any:
         if not self._autograph:
@@ -312,7 +312,7 @@ class Function:
                     raise fail(f"Can not cast {_spec_text(x._data.shape, x._data.dtype)} to "
                                f"{sp!r}")
                 flat.append(x)
-        struct = (tuple(flat), {})
+        struct: tuple[tuple[Any, ...], dict[str, Any]] = (tuple(flat), {})
         return flat, struct, params[:len(sig)]
 
     def _sig_key(self) -> tuple[Any, ...] | None:
@@ -421,7 +421,7 @@ class Function:
         quiet = contextlib.redirect_stdout(io.StringIO()) if hidden else contextlib.nullcontext()
         with quiet:
             prog, result, lv = tracing.trace_call(
-                self._target, build, flat_out, self._name, dry=dry, on_read=_on_read,
+                self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
                 on_create=on_create, on_show=_on_show)
         self.last_trace = lv
         if prog is None:

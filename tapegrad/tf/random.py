@@ -33,10 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autodiff import tracing as _tracing
-
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
+from ..autodiff import tracing as _tracing
 from . import _philox as _px
 from . import dtypes as _dt
 from ._tensor import convert, tft

@@ -17,8 +17,8 @@ import numpy as np
 
 from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
-from ..autodiff import tracing as _tracing
 from .._core.tensor import TF, Tensor
+from ..autodiff import tracing as _tracing
 from . import dtypes as _dt
 from ._tensor import (
     Reference,

@@ -90,11 +90,13 @@ from ._tensor import (
 _tensor.install()
 _methods.install()
 
-from . import (  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402
+    _dynamo,
     _misc,  # noqa: E402
     accelerator,
     autograd,
     backends,
+    compiler,
     cuda,
     func,
     linalg,
@@ -104,6 +106,7 @@ from . import (  # noqa: E402
     serialization,
     utils,
 )
+from ._compile import compile  # noqa: E402
 from ._misc import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
@@ -120,8 +123,6 @@ from ._misc import (  # noqa: E402
     set_num_threads,
     use_deterministic_algorithms,
 )
-from . import _dynamo, compiler  # noqa: E402
-from ._compile import compile  # noqa: E402
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402
 from .func import vmap  # noqa: E402
 from .linalg import TORCH_NAMES as _LINALG_NAMES  # noqa: E402

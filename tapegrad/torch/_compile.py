@@ -198,7 +198,7 @@ def _why(cache: dict[Any, Any], key: Any) -> str:
     return "a new guard set"
 
 
-def _module_base() -> type:
+def _module_base() -> type[Any]:
     from .nn.modules import Module
 
     return Module
@@ -257,7 +257,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,
         try:
             import functools
 
-            functools.update_wrapper(c, m)  # type: ignore[arg-type]
+            functools.update_wrapper(c, m)
         except (AttributeError, TypeError):
             pass
         return c

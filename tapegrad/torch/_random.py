@@ -22,9 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autodiff import tracing as _tracing
-
 from .._core.mode import STATE as _STATE
+from ..autodiff import tracing as _tracing
 
 DEFAULT_SEED = 67280421310721
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..autodiff import tracing as _tracing
 from .._core import errors, mode
 from .._core.errors import hinted, warning_with_hint, with_hint
 from .._core.tensor import PROMOTE, STYLE_HOOKS, TORCH, Tensor, make, restyle
+from ..autodiff import tracing as _tracing
 from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._compile import reset
 from ..autodiff import tracing as _tracing
+from ._compile import reset
 
 __all__ = ["reset", "is_compiling", "disable"]
 

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..._core import mode
-from ...autodiff import tracing as _tracing
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
+from ...autodiff import tracing as _tracing
 
 
 def check_lr_tensor(lr: Any) -> None:
