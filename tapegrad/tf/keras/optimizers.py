@@ -185,8 +185,12 @@ class Optimizer:
 
         lv = _tracing.current()
         if lv is not None:  # inside tf.function: one effect, every call
-            if any(id(v) not in self._slots for _, v in kept):
-                lv.var_created(self)  # Keras builds its slot variables on the first call
+            new = [v for _, v in kept if id(v) not in self._slots]
+            for v in new:  # Keras builds its slot variables while tracing the first call
+                self._slots[id(v)] = {}
+                self._vars[id(v)] = v
+            if new:
+                lv.var_created(self)
             dts = [v._data.dtype for _, v in kept]
 
             def apply(*arrays: Any) -> Any:
