@@ -668,8 +668,10 @@ class TraceLevel(Level):
         for o in outputs:
             if isinstance(o, Tensor):
                 out_refs.append(self.ref(o))
+                # an output that requires grad (PyTorch style) keeps a graph at replay; one a
+                # tape recorded inside the function does not (that tape is gone)
                 n = o._node
-                graph.append(n is not None or (o._rg and o.__dict__.get("_lvl") is self))
+                graph.append(bool(o._rg))
                 freed.append(n is not None and n.saved is FREED)
             else:
                 out_refs.append(_Lit(o))
