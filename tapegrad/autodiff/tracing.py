@@ -690,6 +690,20 @@ class TraceLevel(Level):
         self.tracers = []
 
 
+def _snapshot(obj: Any) -> Any:
+    """A state's value now, sharing its gradient accumulator (a Variable's read)."""
+    from .._core.registry import get_acc
+
+    if getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
+        snap = make(obj._data, None, obj._rg, obj._style)
+        if obj._data.dtype.kind in "fc":
+            snap._acc = obj._acc or get_acc(obj)
+        snap._tv = obj._tv
+        snap._vc = obj._vc
+        return snap
+    return obj
+
+
 class _Suspend:
     def __init__(self, lv: TraceLevel) -> None:
         self.lv = lv
@@ -1004,11 +1018,16 @@ class Program:
     def __call__(self, arrays: Sequence[Any]) -> list[Any]:
         return self.wrap(self.replay(arrays))
 
-    def run_tensors(self, inputs: Sequence[Tensor]) -> list[Any]:
-        """Replay through the ops on tensors, so that reverse mode records every op."""
+    def run_tensors(self, inputs: Sequence[Tensor], reads: Sequence[Tensor] | None = None
+                    ) -> list[Any]:
+        """Replay through the ops on tensors, so that reverse mode records every op.
+
+        ``reads``: tensors to use for the program's reads, in order (the VJP of a
+        replayed call differentiates with respect to them)."""
         from .._core.registry import get_acc
 
         env: dict[int, Any] = dict(zip(self.inputs, inputs))
+        read_iter = iter(reads) if reads is not None else None
         for s, t in self.const_t.items():
             env[s] = t
         state = _STATE
@@ -1026,6 +1045,8 @@ class Program:
                 if k == "op":
                     state.grad_enabled = outer and ins.gm
                     env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
+                elif k == "read" and read_iter is not None:
+                    env[ins.out] = next(read_iter)
                 elif k == "read":
                     obj = ins.obj
                     if ins.what == "grad":
@@ -1131,6 +1152,77 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
     return prog, result, lv
 
 
+def _node_op(prog: Program) -> Any:
+    """The op that records a call of ``prog`` as one node (a pure program of one tensor
+    output): forward = the compiled replay, VJP = a traced program (itself replayed)."""
+    op = prog.__dict__.get("_node_op")
+    if op is not None:
+        return op
+    from .._core.registry import Op
+
+    n_in = len(prog.inputs)
+    out_ref = prog.outputs[0]
+
+    def fwd(*arrays: Any) -> Any:
+        vals = prog.run(*arrays[:n_in])
+        return np.asarray(vals[0])
+
+    def vjp(g: Any, *xs: Any) -> tuple[Any, ...]:
+        vp = prog.__dict__.get("_vjp_prog")
+        if vp is None:
+            vp = _trace_vjp(prog, list(xs), g)
+            prog.__dict__["_vjp_prog"] = vp
+        return tuple(run_program(vp, [*xs, g]))
+
+    op = Op(f"compiled_{prog.name}", fwd, ("*",), "CompiledFunctionBackward")
+    op.vjp = vjp
+    prog.__dict__["_node_op"] = op
+    _ = out_ref
+    return op
+
+
+def _trace_vjp(prog: Program, xs: list[Tensor], g: Tensor) -> Program:
+    """Trace the VJP of a one-output program: ``(inputs, reads, g) -> their gradients``."""
+    from .. import engine
+    from .._core.mode import enable_grad
+
+    n_in = len(prog.inputs)
+    floats = [x._data.dtype.kind in "fc" for x in xs]
+
+    def body(*a: Any) -> tuple[Any, ...]:
+        ins, cot = list(a[:-1]), a[-1]
+        out = prog.run_tensors(ins[:n_in], reads=ins[n_in:])[0]
+        srcs = [t for t, f in zip(ins, floats) if f]
+        gs = iter(engine.grad([out], srcs, [cot], create_graph=True, allow_unused=True))
+        return tuple(next(gs) if f else None for f in floats)
+
+    def build(lv: TraceLevel) -> tuple[Any, Any]:
+        new = []
+        for x, f in zip(xs, floats):
+            t = lv.add_input(make(x._data, None, False, x._style))
+            t._rg = f
+            new.append(t)
+        gt = lv.add_input(make(g._data, None, False, g._style))
+        return (*new, gt), {}
+
+    with enable_grad():
+        vp, _, lv = trace_call(body, build, lambda r: (list(r), None), f"{prog.name}_vjp")
+    if vp is None:  # pragma: no cover - a pure program's VJP is always one program
+        raise RuntimeError(f"the VJP of {prog.name} could not be traced: {lv.unsupported}")
+    return vp
+
+
+def _pure_one_output(prog: Program) -> bool:
+    ok = prog.__dict__.get("_pure1")
+    if ok is None:
+        ok = (len(prog.outputs) == 1 and prog.outputs[0].__class__ is int
+              and prog.kinds[prog.outputs[0]] not in (CONST,)
+              and all(i.kind == "op" or (i.kind == "read" and i.what == "data")
+                      for i in prog.instrs))
+        prog.__dict__["_pure1"] = ok
+    return bool(ok)
+
+
 def run_program(prog: Program, tensors: Sequence[Tensor]) -> list[Any]:
     """Run ``prog`` on input tensors: the compiled replay, or through the ops when the
     caller's reverse mode must record it (a tape, inputs that require grad, outputs that
@@ -1138,6 +1230,13 @@ def run_program(prog: Program, tensors: Sequence[Tensor]) -> list[Any]:
     st = _STATE
     if st.grad_enabled and (st.tapes or prog.needs_graph or any(
             t._rg or t._node is not None for t in tensors)):
+        if _pure_one_output(prog) and not st.levels:
+            # one node: the compiled forward now, a traced VJP program at backward time
+            reads = [i.obj for i in prog.instrs if i.kind == "read"]
+            srcs = list(tensors) + [_snapshot(r) for r in reads]
+            res = _node_op(prog)(*srcs)
+            res._style = prog.styles[prog.outputs[0]]
+            return [res]
         return prog.run_tensors(tensors)
     if prog.quiet:
         with np.errstate(all="ignore"):

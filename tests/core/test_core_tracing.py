@@ -120,7 +120,9 @@ def test_replay_under_reverse_mode_gives_gradients_of_any_order() -> None:
     assert prog is not None
     x = tg.tensor(np.array([1.1, 0.4]), requires_grad=True)
     (y,) = tracing.run_program(prog, [x])
+    assert y.grad_fn.name() == "CompiledFunctionBackward"  # one node for the whole call
     (g,) = tg.grad(y, x, create_graph=True)
+    assert g.grad_fn.name() == "CompiledFunctionBackward"  # its VJP: a traced program too
     (h,) = tg.grad(tg.sum(g), x)
     xv = x._data
 
