@@ -865,12 +865,18 @@ class Program:
                     aliased.add(id(b))
                     for s in ins.slots():
                         aliased.add(id(arrs[s]))
+        # an array that is the value of two slots (identity returns its input's array; an
+        # op may return an input, a read or a constant as it is) is not owned either
+        seen: dict[int, int] = {}
+        for k, a in enumerate(arrs):
+            if isinstance(a, np.ndarray):
+                seen[id(a)] = seen.get(id(a), 0) + 1
         owned = set()
         for ins in self.instrs:
             if ins.kind == "op":
                 a = arrs[ins.out]
                 if isinstance(a, np.ndarray) and a.base is None and a.flags.writeable \
-                        and a.ndim > 0 and id(a) not in aliased:
+                        and a.ndim > 0 and id(a) not in aliased and seen.get(id(a)) == 1:
                     owned.add(ins.out)
         lines = ["def _replay(" + ", ".join(f"v{s}" for s in self.inputs) + "):"]
         for s in self.inputs:

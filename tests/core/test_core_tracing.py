@@ -240,3 +240,21 @@ def test_scalar_chain_uses_operators_and_buffers_are_reused(n: int) -> None:
         ref = ref * 1.0001 + 0.0001
     np.testing.assert_array_equal(out._data, ref)
     assert v[-1] == 1.0  # an input buffer is never written into
+
+
+def test_no_buffer_reuse_through_an_alias() -> None:
+    from tapegrad import ops
+
+    def f(x: Any) -> Any:
+        a = x * 2.0
+        b = ops.identity(a)  # the same array as a
+        c = a + 1.0  # a's last use: its buffer must not be written, b still needs it
+        return b * c
+
+    prog, res, _ = trace(f, tg.tensor(np.ones(3)))
+    assert prog is not None
+    v = np.array([1.0, 2.0, 3.0])
+    (out,) = prog([v])
+    np.testing.assert_array_equal(out._data, (2 * v) * (2 * v + 1))
+    (out2,) = prog([v])  # and the input is untouched
+    np.testing.assert_array_equal(out2._data, out._data)
