@@ -166,7 +166,8 @@ class Function:
         self.last_trace: tracing.TraceLevel | None = None
         self.retrace_reasons: list[str] = []
         self.eager_reasons: list[str] = []
-        functools.update_wrapper(self, python_function)
+        # name and docstring of the function (not its __dict__: a Keras model's attributes)
+        functools.update_wrapper(self, python_function, updated=())
 
     def _converted(self, fn: Any) -> Any:
         if not self._autograph:

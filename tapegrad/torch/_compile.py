@@ -257,7 +257,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,
         try:
             import functools
 
-            functools.update_wrapper(c, m)
+            functools.update_wrapper(c, m, updated=())
         except (AttributeError, TypeError):
             pass
         return c
