@@ -868,7 +868,7 @@ class Program:
         # an array that is the value of two slots (identity returns its input's array; an
         # op may return an input, a read or a constant as it is) is not owned either
         seen: dict[int, int] = {}
-        for k, a in enumerate(arrs):
+        for a in arrs:
             if isinstance(a, np.ndarray):
                 seen[id(a)] = seen.get(id(a), 0) + 1
         owned = set()
