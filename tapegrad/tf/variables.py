@@ -120,8 +120,8 @@ class Variable(VariableBase):
         if arr.dtype.kind in "fc":
             get_acc(self)  # reads of this variable (snapshots) share this accumulator
         lv = _tracing.current()
-        if lv is not None:  # created inside tf.function: allowed on the first trace only
-            lv.var_created(self)
+        if lv is not None and not getattr(type(self), "_lifted", False):
+            lv.var_created(self)  # created inside tf.function: on the first trace only
 
     # ------------------------------------------------------------------ properties
     @property

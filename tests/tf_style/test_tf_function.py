@@ -187,3 +187,25 @@ def test_run_functions_eagerly() -> None:
     finally:
         tf.config.run_functions_eagerly(False)
     assert n[0] == 2 and f.experimental_get_tracing_count() == 0
+
+
+def test_keras_subclass_method_traced_per_instance() -> None:
+    class Net(tf.keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2)
+
+        @tf.function
+        def call(self, x: Any) -> Any:
+            return tf.nn.relu(self.d(x))
+
+    tf.keras.utils.set_random_seed(2)
+    a, b = Net(), Net()
+    x = tf.constant([[1.0, -2.0, 0.5]])
+    ya, yb = a(x), b(x)
+    for m, y in ((a, ya), (b, yb)):
+        k, bias = m.d.kernel.numpy(), m.d.bias.numpy()
+        np.testing.assert_allclose(y.numpy(), np.maximum(x.numpy() @ k + bias, 0), rtol=1e-6)
+        m(x)
+        # Keras variables made while tracing are lifted out (tf.init_scope): one trace
+        assert m.call.experimental_get_tracing_count() == 1
