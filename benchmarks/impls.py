@@ -546,6 +546,18 @@ def _jax(jax: Any) -> dict[str, Setup]:
     return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, **jax_setups(jax)}
 
 
+def _tf_compiled(tf: Any) -> dict[str, Setup]:
+    from .compiled import tf_compiled_setups
+
+    return tf_compiled_setups(tf)
+
+
+def _torch_compiled(torch: Any) -> dict[str, Setup]:
+    from .compiled import torch_compiled_setups
+
+    return torch_compiled_setups(torch)
+
+
 IMPLS: list[Impl] = [
     Impl("numpy (hand)", None, _numpy, "limit"),
     Impl("tapegrad core (backward)", "tapegrad", _tapegrad_core, "tapegrad",
@@ -556,9 +568,18 @@ IMPLS: list[Impl] = [
     Impl("tapegrad.tf (tape)", "tapegrad.tf", _tf_style, "tapegrad",
          note="the TensorFlow-style code with `import tapegrad.tf as tf`",
          requires=("GradientTape", "Variable", "constant", "matmul", "nn", "keras")),
+    Impl("tapegrad.tf (@tf.function)", "tapegrad.tf", _tf_compiled, "tapegrad",
+         note="W1-W3 with the step in tf.function (benchmarks/compiled.py)",
+         requires=("function", "GradientTape", "Variable", "keras")),
+    Impl("tapegrad.torch (torch.compile)", "tapegrad.torch", _torch_compiled, "tapegrad",
+         note="W1 with the step in torch.compile (benchmarks/compiled.py)",
+         requires=("compile", "optim", "nn")),
     Impl("PyTorch", "torch", _torch_style, "peer", memory="rss"),
+    Impl("PyTorch (torch.compile)", "torch", _torch_compiled, "peer", memory="rss",
+         note="inductor; its compile time is in the warm-up run"),
     Impl("MyGrad", "mygrad", _mygrad, "peer", note="no higher-order gradients (W4)"),
     Impl("HIPS autograd", "autograd", _hips, "peer"),
     Impl("TensorFlow", "tensorflow", _tf_style, "peer", memory="rss"),
+    Impl("TensorFlow (tf.function)", "tensorflow", _tf_compiled, "peer", memory="rss"),
     Impl("JAX (eager)", "jax", _jax, "peer", memory="rss", note="no jit: op-by-op dispatch"),
 ]

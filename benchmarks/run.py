@@ -718,6 +718,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--chart", default=None, help="where to save the PNG chart")
     p.add_argument("--markdown", default=None, help="where to save a Markdown table")
     p.add_argument("--no-peers", action="store_true", help="only hand NumPy and tapegrad")
+    p.add_argument("--impls", default=None,
+                   help="comma-separated parts of implementation names to run (hand NumPy "
+                        "always runs), e.g. 'tf.function,torch.compile'")
     p.add_argument("--no-chart", action="store_true")
     p.add_argument("--repeats", type=int, default=None, help="rounds per workload (default 7)")
     p.add_argument("--budget", type=float, default=15.0,
@@ -768,7 +771,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit(f"unknown workload(s) {unknown}: choose from {list(WORKLOADS)} and M")
     repeats = args.repeats or (2 if args.quick else 7)
     prepare_threads(args.threads)
-    loaded, mods = load_impls(args.no_peers)
+    only_impls = None
+    if args.impls:
+        parts = [p.strip().lower() for p in args.impls.split(",") if p.strip()]
+        only_impls = [i.name for i in IMPLS if i.kind == "limit"
+                      or any(p in i.name.lower() for p in parts)]
+    loaded, mods = load_impls(args.no_peers, only_impls)
     threads = configure_threads(mods, args.threads or blas_threads(),
                                 forced=args.threads is not None)
     tg = importlib.import_module("tapegrad")

@@ -18,6 +18,11 @@ million ops is fine) and shows it:
 
 With a ``tape``, only the nodes that tape recorded are listed; inputs made
 outside it are shown as "recorded outside this tape".
+
+Traced programs (``tf.function``, ``torch.compile``): :func:`list_program` /
+:func:`format_program` list the instructions (what backward added, what was
+folded or dropped), :func:`program_dot` / :func:`draw_program` draw them, and
+:func:`explain_trace` says why a function retraced or where its graph broke.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from ._core.node import FREED, AccumulateGrad, Node
 from ._core.registry import get_acc
 from ._core.tensor import Tensor
 
-__all__ = ["list_graph", "format_graph", "to_dot", "render", "draw", "Graph", "CUT_OFF_NOTE"]
+__all__ = ["list_graph", "format_graph", "to_dot", "render", "draw", "Graph", "CUT_OFF_NOTE",
+           "list_program", "format_program", "program_dot", "draw_program", "explain_trace"]
 
 #: Why a source can get no gradient although the user expected one.
 CUT_OFF_NOTE = (
@@ -869,3 +875,187 @@ def draw(
     """
     entries = list_graph(target, tape, names)
     return Graph(to_dot(target, tape, grads, sources, names, legend), entries)
+
+
+# ---------------------------------------------------------------------------- traced programs
+def _programs_of(obj: Any) -> list[Any]:
+    """The traced programs of a Program, a ``tf.function``, a ConcreteFunction or a
+    ``torch.compile``'d function / module (duck-typed: the core imports no front-end)."""
+    from .autodiff.tracing import Program
+
+    if isinstance(obj, Program):
+        return [obj]
+    c = getattr(obj, "_compiled", None)
+    if c is not None and hasattr(c, "_cache"):
+        obj = c
+    if hasattr(obj, "_cache") and hasattr(obj, "graph_breaks"):  # torch.compile
+        return [e[0] for e in obj._cache.values() if isinstance(e, tuple)]
+    if hasattr(obj, "_trace") and hasattr(obj._trace, "programs"):  # ConcreteFunction
+        return list(obj._trace.programs.values())
+    if hasattr(obj, "_traces"):  # tf.function
+        return [p for tr in obj._traces for p in tr.programs.values()]
+    raise errors.hinted(TypeError(errors.with_hint(
+        f"no traced program in {type(obj).__name__}",
+        "pass a tf.function, a torch.compile'd function or module (after a first call), "
+        "or a tapegrad.autodiff.tracing.Program")))
+
+
+def _ref_text(prog: Any, r: Any) -> str:
+    if r.__class__ is not int:
+        v = r.value
+        return repr(v) if not isinstance(v, np.ndarray) else f"array{_fmt_shape(v.shape)}"
+    return f"%{r}"
+
+
+def list_program(obj: Any, index: int = 0) -> list[dict[str, Any]]:
+    """The instructions of a traced program, in order, as dicts.
+
+    Each entry has ``kind`` (``op``, ``read``, ``write_var``, ``write_inplace``,
+    ``setgrad``, ``addgrad``, ``effect``, ``source``, ...), ``name``, ``out`` (its
+    slot, or ``None``), ``args`` (slots as ``%n``, literals as text), ``shape``,
+    ``dtype``, ``backward`` (added by a backward pass inside the function) and
+    ``when`` (the traced ``cond`` predicates a side effect depends on).
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> from tapegrad.debug import list_program
+    >>> f = tf.function(lambda x: x * 2.0 + 1.0)
+    >>> _ = f(tf.constant(1.0))
+    >>> [e["name"] for e in list_program(f)]
+    ['multiply', 'add']
+    """
+    prog = _programs_of(obj)[index]
+    out: list[dict[str, Any]] = []
+    for ins in prog.instrs:
+        out.append({
+            "kind": ins.kind, "name": ins.name,
+            "out": ins.out if ins.out >= 0 else None,
+            "args": [_ref_text(prog, a) for a in ins.args],
+            "attrs": {k: _fmt_attr(v) for k, v in ins.attrs.items()},
+            "shape": ins.shape, "dtype": None if ins.dtype is None else str(ins.dtype),
+            "backward": bool(ins.bwd) if ins.kind == "op" else False,
+            "when": [f"{'' if pol else 'not '}%{w}" for w, pol in ins.when],
+        })
+    return out
+
+
+def format_program(obj: Any, index: int = 0) -> str:
+    """A traced program as text: inputs, each instruction with its shape, what the
+    function's backward added, what was folded into constants and what was dropped.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> from tapegrad.debug import format_program
+    >>> f = tf.function(lambda x: tf.exp(tf.constant(0.0)) * x)
+    >>> _ = f(tf.constant(3.0))
+    >>> print(format_program(f).splitlines()[0])
+    program <lambda>: 1 inputs, 1 ops (0 by backward), 1 folded, 0 dropped
+    """
+    prog = _programs_of(obj)[index]
+    entries = list_program(prog)
+    n_op = sum(1 for e in entries if e["kind"] == "op")
+    n_bwd = sum(1 for e in entries if e["backward"])
+    lines = [f"program {prog.name}: {len(prog.inputs)} inputs, {n_op} ops ({n_bwd} by "
+             f"backward), {len(prog.folded)} folded, {len(prog.dropped)} dropped"]
+    for s, nm, shp, dt in zip(prog.inputs, prog.input_names, prog.in_shapes, prog.in_dtypes):
+        lines.append(f"  in   %{s} {nm or ''} {_fmt_meta(shp, dt)}".rstrip())
+    for e in entries:
+        dst = f"%{e['out']} = " if e["out"] is not None else ""
+        attrs = ", ".join(f"{k}={v}" for k, v in e["attrs"].items())
+        args = ", ".join(e["args"] + ([attrs] if attrs else []))
+        meta = f"  {_fmt_meta(e['shape'], e['dtype'])}" if e["shape"] is not None else ""
+        tag = "  [backward]" if e["backward"] else ""
+        when = f"  if {' and '.join(e['when'])}" if e["when"] else ""
+        lines.append(f"  {e['kind']:<5} {dst}{e['name']}({args}){meta}{tag}{when}")
+    outs = ", ".join(_ref_text(prog, r) for r in prog.outputs)
+    lines.append(f"  return {outs}")
+    if prog.folded:
+        from collections import Counter
+
+        cnt = Counter(prog.folded)
+        lines.append("  folded into constants: " + ", ".join(
+            f"{k} x{v}" if v > 1 else k for k, v in cnt.items()))
+    if prog.dropped:
+        lines.append("  dropped (nothing needs them): " + ", ".join(i.name for i in prog.dropped))
+    return "\n".join(lines)
+
+
+def program_dot(obj: Any, index: int = 0) -> str:
+    """Graphviz DOT text of a traced program: inputs and reads as boxes, ops as ellipses
+    (the backward's in orange), side effects as octagons, outputs in bold."""
+    prog = _programs_of(obj)[index]
+    lines = ["digraph program {", '  rankdir=TB; node [fontname="Helvetica", fontsize=10];']
+    made: set[int] = set()
+
+    def node(s: int, label: str, **kw: str) -> None:
+        if s not in made:
+            made.add(s)
+            extra = "".join(f", {k}={_q(v)}" for k, v in kw.items())
+            lines.append(f"  s{s} [label={_q(label)}{extra}];")
+
+    for s, nm, shp, dt in zip(prog.inputs, prog.input_names, prog.in_shapes, prog.in_dtypes):
+        node(s, f"{nm or 'input'}\n{_fmt_meta(shp, dt)}", shape="box", style="filled",
+             fillcolor=_RG_FILL)
+    k = 0
+    for ins in prog.instrs:
+        for a in ins.slots():
+            if prog.kinds[a] == 1:  # a constant
+                node(a, "const", shape="box", style="dashed")
+        if ins.out >= 0:
+            meta = _fmt_meta(ins.shape, ins.dtype) if ins.shape is not None else ""
+            if ins.kind == "op":
+                node(ins.out, f"{ins.name}\n{meta}", style="filled",
+                     fillcolor=_TARGET_FILL if ins.bwd else _OP_FILL)
+            else:
+                node(ins.out, f"{ins.name}\n{meta}", shape="box", style="filled",
+                     fillcolor=_WATCHED_FILL)
+            dst = f"s{ins.out}"
+        else:
+            dst = f"e{k}"
+            k += 1
+            lines.append(f"  {dst} [label={_q(ins.name)}, shape=octagon, style=filled, "
+                         f"fillcolor={_q(_NOTE_FILL)}];")
+        for a in ins.slots():
+            lines.append(f"  s{a} -> {dst};")
+    for r in prog.outputs:
+        if r.__class__ is int:
+            lines.append(f"  s{r} [penwidth=2.5];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def draw_program(obj: Any, index: int = 0) -> Graph:
+    """A :class:`Graph` of a traced program (SVG in Jupyter when Graphviz is installed)."""
+    return Graph(program_dot(obj, index), list_program(obj, index))
+
+
+def explain_trace(obj: Any) -> str:
+    """Why a ``tf.function`` retraced (or ran eagerly), or what ``torch.compile``
+    recompiled and where its graph broke.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> from tapegrad.debug import explain_trace
+    >>> f = tf.function(lambda x: x + 1)
+    >>> _ = f(tf.constant(1.0)); _ = f(tf.constant([1.0, 2.0]))
+    >>> print(explain_trace(f))
+    2 traces
+      retraced: input 0: shape () -> (2,)
+    """
+    c = getattr(obj, "_compiled", obj)
+    if hasattr(c, "graph_breaks"):
+        lines = [f"{c.traces} traces, {len(c.graph_breaks)} graph breaks"]
+        lines += [f"  graph break: {w} at {where}" for w, where in c.graph_breaks]
+        lines += [f"  recompiled: {r}" for r in c.recompile_reasons]
+        return "\n".join(lines)
+    if hasattr(obj, "experimental_get_tracing_count"):
+        lines = [f"{obj.experimental_get_tracing_count()} traces"]
+        lines += [f"  retraced: {r}" for r in getattr(obj, "retrace_reasons", [])]
+        lines += [f"  runs eagerly: {r}" for r in getattr(obj, "eager_reasons", [])]
+        return "\n".join(lines)
+    raise errors.hinted(TypeError(errors.with_hint(
+        f"{type(obj).__name__} is not a traced function",
+        "pass a tf.function or a torch.compile'd function or module")))

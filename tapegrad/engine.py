@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._core import errors, mode
+from ._core.dispatch import control
 from ._core.node import FREED, AccumulateGrad, Node
 from ._core.registry import ANOMALY, Packed, edge_of
 from ._core.tensor import CLASSES, Tensor, make
@@ -237,6 +238,7 @@ def run_backward(
     state = _STATE
     prev_mode = state.grad_enabled
     state.grad_enabled = create_graph
+    state.in_backward += 1
     errstate = np.errstate(all="ignore")
     errstate.__enter__()
     try:
@@ -328,6 +330,7 @@ def run_backward(
     finally:
         errstate.__exit__(None, None, None)
         state.grad_enabled = prev_mode
+        state.in_backward -= 1
     return results, retained
 
 
@@ -492,6 +495,11 @@ def grad(
 
 
 def _accumulate(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    if _STATE.levels:  # a trace records what this does to .grad
+        h = control("accumulate_grad")
+        if h is not None:
+            h(t, g, create_graph)
+            return
     if not create_graph and g._node is not None:
         g = g.detach()
     cur = t.grad

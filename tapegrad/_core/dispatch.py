@@ -40,6 +40,10 @@ class Level:
 
     depth: int = -1
     active: bool = False
+    #: a catch-all level (tracing) also receives the ops none of whose arguments is
+    #: one of its tracers (ops on Variables, parameters and constants), when it is the
+    #: innermost such level and deeper than the arguments' levels
+    catch_all: bool = False
 
     def process(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         """Run ``op`` on ``args``, some of which are this level's tracers."""
@@ -99,6 +103,11 @@ def dispatch(op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
                         top = lv
                 else:
                     stale = True
+    for lv in reversed(_STATE.levels):
+        if lv.catch_all:
+            if top is None or lv.depth > top.depth:
+                top = lv
+            break
     if top is not None:
         return top.process(op, args, attrs)
     if stale:
@@ -126,7 +135,7 @@ def save_self(res: Tensor) -> None:
     node.saved = tuple(saved)
 
 
-_TRACER_FIELDS = ("_lvl", "_primal", "_tangent", "_bval")
+_TRACER_FIELDS = ("_lvl", "_primal", "_tangent", "_bval", "_slot")
 
 
 def copy_tracer(src: Tensor, dst: Tensor) -> Tensor:

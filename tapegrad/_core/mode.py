@@ -29,6 +29,8 @@ class _State(threading.local):
         self.levels: list[Any] = []
         # (pack, unpack) hook pairs of torch.autograd.graph.saved_tensors_hooks, innermost last
         self.saved_hooks: list[tuple[Any, Any]] = []
+        # how many backward passes are running on this thread (a trace marks their ops)
+        self.in_backward: int = 0
 
 
 STATE = _State()

@@ -237,6 +237,12 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        if _STATE.levels:  # a trace records the write
+            from .dispatch import control
+
+            th = control("set_grad")
+            if th is not None:
+                th(self, value)
         self._grad = self._checked_grad(value)
 
     # -- what a front-end's subclass may refine (the core's versions accept everything)
@@ -323,6 +329,18 @@ class Tensor:
     @property
     def shape(self) -> Any:
         return self._data.shape
+
+    def _shape_tuple(self) -> tuple[Any, ...]:
+        """The shape a front-end shows: symbolic for an input traced with a generalized
+        signature (tf.function's ``reduce_retracing``), else the array's."""
+        return self.__dict__.get("_sym_shape", self._data.shape)
+
+    def _traced_text(self) -> str | None:
+        """How a tensor being traced prints (a trace's symbolic value), else None."""
+        lv = self._lvl
+        if lv is not None and lv.active and lv.catch_all:
+            return lv.show(self)
+        return None
 
     @property
     def dtype(self) -> Any:
@@ -415,6 +433,9 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        sym = self._traced_text()
+        if sym is not None:
+            return sym
         body = np.array2string(self._data, separator=", ", prefix="tensor(")
         extra = ""
         if self._node is not None:
@@ -424,7 +445,8 @@ class Tensor:
         return f"tensor({body}{extra})"
 
     def __str__(self) -> str:
-        return repr(self)
+        sym = self._traced_text()
+        return sym if sym is not None else repr(self)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:

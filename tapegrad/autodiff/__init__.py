@@ -1,4 +1,4 @@
-"""The transforms above the ops: forward mode, batching and the functional API.
+"""The transforms above the ops: forward mode, batching, tracing and the functional API.
 
 ``engine.py`` (reverse mode) sits beside this package; every transform here
 reaches the ops through the one dispatch path in ``_core/dispatch.py``.

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import builtins as _builtins
 import sys as _sys
-from collections.abc import Callable as _Callable
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -196,6 +195,7 @@ from . import (  # noqa: E402
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
+from .function import function  # noqa: E402
 from .module import Module, device, name_scope  # noqa: E402
 
 __version__ = "2.21.0"  # the TensorFlow API version this module follows
@@ -220,21 +220,27 @@ def executing_eagerly() -> _builtins.bool:
     return True
 
 
-def function(func: _Callable[..., _Any] | None = None, **kwargs: _Any) -> _Any:
-    """``tf.function``: accepted and ignored (tapegrad always runs eagerly)."""
-    if func is None:
-        return lambda f: f
-    return func
-
-
 def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = "\n",
           summarize: int = 3, name: str | None = None) -> None:
     """``tf.print``: tensors as TensorFlow prints them (``[1 2 3]``), to stderr by default."""
+    import numpy as _np
+
+    from .._core.tensor import Tensor as _Core
+    from .._core.tensor import make as _make
+    from ..autodiff import tracing as _tracing
     from ._tensor import numpy_value
 
-    parts = [str(numpy_value(x)) if isinstance(x, Tensor) else str(x) for x in inputs]
-    stream = _sys.stderr if output_stream is None else output_stream
-    stream.write(sep.join(parts) + end)
+    tensors = [x for x in inputs if isinstance(x, _Core)]
+
+    def emit(*arrays: _Any) -> None:
+        it = iter(arrays)
+        parts = [str(numpy_value(_make(_np.asarray(next(it))))) if isinstance(x, _Core)
+                 else str(x) for x in inputs]
+        stream = _sys.stderr if output_stream is None else output_stream
+        stream.write(sep.join(parts) + end)
+
+    # inside tf.function the print is part of the program: it runs on every call
+    _tracing.effect(emit, tensors, "tf.print", invalidates=False)
 
 
 __all__ = [

@@ -169,17 +169,19 @@ class EagerTensor(Tensor):
         return _promote(a, b, name)
 
     def __repr__(self) -> str:
-        return _repr(self)
+        sym = self._traced_text()
+        return _repr(self) if sym is None else sym
 
     def __str__(self) -> str:
-        return _str(self)
+        sym = self._traced_text()
+        return _str(self) if sym is None else sym
 
     def __format__(self, spec: str) -> str:
         return _format(self, spec)
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._data.shape)
+        return TensorShape(self._shape_tuple())
 
     @property
     def dtype(self) -> Any:
@@ -231,6 +233,7 @@ class VariableBase(EagerTensor):
     """Marker base of ``tf.Variable`` (defined in :mod:`tapegrad.tf.variables`)."""
 
     __slots__ = ()
+    _is_variable = True  # state that a trace reads by reference (autodiff/tracing.py)
 
 
 def read(v: Any) -> Tensor:

@@ -179,3 +179,7 @@ def raise_invalid_argument(message: str, hint: str, op: str | None = None,
     if op is not None:
         message = kernel_message(message, op, name, kernel)
     raise hinted(InvalidArgumentError(None, None, with_hint(message, hint)))
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a symbolic tensor inside ``tf.function`` (``bool(t)``, ...)."""

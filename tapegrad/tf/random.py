@@ -35,6 +35,7 @@ import numpy as np
 
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
+from ..autodiff import tracing as _tracing
 from . import _philox as _px
 from . import dtypes as _dt
 from ._tensor import convert, tft
@@ -100,6 +101,7 @@ def _nondeterministic64() -> int:
 
 def _kernel(op: str, attrs: tuple[Any, ...], op_seed: Any, reserve: int) -> _px.Philox:
     """The cached kernel's generator for ``op`` (made on first use), then advanced by ``reserve``."""
+    _tracing.note_break(f"random numbers ({op})")
     s1, s2 = get_seed(op_seed)
     k = (op, attrs, s1, s2)
     g = _KERNELS.get(k)
@@ -158,6 +160,7 @@ def _sized(shp: tuple[int, ...]) -> int:
 # Stateful ops
 
 
+@_tracing.random_source("tf.random.normal")
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.float32,
            seed: Any = None, name: str | None = None) -> Tensor:
     """Samples from a normal distribution (TensorFlow's ``RandomStandardNormal`` stream).
@@ -173,6 +176,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.floa
     return _scale_shift(_px.normal(g, n, npd).reshape(shp), stddev, mean, npd)
 
 
+@_tracing.random_source("tf.random.truncated_normal")
 def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dt.float32,
                      seed: Any = None, name: str | None = None) -> Tensor:
     """Normal samples redrawn until within two standard deviations (``TruncatedNormal``).
@@ -198,6 +202,7 @@ def _check_int_range(lo: int, hi: int, op: str) -> None:
             "maxval is exclusive: it must be greater than minval")))
 
 
+@_tracing.random_source("tf.random.uniform")
 def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dt.float32,
             seed: Any = None, name: str | None = None) -> Tensor:
     """Uniform samples in ``[minval, maxval)`` (``maxval`` 1 for floats; required for ints).

@@ -18,6 +18,7 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.registry import get_acc
 from .._core.tensor import Tensor
+from ..autodiff import tracing as _tracing
 from . import dtypes as _dt
 from ._tensor import (
     Reference,
@@ -124,6 +125,9 @@ class Variable(VariableBase):
             get_acc(self)  # reads of this variable (snapshots) share this accumulator
         for on_create in CREATION_HOOKS:  # tf.distribute: a strategy's scope mirrors it
             on_create(self)
+        lv = _tracing.current()
+        if lv is not None and not getattr(type(self), "_lifted", False):
+            lv.var_created(self)  # created inside tf.function: on the first trace only
 
     # ------------------------------------------------------------------ properties
     @property
@@ -221,19 +225,54 @@ class Variable(VariableBase):
         >>> v.assign([3.0, 4.0]).numpy()
         array([3., 4.], dtype=float32)
         """
-        return self._set(self._new_value(value, "assign"), read_value)
+        arr = self._new_value(value, "assign")
+        lv = _tracing.current()
+        if lv is not None:
+            return self._traced_set(lv, convert(value, dtype_hint=_dt.from_numpy(
+                self._data.dtype)) if not isinstance(value, VariableBase) else read(value),
+                None, read_value)
+        return self._set(arr, read_value)
+
+    def _traced_set(self, lv: Any, value: Tensor, how: str | None, read_value: bool) -> Any:
+        """An assignment inside ``tf.function``: the new value is computed by ops and the
+        write is a side effect of the program (run on every call)."""
+        from .. import ops
+
+        if how == "add":
+            value = ops.add(read(self), value)
+        elif how == "sub":
+            value = ops.subtract(read(self), value)
+        if value._data.shape != self._data.shape:
+            value = ops.broadcast_to(value, shape=self._data.shape)
+        if value._data.dtype != self._data.dtype:
+            value = ops.cast(value, dtype=self._data.dtype)
+        lv.write_var(self, value)
+        if not read_value:
+            return None
+        return _UnreadVariable(self) if isinstance(self, ResourceVariable) else self
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
                    read_value: bool = True) -> Any:
         """Add ``delta`` to the value (not recorded by tapes)."""
         d = self._new_value_broadcast(delta, "assign_add")
+        lv = _tracing.current()
+        if lv is not None:
+            return self._traced_set(lv, self._delta_tensor(delta), "add", read_value)
         return self._set(self._data + d, read_value)
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
                    read_value: bool = True) -> Any:
         """Subtract ``delta`` from the value (not recorded by tapes)."""
         d = self._new_value_broadcast(delta, "assign_sub")
+        lv = _tracing.current()
+        if lv is not None:
+            return self._traced_set(lv, self._delta_tensor(delta), "sub", read_value)
         return self._set(self._data - d, read_value)
+
+    def _delta_tensor(self, delta: Any) -> Tensor:
+        if isinstance(delta, VariableBase):
+            return read(delta)
+        return convert(delta, dtype_hint=_dt.from_numpy(self._data.dtype))
 
     def _new_value_broadcast(self, value: Any, what: str) -> np.ndarray:
         if isinstance(value, VariableBase):

@@ -95,10 +95,12 @@ _grad_names.install()
 _methods.install()
 
 from . import (  # noqa: E402
+    _dynamo,
     _misc,  # noqa: E402
     accelerator,
     autograd,
     backends,
+    compiler,
     cuda,
     distributed,
     func,
@@ -109,6 +111,7 @@ from . import (  # noqa: E402
     serialization,
     utils,
 )
+from ._compile import compile  # noqa: E402
 from ._misc import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
@@ -116,7 +119,6 @@ from ._misc import (  # noqa: E402
     HalfTensor,
     IntTensor,
     LongTensor,
-    compile,
     get_default_device,
     get_num_threads,
     is_inference,
@@ -172,6 +174,7 @@ __all__ = [
     "set_num_threads", "compile", "get_default_device",
     # submodules
     "autograd", "nn", "optim", "cuda", "distributed", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
+    "compiler", "_dynamo",
 ] + list(_ops.__all__) + list(_LINALG_NAMES)
 
 

@@ -52,13 +52,6 @@ def set_num_threads(n: int) -> None:
     """Accepted for compatibility."""
 
 
-def compile(model: Any = None, **kwargs: Any) -> Any:
-    """Returns the model (or function) unchanged: tapegrad runs eagerly."""
-    if model is None:
-        return lambda m: m
-    return model
-
-
 class _TensorMeta(type):
     """``torch.FloatTensor`` and the other typed names: an isinstance check for one dtype
     over every tapegrad tensor, while calling one builds a tensor the way PyTorch's legacy

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._core.mode import STATE as _STATE
+from ..autodiff import tracing as _tracing
 
 DEFAULT_SEED = 67280421310721
 
@@ -102,6 +103,7 @@ class Generator:
     # -- distributions -----------------------------------------------------------
     def uniform(self, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
         """``n`` draws of U(low, high) in ``dtype`` (PyTorch's ``uniform_``)."""
+        _tracing.note_break("random numbers")
         dtype = np.dtype(dtype)
         if dtype == np.float64:
             x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
@@ -143,6 +145,7 @@ class Generator:
 
     def normal(self, n: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
         """``n`` draws of N(mean, std^2) in ``dtype`` (PyTorch's ``normal_``)."""
+        _tracing.note_break("random numbers")
         dtype = np.dtype(dtype)
         if dtype in (np.float32, np.float64) and n >= 16:
             data = self.uniform(n, dtype)
@@ -156,12 +159,14 @@ class Generator:
 
     def integers(self, n: int, low: int, high: int) -> np.ndarray:
         """``n`` draws from [low, high) (PyTorch's ``random_(from, to)``)."""
+        _tracing.note_break("random numbers")
         rng = high - low
         raw = self._u64(n) if rng >= (1 << 28) else self._u32(n)
         return (raw % np.uint64(rng)).astype(np.int64) + low
 
     def permutation(self, n: int) -> np.ndarray:
         """PyTorch's CPU ``randperm`` (forward Fisher-Yates on 32-bit draws)."""
+        _tracing.note_break("random numbers")
         r = np.arange(n, dtype=np.int64)
         raw = self._u32(max(n - 1, 0)) if n < (1 << 24) else self._u64(max(n - 1, 0))
         for i in range(n - 1):

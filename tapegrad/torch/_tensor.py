@@ -20,6 +20,7 @@ from .._core import errors, mode
 from .._core.errors import hinted, warning_with_hint, with_hint
 from .._core.tensor import TORCH, Tensor, make, register_style, restyle
 from .._core.tensor import Tensor as CoreTensor
+from ..autodiff import tracing as _tracing
 from ..ops import cast
 from . import _dtype, _print
 from ._dtype import Size, default_np, from_np, result_type, to_np
@@ -546,6 +547,7 @@ def _different_draws() -> Any:
     return vmap_randomness()
 
 
+@_tracing.random_source("torch.rand")
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, out: Any = None, layout: Any = None,
          pin_memory: bool = False) -> Tensor:
@@ -567,6 +569,7 @@ def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = Non
     return _finish(gen(generator).uniform(n, dt).reshape(shape), requires_grad)
 
 
+@_tracing.random_source("torch.randn")
 def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, out: Any = None, layout: Any = None,
           pin_memory: bool = False) -> Tensor:
@@ -588,6 +591,7 @@ def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = No
     return _finish(gen(generator).normal(n, dt).reshape(shape), requires_grad)
 
 
+@_tracing.random_source("torch.randint")
 def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = None,
             requires_grad: bool = False, out: Any = None, layout: Any = None,
             **kwargs: Any) -> Tensor:
@@ -628,6 +632,7 @@ def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = 
     return _finish(vals, requires_grad)
 
 
+@_tracing.random_source("torch.randperm")
 def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = None,
              requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
     """A random permutation of ``0..n-1`` (PyTorch's CPU algorithm)."""
@@ -636,6 +641,7 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = 
                    requires_grad)
 
 
+@_tracing.random_source("torch.normal")
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any = None,
            dtype: Any = None, out: Any = None, requires_grad: bool = False,
            device: Any = None) -> Tensor:
@@ -994,10 +1000,11 @@ class TorchTensor(CoreTensor, metaclass=_TensorMeta):
 
     # -- printing
     def __repr__(self) -> str:
-        return _print.tensor_repr(self)
+        sym = self._traced_text()
+        return _print.tensor_repr(self) if sym is None else sym
 
     def __str__(self) -> str:
-        return _print.tensor_repr(self)
+        return self.__repr__()
 
     def __format__(self, spec: str) -> str:
         return _format(self, spec)
@@ -1005,7 +1012,7 @@ class TorchTensor(CoreTensor, metaclass=_TensorMeta):
     # -- what PyTorch means differently
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return Size(self._shape_tuple())
 
     @property
     def dtype(self) -> Any:

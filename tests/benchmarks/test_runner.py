@@ -79,7 +79,10 @@ def test_front_ends_run_when_installed(quick: tuple[dict[str, Any], Path]) -> No
             continue
         if not _complete(impl.module):
             continue
+        declared = impl.build(importlib.import_module(impl.module))
         for wkey, w in res["workloads"].items():
+            if wkey not in declared:  # e.g. the compiled variants cover W1-W3 only
+                continue
             cell = w["results"][impl.name]
             assert cell["status"] == "ok", (impl.name, wkey, cell.get("note"))
 

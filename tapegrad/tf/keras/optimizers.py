@@ -181,8 +181,30 @@ class Optimizer:
                     "[Op:AssignSubVariableOp] name: ",
                     "each gradient must have its variable's shape: check the zip order")))
             grads.append(ga.astype(v._data.dtype, copy=False))
+        from ...autodiff import tracing as _tracing
         from ..distribute import gradient_reduction
 
+        lv = _tracing.current()
+        if lv is not None:  # inside tf.function: one effect, every call
+            new = [v for _, v in kept if id(v) not in self._slots]
+            for v in new:  # Keras builds its slot variables while tracing the first call
+                self._slots[id(v)] = {}
+                self._vars[id(v)] = v
+            if new:
+                lv.var_created(self)
+            dts = [v._data.dtype for _, v in kept]
+
+            def apply(*arrays: Any) -> Any:
+                arrs = [np.asarray(a).astype(dt, copy=False) for a, dt in zip(arrays, dts)]
+                reduce_now = gradient_reduction()  # a strategy's all-reduce, at each replay
+                if reduce_now is not None:
+                    arrs = reduce_now(arrs)
+                with _APPLY_LOCK:
+                    return self._apply_locked(arrs, kept)
+
+            gts = [read(g) if isinstance(g, VariableBase) else convert(g) for g, _ in kept]
+            res = _tracing.effect(apply, gts, f"{type(self).__name__}.apply_gradients")
+            return self._iterations if res is None else res
         reduce = gradient_reduction()
         if reduce is not None:  # under a tf.distribute strategy: all-reduce over replicas
             grads = reduce(grads)

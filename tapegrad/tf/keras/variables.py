@@ -24,6 +24,9 @@ class KerasVariable(Variable):
     """
 
     __slots__ = ()
+    # Keras creates its variables under tf.init_scope: one made while tf.function traces
+    # is lifted out of the function, so it does not count as created by the trace
+    _lifted = True
 
     def __init__(self, initial_value: Any, name: str, path: str, trainable: bool = True,
                  dtype: Any = None) -> None:

@@ -493,8 +493,22 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                            eps=eps, axis=1)
     if training and m is not None and v is not None:
         n = x._data.size // max(c, 1)
-        _update(running_mean, m, momentum)
-        _update(running_var, v, momentum, unbiased_n=n)
+        from ...autodiff import tracing
+
+        if tracing.current() is not None:
+            # inside torch.compile: the statistics of this call's input, at every replay
+            red = tuple(i for i in range(x._data.ndim) if i != 1)
+            bufs = [b for b in (running_mean, running_var) if b is not None]
+
+            def update(xa: Any) -> None:
+                xa = np.asarray(xa)
+                _update(running_mean, make(xa.mean(axis=red)), momentum)
+                _update(running_var, make(xa.var(axis=red)), momentum, unbiased_n=n)
+
+            tracing.effect(update, (x,), "update running stats", writes=bufs)
+        else:
+            _update(running_mean, m, momentum)
+            _update(running_var, v, momentum, unbiased_n=n)
     return y
 
 

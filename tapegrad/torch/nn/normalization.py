@@ -76,9 +76,17 @@ class _NormBase(Module):
     def _factor(self) -> float:
         """This step's momentum (``None``: the cumulative average ``1 / batches``)."""
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked._data[...] += 1
-            self.num_batches_tracked._vc[0] += 1
+            nbt = self.num_batches_tracked
+
+            def count() -> None:
+                nbt._data[...] += 1
+                nbt._vc[0] += 1
+
+            from ...autodiff import tracing
+
+            tracing.effect(count, (), "num_batches_tracked += 1", writes=(nbt,))
             if self.momentum is None:
+                tracing.note_break("BatchNorm(momentum=None) reads num_batches_tracked")
                 return 1.0 / float(self.num_batches_tracked._data)
         return 0.0 if self.momentum is None else float(self.momentum)
 

@@ -85,6 +85,11 @@ class LBFGS(Optimizer):
             raise hinted(TypeError(with_hint("LBFGS.step() missing 1 required positional argument: "
                                       "'closure'",
                                       "LBFGS re-evaluates the loss: pass a closure")))
+        from ...autodiff import tracing as _tracing
+
+        lv = _tracing.current()
+        if lv is not None:  # its line search reads values: not one program
+            lv.breaks.append(("LBFGS.step", "LBFGS"))
         group = self.param_groups[0]
         first: list[Any] = []
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
+from ...autodiff import tracing as _tracing
 
 
 def check_lr_tensor(lr: Any) -> None:
@@ -208,6 +209,13 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to ``None`` by default)."""
+        lv = _tracing.current()
+        if lv is not None:  # inside torch.compile: part of the program, run on every replay
+            lv.effect(lambda: self._zero_grad(set_to_none), (), "optimizer.zero_grad", True)
+            return
+        self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none: bool) -> None:
         for g in self.param_groups:
             for p in g["params"]:
                 if p._grad is None:
@@ -226,8 +234,20 @@ class Optimizer:
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
         loss = None
         if closure is not None:
+            lv = _tracing.current()
+            if lv is not None:  # the closure's control flow reads values: not one program
+                lv.breaks.append(("optimizer.step(closure)", type(self).__name__))
             with mode.enable_grad():
                 loss = closure()
+        else:
+            lv = _tracing.current()
+            if lv is not None:  # inside torch.compile: the fused update is one effect
+                lv.effect(lambda: self._step(), (), f"{type(self).__name__}.step", True)
+                return None
+        self._step()
+        return loss
+
+    def _step(self) -> None:
         with mode.no_grad():
             for group in self.param_groups:
                 if isinstance(group.get("lr"), Tensor):
@@ -243,7 +263,6 @@ class Optimizer:
                         p._data = p._data.copy()
                     self._update(p._data, g, self.state[p], group)
                     p._vc[0] += 1
-        return loss
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:

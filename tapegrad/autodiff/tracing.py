@@ -1,0 +1,1250 @@
+"""Tracing: run a function once on concrete values and record a replayable program.
+
+A :class:`TraceLevel` is one trace in progress (``tf.function``, ``torch.compile``).
+It is a *catch-all* level on the dispatch stack (``_core/dispatch.py``): every op
+called while it is innermost comes to :meth:`TraceLevel.process`, whether or
+not its inputs are tracers, so ops on Variables and parameters are seen too.
+
+Design (concrete-value tracing, as PyTorch's ``make_fx`` or JAX's ``jit`` of a
+concrete trace): the Python body runs *once for real*; each op computes its
+value on the plain path (so reverse-mode recording, tapes, ``backward()`` and
+optimizer steps inside behave exactly as in eager code) and is also written
+down as an instruction of a :class:`Program`:
+
+- ``in``: the function's tensor inputs (tracers carry their *slot*);
+- ``read``: a Variable, a parameter or a parameter's ``.grad`` read by
+  reference (its value at that point of the program, at every replay);
+- ``const``: any other tensor the function used (captured by value; a guard
+  on its version counter makes a replay refuse if it was modified in place);
+- ``op``: a primitive with its static attributes (including the ops of any
+  backward pass run inside: the engine's VJPs are ops too, so a replay never
+  walks a graph);
+- side effects in program order: ``write`` (Variable assignment, in-place
+  update of a parameter or buffer), ``setgrad`` (what ``backward()`` or
+  ``p.grad = ...`` did to a ``.grad``) and ``effect`` (an opaque call run on
+  every replay: ``tf.print``, an optimizer's fused update).
+
+An op none of whose inputs is an input, a read or an earlier op's result is
+*folded*: it was computed once while tracing and its value is a constant (the
+backward of ``y * 1.0001`` needs no work at replay).  Instructions that
+neither an output nor a side effect needs are *dropped*.  The rest is
+compiled to one straight-line Python function of NumPy kernels
+(:meth:`Program.source` shows it): elementwise ufuncs write into a dead
+intermediate's buffer (``out=``) where no other value can see it, and each
+value is released after its last use.
+
+Replaying under an outer tape or with inputs that require grad runs the same
+instructions through the ops (:meth:`Program.run_tensors`) so the caller's
+graph records them: gradients of any order flow through a compiled function.
+
+Reading a tracer's value (``item``, ``bool``, ``numpy``) calls the level's
+``on_read`` policy: ``tf.function`` raises TensorFlow's error, ``torch.compile``
+notes a *graph break* and the front-end runs that function eagerly.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._core.dispatch import Level
+from .._core.mode import STATE as _STATE
+from .._core.node import FREED
+from .._core.tensor import Tensor, make, set_style
+
+__all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "random_source", "note_break",
+           "trace_call", "run_program"]
+
+IN, CONST, OP, READ = 0, 1, 2, 3
+_KIND_NAMES = ("input", "const", "op", "read")
+
+# ops whose forward is exactly this ufunc of its inputs (no attributes): called directly
+# at replay, and allowed to write into a dead input's buffer
+_UFUNCS: dict[str, Any] = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "negative": np.negative,
+    "square": np.square, "abs": np.abs, "sign": np.sign, "sin": np.sin, "cos": np.cos,
+}
+# ...and those written as Python operators when no buffer is reused (an ndarray operand
+# calls the same ufunc; NumPy scalars, as in a chain of 0-d ops, take the scalar fast path)
+_OPERATORS: dict[str, str] = {"add": "+", "subtract": "-", "multiply": "*", "negative": "-"}
+# ufunc forwards that ignore floating-point warnings (np.errstate inside): called
+# directly only under the replay's own errstate
+_QUIET_UFUNCS: dict[str, Any] = {
+    "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh,
+}
+
+
+class _Lit:
+    """A non-tensor argument of an op (a Python number, an ndarray, ``None``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Instr:
+    """One instruction of a program (see the module docstring for the kinds)."""
+
+    __slots__ = ("kind", "op", "args", "attrs", "out", "obj", "what", "fn", "bwd", "gm",
+                 "name", "shape", "dtype", "when")
+
+    def __init__(self, kind: str, out: int = -1, op: Any = None, args: Sequence[Any] = (),
+                 attrs: dict[str, Any] | None = None, obj: Any = None, what: str = "",
+                 fn: Any = None, name: str = "") -> None:
+        self.kind = kind
+        self.out = out
+        self.op = op
+        self.args = tuple(args)
+        self.attrs = attrs or {}
+        self.obj = obj
+        self.what = what
+        self.fn = fn
+        self.bwd = _STATE.in_backward > 0
+        self.gm = _STATE.grad_enabled
+        self.name = name or (op.name if op is not None else kind)
+        self.shape: tuple[int, ...] | None = None
+        self.dtype: Any = None
+        # a side effect inside traced cond branches runs only when their predicates hold:
+        # ((slot, polarity), ...)
+        self.when: tuple[tuple[int, bool], ...] = ()
+
+    def slots(self) -> list[int]:
+        """The slots this instruction reads."""
+        return [a for a in self.args if a.__class__ is int] + [w for w, _ in self.when]
+
+
+def current() -> TraceLevel | None:
+    """The innermost active trace (``None`` when nothing is being traced)."""
+    for lv in reversed(_STATE.levels):
+        if isinstance(lv, TraceLevel):
+            return lv
+    return None
+
+
+def effect(fn: Callable[..., Any], tensors: Sequence[Any] = (), name: str = "effect",
+           invalidates: bool = True, writes: Sequence[Any] = ()) -> Any:
+    """Run ``fn(*arrays)`` now and, while tracing, on every replay (in program order).
+
+    ``tensors`` are passed as their arrays.  ``invalidates``: the call may change
+    Variables, parameters or gradients, so later uses read them again; ``writes``:
+    tensors it changes in place (never captured as constants).  Used for
+    ``tf.print``, the optimizers' fused updates and batch norm's running statistics.
+    """
+    lv = current() if _STATE.levels else None
+    if lv is None:
+        return fn(*[t._data if isinstance(t, Tensor) else t for t in tensors])
+    for t in writes:
+        lv.written.add(id(t))
+        lv.arr_slot.pop(id(t._data), None)
+    return lv.effect(fn, tensors, name, invalidates or bool(writes))
+
+
+def random_source(name: str) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """Decorator for a function that draws new random numbers on every call: while
+    tracing, its result is a *source* of the program (drawn again at each replay)."""
+    import functools
+
+    def deco(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Tensor:
+            lv = current() if _STATE.levels else None
+            if lv is None:
+                return fn(*args, **kwargs)
+            return lv.source(lambda: fn(*args, **kwargs), name)
+
+        return wrapper
+
+    return deco
+
+
+def note_break(what: str) -> None:
+    """Tell the innermost trace (if any) that ``what`` cannot be recorded."""
+    if _STATE.levels:
+        lv = current()
+        if lv is not None:
+            lv.note_break(what)
+
+
+def _user_frame() -> str:
+    """``file:line`` of the innermost frame outside tapegrad (where a graph broke)."""
+    import os
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for fr in reversed(traceback.extract_stack()):
+        if not os.path.abspath(fr.filename).startswith(pkg + os.sep):
+            return f"{fr.filename}:{fr.lineno} ({fr.line})"
+    return "?"
+
+
+class TraceLevel(Level):
+    """One trace in progress: records every op, read and side effect into a program."""
+
+    catch_all = True
+
+    def __init__(self, name: str = "f", dry: bool = False,
+                 on_read: Callable[[Tensor, str], None] | None = None,
+                 on_create: Callable[[Any], None] | None = None) -> None:
+        self.name = name
+        self.on_create = on_create
+        self.on_show: Callable[[TraceLevel, Tensor], str | None] | None = None
+        self.sym_counts: dict[str, int] = {}
+        self.dry = dry  # a trace that must leave no effect (get_concrete_function)
+        self.on_read = on_read
+        self.instrs: list[Instr] = []
+        self.arrs: list[Any] = []  # each slot's value while tracing
+        self.kinds: list[int] = []
+        self.styles: list[int] = []
+        self.names: list[str] = []
+        self.arr_slot: dict[int, int] = {}  # id(array) -> slot (non-tracer lookups)
+        self.tracers: list[Tensor] = []
+        self.consts: dict[int, Tensor] = {}
+        self.inputs: list[int] = []
+        self.grad_arrays: dict[int, Tensor] = {}  # id(p.grad array) -> p
+        self.grad_touched: set[int] = set()
+        self.grad_guards: list[tuple[Tensor, bool]] = []
+        self.written: set[int] = set()
+        self.undo: list[tuple[Any, ...]] = []
+        self.undone: set[tuple[int, str]] = set()
+        self.created: list[Any] = []  # Variables created while tracing
+        self.folded: list[str] = []
+        self.breaks: list[tuple[str, str]] = []
+        self.unsupported: str | None = None
+        self.n_effects = 0
+        self.n_invalidating = 0
+        self.when: list[tuple[int, bool]] = []  # the traced cond branches we are inside
+        self.taken = True  # whether those branches are the ones taken now
+
+    # ------------------------------------------------------------------ slots
+    def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
+        s = len(self.arrs)
+        self.arrs.append(arr)
+        self.kinds.append(kind)
+        self.styles.append(style)
+        self.names.append(name)
+        if isinstance(arr, np.ndarray):
+            self.arr_slot[id(arr)] = s
+        return s
+
+    def _mark(self, t: Tensor, s: int) -> Tensor:
+        d = t.__dict__
+        d["_lvl"] = self
+        d["_slot"] = s
+        self.tracers.append(t)
+        return t
+
+    def add_input(self, t: Tensor, name: str = "") -> Tensor:
+        """A tracer for input tensor ``t`` (before the level is entered)."""
+        from .. import ops
+
+        if t._rg or t._node is not None or _STATE.tapes:
+            tr = ops.identity(t)  # outer reverse mode reaches the input through it
+        else:
+            tr = make(t._data, None, False, t._style)
+        tr._vc = t._vc
+        s = self._new_slot(IN, tr._data, t._style, name)
+        self.inputs.append(s)
+        return self._mark(tr, s)
+
+    def ref(self, a: Tensor) -> int:
+        """The slot of tensor ``a`` (capturing it as a read or a constant if it is new)."""
+        d = a.__dict__
+        if d.get("_lvl") is self:
+            return d["_slot"]
+        arr = a._data
+        s = self.arr_slot.get(id(arr))
+        if s is not None and self.arrs[s] is arr:
+            return s
+        return self._capture(a)
+
+    def _state_of(self, a: Tensor) -> tuple[Any, str] | None:
+        if getattr(a, "_is_variable", False) or id(a) in self.written:
+            return a, "data"
+        if a._node is None:
+            acc = a._acc
+            if acc is not None:
+                v = acc.variable_ref()
+                if v is not None and v is not a and getattr(v, "_is_variable", False) \
+                        and v._data is a._data:
+                    return v, "data"
+            if a._rg:
+                return a, "data"
+        else:
+            return a, "data"  # a tensor with an outer graph: read so gradients reach it
+        p = self.grad_arrays.get(id(a._data))
+        if p is not None and p._grad is not None and p._grad._data is a._data:
+            return p, "grad"
+        return None
+
+    def _capture(self, a: Tensor) -> int:
+        arr = a._data
+        st = self._state_of(a)
+        if st is None:
+            s = self._new_slot(CONST, arr, a._style)
+            self.consts[s] = a
+            return s
+        obj, what = st
+        s = self._new_slot(READ, arr, a._style)
+        ins = Instr("read", s, obj=obj, what=what, name=f"read {what}")
+        self._shape(ins, arr)
+        self.instrs.append(ins)
+        # what .grad looked like at the call's start matters only until an effect (an
+        # optimizer's zero_grad) may have changed it
+        if what == "grad":
+            if id(obj) not in self.grad_touched and not self.n_invalidating:
+                self.grad_guards.append((obj, True))
+        elif obj._rg and not getattr(obj, "_is_variable", False) and obj._node is None:
+            g = obj._grad
+            if g is not None:
+                self.grad_arrays[id(g._data)] = obj
+            if id(obj) not in self.grad_touched and not self.n_invalidating:
+                self.grad_guards.append((obj, g is not None))
+                self.grad_touched.add(id(obj))
+        return s
+
+    @staticmethod
+    def _shape(ins: Instr, arr: Any) -> None:
+        a = np.asarray(arr)
+        ins.shape = a.shape
+        ins.dtype = a.dtype
+
+    def _lit_or_ref(self, a: Any) -> tuple[Any, bool]:
+        if isinstance(a, Tensor):
+            s = self.ref(a)
+            return s, self.kinds[s] != CONST
+        if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
+            self._unsupported("a list of tensors passed as one op argument")
+        return _Lit(a), False
+
+    def _unsupported(self, what: str) -> None:
+        if self.unsupported is None:
+            self.unsupported = what
+
+    # ------------------------------------------------------------------ the Level interface
+    def process(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
+        refs: list[Any] = []
+        live = False
+        for a in args:
+            r, lv = self._lit_or_ref(a)
+            refs.append(r)
+            live = live or lv
+        for v in attrs.values():
+            if isinstance(v, Tensor) and v.__dict__.get("_lvl") is self:
+                self._unsupported(f"a traced tensor as the static attribute of {op.name}")
+        out = op._general(args, attrs)
+        if not live:
+            self.folded.append(op.name)
+            return out
+        s = self._new_slot(OP, out._data, out._style)
+        ins = Instr("op", s, op=op, args=refs, attrs=attrs)
+        self._shape(ins, out._data)
+        self.instrs.append(ins)
+        return self._mark(out, s)
+
+    def lower(self, t: Tensor) -> Any:
+        return make(t._data, t._node, t._rg, t._style)
+
+    def detach(self, t: Tensor) -> Tensor:
+        d = make(t._data, None, False, t._style)
+        d._vc = t._vc
+        return self._mark(d, t.__dict__["_slot"])
+
+    def read(self, t: Tensor, what: str) -> None:
+        if self.on_read is not None:
+            self.on_read(t, what)
+        self.breaks.append((what, _user_frame()))
+
+    def show(self, t: Tensor) -> str | None:
+        """What printing tracer ``t`` shows: the front-end's ``on_show`` (TensorFlow's
+        symbolic ``Tensor("x:0", ...)``), or ``None`` (its value) after a ``print`` read."""
+        if self.on_show is not None:
+            return self.on_show(self, t)
+        self.read(t, "print")
+        return None
+
+    def symbol(self, t: Tensor) -> str:
+        """A TensorFlow-style name for tracer ``t`` (``x``, ``add``, ``add_1``, ...)."""
+        s = t.__dict__["_slot"]
+        nm = self.names[s]
+        if not nm:
+            base = "Identity"
+            for ins in reversed(self.instrs):
+                if ins.out == s:
+                    base = ins.name
+                    break
+            k = self.sym_counts.get(base, 0)
+            self.sym_counts[base] = k + 1
+            nm = base if k == 0 else f"{base}_{k}"
+            self.names[s] = nm
+        return nm
+
+    def _save_undo(self, obj: Any, what: str) -> None:
+        key = (id(obj), what)
+        if key in self.undone:
+            return
+        self.undone.add(key)
+        if what == "data":
+            self.undo.append((obj, what, obj._data, obj._data.copy(), obj._vc[0]))
+        else:
+            g = obj._grad
+            self.undo.append((obj, what, g, None if g is None else g._data.copy(), 0))
+
+    def rollback(self) -> None:
+        """Undo the trace's writes to Variables, parameters and gradients (a dry trace)."""
+        for obj, what, ref, copy, vc in reversed(self.undo):
+            if what == "data":
+                obj._data = ref
+                np.copyto(ref, copy)
+                obj._vc[0] = vc
+            else:
+                obj._grad = ref
+                if ref is not None and copy is not None:
+                    np.copyto(ref._data, copy)
+
+    def _as_dtype(self, result: Tensor, dtype: Any) -> Tensor:
+        if result._data.dtype != dtype:
+            from .. import ops
+
+            return ops.cast(result, dtype=dtype)
+        return result
+
+    def assign(self, t: Tensor, result: Tensor) -> None:
+        """``t`` takes ``result``'s value in place (an in-place op while tracing)."""
+        result = self._as_dtype(result, t._data.dtype)
+        s = self.ref(result)
+        d = t.__dict__
+        if d.get("_lvl") is self:
+            old = d["_slot"]
+            if self.kinds[old] == IN:  # the caller's tensor changes too
+                self.instrs.append(Instr("write_in", obj=self.inputs.index(old), args=(s,),
+                                         name="write input"))
+            self._copy_into(t, result._data)
+            d["_slot"] = s
+            return
+        self._save_undo(t, "data")
+        self._side(Instr("write_inplace", obj=t, args=(s,), name="write in place"))
+        self.written.add(id(t))
+        if self.taken:
+            self._copy_into(t, result._data)
+        self.arr_slot.pop(id(t._data), None)  # later uses read the new value
+
+    @staticmethod
+    def _copy_into(t: Tensor, data: np.ndarray) -> None:
+        if t._data.flags.writeable:
+            np.copyto(t._data, data, casting="unsafe")
+        else:
+            t._data = data.astype(t._data.dtype)
+
+    # ------------------------------------------------------------------ gradients
+    def control_accumulate_grad(self, t: Tensor, g: Tensor, create_graph: bool) -> None:
+        """What ``backward()`` does to ``t.grad`` (the engine's ``_accumulate``), recorded."""
+        from .. import ops
+
+        if not create_graph and g._node is not None:
+            g = g.detach()
+        self._save_undo(t, "grad")
+        cur = t._grad
+        if cur is None or create_graph or cur._node is not None:
+            new = g if cur is None else ops.add(cur, g)
+            new = self._as_dtype(new, t._data.dtype)
+            s = self.ref(new)
+            arr = np.array(new._data, copy=True)
+            ng = make(arr, new._node if create_graph else None, new._rg if create_graph
+                      else False, t._style)
+            if self.kinds[s] != CONST:
+                self._mark(ng, s)
+            self.instrs.append(Instr("setgrad", obj=t, args=(s,), name="set .grad"))
+            t._grad = ng
+        else:
+            res = self._as_dtype(ops.add(cur, g), cur._data.dtype)
+            s = self.ref(res)
+            self.instrs.append(Instr("addgrad", obj=t, args=(s,), name="accumulate .grad"))
+            cur._data += g._data
+            cur._vc[0] += 1
+            if cur.__dict__.get("_lvl") is self:
+                cur.__dict__["_slot"] = s
+            else:
+                self.arr_slot.pop(id(cur._data), None)
+        self.grad_touched.add(id(t))
+        if t._grad is not None:
+            self.grad_arrays[id(t._grad._data)] = t
+
+    def control_set_grad(self, t: Tensor, value: Any) -> None:
+        """``t.grad = value`` while tracing."""
+        self._save_undo(t, "grad")
+        self.grad_touched.add(id(t))
+        if value is None:
+            self.instrs.append(Instr("setgrad", obj=t, args=(_Lit(None),), name="set .grad"))
+            return
+        s = self.ref(value)
+        self.instrs.append(Instr("setgrad_alias", obj=t, args=(s,), name="set .grad"))
+        self.grad_arrays[id(value._data)] = t
+
+    # ------------------------------------------------------------------ Variables, effects
+    def write_var(self, v: Any, new: Tensor) -> None:
+        """Variable ``v`` is assigned ``new`` (rebinds its array, as ``Variable.assign``)."""
+        self.ref(v)  # snapshots read before the write keep the old value
+        s = self.ref(new)
+        self._save_undo(v, "data")
+        self._side(Instr("write_var", obj=v, args=(s,),
+                         name=f"assign {getattr(v, 'name', '')}".rstrip()))
+        self.written.add(id(v))
+        if self.taken:
+            v._set(new._data, False)  # later uses read the new value (a new array)
+        else:
+            self.arr_slot.pop(id(v._data), None)
+
+    def effect(self, fn: Callable[..., Any], tensors: Sequence[Any], name: str,
+               invalidates: bool) -> Any:
+        refs: list[Any] = []
+        for t in tensors:
+            refs.append(self.ref(t) if isinstance(t, Tensor) else _Lit(t))
+        self._side(Instr("effect", fn=fn, args=refs, name=name))
+        self.n_effects += 1
+        if invalidates:  # later uses read Variables, parameters and gradients again
+            self.n_invalidating += 1
+            kinds = self.kinds
+            self.arr_slot = {k: v for k, v in self.arr_slot.items() if kinds[v] == OP}
+            self.grad_arrays = {}
+        if self.dry or not self.taken:
+            return None
+        arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
+        with self.suspended():  # the effect's own ops are not part of the program
+            return fn(*arrays)
+
+    def _side(self, ins: Instr) -> None:
+        ins.when = tuple(self.when)
+        self.instrs.append(ins)
+
+    # ------------------------------------------------------------------ control flow
+    def _is_tracer(self, t: Any) -> bool:
+        return isinstance(t, Tensor) and t.__dict__.get("_lvl") is self
+
+    def _branch(self, fn: Callable[..., Any], operands: Sequence[Any], cond: int,
+                polarity: bool, taken: bool) -> tuple[Any, ...]:
+        self.when.append((cond, polarity))
+        prev = self.taken
+        self.taken = prev and taken
+        try:
+            out = fn(*operands)
+        finally:
+            self.when.pop()
+            self.taken = prev
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+    def _select(self, pred: Tensor, a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+        from .. import ops
+
+        if len(a) != len(b):
+            self._unsupported("tf.cond branches that return different structures")
+            return a if bool(np.asarray(pred._data)) else b
+        res: list[Any] = []
+        for x, y in zip(a, b):
+            if isinstance(x, Tensor) or isinstance(y, Tensor):
+                xa, ya = np.asarray(x._data if isinstance(x, Tensor) else x), \
+                    np.asarray(y._data if isinstance(y, Tensor) else y)
+                if xa.shape != ya.shape or xa.dtype != ya.dtype:
+                    self._unsupported("tf.cond branches whose outputs differ in shape or dtype")
+                    res.append(x if bool(np.asarray(pred._data)) else y)
+                    continue
+                res.append(ops.where(pred, x, y))
+            elif x is y or x == y:
+                res.append(x)
+            else:
+                self._unsupported("tf.cond branches returning different Python values")
+                res.append(x if bool(np.asarray(pred._data)) else y)
+        return tuple(res)
+
+    def control_cond(self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+                     operands: Sequence[Any]) -> tuple[Any, ...]:
+        """``tf.cond`` while tracing: both branches are traced (as TensorFlow does); their
+        outputs are selected by the predicate (``where``), so the gradient is the taken
+        branch's; their side effects run only when their branch is taken."""
+        operands = tuple(operands)
+        if not self._is_tracer(pred):
+            taken = bool(np.asarray(pred._data if isinstance(pred, Tensor) else pred))
+            out = (true_fn if taken else false_fn)(*operands)
+            return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        from .. import ops
+
+        p = pred if pred._data.dtype == np.bool_ else ops.cast(pred, dtype=np.bool_)
+        ps = self.ref(p)
+        taken = bool(np.asarray(p._data))
+        a = self._branch(true_fn, operands, ps, True, taken)
+        b = self._branch(false_fn, operands, ps, False, not taken)
+        return self._select(p, a, b)
+
+    def control_switch_case(self, branch_index: Any, branch_fns: Sequence[Callable[..., Any]],
+                            operands: Sequence[Any]) -> tuple[Any, ...]:
+        """``tf.switch_case`` while tracing: every branch traced, outputs selected (an index
+        out of range runs the last branch, as TensorFlow's default)."""
+        operands = tuple(operands)
+        fns = list(branch_fns)
+        if not self._is_tracer(branch_index):
+            i = int(np.asarray(branch_index._data if isinstance(branch_index, Tensor)
+                               else branch_index))
+            out = fns[i if 0 <= i < len(fns) else -1](*operands)
+            return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        from .. import ops
+
+        idx = int(np.asarray(branch_index._data))
+        cur = idx if 0 <= idx < len(fns) else len(fns) - 1
+        outs = []
+        preds = []
+        for i, fn in enumerate(fns[:-1]):
+            p = ops.equal(branch_index, i)
+            preds.append(p)
+            outs.append(self._branch(fn, operands, self.ref(p), True, cur == i))
+        # the last branch: none of the others
+        none = None
+        for p in preds:
+            q = ops.logical_not(p)
+            none = q if none is None else ops.logical_and(none, q)
+        if none is None:
+            res = self._branch(fns[-1], operands, self.ref(ops.equal(branch_index,
+                                                                     branch_index)), True, True)
+        else:
+            res = self._branch(fns[-1], operands, self.ref(none), True, cur == len(fns) - 1)
+        for p, o in zip(reversed(preds), reversed(outs)):
+            res = self._select(p, o, res)
+        return res
+
+    def control_while_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                           loop_vars: Sequence[Any], maximum_iterations: Any) -> tuple[Any, ...]:
+        """``tf.while_loop`` while tracing: a loop whose condition is a traced tensor is not
+        recorded (the function runs eagerly for this signature); one with a Python
+        condition unrolls."""
+        vs = tuple(loop_vars)
+        n = None if maximum_iterations is None else int(np.asarray(
+            maximum_iterations._data if isinstance(maximum_iterations, Tensor)
+            else maximum_iterations))
+        it = 0
+        while n is None or it < n:
+            c = cond_fn(*vs)
+            if self._is_tracer(c):
+                self._unsupported("tf.while_loop whose condition depends on a traced tensor")
+            if not bool(np.asarray(c._data if isinstance(c, Tensor) else c)):
+                break
+            out = body_fn(*vs)
+            vs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            it += 1
+        return vs
+
+    def source(self, fn: Callable[[], Tensor], name: str) -> Tensor:
+        """A tensor that ``fn()`` makes anew on every call (random numbers): its value now,
+        and an instruction that calls ``fn`` at replay (so the generator advances as in
+        eager code)."""
+        with self.suspended():
+            t = fn()
+        s = self._new_slot(READ, t._data, t._style)
+        ins = Instr("source", s, fn=fn, name=name)
+        self._shape(ins, t._data)
+        self.instrs.append(ins)
+        return self._mark(t, s)
+
+    def note_break(self, what: str) -> None:
+        """Something that cannot be part of a program happened (random numbers drawn into
+        raw arrays, a closure-driven optimizer): the function is not one program."""
+        self.breaks.append((what, _user_frame()))
+
+    def suspended(self) -> _Suspend:
+        """A context in which nothing is traced (the code runs as at replay)."""
+        return _Suspend(self)
+
+    def var_created(self, v: Any) -> None:
+        if self.on_create is not None:
+            self.on_create(v)
+        self.created.append(v)
+
+    # ------------------------------------------------------------------ the end
+    def finish(self, outputs: Sequence[Any]) -> Program:
+        """The program that returns ``outputs`` (tensors or Python values)."""
+        out_refs: list[Any] = []
+        graph: list[bool] = []
+        freed: list[bool] = []
+        for o in outputs:
+            if isinstance(o, Tensor):
+                out_refs.append(self.ref(o))
+                # an output that requires grad (PyTorch style) keeps a graph at replay; one a
+                # tape recorded inside the function does not (that tape is gone)
+                n = o._node
+                graph.append(bool(o._rg))
+                freed.append(n is not None and n.saved is FREED)
+            else:
+                out_refs.append(_Lit(o))
+                graph.append(False)
+                freed.append(False)
+        prog = Program(self, out_refs, graph, freed)
+        self.release()
+        return prog
+
+    def release(self) -> None:
+        """Turn every tracer back into a plain tensor (the trace is over)."""
+        for t in self.tracers:
+            d = t.__dict__
+            d.pop("_lvl", None)
+            d.pop("_slot", None)
+        self.tracers = []
+
+
+def _snapshot(obj: Any) -> Any:
+    """A state's value now, sharing its gradient accumulator (a Variable's read)."""
+    from .._core.registry import get_acc
+
+    if getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
+        snap = make(obj._data, None, obj._rg, obj._style)
+        if obj._data.dtype.kind in "fc":
+            snap._acc = obj._acc or get_acc(obj)
+        snap._tv = obj._tv
+        snap._vc = obj._vc
+        return snap
+    return obj
+
+
+class _Suspend:
+    def __init__(self, lv: TraceLevel) -> None:
+        self.lv = lv
+        self.saved: list[Any] = []
+
+    def __enter__(self) -> None:
+        self.saved = _STATE.levels
+        _STATE.levels = []
+
+    def __exit__(self, *exc: object) -> None:
+        _STATE.levels = self.saved
+
+
+# ---------------------------------------------------------------------------- replay
+def _winp(obj: Any, val: Any) -> None:
+    if obj._data.flags.writeable:
+        np.copyto(obj._data, val, casting="unsafe")
+    else:
+        obj._data = np.asarray(val).astype(obj._data.dtype)
+    obj._vc[0] += 1
+
+
+def _winput(arr: np.ndarray, val: Any) -> None:
+    np.copyto(arr, val, casting="unsafe")
+
+
+def _sgrad(obj: Any, val: Any) -> None:
+    obj._grad = make(np.array(val, dtype=obj._data.dtype, copy=True), None, False, obj._style)
+
+
+def _sgrad_own(obj: Any, val: Any) -> None:
+    obj._grad = make(val, None, False, obj._style)
+
+
+def _sgrad_alias(obj: Any, val: Any, style: int) -> None:
+    obj._grad = make(np.asarray(val), None, False, style)
+
+
+def _agrad(obj: Any, val: Any) -> None:
+    g = obj._grad
+    np.copyto(g._data, val, casting="unsafe")
+    g._vc[0] += 1
+
+
+class Program:
+    """A recorded function: instructions, constants, guards, and its compiled replay."""
+
+    def __init__(self, lv: TraceLevel, out_refs: list[Any], graph: list[bool],
+                 freed: list[bool]) -> None:
+        self.name = lv.name
+        self.kinds = lv.kinds
+        self.styles = lv.styles
+        self.inputs = list(lv.inputs)
+        self.input_names = [lv.names[s] for s in lv.inputs]
+        self.outputs = out_refs
+        self.out_graph = graph
+        self.out_freed = freed
+        self.folded = list(lv.folded)
+        self.breaks = list(lv.breaks)
+        self.unsupported = lv.unsupported
+        self.created = list(lv.created)
+        self.n_traced = len(lv.instrs)
+        arrs = lv.arrs
+        # constants written in place by the function are reads of it (at the start)
+        head: list[Instr] = []
+        self.const_vals: dict[int, Any] = {}
+        self.const_t: dict[int, Tensor] = {}
+        self.vc_guards: list[tuple[Tensor, int]] = []
+        for s, t in lv.consts.items():
+            if id(t) in lv.written:
+                self.kinds[s] = READ
+                ins = Instr("read", s, obj=t, what="data", name="read data")
+                TraceLevel._shape(ins, arrs[s])
+                head.append(ins)
+            else:
+                self.const_vals[s] = arrs[s]
+                self.const_t[s] = t
+                self.vc_guards.append((t, t._vc[0]))
+        self.grad_guards = list(lv.grad_guards)
+        instrs = head + lv.instrs
+        # dead instructions: neither an output nor a side effect needs them
+        needed = {r for r in out_refs if r.__class__ is int}
+        kept: list[Instr] = []
+        self.dropped: list[Instr] = []
+        for ins in reversed(instrs):
+            if ins.kind in ("op", "read", "source") and ins.out not in needed \
+                    and ins.kind != "source":
+                self.dropped.append(ins)
+                continue
+            kept.append(ins)
+            needed.update(ins.slots())
+        kept.reverse()
+        self.dropped.reverse()
+        self.instrs = kept
+        self.used_consts = {s for s in needed if self.kinds[s] == CONST}
+        self.vc_guards = [(t, v) for (t, v) in self.vc_guards
+                          if any(self.const_t.get(s) is t for s in self.used_consts)]
+        self.in_shapes = [np.shape(arrs[s]) for s in self.inputs]
+        self.in_dtypes = [np.asarray(arrs[s]).dtype for s in self.inputs]
+        self.src, self._globals = self._codegen(arrs)
+        code = compile(self.src, f"<tapegrad program {self.name}>", "exec")
+        exec(code, self._globals)
+        self.run: Callable[..., Any] = self._globals["_replay"]
+        self.calls = 0
+        self.needs_graph = any(g and not f for g, f in zip(graph, freed))
+        # the backward's kernels ran under np.errstate(all="ignore") while tracing
+        self.quiet = any(i.bwd for i in self.instrs if i.kind == "op")
+
+    # ------------------------------------------------------------------ code generation
+    def _codegen(self, arrs: list[Any]) -> tuple[str, dict[str, Any]]:
+        g: dict[str, Any] = {"_winp": _winp, "_winput": _winput, "_sgrad": _sgrad,
+                             "_sgrad_own": _sgrad_own, "_sgrad_alias": _sgrad_alias,
+                             "_agrad": _agrad, "_np": np}
+        names: dict[int, str] = {}
+        nlit = [0]
+
+        def lit(v: Any) -> str:
+            if v is None or v.__class__ in (bool, int) or (v.__class__ is float and np.isfinite(v)):
+                return repr(v)
+            k = f"L{nlit[0]}"
+            nlit[0] += 1
+            g[k] = v
+            return k
+
+        def name(r: Any) -> str:
+            if r.__class__ is not int:
+                return lit(r.value)
+            n = names.get(r)
+            if n is None:
+                if self.kinds[r] == CONST:
+                    n = f"c{r}"
+                    g[n] = self.const_vals[r]
+                else:
+                    n = f"v{r}"
+                names[r] = n
+            return n
+
+        # last use of each slot; escaping slots (outputs, side effects) are never reused
+        last: dict[int, int] = {}
+        escaped: set[int] = set()
+        for i, ins in enumerate(self.instrs):
+            for s in ins.slots():
+                last[s] = i
+            if ins.kind not in ("op", "read", "source"):
+                escaped.update(ins.slots())
+        for r in self.outputs:
+            if r.__class__ is int:
+                last[r] = len(self.instrs)
+                escaped.add(r)
+        # buffers another value can see (views of them) are never written into
+        aliased: set[int] = set()
+        for ins in self.instrs:
+            if ins.kind == "op":
+                a = arrs[ins.out]
+                if isinstance(a, np.ndarray) and a.base is not None:
+                    b = a
+                    while isinstance(b, np.ndarray) and b.base is not None:
+                        b = b.base
+                    aliased.add(id(b))
+                    for s in ins.slots():
+                        aliased.add(id(arrs[s]))
+        # an array that is the value of two slots (identity returns its input's array; an
+        # op may return an input, a read or a constant as it is) is not owned either
+        seen: dict[int, int] = {}
+        for a in arrs:
+            if isinstance(a, np.ndarray):
+                seen[id(a)] = seen.get(id(a), 0) + 1
+        owned = set()
+        for ins in self.instrs:
+            if ins.kind == "op":
+                a = arrs[ins.out]
+                if isinstance(a, np.ndarray) and a.base is None and a.flags.writeable \
+                        and a.ndim > 0 and id(a) not in aliased and seen.get(id(a)) == 1:
+                    owned.add(ins.out)
+        lines = ["def _replay(" + ", ".join(f"v{s}" for s in self.inputs) + "):"]
+        for s in self.inputs:
+            names[s] = f"v{s}"
+        nobj = [0]
+        objs: dict[int, str] = {}
+
+        def objname(o: Any) -> str:
+            k = objs.get(id(o))
+            if k is None:
+                k = f"o{nobj[0]}"
+                nobj[0] += 1
+                objs[id(o)] = k
+                g[k] = o
+            return k
+
+        nfn = [0]
+        for i, ins in enumerate(self.instrs):
+            k = ins.kind
+            if k == "op":
+                args = [name(a) for a in ins.args]
+                uf = _UFUNCS.get(ins.op.name) if not ins.attrs else None
+                if uf is not None and not isinstance(arrs[ins.out], np.ndarray):
+                    pass
+                if uf is not None:
+                    fname = f"u_{ins.op.name}"
+                    g[fname] = uf
+                    target = None
+                    if isinstance(arrs[ins.out], np.ndarray) and arrs[ins.out].ndim > 0:
+                        outa = arrs[ins.out]
+                        for a in ins.args:
+                            if a.__class__ is int and a in owned and last.get(a) == i \
+                                    and a not in escaped:
+                                ia = arrs[a]
+                                if ia.shape == outa.shape and ia.dtype == outa.dtype:
+                                    target = a
+                                    break
+                    sym = _OPERATORS.get(ins.op.name)
+                    if target is not None:
+                        lines.append(f"    {name(ins.out)} = {fname}({', '.join(args)}, "
+                                     f"out={name(target)})")
+                    elif sym is not None and len(args) == 2:
+                        # the same ufunc; NumPy scalars take their fast scalar path
+                        lines.append(f"    {name(ins.out)} = {args[0]} {sym} {args[1]}")
+                    elif sym is not None:
+                        lines.append(f"    {name(ins.out)} = {sym}{args[0]}")
+                    else:
+                        lines.append(f"    {name(ins.out)} = {fname}({', '.join(args)})")
+                else:
+                    fname = f"f{nfn[0]}"
+                    nfn[0] += 1
+                    fwd = ins.op.fwd
+                    if ins.attrs:
+                        import functools
+
+                        g[fname] = functools.partial(fwd, **ins.attrs)
+                    else:
+                        g[fname] = fwd
+                    call = f"{fname}({', '.join(args)})"
+                    if not isinstance(arrs[ins.out], (np.ndarray, np.generic)):
+                        call = f"_np.asarray({call})"
+                    lines.append(f"    {name(ins.out)} = {call}")
+            elif k == "read":
+                attr = "_data" if ins.what == "data" else "_grad._data"
+                lines.append(f"    {name(ins.out)} = {objname(ins.obj)}.{attr}")
+            elif k == "write_inplace":
+                lines.append(f"    _winp({objname(ins.obj)}, {name(ins.args[0])})")
+            elif k == "write_in":
+                lines.append(f"    _winput(v{self.inputs[ins.obj]}, {name(ins.args[0])})")
+            elif k == "write_var":
+                lines.append(f"    {objname(ins.obj)}._set({name(ins.args[0])}, False)")
+            elif k == "setgrad":
+                a = ins.args[0]
+                if a.__class__ is not int:
+                    lines.append(f"    {objname(ins.obj)}._grad = None")
+                elif a in owned and last.get(a) == i and sum(
+                        1 for j in self.instrs if a in j.slots()) == 1 and \
+                        a not in {r for r in self.outputs if r.__class__ is int} and \
+                        arrs[a].dtype == ins.obj._data.dtype:
+                    lines.append(f"    _sgrad_own({objname(ins.obj)}, {name(a)})")
+                else:
+                    lines.append(f"    _sgrad({objname(ins.obj)}, {name(a)})")
+            elif k == "setgrad_alias":
+                lines.append(f"    _sgrad_alias({objname(ins.obj)}, {name(ins.args[0])}, "
+                             f"{self.styles[ins.args[0]]})")
+            elif k == "addgrad":
+                lines.append(f"    _agrad({objname(ins.obj)}, {name(ins.args[0])})")
+            elif k == "source":
+                fname = f"s{nfn[0]}"
+                nfn[0] += 1
+                g[fname] = ins.fn
+                lines.append(f"    {name(ins.out)} = {fname}()._data")
+            elif k == "effect":
+                fname = f"e{nfn[0]}"
+                nfn[0] += 1
+                g[fname] = ins.fn
+                lines.append(f"    {fname}({', '.join(name(a) for a in ins.args)})")
+            if ins.when and len(lines) > 1 and lines[-1] is not lines[0]:
+                test = " and ".join(name(w) if pol else f"not {name(w)}" for w, pol in ins.when)
+                lines[-1] = f"    if {test}:\n    " + lines[-1]
+            dead = [s for s in ins.slots() if last.get(s) == i and self.kinds[s] != CONST
+                    and s not in self.inputs]
+            if ins.kind in ("op", "read", "source") and ins.out not in last:
+                dead.append(ins.out)
+            if dead:
+                lines.append("    del " + ", ".join(sorted({names[s] for s in dead if s in
+                                                              names})))
+        outs = [name(r) for r in self.outputs]
+        lines.append("    return (" + "".join(o + ", " for o in outs) + ")")
+        # a del of a name never bound (an unused read) would fail: filter empty dels
+        src = "\n".join(line for line in lines if line.strip() != "del")
+        return src + "\n", g
+
+    # ------------------------------------------------------------------ running it
+    def check(self) -> str | None:
+        """Why this program cannot replay now (a guard failed), or ``None``."""
+        for t, v in self.vc_guards:
+            if t._vc[0] != v:
+                return "a tensor the function captured was modified in place"
+        for p, has in self.grad_guards:
+            if (p._grad is not None) != has:
+                return ".grad of a parameter the function used " + (
+                    "is None now" if has else "exists now")
+        return None
+
+    def replay(self, arrays: Sequence[Any]) -> tuple[Any, ...]:
+        """Run the compiled program on input arrays; returns the output values."""
+        self.calls += 1
+        return self.run(*arrays)
+
+    def wrap(self, values: Sequence[Any]) -> list[Any]:
+        """Output values as tensors of the styles the traced function returned."""
+        res: list[Any] = []
+        for r, v in zip(self.outputs, values):
+            if r.__class__ is int:
+                kind = self.kinds[r]
+                arr = v if v.__class__ is np.ndarray else np.asarray(v)
+                if kind in (CONST, READ):
+                    arr = arr.copy()
+                res.append(make(arr, None, False, self.styles[r]))
+            else:
+                res.append(v)
+        return res
+
+    def __call__(self, arrays: Sequence[Any]) -> list[Any]:
+        return self.wrap(self.replay(arrays))
+
+    def run_tensors(self, inputs: Sequence[Tensor], reads: Sequence[Tensor] | None = None
+                    ) -> list[Any]:
+        """Replay through the ops on tensors, so that reverse mode records every op.
+
+        ``reads``: tensors to use for the program's reads, in order (the VJP of a
+        replayed call differentiates with respect to them)."""
+        from .._core.registry import get_acc
+
+        env: dict[int, Any] = dict(zip(self.inputs, inputs))
+        read_iter = iter(reads) if reads is not None else None
+        for s, t in self.const_t.items():
+            env[s] = t
+        state = _STATE
+        outer = state.grad_enabled
+
+        def val(a: Any) -> Any:
+            return env[a] if a.__class__ is int else a.value
+
+        try:
+            for ins in self.instrs:
+                k = ins.kind
+                if ins.when and not all(bool(np.asarray(env[w]._data)) == pol
+                                        for w, pol in ins.when):
+                    continue
+                if k == "op":
+                    state.grad_enabled = outer and ins.gm
+                    env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
+                elif k == "read" and read_iter is not None:
+                    env[ins.out] = next(read_iter)
+                elif k == "read":
+                    obj = ins.obj
+                    if ins.what == "grad":
+                        g = obj._grad
+                        env[ins.out] = make(g._data, None, False, g._style)
+                    elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
+                        snap = make(obj._data, None, obj._rg, obj._style)
+                        if obj._data.dtype.kind in "fc":
+                            snap._acc = obj._acc or get_acc(obj)
+                        snap._tv = obj._tv
+                        snap._vc = obj._vc
+                        env[ins.out] = snap
+                    else:
+                        env[ins.out] = obj
+                elif k == "source":
+                    env[ins.out] = ins.fn()
+                elif k == "write_inplace":
+                    _winp(ins.obj, val(ins.args[0])._data)
+                elif k == "write_in":
+                    _winput(inputs[ins.obj]._data, val(ins.args[0])._data)
+                elif k == "write_var":
+                    ins.obj._set(val(ins.args[0])._data, False)
+                elif k == "setgrad":
+                    a = ins.args[0]
+                    if a.__class__ is not int:
+                        ins.obj._grad = None
+                    else:
+                        _sgrad(ins.obj, env[a]._data)
+                elif k == "setgrad_alias":
+                    ins.obj._grad = env[ins.args[0]]
+                elif k == "addgrad":
+                    _agrad(ins.obj, env[ins.args[0]]._data)
+                elif k == "effect":
+                    ins.fn(*[v._data if isinstance(v, Tensor) else v
+                             for v in (val(a) for a in ins.args)])
+        finally:
+            state.grad_enabled = outer
+        self.calls += 1
+        res: list[Any] = []
+        for r in self.outputs:
+            if r.__class__ is int:
+                t = env[r]
+                if self.kinds[r] == CONST:
+                    t = make(t._data.copy(), None, False, self.styles[r])
+                res.append(t)
+            else:
+                res.append(r.value)
+        return res
+
+    # ------------------------------------------------------------------ seeing it
+    def source(self) -> str:
+        """The generated Python source of the replay."""
+        return self.src
+
+    def ops(self) -> list[Instr]:
+        """The kept instructions, in order."""
+        return list(self.instrs)
+
+    def slot_kind(self, s: int) -> str:
+        return _KIND_NAMES[self.kinds[s]]
+
+    def __repr__(self) -> str:
+        n_op = sum(1 for i in self.instrs if i.kind == "op")
+        return (f"<tapegrad Program {self.name}: {len(self.inputs)} inputs, {n_op} ops, "
+                f"{len(self.folded)} folded, {len(self.dropped)} dropped>")
+
+
+def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[Any, Any]],
+               flatten_out: Callable[[Any], tuple[list[Any], Any]], name: str = "f",
+               dry: bool = False, on_read: Callable[[Tensor, str], None] | None = None,
+               on_create: Callable[[Any], None] | None = None,
+               on_show: Callable[[TraceLevel, Tensor], str | None] | None = None,
+               ) -> tuple[Program | None, Any, TraceLevel]:
+    """Trace ``fn``: ``build_args(level)`` makes its ``(args, kwargs)`` with input tracers.
+
+    Runs ``fn`` once on the concrete values (a dry trace undoes its writes to
+    Variables, parameters and gradients, and runs no effect).  Returns
+    ``(program, result, level)``; ``program`` is ``None`` when the trace could
+    not become one program (``level.unsupported`` or ``level.breaks`` say why).
+    The result's tracers are plain tensors again.
+    """
+    lv = TraceLevel(name, dry=dry, on_read=on_read, on_create=on_create)
+    lv.on_show = on_show
+    args, kwargs = build_args(lv)
+    flat: list[Any] = []
+    try:
+        with lv:
+            result = fn(*args, **kwargs)
+            flat, _ = flatten_out(result)
+    except BaseException:
+        lv.release()
+        if dry:
+            lv.rollback()
+        raise
+    if lv.unsupported is not None or lv.breaks:
+        lv.release()
+        if dry:
+            lv.rollback()
+        return None, result, lv
+    prog = lv.finish(flat)
+    if dry:
+        lv.rollback()
+    return prog, result, lv
+
+
+def _node_op(prog: Program) -> Any:
+    """The op that records a call of ``prog`` as one node (a pure program of one tensor
+    output): forward = the compiled replay, VJP = a traced program (itself replayed)."""
+    op = prog.__dict__.get("_node_op")
+    if op is not None:
+        return op
+    from .._core.registry import Op
+
+    n_in = len(prog.inputs)
+    out_ref = prog.outputs[0]
+
+    def fwd(*arrays: Any) -> Any:
+        vals = prog.run(*arrays[:n_in])
+        return np.asarray(vals[0])
+
+    def vjp(g: Any, *xs: Any) -> tuple[Any, ...]:
+        vp = prog.__dict__.get("_vjp_prog")
+        if vp is None:
+            vp = _trace_vjp(prog, list(xs), g)
+            prog.__dict__["_vjp_prog"] = vp
+        return tuple(run_program(vp, [*xs, g]))
+
+    op = Op(f"compiled_{prog.name}", fwd, ("*",), "CompiledFunctionBackward")
+    op.vjp = vjp
+    prog.__dict__["_node_op"] = op
+    _ = out_ref
+    return op
+
+
+def _trace_vjp(prog: Program, xs: list[Tensor], g: Tensor) -> Program:
+    """Trace the VJP of a one-output program: ``(inputs, reads, g) -> their gradients``."""
+    from .. import engine
+    from .._core.mode import enable_grad
+
+    n_in = len(prog.inputs)
+    floats = [x._data.dtype.kind in "fc" for x in xs]
+
+    def body(*a: Any) -> tuple[Any, ...]:
+        ins, cot = list(a[:-1]), a[-1]
+        out = prog.run_tensors(ins[:n_in], reads=ins[n_in:])[0]
+        srcs = [t for t, f in zip(ins, floats) if f]
+        gs = iter(engine.grad([out], srcs, [cot], create_graph=True, allow_unused=True))
+        return tuple(next(gs) if f else None for f in floats)
+
+    def build(lv: TraceLevel) -> tuple[Any, Any]:
+        new = []
+        for x, f in zip(xs, floats):
+            t = lv.add_input(make(x._data, None, False, x._style))
+            t._rg = f
+            new.append(t)
+        gt = lv.add_input(make(g._data, None, False, g._style))
+        return (*new, gt), {}
+
+    with enable_grad():
+        vp, _, lv = trace_call(body, build, lambda r: (list(r), None), f"{prog.name}_vjp")
+    if vp is None:  # pragma: no cover - a pure program's VJP is always one program
+        raise RuntimeError(f"the VJP of {prog.name} could not be traced: {lv.unsupported}")
+    return vp
+
+
+def _pure_one_output(prog: Program) -> bool:
+    ok = prog.__dict__.get("_pure1")
+    if ok is None:
+        ok = (len(prog.outputs) == 1 and prog.outputs[0].__class__ is int
+              and prog.kinds[prog.outputs[0]] not in (CONST,)
+              and all(i.kind == "op" or (i.kind == "read" and i.what == "data")
+                      for i in prog.instrs))
+        prog.__dict__["_pure1"] = ok
+    return bool(ok)
+
+
+def run_program(prog: Program, tensors: Sequence[Tensor]) -> list[Any]:
+    """Run ``prog`` on input tensors: the compiled replay, or through the ops when the
+    caller's reverse mode must record it (a tape, inputs that require grad, outputs that
+    carried a graph when traced)."""
+    st = _STATE
+    if st.grad_enabled and (st.tapes or prog.needs_graph or any(
+            t._rg or t._node is not None for t in tensors)):
+        if _pure_one_output(prog) and not st.levels:
+            # one node: the compiled forward now, a traced VJP program at backward time
+            reads = [i.obj for i in prog.instrs if i.kind == "read"]
+            srcs = list(tensors) + [_snapshot(r) for r in reads]
+            res = _node_op(prog)(*srcs)
+            set_style(res, prog.styles[prog.outputs[0]])
+            return [res]
+        return prog.run_tensors(tensors)
+    if prog.quiet:
+        with np.errstate(all="ignore"):
+            return prog([t._data for t in tensors])
+    return prog([t._data for t in tensors])

@@ -1,0 +1,556 @@
+"""``tf.function``: TensorFlow's trace semantics over the core's tracing interpreter.
+
+The Python function runs only when a call needs a new trace; every other call
+replays the recorded :class:`~tapegrad.autodiff.tracing.Program` (plain NumPy
+kernels, no Python body, no per-op bookkeeping).  As in TensorFlow:
+
+- one trace per input signature: tensors by shape and dtype, Python values by
+  value, Variables by identity; ``reduce_retracing=True`` (or the older
+  ``experimental_relax_shapes``) generalizes shapes to ``None`` dimensions
+  after the first retrace; ``input_signature`` fixes one signature
+  (``tf.TensorSpec``) and refuses other inputs with TensorFlow's error;
+- ``tf.Variable`` creation is allowed on the first trace only (TensorFlow
+  traces a second time to check, and raises its ``ValueError`` when that
+  trace creates variables again);
+- ``tf.print``, ``Variable.assign*`` and optimizer updates run on every call,
+  Python side effects (``print``, list appends) only while tracing;
+- using a traced tensor as a Python ``bool`` or asking for ``.numpy()`` raises
+  TensorFlow's graph-mode errors (AutoGraph converts ``if``/``while`` on
+  tensors when ``tapegrad.tf.autograph`` is present);
+- methods (``tf.Module``, Keras models) get one traced function per instance.
+
+Known difference: a generalized signature (``None`` dimensions) holds one
+program per concrete shape; the Python body runs again, with its ``print``
+output suppressed and not counted by ``experimental_get_tracing_count``, for
+a shape that the generalized trace has not seen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import io
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._core.errors import hinted, with_hint
+from .._core.mode import STATE as _STATE
+from .._core.tensor import TF, Tensor, make
+from ..autodiff import tracing
+from . import _nest
+from . import dtypes as _dt
+from ._tensor import TensorShape, VariableBase, convert
+from .data.spec import TensorSpec
+
+__all__ = ["Function", "ConcreteFunction", "function"]
+
+_VAR_MSG = ("tf.function only supports singleton tf.Variables created on the first call. Make "
+            "sure the tf.Variable is only created once or created outside tf.function. See "
+            "https://www.tensorflow.org/guide/function#creating_tfvariables for more "
+            "information.")
+
+_BOOL_MSG = (
+    "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can attempt the "
+    "following resolutions to the problem: If you are running in Graph mode, use Eager "
+    "execution mode or decorate this function with @tf.function. If you are using "
+    "AutoGraph, you can try decorating this function with @tf.function. If that does not "
+    "work, then you may be using an unsupported feature or your source code may not be "
+    "visible to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/"
+    "tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code for "
+    "more information.")
+
+
+def _on_read(t: Tensor, what: str) -> None:
+    """TensorFlow's errors for reading a symbolic tensor's value inside ``tf.function``."""
+    from .errors import OperatorNotAllowedInGraphError
+
+    if what == "bool":
+        raise hinted(OperatorNotAllowedInGraphError(with_hint(
+            _BOOL_MSG, "inside tf.function a tensor has no value yet: use tf.cond / "
+            "tf.where, or keep autograph=True")))
+    raise hinted(AttributeError(with_hint(
+        f"'SymbolicTensor' object has no attribute '{what}'",
+        "inside tf.function a tensor has no value yet: return it, or use tf.print")))
+
+
+def _on_show(lv: tracing.TraceLevel, t: Tensor) -> str:
+    """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``."""
+    shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
+    dims = "<unknown>" if shape is None else str(TensorShape(shape)).replace("TensorShape(", "")
+    if shape is not None:
+        dims = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return (f'Tensor("{lv.symbol(t)}:0", shape={dims}, '
+            f"dtype={_dt.from_numpy(t._data.dtype).name})")
+
+
+# ---------------------------------------------------------------------------- signatures
+def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
+    dims = "<unknown>" if shape is None else (
+        "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")")
+    return f"TensorSpec(shape={dims}, dtype=tf.{_dt.from_numpy(dtype).name}, name=None)"
+
+
+def _leaf_key(x: Any) -> Any:
+    if isinstance(x, VariableBase):
+        return ("V", id(x))
+    if isinstance(x, Tensor):
+        return ("T", tuple(x._data.shape), x._data.dtype.str)
+    if isinstance(x, np.ndarray):
+        return ("T", tuple(x.shape), x.dtype.str)
+    try:
+        hash(x)
+    except TypeError:
+        return ("O", id(x))
+    return ("P", type(x), x)
+
+
+def _relax(a: Any, b: Any) -> Any:
+    """The most specific signature leaf that both ``a`` and ``b`` match (TensorFlow's supertype)."""
+    if a[0] != "T" or b[0] != "T" or a[2] != b[2]:
+        return None
+    sa, sb = a[1], b[1]
+    if sa is None or sb is None or len(sa) != len(sb):
+        return ("T", None, a[2])
+    return ("T", tuple(x if x == y else None for x, y in zip(sa, sb)), a[2])
+
+
+def _matches(key: Any, leaf: Any) -> bool:
+    if key == leaf:
+        return True
+    if key[0] != "T" or leaf[0] != "T" or key[2] != leaf[2]:
+        return False
+    ks, ls = key[1], leaf[1]
+    if ks is None:
+        return True
+    return len(ks) == len(ls) and all(k is None or k == s for k, s in zip(ks, ls))
+
+
+class _Trace:
+    """One signature: its generalized key and its programs (one per concrete shape)."""
+
+    def __init__(self, key: tuple[Any, ...]) -> None:
+        self.key = key
+        self.programs: dict[tuple[Any, ...], tracing.Program] = {}
+        self.structure: Any = None
+        self.eager = False
+
+
+class Function:
+    """A ``tf.function``-decorated callable (see the module docstring)."""
+
+    def __init__(self, python_function: Callable[..., Any], input_signature: Any = None,
+                 autograph: bool = True, jit_compile: Any = None,
+                 reduce_retracing: bool = False, name: str | None = None,
+                 instance: Any = None, **kwargs: Any) -> None:
+        self._python_function = python_function
+        self._instance = instance
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = bool(reduce_retracing or kwargs.get("experimental_relax_shapes"))
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._input_signature = None if input_signature is None else list(input_signature)
+        self._fn = self._converted(python_function)
+        target = python_function.__get__(instance) if instance is not None and hasattr(
+            python_function, "__get__") else python_function
+        self._target = self._converted(target) if instance is not None else self._fn
+        self._sig = inspect.signature(target) if callable(target) else None
+        self._traces: list[_Trace] = []
+        self._count = 0
+        self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
+        self._bound_ids: dict[int, Function] = {}
+        self.last_trace: tracing.TraceLevel | None = None
+        self.retrace_reasons: list[str] = []
+        self.eager_reasons: list[str] = []
+        # name and docstring of the function (not its __dict__: a Keras model's attributes)
+        functools.update_wrapper(self, python_function, updated=())
+
+    def _converted(self, fn: Any) -> Any:
+        if not self._autograph:
+            return fn
+        try:
+            from . import autograph as _ag  # type: ignore[attr-defined]
+        except ImportError:
+            return fn
+        try:
+            return _ag.to_graph(fn)
+        except Exception:  # noqa: BLE001 - AutoGraph could not convert: trace the original
+            return fn
+
+    # ------------------------------------------------------------------ descriptor
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        try:
+            f = self._bound.get(instance)
+        except TypeError:
+            f = self._bound_ids.get(id(instance))
+        if f is None:
+            f = Function(self._python_function, self._input_signature, self._autograph,
+                         self._jit_compile, self._reduce_retracing, self._name, instance)
+            try:
+                self._bound[instance] = f
+            except TypeError:
+                self._bound_ids[id(instance)] = f
+        return f
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def python_function(self) -> Callable[..., Any]:
+        return self._python_function
+
+    @property
+    def input_signature(self) -> Any:
+        return None if self._input_signature is None else tuple(self._input_signature)
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function has been traced."""
+        return self._count
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from . import config
+
+        if config.functions_run_eagerly() or _STATE.levels:
+            # run_functions_eagerly, or called inside another transform (vmap, jvp, a trace)
+            return self._target(*args, **kwargs)
+        flat, tree, names = self._canonical(args, kwargs)
+        leaves = [_leaf_key(x) for x in flat]
+        tr = self._lookup(leaves)
+        if tr is None:
+            tr = self._new_trace(leaves)
+        return self._call_trace(tr, flat, tree, names, leaves, dry=False)
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """Trace (without running) for these inputs or ``tf.TensorSpec``s."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = tuple(self._input_signature)
+        flat, tree, names = self._canonical(args, kwargs, specs_ok=True)
+        leaves: list[Any] = []
+        dummies: list[Any] = []
+        for x in flat:
+            if isinstance(x, TensorSpec):
+                shape = None if x.shape.rank is None else tuple(x.shape.as_list())
+                leaves.append(("T", shape, _dt.np_dtype(x.dtype).str))
+                dims = () if shape is None else tuple(1 if d is None else d for d in shape)
+                dummies.append(make(np.zeros(dims, _dt.np_dtype(x.dtype)), None, False, TF))
+            else:
+                leaves.append(_leaf_key(x))
+                dummies.append(x)
+        tr = self._find_exact(leaves) or self._new_trace(leaves, exact=True)
+        if not tr.programs:
+            self._call_trace(tr, dummies, tree, names, [_leaf_key(d) for d in dummies],
+                             dry=True)
+        return ConcreteFunction(self, tr)
+
+    def __repr__(self) -> str:
+        return f"<tapegrad.tf.function {self._name} at {id(self):#x}>"
+
+    # ------------------------------------------------------------------ internals
+    def _canonical(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   specs_ok: bool = False) -> tuple[list[Any], Any, list[str]]:
+        """The call's leaves (signature order, defaults applied), its structure and arg names."""
+        if self._input_signature is not None:
+            return self._check_signature(args, kwargs, specs_ok)
+        if self._sig is not None:
+            try:
+                b = self._sig.bind(*args, **kwargs)
+                b.apply_defaults()
+                struct = (tuple(b.args), dict(b.kwargs))
+                names = list(b.arguments)
+            except TypeError:
+                struct = (args, kwargs)
+                names = []
+        else:
+            struct = (args, kwargs)
+            names = []
+        flat = _nest.flatten(struct)
+        return flat, struct, names
+
+    def _check_signature(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                         specs_ok: bool) -> tuple[list[Any], Any, list[str]]:
+        sig = self._input_signature or []
+        params = list(self._sig.parameters) if self._sig is not None else []
+        shown = ", ".join(f"{p}: {s!r}" for p, s in zip(params, sig))
+
+        def fail(why: str) -> BaseException:
+            return hinted(TypeError(with_hint(
+                f"Binding inputs to tf.function failed due to `{why}`. Received args: "
+                f"{args!r} and kwargs: {kwargs!r} for signature: ({shown}).",
+                "the inputs must match input_signature (shape, dtype, count)")))
+
+        vals = list(args)
+        for p in params[len(vals):len(sig)]:
+            if p in kwargs:
+                vals.append(kwargs[p])
+        if len(vals) > len(sig) or len(args) + len(kwargs) > len(sig):
+            raise fail("too many positional arguments")
+        if len(vals) < len(sig):
+            missing = params[len(vals)] if len(params) > len(vals) else "?"
+            raise fail(f"missing a required argument: '{missing}'")
+        flat: list[Any] = []
+        for spec, v in zip(sig, vals):
+            specs = _nest.flatten(spec)
+            vs = _nest.flatten(v) if _nest.is_nested(spec) else [v]
+            if len(specs) != len(vs):
+                raise fail("Can not cast the input structure to the signature's")
+            for sp, x in zip(specs, vs):
+                if specs_ok and isinstance(x, TensorSpec):
+                    flat.append(x)
+                    continue
+                if not isinstance(x, Tensor):
+                    try:
+                        x = convert(x)
+                    except Exception:  # noqa: BLE001 - not convertible: TensorFlow's message
+                        raise fail(f"Can not cast {x!r} to {sp!r}") from None
+                elif isinstance(x, VariableBase):
+                    x = convert(x)
+                if _dt.np_dtype(sp.dtype) != x._data.dtype or not sp.shape.is_compatible_with(
+                        x._data.shape):
+                    raise fail(f"Can not cast {_spec_text(x._data.shape, x._data.dtype)} to "
+                               f"{sp!r}")
+                flat.append(x)
+        struct: tuple[tuple[Any, ...], dict[str, Any]] = (tuple(flat), {})
+        return flat, struct, params[:len(sig)]
+
+    def _sig_key(self) -> tuple[Any, ...] | None:
+        if self._input_signature is None:
+            return None
+        out: list[Any] = []
+        for sp in _nest.flatten(self._input_signature):
+            shape = None if sp.shape.rank is None else tuple(sp.shape.as_list())
+            out.append(("T", shape, _dt.np_dtype(sp.dtype).str))
+        return tuple(out)
+
+    def _find_exact(self, leaves: list[Any]) -> _Trace | None:
+        key = tuple(leaves)
+        for tr in self._traces:
+            if tr.key == key:
+                return tr
+        return None
+
+    def _lookup(self, leaves: list[Any]) -> _Trace | None:
+        exact = self._find_exact(leaves)
+        if exact is not None:
+            return exact
+        for tr in self._traces:
+            if len(tr.key) == len(leaves) and all(_matches(k, v) for k, v in zip(tr.key,
+                                                                                leaves)):
+                return tr
+        return None
+
+    def _new_trace(self, leaves: list[Any], exact: bool = False) -> _Trace:
+        key = self._sig_key()
+        if key is None:
+            key = tuple(leaves)
+            if self._reduce_retracing and not exact:
+                for tr in reversed(self._traces):
+                    if len(tr.key) == len(leaves):
+                        rel = [_relax(a, b) if a != b else a for a, b in zip(tr.key, leaves)]
+                        if all(r is not None for r in rel):
+                            key = tuple(rel)
+                            break
+        if self._traces:
+            self.retrace_reasons.append(_why_retrace(self._traces[-1].key, key))
+        tr = _Trace(key)
+        self._traces.append(tr)
+        return tr
+
+    def _call_trace(self, tr: _Trace, flat: list[Any], tree: Any, names: list[str],
+                    leaves: list[Any], dry: bool) -> Any:
+        ckey = tuple(leaves)
+        if tr.eager:
+            a, k = _nest.pack_sequence_as(tree, flat)
+            return None if dry else self._target(*a, **k)
+        prog = tr.programs.get(ckey)
+        tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray))
+                   and not isinstance(x, VariableBase)]
+        if prog is not None and prog.check() is None:
+            ts = [x if isinstance(x, Tensor) else make(np.asarray(x), None, False, TF)
+                  for x in tensors]
+            vals = _run(prog, ts)
+            return _nest.pack_sequence_as(tr.structure, vals)
+        hidden = bool(tr.programs)  # a new concrete shape of a generalized signature
+        first = self._count == 0 and not hidden
+        result = self._trace(tr, flat, tree, names, ckey, dry, hidden, allow_create=first)
+        if first and self.last_trace is not None and self.last_trace.created:
+            # TensorFlow traces again to check that variables are created once only
+            self._trace(tr, flat, tree, names, ckey, True, False, allow_create=False,
+                        count=False)
+            self._count += 1
+        return result
+
+    def _trace(self, tr: _Trace, flat: list[Any], tree: Any, names: list[str],
+               ckey: tuple[Any, ...], dry: bool, hidden: bool, allow_create: bool,
+               count: bool = True) -> Any:
+        if count and not hidden:
+            self._count += 1
+        key_shapes = {i: k[1] for i, k in enumerate(tr.key) if k[0] == "T"}
+
+        def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
+            new: list[Any] = []
+            ti = 0
+            for i, x in enumerate(flat):
+                if isinstance(x, np.ndarray):
+                    x = make(np.asarray(x), None, False, TF)
+                if isinstance(x, Tensor) and not isinstance(x, VariableBase):
+                    nm = names[ti] if ti < len(names) else f"args_{ti}"
+                    t = lv.add_input(x, nm)
+                    sym = key_shapes.get(i)
+                    if sym is not None and sym != tuple(x._data.shape):
+                        t.__dict__["_sym_shape"] = sym
+                    new.append(t)
+                    ti += 1
+                else:
+                    new.append(x)
+            a, k = _nest.pack_sequence_as(tree, new)
+            return tuple(a), dict(k)
+
+        def flat_out(r: Any) -> tuple[list[Any], Any]:
+            tr.structure = r
+            return _nest.flatten(r), None
+
+        def on_create(v: Any) -> None:
+            if not allow_create:
+                raise hinted(ValueError(with_hint(
+                    _VAR_MSG, "create the variable once, outside the function or guarded by "
+                    "`if self.v is None:`")))
+
+        quiet = contextlib.redirect_stdout(io.StringIO()) if hidden else contextlib.nullcontext()
+        with quiet:
+            prog, result, lv = tracing.trace_call(
+                self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
+                on_create=on_create, on_show=_on_show)
+        self.last_trace = lv
+        if prog is None:
+            # not one program (random numbers drawn into raw arrays, ...): this signature
+            # runs its Python function on every call, so every value is right
+            what = lv.unsupported or (lv.breaks[0][0] if lv.breaks else "?")
+            warnings.warn(f"tf.function({self._name}): {what} cannot be traced by tapegrad; "
+                          "this signature runs eagerly", RuntimeWarning, stacklevel=4)
+            tr.eager = True
+            self.eager_reasons.append(what)
+            return None if dry else result
+        tr.programs[ckey] = prog
+        if dry:
+            return None
+        return result
+
+
+def _why_retrace(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
+    if len(old) != len(new):
+        return f"the number of inputs changed ({len(old)} -> {len(new)})"
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            what = {"T": "tensor", "P": "Python value", "V": "Variable", "O": "object"}
+            if a[0] == b[0] == "T":
+                if a[2] != b[2]:
+                    return f"input {i}: dtype {np.dtype(a[2]).name} -> {np.dtype(b[2]).name}"
+                return f"input {i}: shape {a[1]} -> {b[1]}"
+            if a[0] == b[0] == "P":
+                return f"input {i}: Python value {a[2]!r} -> {b[2]!r} (traced by value)"
+            return f"input {i}: {what.get(a[0], a[0])} -> {what.get(b[0], b[0])}"
+    return "a guard failed (a captured tensor or a .grad changed)"
+
+
+def _run(prog: tracing.Program, tensors: list[Tensor]) -> list[Any]:
+    return tracing.run_program(prog, tensors)
+
+
+def _tf_type_name(dt: np.dtype) -> str:
+    """TensorFlow's C++ name of a dtype (``DataTypeString``): float, double, half, int32..."""
+    name = _dt.from_numpy(dt).name
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+
+
+class ConcreteFunction:
+    """One traced signature of a :class:`Function` (``get_concrete_function``)."""
+
+    def __init__(self, parent: Function, trace: _Trace) -> None:
+        self._parent = parent
+        self._trace = trace
+
+    @property
+    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        specs = []
+        for k in self._trace.key:
+            if k[0] == "T":
+                specs.append(TensorSpec(None if k[1] is None else TensorShape(k[1]),
+                                        _dt.from_numpy(np.dtype(k[2]))))
+            else:
+                specs.append(k[-1] if k[0] == "P" else k)
+        return tuple(specs), {}
+
+    @property
+    def structured_outputs(self) -> Any:
+        return self._trace.structure
+
+    @property
+    def program(self) -> tracing.Program:
+        """The recorded program (the first concrete one)."""
+        return next(iter(self._trace.programs.values()))
+
+    def __call__(self, *args: Any) -> Any:
+        from .errors import InvalidArgumentError
+
+        ts: list[Any] = []
+        for i, (k, a) in enumerate(zip(self._trace.key, args)):
+            if k[0] != "T":
+                ts.append(a)
+                continue
+            t = a if isinstance(a, Tensor) else convert(a)
+            if t._data.dtype.str != k[2]:
+                want = _tf_type_name(np.dtype(k[2]))
+                got = _tf_type_name(t._data.dtype)
+                raise hinted(InvalidArgumentError(None, None, with_hint(
+                    f"cannot compute __inference_{self._parent._name} as input #{i}"
+                    f"(zero-based) was expected to be a {want} tensor but is a {got} tensor "
+                    f"[Op:__inference_{self._parent._name}]",
+                    "a concrete function takes exactly its traced dtypes")))
+            ts.append(t)
+        leaves = [_leaf_key(x) for x in ts]
+        f = self._parent
+        return f._call_trace(self._trace, ts, (tuple(ts), {}), [], leaves, dry=False)
+
+    def __repr__(self) -> str:
+        lines = ["ConcreteFunction Input Parameters:"]
+        params = list(self._parent._sig.parameters) if self._parent._sig else []
+        for p, s in zip(params, self.structured_input_signature[0]):
+            lines.append(f"  {p} (POSITIONAL_OR_KEYWORD): {s!r}")
+        return "\n".join(lines)
+
+
+def function(func: Callable[..., Any] | None = None, input_signature: Any = None,
+             autograph: bool = True, jit_compile: Any = None, reduce_retracing: bool = False,
+             experimental_implements: Any = None, experimental_autograph_options: Any = None,
+             experimental_attributes: Any = None, experimental_relax_shapes: Any = None,
+             experimental_compile: Any = None, experimental_follow_type_hints: Any = None,
+             name: str | None = None) -> Any:
+    """``tf.function``: trace ``func`` once per input signature and replay the program.
+
+    Examples
+    --------
+    >>> import tapegrad.tf as tf
+    >>> @tf.function
+    ... def f(x):
+    ...     print("tracing")
+    ...     return x * x + 1.0
+    >>> f(tf.constant(2.0)).numpy()
+    tracing
+    np.float32(5.0)
+    >>> f(tf.constant(3.0)).numpy()   # same signature: replayed, no print
+    np.float32(10.0)
+    >>> f.experimental_get_tracing_count()
+    1
+    """
+    relax = bool(reduce_retracing or experimental_relax_shapes)
+
+    def deco(fn: Callable[..., Any]) -> Function:
+        return Function(fn, input_signature, autograph, jit_compile, relax, name)
+
+    if func is None:
+        return deco
+    return deco(func)

@@ -1,0 +1,289 @@
+"""``torch.compile`` with PyTorch's promise: the result is always the eager result.
+
+The first call of each *guard set* traces the function with the core's
+tracing interpreter (:mod:`tapegrad.autodiff.tracing`) while it runs for
+real, so that call is eager by construction.  Later calls with the same
+guards replay the recorded program.  The guards: each tensor argument's
+shape, dtype, ``requires_grad`` and style, Python arguments by value, grad
+mode, and for a compiled ``nn.Module`` the identity of its parameters and
+buffers and its ``training`` flag; the program itself guards the version of
+every tensor it captured as a constant and the presence of every ``.grad`` it
+read.  A failed guard retraces (``torch._dynamo`` recompiles).
+
+A *graph break* (reading a value: ``.item()``, ``bool()`` / data-dependent
+``if``, ``.tolist()``, ``.numpy()``, ``print(tensor)``; ``optimizer.step(closure)``)
+makes that guard set run eagerly from then on (the whole call, not only the
+part after the break).  With ``fullgraph=True`` a data-dependent branch or a
+print raises PyTorch's ``torch._dynamo.exc.Unsupported`` instead.
+``backward()`` and optimizer steps inside the function are part of the
+program.  ``mode``, ``backend``, ``dynamic`` and ``options`` are accepted;
+shapes are always specialized (``dynamic=True`` does not generalize them).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._core.errors import hinted, with_hint
+from .._core.mode import STATE as _STATE
+from .._core.tensor import Tensor
+from ..autodiff import tracing
+
+__all__ = ["compile", "reset", "Unsupported", "OptimizedModule", "explain"]
+
+
+class Unsupported(RuntimeError):
+    """``torch._dynamo.exc.Unsupported``: ``fullgraph=True`` met a graph break."""
+
+
+_BRANCH = (
+    "Data-dependent branching\n  Explanation: Detected data-dependent branching (e.g. `if "
+    "my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.")
+_PRINT = (
+    "Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin "
+    "operator `print` with argument types ['Tensor'] (has_kwargs False)")
+
+_LIVE: weakref.WeakSet[_Compiled] = weakref.WeakSet()
+_EAGER = object()  # a guard set whose trace broke: run eagerly
+
+
+def _flatten(x: Any, out: list[Any]) -> Any:
+    """Leaves of nested lists/tuples/dicts into ``out``; returns the structure."""
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return (type(x), [_flatten(v, out) for v in x])
+    if isinstance(x, dict):
+        return (dict, [(k, _flatten(v, out)) for k, v in x.items()])
+    out.append(x)
+    return None
+
+
+def _unflatten(s: Any, it: Any) -> Any:
+    if s is None:
+        return next(it)
+    kind, items = s
+    if kind is dict:
+        return {k: _unflatten(v, it) for k, v in items}
+    vals = [_unflatten(v, it) for v in items]
+    return kind(vals) if kind in (list, tuple) else kind(*vals)
+
+
+def _leaf_key(x: Any) -> Any:
+    if isinstance(x, Tensor):
+        return ("T", tuple(x._data.shape), x._data.dtype.str, x._rg, x._style)
+    try:
+        hash(x)
+    except TypeError:
+        return ("O", id(x))
+    return ("P", type(x), x)
+
+
+class _Compiled:
+    """The callable ``torch.compile`` returns for a function."""
+
+    def __init__(self, fn: Callable[..., Any], fullgraph: bool, dynamic: Any, backend: Any,
+                 mode: Any, options: Any, disable: bool, module: Any = None) -> None:
+        self._fn = fn
+        self._fullgraph = bool(fullgraph)
+        self._dynamic = dynamic
+        self._backend = backend
+        self._mode = mode
+        self._options = options
+        self._disable = bool(disable)
+        self._module = module
+        self._cache: dict[Any, Any] = {}
+        self.traces = 0
+        self.graph_breaks: list[tuple[str, str]] = []
+        self.recompile_reasons: list[str] = []
+        self.last_trace: tracing.TraceLevel | None = None
+        _LIVE.add(self)
+
+    def reset(self) -> None:
+        self._cache.clear()
+
+    def _guard_key(self, leaves: list[Any]) -> Any:
+        key: list[Any] = [tuple(_leaf_key(x) for x in leaves), _STATE.grad_enabled]
+        m = self._module
+        if m is not None:
+            key.append(tuple(id(p) for p in m.parameters()))
+            key.append(tuple(id(b) for b in m.buffers()))
+            key.append(tuple(bool(x.training) for x in m.modules()))
+        return tuple(key)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._disable or _STATE.levels:
+            return self._fn(*args, **kwargs)
+        leaves: list[Any] = []
+        tree = _flatten((args, kwargs), leaves)
+        try:
+            key = self._guard_key(leaves)
+        except TypeError:
+            return self._fn(*args, **kwargs)
+        entry = self._cache.get(key)
+        if entry is _EAGER:
+            return self._fn(*args, **kwargs)
+        if entry is not None:
+            prog, structure = entry
+            why = prog.check()
+            if why is None:
+                tensors = [x for x in leaves if isinstance(x, Tensor)]
+                vals = tracing.run_program(prog, tensors)
+                return _unflatten(structure, iter(vals))
+            self.recompile_reasons.append(why)
+        elif self._cache:
+            self.recompile_reasons.append(_why(self._cache, key))
+        return self._trace(key, leaves, tree)
+
+    def _trace(self, key: Any, leaves: list[Any], tree: Any) -> Any:
+        fullgraph = self._fullgraph
+        out_struct: list[Any] = [None]
+
+        def on_read(t: Tensor, what: str) -> None:
+            if fullgraph and what in ("bool", "print"):
+                msg = _BRANCH if what == "bool" else _PRINT
+                raise hinted(Unsupported(with_hint(
+                    msg, "fullgraph=True refuses graph breaks: make the code branchless "
+                    "(torch.where) or drop fullgraph")))
+
+        def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
+            new = [lv.add_input(x, f"arg{i}") if isinstance(x, Tensor) else x
+                   for i, x in enumerate(leaves)]
+            a, k = _unflatten(tree, iter(new))
+            return tuple(a), dict(k)
+
+        def flat_out(r: Any) -> tuple[list[Any], Any]:
+            out: list[Any] = []
+            out_struct[0] = _flatten(r, out)
+            return out, None
+
+        self.traces += 1
+        prog, result, lv = tracing.trace_call(self._fn, build, flat_out,
+                                              getattr(self._fn, "__name__", "fn"),
+                                              on_read=on_read)
+        self.last_trace = lv
+        if prog is None:
+            self.graph_breaks.extend(lv.breaks or [(lv.unsupported or "?", "")])
+            self._cache[key] = _EAGER
+        else:
+            self._cache[key] = (prog, out_struct[0])
+        return result
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        import functools
+
+        return functools.partial(self, obj)
+
+
+def _why(cache: dict[Any, Any], key: Any) -> str:
+    """Why ``key`` misses every cached guard set (compared with the latest one)."""
+    for old in reversed(list(cache)):
+        if len(old[0]) != len(key[0]):
+            return f"the number of arguments changed ({len(old[0])} -> {len(key[0])})"
+        if old[1] != key[1]:
+            return f"grad mode changed ({old[1]} -> {key[1]})"
+        for i, (a, b) in enumerate(zip(old[0], key[0])):
+            if a != b:
+                if a[0] == b[0] == "T":
+                    names = ("", "size", "dtype", "requires_grad", "style")
+                    j = next(j for j in range(1, 5) if a[j] != b[j])
+                    return f"tensor argument {i}: {names[j]} {a[j]} -> {b[j]}"
+                return f"argument {i}: {a[-1]!r} -> {b[-1]!r}"
+        if old[2:] != key[2:]:
+            return "the module's parameters, buffers or training flag changed"
+    return "a new guard set"
+
+
+def _module_base() -> type[Any]:
+    from .nn.modules import Module
+
+    return Module
+
+
+class OptimizedModule:
+    """What ``torch.compile(module)`` returns: the module, its calls compiled."""
+
+    def __init__(self, mod: Any, compiled: _Compiled) -> None:
+        object.__setattr__(self, "_orig_mod", mod)
+        object.__setattr__(self, "_compiled", compiled)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled(*args, **kwargs)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_orig_mod"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._orig_mod, name, value)
+
+    def __repr__(self) -> str:
+        inner = repr(self._orig_mod).replace("\n", "\n  ")
+        return f"OptimizedModule(\n  (_orig_mod): {inner}\n)"
+
+
+def compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,
+            backend: Any = "inductor", mode: Any = None, options: Any = None,
+            disable: bool = False) -> Any:
+    """``torch.compile``: trace on the first call, replay the program on later ones.
+
+    Examples
+    --------
+    >>> import tapegrad.torch as torch
+    >>> f = torch.compile(lambda x: (x.sin() * 2).sum())
+    >>> round(f(torch.ones(3)).item(), 4)
+    5.0488
+    """
+    if mode is not None and options is not None:
+        raise hinted(RuntimeError(with_hint(
+            "Either mode or options can be specified, but both can't be specified at the "
+            "same time.", "pass one of mode= or options=")))
+
+    def wrap(m: Any) -> Any:
+        if isinstance(m, _module_base()):
+            c = _Compiled(m.__call__, fullgraph, dynamic, backend, mode, options, disable, m)
+            return OptimizedModule(m, c)
+        if not callable(m):
+            raise hinted(RuntimeError(with_hint(
+                f"Invalid argument type for torch.compile: {type(m).__name__}",
+                "pass a function or an nn.Module")))
+        c = _Compiled(m, fullgraph, dynamic, backend, mode, options, disable)
+        try:
+            import functools
+
+            functools.update_wrapper(c, m, updated=())
+        except (AttributeError, TypeError):
+            pass
+        return c
+
+    if model is None:
+        return wrap
+    return wrap(model)
+
+
+def reset() -> None:
+    """``torch.compiler.reset()`` / ``torch._dynamo.reset()``: forget every trace."""
+    for c in list(_LIVE):
+        c.reset()
+
+
+def explain(fn: Any) -> str:
+    """What happened to a compiled function: traces, recompilations and graph breaks."""
+    c = fn._compiled if isinstance(fn, OptimizedModule) else fn
+    if not isinstance(c, _Compiled):
+        return "not a torch.compile'd function"
+    lines = [f"traces: {c.traces}, graph breaks: {len(c.graph_breaks)}"]
+    for what, where in c.graph_breaks:
+        lines.append(f"  graph break: {what} at {where}")
+    for r in c.recompile_reasons:
+        lines.append(f"  recompiled: {r}")
+    return "\n".join(lines)
+
+
+_ = np  # numpy is imported for type context of the guards

@@ -1,0 +1,211 @@
+"""``tf.function`` in tapegrad: TensorFlow's trace semantics and a program replayed fast.
+
+The expected trace counts, side effects and errors are TensorFlow 2.21's (the
+conformance suite, tests/conformance/test_tf_function_conf.py, compares the
+same scenarios with real TensorFlow when it is installed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapegrad.tf as tf
+from tests.tf_style import tf_function_cases as cases
+
+
+def test_one_trace_per_signature_and_side_effects() -> None:
+    r = cases.counts_and_side_effects(tf)
+    assert r["count"] == 6 and r["python_calls"] == 6  # Python values trace by value
+    assert r["values"] == [3.0, 5.0, [3.0, 5.0], 10.0, 10.0, 13.0, 5.0, 5.0, 7.0]
+    assert r["tf_print"].count("value") == 9  # tf.print runs on every call
+
+
+def test_python_print_shows_the_symbolic_tensor_once() -> None:
+    assert cases.python_print_is_symbolic(tf)["stdout"] == \
+        'py Tensor("x:0", shape=(), dtype=float32)\n'
+
+
+def test_reduce_retracing_generalizes_shapes() -> None:
+    r = cases.reduce_retracing(tf)
+    assert r["count"] == 3 and r["shapes"] == ["(2,)", "(None,)"]
+    assert r["values"] == [4.0, 6.0, 8.0, 8.0]
+
+
+def test_input_signature_binds_and_refuses() -> None:
+    r = cases.input_signature(tf)
+    assert r["ok"] == [2.0, 4.0] and r["list"] == [2.0, 4.0, 6.0] and r["count"] == 1
+    assert r["dtype"][0] == "TypeError" and r["dtype"][1].startswith(
+        "Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2,), "
+        "dtype=tf.int32, name=None) to TensorSpec(shape=(None,), dtype=tf.float32, name=None)`")
+    assert "`too many positional arguments`" in r["extra"][1]
+    assert "TensorSpec(shape=(), dtype=tf.float32" in r["scalar"][1]
+    assert r["cf"] == [2.0, 4.0] and r["count_after"] == 1
+    assert r["cf_dtype"][0] == "InvalidArgumentError"
+    assert "was expected to be a float tensor but is a int32 tensor" in r["cf_dtype"][1]
+
+
+def test_variables_only_on_the_first_trace_and_per_instance_methods() -> None:
+    r = cases.variables_created_once(tf)
+    assert r["error"][0] == "ValueError"
+    assert "tf.function only supports singleton tf.Variables created on the first call" in \
+        r["error"][1]
+    assert r["bad_count"] == 1
+    assert r["values"] == [6.0, 8.0, 10.0]
+    assert r["python_calls"] == 4 and r["m1_count"] == 2 and r["m2_count"] == 2
+
+
+def test_assign_and_tf_print_run_every_call() -> None:
+    r = cases.assign_and_print_every_call(tf)
+    assert r["outs"] == [4.0, 10.0, 22.0] and r["v"] == 22.0 and r["count"] == 1
+    assert r["printed"].splitlines() == ["v is 2.0", "v is 5.0", "v is 11.0"]
+
+
+def test_train_step_equals_eager() -> None:
+    r = cases.train_step_gradients(tf)
+    assert r["count"] == 2  # Keras creates its slot variables on the first call
+    tf.config.run_functions_eagerly(True)
+    try:
+        e = cases.train_step_gradients(tf)
+    finally:
+        tf.config.run_functions_eagerly(False)
+    np.testing.assert_allclose(r["losses"], e["losses"], rtol=1e-6)
+    for a, b in zip(r["grads"] + r["w"], e["grads"] + e["w"]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_tape_outside_first_and_second_order() -> None:
+    r = cases.tape_outside(tf)
+    assert r["count"] == 1
+    w = np.array([1.5, -0.5])
+    for v, o in zip(([0.3, 0.7], [1.0, -2.0]), r["out"]):
+        x = np.array(v)
+        # y = sum(sin(x w) x): dy/dx = cos(xw) w x + sin(xw); d2 = -sin w^2 x + 2 cos w
+        np.testing.assert_allclose(o["y"], np.sum(np.sin(x * w) * x), rtol=1e-6)
+        np.testing.assert_allclose(o["gx"], np.cos(x * w) * w * x + np.sin(x * w), rtol=1e-5)
+        np.testing.assert_allclose(o["gw"], np.cos(x * w) * x * x, rtol=1e-5)
+        np.testing.assert_allclose(o["hxx"], -np.sin(x * w) * w * w * x + 2 * np.cos(x * w) * w,
+                                   rtol=1e-4)
+
+
+def test_graph_mode_errors() -> None:
+    r = cases.graph_mode_errors(tf)
+    assert r["bool"][0] == "OperatorNotAllowedInGraphError"
+    assert r["numpy"] == ("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'")
+    assert issubclass(tf.errors.OperatorNotAllowedInGraphError, TypeError)
+
+
+def test_get_concrete_function_traces_without_running() -> None:
+    r = cases.jit_compile_and_get_concrete(tf)
+    assert r == {"traced_by_gcf": 1, "out": [0.0, 1.0, 4.0], "calls_after": 1, "count": 1,
+                 "cf_out": [2.0, 0.0, 6.0]}
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f(x: Any) -> Any:
+        v.assign_add(x)
+        return v + 0.0
+
+    f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    assert float(v) == 1.0  # a trace without a call changes nothing
+
+
+def test_replay_does_not_run_the_python_body() -> None:
+    n = [0]
+
+    @tf.function
+    def f(x: Any) -> Any:
+        n[0] += 1
+        return tf.reduce_sum(tf.nn.relu(x) ** 2)
+
+    for k in range(5):
+        assert float(f(tf.constant([1.0, -2.0, float(k)]))) == 1.0 + k * k
+    assert n[0] == 1
+    prog = next(iter(f._traces[0].programs.values()))
+    assert "def _replay" in prog.source()
+
+
+def test_tape_inside_gradient_needs_no_engine_at_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+
+    @tf.function
+    def step(x: Any) -> Any:
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.tanh(tf.matmul(x, w)))
+        return tape.gradient(y, w)
+
+    x0 = tf.constant([[0.1, 0.2]])
+    step(x0)
+    import tapegrad.engine as engine
+
+    def boom(*a: Any, **k: Any) -> Any:
+        raise AssertionError("the engine ran at replay")
+
+    monkeypatch.setattr(engine, "run_backward", boom)
+    x = np.array([[0.3, -0.1]], np.float32)
+    g = step(tf.constant(x)).numpy()
+    t = np.tanh(x @ w.numpy())
+    np.testing.assert_allclose(g, x.T @ (1 - t * t), rtol=1e-6)
+
+
+def test_keras_model_call_decorated() -> None:
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    fast = tf.function(model)
+    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_allclose(fast(x).numpy(), model(x).numpy(), rtol=1e-6)
+    model.layers[0].kernel.assign(tf.ones((3, 2)))
+    np.testing.assert_allclose(fast(x).numpy(), model(x).numpy(), rtol=1e-6)  # reads by ref
+
+
+def test_random_numbers_differ_per_call() -> None:
+    tf.random.set_seed(5)
+
+    @tf.function
+    def f(x: Any) -> Any:
+        return x + tf.random.normal([3])
+
+    a, b = f(tf.zeros(3)).numpy(), f(tf.zeros(3)).numpy()
+    assert not np.array_equal(a, b)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_run_functions_eagerly() -> None:
+    n = [0]
+
+    @tf.function
+    def f(x: Any) -> Any:
+        n[0] += 1
+        return x * 2
+
+    tf.config.run_functions_eagerly(True)
+    try:
+        f(tf.constant(1.0))
+        f(tf.constant(1.0))
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert n[0] == 2 and f.experimental_get_tracing_count() == 0
+
+
+def test_keras_subclass_method_traced_per_instance() -> None:
+    class Net(tf.keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2)
+
+        @tf.function
+        def call(self, x: Any) -> Any:
+            return tf.nn.relu(self.d(x))
+
+    tf.keras.utils.set_random_seed(2)
+    a, b = Net(), Net()
+    x = tf.constant([[1.0, -2.0, 0.5]])
+    ya, yb = a(x), b(x)
+    for m, y in ((a, ya), (b, yb)):
+        k, bias = m.d.kernel.numpy(), m.d.bias.numpy()
+        np.testing.assert_allclose(y.numpy(), np.maximum(x.numpy() @ k + bias, 0), rtol=1e-6)
+        m(x)
+        # Keras variables made while tracing are lifted out (tf.init_scope): one trace
+        assert m.call.experimental_get_tracing_count() == 1

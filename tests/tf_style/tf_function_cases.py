@@ -1,0 +1,242 @@
+"""``tf.function`` scenarios written once, run on ``tapegrad.tf`` and on real TensorFlow.
+
+Each scenario takes the module ``tf`` and returns a dict of plain Python/NumPy
+results (trace counts, what Python printed, what ``tf.print`` printed, values,
+gradients, error types and messages), so the style tests can check them and
+the conformance suite can compare them with TensorFlow's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def captured() -> Any:
+    """Python's stdout and ``tf.print``'s stderr, as text."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        yield out, err
+    finally:
+        sys.stdout, sys.stderr = old
+
+
+def _err(fn: Callable[[], Any]) -> tuple[str, str]:
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the scenario reports what was raised
+        return type(e).__name__, str(e)
+    return "", ""
+
+
+def counts_and_side_effects(tf: Any) -> dict[str, Any]:
+    calls: list[int] = []
+
+    @tf.function
+    def f(x: Any, k: Any = 2.0) -> Any:
+        calls.append(1)
+        tf.print("value", x)
+        return x * k + 1.0
+
+    with captured() as (out, err):
+        vals = [f(tf.constant(1.0)), f(tf.constant(2.0)), f(tf.constant([1.0, 2.0])),
+                f(tf.constant(3.0), 3.0), f(tf.constant(3.0), 3.0), f(tf.constant(3.0), 4.0),
+                f(2), f(2), f(3)]
+    return {"count": f.experimental_get_tracing_count(), "python_calls": len(calls),
+            "tf_print": err.getvalue(), "values": [np.asarray(v).tolist() for v in vals]}
+
+
+def python_print_is_symbolic(tf: Any) -> dict[str, Any]:
+    @tf.function
+    def f(x: Any) -> Any:
+        print("py", x)
+        return x + 1.0
+
+    with captured() as (out, _):
+        f(tf.constant(1.0))
+        f(tf.constant(2.0))
+    return {"stdout": out.getvalue()}
+
+
+def reduce_retracing(tf: Any) -> dict[str, Any]:
+    shapes: list[str] = []
+
+    @tf.function(reduce_retracing=True)
+    def f(x: Any) -> Any:
+        shapes.append(str(x.shape))
+        return tf.reduce_sum(x * 2.0)
+
+    vals = [f(tf.ones([2])), f(tf.ones([3])), f(tf.ones([4])), f(tf.ones([2, 2]))]
+    return {"count": f.experimental_get_tracing_count(), "shapes": shapes[:2],
+            "values": [float(v) for v in vals]}
+
+
+def input_signature(tf: Any) -> dict[str, Any]:
+    @tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
+    def g(x: Any) -> Any:
+        return x * 2.0
+
+    res = {"ok": g(tf.constant([1.0, 2.0])).numpy().tolist(),
+           "list": g([1.0, 2.0, 3.0]).numpy().tolist()}
+    res["count"] = g.experimental_get_tracing_count()
+    for name, call in (("dtype", lambda: g(tf.constant([1, 2]))),
+                       ("rank", lambda: g(tf.constant([[1.0, 2.0]]))),
+                       ("extra", lambda: g(tf.constant([1.0]), tf.constant(1.0))),
+                       ("scalar", lambda: g(1.0))):
+        res[name] = _err(call)
+    cf = g.get_concrete_function()
+    res["cf"] = cf(tf.constant([1.0, 2.0])).numpy().tolist()
+    res["cf_dtype"] = _err(lambda: cf(tf.constant([1, 2])))
+    res["count_after"] = g.experimental_get_tracing_count()
+    return res
+
+
+def variables_created_once(tf: Any) -> dict[str, Any]:
+    @tf.function
+    def bad(x: Any) -> Any:
+        v = tf.Variable(1.0)
+        return v + x
+
+    e = _err(lambda: bad(1.0))
+    n: list[int] = []
+
+    class M(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.v: Any = None
+
+        @tf.function
+        def __call__(self, x: Any) -> Any:
+            n.append(1)
+            if self.v is None:
+                self.v = tf.Variable(2.0)
+            return self.v * x
+
+    m1, m2 = M(), M()
+    a = float(m1(tf.constant(3.0)))
+    b = float(m1(tf.constant(4.0)))
+    c = float(m2(tf.constant(5.0)))
+    return {"error": e, "bad_count": bad.experimental_get_tracing_count(), "values": [a, b, c],
+            "python_calls": len(n), "m1_count": m1.__call__.experimental_get_tracing_count(),
+            "m2_count": m2.__call__.experimental_get_tracing_count()}
+
+
+def assign_and_print_every_call(tf: Any) -> dict[str, Any]:
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def inc(d: Any) -> Any:
+        v.assign_add(d)
+        tf.print("v is", v)
+        v.assign(v * 2.0)
+        return v.read_value() + 0.0
+
+    with captured() as (_, err):
+        outs = [float(inc(tf.constant(1.0))) for _ in range(3)]
+    return {"outs": outs, "v": float(v.numpy()), "printed": err.getvalue(),
+            "count": inc.experimental_get_tracing_count()}
+
+
+def train_step_gradients(tf: Any) -> dict[str, Any]:
+    rng = np.random.default_rng(3)
+    x = tf.constant(rng.normal(size=(8, 4)).astype(np.float32))
+    y = tf.constant(rng.integers(0, 3, size=8))
+    tf.keras.utils.set_random_seed(1)
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(5, activation="relu"),
+                                 tf.keras.layers.Dense(3)])
+    w0 = [w.numpy().copy() for w in model.trainable_variables]
+    opt = tf.keras.optimizers.SGD(0.1, momentum=0.5)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function
+    def step(x: Any, y: Any) -> Any:
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss, grads
+
+    losses, g_last = [], None
+    for _ in range(4):
+        loss, grads = step(x, y)
+        losses.append(float(loss))
+        g_last = [g.numpy() for g in grads]
+    return {"w0": w0, "losses": losses, "grads": g_last,
+            "w": [w.numpy() for w in model.trainable_variables],
+            "count": step.experimental_get_tracing_count()}
+
+
+def tape_outside(tf: Any) -> dict[str, Any]:
+    w = tf.Variable([1.5, -0.5])
+
+    @tf.function
+    def f(x: Any) -> Any:
+        return tf.reduce_sum(tf.sin(x * w) * x)
+
+    out = []
+    for v in ([0.3, 0.7], [1.0, -2.0]):
+        x = tf.constant(v)
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = f(x)
+            gx = inner.gradient(y, x)
+        out.append({"y": float(y), "gx": gx.numpy().tolist(),
+                    "gw": outer.gradient(y, w).numpy().tolist(),
+                    "hxx": outer.gradient(gx, x).numpy().tolist()})
+    return {"out": out, "count": f.experimental_get_tracing_count()}
+
+
+def graph_mode_errors(tf: Any) -> dict[str, Any]:
+    @tf.function(autograph=False)
+    def b(x: Any) -> Any:
+        if x > 0:
+            return x
+        return -x
+
+    @tf.function
+    def n(x: Any) -> Any:
+        return x.numpy()
+
+    eb = _err(lambda: b(tf.constant(1.0)))
+    en = _err(lambda: n(tf.constant(1.0)))
+    return {"bool": (eb[0], eb[1][:60]), "numpy": (en[0], en[1].strip().splitlines()[-1])}
+
+
+def jit_compile_and_get_concrete(tf: Any) -> dict[str, Any]:
+    calls: list[int] = []
+
+    @tf.function(jit_compile=True)
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return tf.nn.relu(x) * 2.0
+
+    cf = f.get_concrete_function(tf.TensorSpec([3], tf.float32))
+    before = len(calls)
+    out = f(tf.constant([-1.0, 0.5, 2.0])).numpy().tolist()
+    return {"traced_by_gcf": before, "out": out, "calls_after": len(calls),
+            "count": f.experimental_get_tracing_count(),
+            "cf_out": cf(tf.constant([1.0, -1.0, 3.0])).numpy().tolist()}
+
+
+SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "counts_and_side_effects": counts_and_side_effects,
+    "python_print_is_symbolic": python_print_is_symbolic,
+    "reduce_retracing": reduce_retracing,
+    "input_signature": input_signature,
+    "variables_created_once": variables_created_once,
+    "assign_and_print_every_call": assign_and_print_every_call,
+    "train_step_gradients": train_step_gradients,
+    "tape_outside": tape_outside,
+    "graph_mode_errors": graph_mode_errors,
+    "jit_compile_and_get_concrete": jit_compile_and_get_concrete,
+}

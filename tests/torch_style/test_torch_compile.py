@@ -1,0 +1,107 @@
+"""``torch.compile`` in tapegrad: always the eager result, traced once per guard set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapegrad.torch as torch
+from tests.torch_style import torch_compile_programs as progs
+
+
+@pytest.mark.parametrize("name", list(progs.PROGRAMS))
+def test_compiled_equals_eager(name: str) -> None:
+    progs.same(progs.run(torch, name, True), progs.run(torch, name, False))
+
+
+def test_trace_once_then_replay_without_python() -> None:
+    n = [0]
+
+    def f(x: Any) -> Any:
+        n[0] += 1
+        return (x.sin() * x).sum()
+
+    c = torch.compile(f)
+    for k in range(4):
+        c(torch.full((3,), float(k)))
+    assert n[0] == 1 and c.traces == 1
+
+
+def test_guards_retrace_and_explain() -> None:
+    c = torch.compile(lambda x, k: x * k)
+    c(torch.ones(2), 2)
+    c(torch.ones(2), 2)
+    c(torch.ones(3), 2)
+    c(torch.ones(3), 3)
+    c(torch.ones(3, dtype=torch.float64), 3)
+    with torch.no_grad():
+        c(torch.ones(3, dtype=torch.float64), 3)
+    assert c.traces == 5
+    text = torch._dynamo.explain(c)
+    assert "tensor argument 0: size (2,) -> (3,)" in text
+    assert "argument 1: 2 -> 3" in text
+    assert "grad mode changed (True -> False)" in text
+
+
+def test_graph_break_runs_eagerly_and_fullgraph_raises() -> None:
+    def f(x: Any) -> Any:
+        return x + 1 if x.sum() > 0 else x - 1
+
+    c = torch.compile(f)
+    assert c(torch.ones(2)).tolist() == [2.0, 2.0]
+    assert c(-torch.ones(2)).tolist() == [-2.0, -2.0]  # the same guard set, eager: right
+    assert len(c.graph_breaks) == 1 and c.graph_breaks[0][0] == "bool"
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="^Data-dependent branching"):
+        torch.compile(f, fullgraph=True)(torch.ones(2))
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="^Failed to trace builtin operator"):
+        torch.compile(lambda x: print(x) or x, fullgraph=True)(torch.ones(2))
+
+
+def test_item_breaks_but_fullgraph_allows_it_as_pytorch() -> None:
+    c = torch.compile(lambda x: x.sin().sum().item(), fullgraph=True)
+    assert abs(c(torch.ones(3)) - 3 * np.sin(1.0)) < 1e-6
+
+
+def test_module_compile_and_reset() -> None:
+    lin = torch.nn.Linear(2, 2)
+    cm = torch.compile(lin)
+    assert type(cm).__name__ == "OptimizedModule"
+    assert repr(cm).startswith("OptimizedModule(\n  (_orig_mod): Linear(in_features=2")
+    assert cm.weight is lin.weight
+    x = torch.ones(1, 2)
+    np.testing.assert_allclose(cm(x).detach().numpy(), lin(x).detach().numpy())
+    with torch.no_grad():
+        lin.weight.add_(1.0)  # parameters are read by reference
+    np.testing.assert_allclose(cm(x).detach().numpy(), lin(x).detach().numpy())
+    lin.weight = torch.nn.Parameter(torch.zeros(2, 2))  # a new parameter: guard fails
+    np.testing.assert_allclose(cm(x).detach().numpy(), lin(x).detach().numpy())
+    assert cm._compiled.traces == 2
+    torch.compiler.reset()
+    cm(x)
+    assert cm._compiled.traces == 3
+
+
+def test_options_accepted() -> None:
+    for kw in ({"mode": "reduce-overhead"}, {"backend": "eager"}, {"dynamic": True},
+               {"mode": "max-autotune", "fullgraph": True}):
+        assert torch.compile(lambda x: x * 2, **kw)(torch.ones(1)).item() == 2.0
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        torch.compile(lambda x: x, mode="default", options={})
+
+    @torch.compile
+    def g(x: Any) -> Any:
+        return x + 1
+
+    assert g(torch.zeros(1)).item() == 1.0 and g.__name__ == "g"
+
+
+def test_outputs_keep_their_graph() -> None:
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    c = torch.compile(lambda x: (x * w).sum())
+    for _ in range(2):
+        y = c(torch.ones(2))
+        assert y.grad_fn is not None
+        y.backward()
+    np.testing.assert_allclose(w.grad.numpy(), [2.0, 2.0])
