@@ -36,6 +36,7 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from . import _philox as _px
+from . import _philox_samplers as _smp
 from . import dtypes as _dt
 from ._tensor import convert, tft
 
@@ -43,7 +44,8 @@ __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "shu
            "categorical", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
            "stateless_categorical", "stateless_shuffle", "Generator", "get_global_generator",
            "set_global_generator", "create_rng_state", "Algorithm", "stateless_split",
-           "stateless_fold_in", "experimental"]
+           "stateless_fold_in", "experimental", "poisson", "gamma", "stateless_poisson",
+           "stateless_gamma", "stateless_binomial", "fold_in", "split"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -275,6 +277,70 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = No
     return tft(_px.multinomial(g, lg, ns).astype(out_dt))
 
 
+def _param(x: Any, npd: np.dtype | None) -> np.ndarray:
+    """A parameter as ``convert_to_tensor`` makes it (Python floats: float32; ints: int32)."""
+    if isinstance(x, Tensor):
+        a = np.asarray(convert(x)._data)
+        return a if npd is None else a.astype(npd, copy=False)
+    if npd is not None:
+        return np.asarray(x, dtype=npd)
+    return np.asarray(convert(x)._data)
+
+
+def _cast_out(res: np.ndarray, npd: np.dtype) -> np.ndarray:
+    """``static_cast<U>(double)``: integers truncate, floats round."""
+    return res.astype(npd)
+
+
+def poisson(shape: Any, lam: Any, dtype: Any = _dt.float32, seed: Any = None,
+            name: str | None = None) -> Tensor:
+    """Poisson samples of shape ``shape + lam.shape`` (``RandomPoissonV2``).
+
+    Rates below 10 use Knuth's product of uniforms, larger ones Hormann's
+    transformed rejection, as TensorFlow's kernel.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.poisson([3], [1.0, 20.0], seed=1).shape
+    TensorShape([3, 2])
+    """
+    npd = _dt.np_dtype(dtype)
+    rate = _param(lam, None)
+    shp = _shape(shape)
+    ns = _sized(shp)
+    nr = rate.size
+    g = _kernel("RandomPoissonV2", (rate.dtype.name, npd.name), seed,
+                ns * nr * _px.RESERVE if ns else 0)
+    if ns == 0 or nr == 0:
+        return tft(np.zeros(shp + rate.shape, dtype=npd))
+    res = _smp.poisson(g, rate, ns, npd)
+    return tft(_cast_out(res, npd).reshape(shp + rate.shape))
+
+
+def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dt.float32, seed: Any = None,
+          name: str | None = None) -> Tensor:
+    """Gamma samples of shape ``shape + broadcast(alpha, beta).shape`` (``RandomGamma``).
+
+    Marsaglia and Tsang's method in double precision, divided by ``beta``
+    and floored at the dtype's smallest normal number, as TensorFlow does.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.gamma([2], alpha=[0.5, 1.5], seed=3).shape
+    TensorShape([2, 2])
+    """
+    npd = _dtype(dtype, False)
+    a = _param(alpha, npd)
+    b = _param(1 if beta is None else beta, npd)
+    a = np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
+    shp = _shape(shape)
+    ns = _sized(shp)
+    g = _kernel("RandomGamma", (npd.name,), seed, ns * a.size * _px.RESERVE if ns else 0)
+    if ns == 0 or a.size == 0:
+        rnd = np.zeros(shp + a.shape, dtype=npd)
+    else:
+        rnd = _smp.gamma(g, a, ns, stateless=False).astype(npd).reshape(shp + a.shape)
+    return tft(np.maximum(np.finfo(npd).tiny, (rnd / b).astype(npd)))
+
+
 # ---------------------------------------------------------------------------
 # Stateless ops
 
@@ -378,6 +444,103 @@ def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
     if arr.size <= 1 or size <= 1:
         return tft(arr.copy())
     return tft(arr[_px.shuffle_permutation(_stateless(seed), size)].copy())
+
+
+def _op_error(op: str, message: str, hint: str, name_suffix: bool = True) -> Exception:
+    from .errors import InvalidArgumentError
+
+    tail = " name: " if name_suffix else ""
+    return hinted(InvalidArgumentError(None, None, with_hint(
+        f"{{{{function_node __wrapped__{op}_device_/job:localhost/replica:0/task:0/"
+        f"device:CPU:0}}}} {message} [Op:{op}]{tail}", hint)))
+
+
+def _ends_with(shp: tuple[int, ...], tail: tuple[int, ...], op: str, suffix: bool) -> None:
+    if len(tail) > len(shp) or (tail and shp[len(shp) - len(tail):] != tail):
+        raise _op_error(op, "Shape passed in must end with broadcasted shape.",
+                        f"the parameters' shape {list(tail)} must be the last dimensions of "
+                        f"shape {list(shp)}", suffix)
+
+
+def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = _dt.int32,
+                      name: str | None = None) -> Tensor:
+    """Poisson samples, a pure function of ``seed``; ``lam``'s shape ends ``shape``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_poisson([2, 2], seed=[1, 2], lam=[1.0, 30.0]).shape
+    TensorShape([2, 2])
+    """
+    npd = _dt.np_dtype(dtype)
+    rate = _param(lam, None)
+    shp = _shape(shape)
+    gen = _stateless(seed)
+    _ends_with(shp, rate.shape, "StatelessRandomPoisson", False)
+    if _sized(shp) == 0:
+        return tft(np.zeros(shp, dtype=npd))
+    ns = _sized(shp) // max(rate.size, 1)
+    res = _smp.poisson(gen, rate, ns, npd)
+    return tft(_cast_out(res, npd).reshape(shp))
+
+
+def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
+                    dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
+    """Gamma samples, a pure function of ``seed``; ``broadcast(alpha, beta)`` ends ``shape``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[0.5, 2.0]).shape
+    TensorShape([3, 2])
+    """
+    npd = _dtype(dtype, False)
+    shp = _shape(shape)
+    a = _param(alpha, npd)
+    b = _param(1 if beta is None else beta, npd)
+    a = np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
+    gen = _stateless(seed)
+    if _sized(shp) == 0:
+        rnd = np.zeros(shp, dtype=npd)
+    else:
+        _ends_with(shp, a.shape, "StatelessRandomGammaV3", True)
+        rnd = _smp.gamma(gen, a, _sized(shp) // a.size, stateless=True).astype(npd)
+    return tft(np.maximum(np.finfo(npd).tiny, (rnd.reshape(shp) / b).astype(npd)))
+
+
+def _binomial_params(counts: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
+    p = _param(probs, None)
+    if not isinstance(probs, Tensor) and p.dtype.kind != "f":
+        p = p.astype(np.float32)
+    c = _param(counts, p.dtype if not isinstance(counts, Tensor) else None)
+    if c.dtype != p.dtype:
+        raise hinted(TypeError(with_hint(
+            f"Input 'probs' of 'StatelessRandomBinomial' Op has type "
+            f"{_dt.from_numpy(p.dtype).name} that does not match type "
+            f"{_dt.from_numpy(c.dtype).name} of argument 'counts'.",
+            "give counts and probs the same float dtype")))
+    return c, p
+
+
+def _binomial(gen: _px.Philox, shp: tuple[int, ...], c: np.ndarray, p: np.ndarray,
+              npd: np.dtype, op: str) -> np.ndarray:
+    bshape = np.broadcast_shapes(c.shape, p.shape)
+    _ends_with(shp, bshape, op, True)
+    if _sized(shp) == 0:
+        return np.zeros(shp, dtype=npd)
+    cb = np.broadcast_to(c, bshape).reshape(-1)
+    pb = np.broadcast_to(p, bshape).reshape(-1)
+    ns = _sized(shp) // max(cb.size, 1)
+    return _cast_out(_smp.binomial(gen, cb, pb, ns), npd).reshape(shp)
+
+
+def stateless_binomial(shape: Any, seed: Any, counts: Any, probs: Any,
+                       output_dtype: Any = _dt.int32, name: str | None = None) -> Tensor:
+    """Binomial samples, a pure function of ``seed`` (inversion below mean 10, else BTRS).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_binomial([4], seed=[1, 2], counts=10.0, probs=0.5).shape
+    TensorShape([4])
+    """
+    c, p = _binomial_params(counts, probs)
+    return tft(_binomial(_stateless(seed), _shape(shape), c, p, _dt.np_dtype(output_dtype),
+                         "StatelessRandomBinomial"))
 
 
 # ---------------------------------------------------------------------------
@@ -663,6 +826,10 @@ def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     npd = d.dtype if d.dtype.kind in "iu" else np.dtype(np.int32)
     first = _px.full_int(_stateless(seed), 1, npd)[0]
     return tft(np.array([first, d.astype(npd)], dtype=npd))
+
+
+fold_in = stateless_fold_in
+split = stateless_split
 
 
 class experimental:  # noqa: N801 - TensorFlow's namespace name
