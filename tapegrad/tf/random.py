@@ -370,6 +370,7 @@ def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
     """
     npd = _dtype(dtype, False)
     shp = _shape(shape)
+    _stateless_alg(alg, "StatelessRandomNormalV2")
     return _scale_shift(_px.normal(_stateless(seed), _sized(shp), npd).reshape(shp),
                         stddev, mean, npd)
 
@@ -380,6 +381,7 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: A
     """Truncated normal samples (``|x| < 2`` before scaling), a pure function of ``seed``."""
     npd = _dtype(dtype, False)
     shp = _shape(shape)
+    _stateless_alg(alg, "StatelessTruncatedNormalV2")
     rnd = _px.truncated_normal(_stateless(seed), _sized(shp), npd).reshape(shp)
     return _scale_shift(rnd, stddev, mean, npd)
 
@@ -423,6 +425,9 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     _check_int_bounds(npd, minval, maxval)
     if npd.kind == "f" and maxval is None:
         maxval = 1
+    _stateless_alg(alg, "StatelessRandomUniformV2" if npd.kind == "f" else
+                   "StatelessRandomUniformFullIntV2" if minval is None else
+                   "StatelessRandomUniformIntV2")
     return _uniform_from(_stateless(seed), _shape(shape), minval, maxval, npd,
                          "StatelessRandomUniformIntV2")
 
@@ -441,6 +446,7 @@ def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
     t = convert(value)
     arr = t._data
     size = arr.shape[0] if arr.ndim else 0
+    _stateless_alg(alg, "StatelessShuffle")
     if arr.size <= 1 or size <= 1:
         return tft(arr.copy())
     return tft(arr[_px.shuffle_permutation(_stateless(seed), size)].copy())
@@ -548,7 +554,7 @@ def stateless_binomial(shape: Any, seed: Any, counts: Any, probs: Any,
 
 
 class Algorithm:
-    """``tf.random.Algorithm``: the RNG algorithms (only Philox is implemented here)."""
+    """``tf.random.Algorithm``: the RNG algorithms (ThreeFry draws fail as on TensorFlow's CPU)."""
 
     PHILOX = 1
     THREEFRY = 2
@@ -556,20 +562,30 @@ class Algorithm:
 
 
 def _alg(alg: Any) -> int:
+    """The algorithm's id (1: Philox, 2: ThreeFry, 3: auto-select) of a name, int or enum."""
     if alg is None:
         return Algorithm.PHILOX
     if isinstance(alg, str):
         names = {"philox": 1, "threefry": 2, "auto_select": 3}
         if alg.lower() not in names:
             raise hinted(ValueError(with_hint(
-                f"Unknown RNG algorithm {alg!r}", "use 'philox' or 'auto_select'")))
+                f"Argument `alg` got unsupported value {alg}. Supported values are philox for "
+                "the Philox algorithm, threefry for the ThreeFry algorithm, and auto_select "
+                "for auto-selection.", "use 'philox' or 'auto_select'")))
         alg = names[alg.lower()]
-    alg = int(getattr(alg, "value", alg))
-    if alg == Algorithm.THREEFRY:
-        raise hinted(NotImplementedError(with_hint(
-            "The ThreeFry algorithm is not available in tapegrad",
-            "use alg='philox' (TensorFlow's default on CPU)")))
-    return alg
+    return int(getattr(alg, "value", alg))
+
+
+def _state_size(alg: int) -> int:
+    return 2 if alg == Algorithm.THREEFRY else 3
+
+
+def _stateless_alg(alg: Any, op: str) -> None:
+    """Check a stateless op's ``alg``: ThreeFry has no CPU kernel, as in TensorFlow."""
+    if _alg(alg) == Algorithm.THREEFRY:
+        raise _op_error(op, "counter must be a vector with length at least 2; got shape: [1]. "
+                        "(Note that batched counters are not supported yet.)",
+                        "TensorFlow runs ThreeFry only under XLA; use alg='philox' on CPU")
 
 
 def _to_int64(v: int) -> int:
@@ -578,23 +594,25 @@ def _to_int64(v: int) -> int:
 
 
 def create_rng_state(seed: Any, alg: Any) -> np.ndarray:
-    """The 3-element int64 Philox state TensorFlow makes from ``seed`` (an int or a vector).
+    """The int64 state TensorFlow makes from ``seed`` (an int or a vector) for ``alg``.
+
+    Philox states have 3 elements (counter, key), ThreeFry states 2.
 
     >>> import tapegrad.tf as tf
     >>> tf.random.create_rng_state(12, "philox").tolist()
     [12, 0, 0]
     """
-    _alg(alg)
+    size = _state_size(_alg(alg))
     if isinstance(seed, (int, np.integer)):
         s = int(seed)
         words = []
-        for _ in range(3):
+        for _ in range(size):
             words.append(_to_int64(s))
             s >>= 64
         return np.array(words, dtype=np.int64)
     arr = np.asarray(convert(seed)._data if isinstance(seed, Tensor) else seed)
-    flat = [_to_int64(int(v)) for v in arr.reshape(-1)][:3]
-    return np.array([0] * (3 - len(flat)) + flat, dtype=np.int64)
+    flat = [_to_int64(int(v)) for v in arr.reshape(-1)][:size]
+    return np.array([0] * (size - len(flat)) + flat, dtype=np.int64)
 
 
 class Generator:
@@ -626,10 +644,11 @@ class Generator:
             arr = (np.asarray(state._data if isinstance(state, Tensor) else
                               [_to_int64(int(v)) for v in np.asarray(state).reshape(-1)],
                               dtype=np.int64).reshape(-1))
-            if arr.shape != (3,):
+            size = _state_size(self._alg)
+            if arr.shape != (size,):
                 raise hinted(ValueError(with_hint(
-                    f"Shapes ({arr.shape[0]},) and (3,) are incompatible",
-                    "a Philox state has 3 int64 elements: counter (2) and key (1)")))
+                    f"Shapes ({arr.shape[0]},) and [{size}] are incompatible",
+                    f"this algorithm's state has {size} int64 elements")))
         self._state_var = Variable(arr, trainable=False, name="StateVar", dtype=_dt.int64)
 
     # construction ------------------------------------------------------
@@ -648,7 +667,7 @@ class Generator:
     def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
         """A generator seeded from the operating system's entropy."""
         a = _alg(alg)
-        return cls(state=[_to_int64(_nondeterministic64()) for _ in range(3)], alg=a)
+        return cls(state=[_to_int64(_nondeterministic64()) for _ in range(_state_size(a))], alg=a)
 
     @classmethod
     def from_key_counter(cls, key: Any, counter: Any, alg: Any) -> Generator:
@@ -686,8 +705,19 @@ class Generator:
         """The key (the state's last element)."""
         return tft(np.asarray(self._state_var._data[-1]))
 
+    def _check_philox(self) -> None:
+        if self._alg == Algorithm.THREEFRY:
+            from .errors import UnimplementedError
+
+            raise hinted(UnimplementedError(None, None, with_hint(
+                "{{function_node __wrapped__RngReadAndSkip_device_/job:localhost/replica:0/"
+                "task:0/device:CPU:0}} Non-XLA devices don't support the ThreeFry algorithm. "
+                "[Op:RngReadAndSkip] name: ",
+                "TensorFlow runs ThreeFry only under XLA; use alg='philox' on CPU")))
+
     def skip(self, delta: int) -> Tensor:
         """Advance the counter by ``256 * delta`` blocks; return the state before."""
+        self._check_philox()
         old = np.asarray(self._state_var._data, dtype=np.int64).copy()
         ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
         ctr = (ctr + int(delta) * _px.RESERVE) & ((1 << 128) - 1)
@@ -739,6 +769,29 @@ class Generator:
         npd = _dt.np_dtype(dtype)
         shp = _shape(shape)
         return tft(_px.full_int(self._take(shp), _sized(shp), npd).reshape(shp))
+
+    def binomial(self, shape: Any, counts: Any, probs: Any, dtype: Any = _dt.int32,
+                 name: str | None = None) -> Tensor:
+        """Binomial samples (``StatefulRandomBinomial``: inversion below mean 10, else BTRS).
+
+        The state moves on by ``num_batches * 200 * (samples_per_batch + 3) / 4``
+        reservations of 256 blocks, as TensorFlow's kernel.
+        """
+        c = _param(counts, None)
+        p = _param(probs, None)
+        shp = _shape(shape)
+        op = "StatefulRandomBinomial"
+        bshape = np.broadcast_shapes(c.shape, p.shape)
+        _ends_with(shp, bshape, op, True)
+        if self._alg != Algorithm.PHILOX:
+            raise _op_error(op, f"Unsupported algorithm id: {self._alg}",
+                            "the binomial sampler runs on Philox only")
+        nb = _sized(bshape)
+        spb = _sized(shp) // max(nb, 1)
+        old = np.asarray(self.skip(nb * 2 * 100 * (spb + 3) // 4)._data)
+        ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
+        return tft(_binomial(_px.Philox(ctr, int(old[2]) & _M64), shp, c, p,
+                             _dt.np_dtype(dtype), op))
 
     def make_seeds(self, count: int = 1) -> Tensor:
         """Seeds for stateless ops: an int64 tensor of shape ``[2, count]``."""
@@ -817,6 +870,7 @@ def stateless_split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor
     """``num`` new seed pairs from ``seed`` (``tf.random.experimental.stateless_split``)."""
     s = convert(seed)
     npd = s._data.dtype if s._data.dtype.kind in "iu" else np.dtype(np.int32)
+    _stateless_alg(alg, "StatelessRandomUniformFullIntV2")
     return tft(_px.full_int(_stateless(seed), 2 * int(num), npd).reshape(int(num), 2))
 
 
@@ -824,6 +878,7 @@ def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     """A new seed pair from ``seed`` and an integer ``data`` (``stateless_fold_in``)."""
     d = np.asarray(convert(data)._data)
     npd = d.dtype if d.dtype.kind in "iu" else np.dtype(np.int32)
+    _stateless_alg(alg, "StatelessRandomUniformFullIntV2")
     first = _px.full_int(_stateless(seed), 1, npd)[0]
     return tft(np.array([first, d.astype(npd)], dtype=npd))
 
