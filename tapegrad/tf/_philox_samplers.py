@@ -52,7 +52,7 @@ def _lgamma_fn() -> Callable[[float], float]:
         except (OSError, AttributeError):
             continue
         f.restype, f.argtypes = ctypes.c_double, [ctypes.c_double]
-        return f  # type: ignore[no-any-return]
+        return f
     return math.lgamma
 
 
