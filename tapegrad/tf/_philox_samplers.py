@@ -159,8 +159,11 @@ def poisson(gen: Philox, rates: Any, num_samples: int, out: np.dtype) -> np.ndar
     return res
 
 
-def gamma(gen: Philox, alphas: Any, num_samples: int, stateless: bool) -> np.ndarray:
-    """``RandomGamma`` / ``StatelessRandomGamma``: ``(num_samples, len(alphas))`` doubles."""
+def gamma(gen: Philox, alphas: Any, num_samples: int) -> np.ndarray:
+    """``RandomGamma`` / ``StatelessRandomGamma``: ``(num_samples, len(alphas))`` doubles.
+
+    Both kernels share the sampler (alpha 1 is ``-log1p(-u)``, an exponential).
+    """
     flat = [float(a) for a in np.asarray(alphas).reshape(-1).astype(np.float64)]
     res = np.zeros((num_samples, len(flat)), dtype=np.float64)
     idx = 0
@@ -173,7 +176,7 @@ def gamma(gen: Philox, alphas: Any, num_samples: int, stateless: bool) -> np.nda
             idx += 1
             if alpha == 1.0:
                 u = s.uniform()
-                res[i, j] = -math.log1p(-u) if stateless else -math.log(1.0 - u)
+                res[i, j] = -math.log1p(-u)
                 continue
             if not d > 0:   # alpha <= -2/3 or NaN: the kernel's loop never ends; TF gives NaN
                 res[i, j] = math.nan

@@ -337,7 +337,7 @@ def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dt.float32, se
     if ns == 0 or a.size == 0:
         rnd = np.zeros(shp + a.shape, dtype=npd)
     else:
-        rnd = _smp.gamma(g, a, ns, stateless=False).astype(npd).reshape(shp + a.shape)
+        rnd = _smp.gamma(g, a, ns).astype(npd).reshape(shp + a.shape)
     return tft(np.maximum(np.finfo(npd).tiny, (rnd / b).astype(npd)))
 
 
@@ -506,7 +506,7 @@ def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
         rnd = np.zeros(shp, dtype=npd)
     else:
         _ends_with(shp, a.shape, "StatelessRandomGammaV3", True)
-        rnd = _smp.gamma(gen, a, _sized(shp) // a.size, stateless=True).astype(npd)
+        rnd = _smp.gamma(gen, a, _sized(shp) // a.size).astype(npd)
     return tft(np.maximum(np.finfo(npd).tiny, (rnd.reshape(shp) / b).astype(npd)))
 
 
@@ -527,7 +527,7 @@ def _binomial_params(counts: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
 def _binomial(gen: _px.Philox, shp: tuple[int, ...], c: np.ndarray, p: np.ndarray,
               npd: np.dtype, op: str) -> np.ndarray:
     bshape = np.broadcast_shapes(c.shape, p.shape)
-    _ends_with(shp, bshape, op, True)
+    _ends_with(shp, bshape, op, op.startswith("Stateful"))
     if _sized(shp) == 0:
         return np.zeros(shp, dtype=npd)
     cb = np.broadcast_to(c, bshape).reshape(-1)
@@ -782,7 +782,7 @@ class Generator:
         shp = _shape(shape)
         op = "StatefulRandomBinomial"
         bshape = np.broadcast_shapes(c.shape, p.shape)
-        _ends_with(shp, bshape, op, True)
+        _ends_with(shp, bshape, op, True)  # TensorFlow names this op: " name: " ends its text
         if self._alg != Algorithm.PHILOX:
             raise _op_error(op, f"Unsupported algorithm id: {self._alg}",
                             "the binomial sampler runs on Philox only")
