@@ -651,6 +651,9 @@ class Generator:
                     f"this algorithm's state has {size} int64 elements")))
         self._state_var = Variable(arr, trainable=False, name="StateVar", dtype=_dt.int64)
 
+    def __repr__(self) -> str:
+        return f"<tensorflow.python.ops.stateful_random_ops.Generator object at {id(self):#x}>"
+
     # construction ------------------------------------------------------
     @classmethod
     def from_state(cls, state: Any, alg: Any) -> Generator:

@@ -92,6 +92,9 @@ class SeedGenerator:
     def get_config(self) -> dict[str, Any]:
         return {"seed": self._initial_seed, "name": self.name}
 
+    def __repr__(self) -> str:
+        return f"<keras.src.random.seed_generator.SeedGenerator object at {id(self):#x}>"
+
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> SeedGenerator:
         return cls(**config)
