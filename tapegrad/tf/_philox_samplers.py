@@ -18,9 +18,9 @@ These reproduce the CPU kernels of ``random_poisson_op.cc``,
 
 The loops are scalar Python, one output at a time, as the kernels are.
 
->>> from tapegrad.tf import _philox as px
->>> poisson(px.Philox(0, 0), [3.0], 4, np.dtype(np.float32)).tolist()
-[[1.0], [3.0], [2.0], [0.0]]
+>>> from tapegrad.tf import _philox as px      # tf.random.stateless_poisson([4, 1], [1, 2], [3.0])
+>>> poisson(px.stateless_key_counter(1, 2), [3.0], 4, np.dtype(np.float32)).tolist()
+[[5.0], [5.0], [4.0], [6.0]]
 """
 
 from __future__ import annotations
