@@ -5,6 +5,7 @@ values must be *equal* (dtype, shape and every bit), errors must have the same
 type and ``str(e)``.  Covered: ``tf.random.poisson`` / ``gamma`` (stateful,
 after ``set_seed``, with the op-seed sequence), ``stateless_poisson`` /
 ``gamma`` / ``binomial``, ``Generator.binomial``, ``fold_in`` / ``split``,
+``tf.data.Dataset.shuffle`` (orders, reshuffling, with ``repeat``/``map``),
 ThreeFry (states, and the errors of its draws on CPU), ``keras.random.gamma``
 / ``binomial`` / ``beta``, and the dropout masks of Keras' RNN layers and
 ``SpatialDropout``.  Skipped without TensorFlow.
@@ -148,6 +149,40 @@ TF_PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "err_stateless_binomial_shape": lambda tf: tf.random.stateless_binomial(
         [5], seed=[1, 2], counts=[3.0, 4.0], probs=0.5),
 }
+
+
+def _it(ds: Any) -> list[Any]:
+    return [np.asarray(x) for x in ds]
+
+
+def _two_passes(ds: Any) -> list[Any]:
+    return _it(ds) + _it(ds)
+
+
+TF_PROGRAMS.update({
+    # tf.data's ShuffleDataset: the ring buffer, seeds per iterator, reshuffling
+    "data_shuffle": _seeded(lambda tf: _it(tf.data.Dataset.range(10).shuffle(4))),
+    "data_shuffle_two_passes": _seeded(lambda tf: _two_passes(tf.data.Dataset.range(12).shuffle(5))),
+    "data_shuffle_fixed": _seeded(lambda tf: _two_passes(
+        tf.data.Dataset.range(12).shuffle(5, reshuffle_each_iteration=False))),
+    "data_shuffle_op_seed": _seeded(lambda tf: _it(tf.data.Dataset.range(10).shuffle(10, seed=3)),
+                                    seed=None),
+    "data_shuffle_big_buffer": _seeded(lambda tf: _it(tf.data.Dataset.range(20).shuffle(100))),
+    "data_shuffle_batch": _seeded(lambda tf: _it(
+        tf.data.Dataset.from_tensor_slices(np.arange(20.0)).shuffle(8).batch(3))),
+    "data_shuffle_repeat": _seeded(lambda tf: _it(tf.data.Dataset.range(6).shuffle(3).repeat(3))),
+    "data_shuffle_repeat_forever": _seeded(
+        lambda tf: _it(tf.data.Dataset.range(5).shuffle(5).repeat().take(17))),
+    "data_repeat_shuffle": _seeded(lambda tf: _it(tf.data.Dataset.range(5).repeat(2).shuffle(4))),
+    "data_shuffle_global_seed_0": _seeded(lambda tf: _it(tf.data.Dataset.range(10).shuffle(10)),
+                                          seed=0),
+    "data_shuffle_tuples": _seeded(lambda tf: _it(tf.data.Dataset.from_tensor_slices(
+        (np.arange(8), np.arange(8) * 2)).shuffle(8).batch(4))),
+    "data_shuffle_then_map": _seeded(lambda tf: _two_passes(
+        tf.data.Dataset.range(8).shuffle(3).map(lambda x: x * 2))),
+    "data_two_shuffles": _seeded(lambda tf: [*_it(tf.data.Dataset.range(8).shuffle(8)),
+                                             *_it(tf.data.Dataset.range(8).shuffle(8))]),
+})
 
 
 def _k(tf: Any) -> Any:
