@@ -219,8 +219,21 @@ def _rnn_masks(cls: str, **kw: Any) -> Callable[[Any], Any]:
     return prog
 
 
+def _k_fit_then_draw(tf: Any) -> Any:
+    """``fit(shuffle=True)`` shuffles inside TensorFlow graphs: no eager op seed is drawn, so
+    the draws after it are the ones TensorFlow makes."""
+    k = _k(tf)
+    k.utils.set_random_seed(1)
+    x = np.arange(40, dtype="float32").reshape(20, 2) / 40
+    model = k.Sequential([k.Input((2,)), k.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, x.sum(1, keepdims=True), epochs=2, batch_size=5, verbose=0, shuffle=True)
+    return [tf.random.normal([3]), tf.random.uniform([2])]
+
+
 KERAS_PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "samplers": _k_samplers,
+    "fit_shuffle_leaves_tf_stream": _k_fit_then_draw,
     "spatial_dropout": lambda tf: (_k(tf).utils.set_random_seed(2), [
         _k(tf).layers.SpatialDropout1D(0.5)(np.ones((2, 3, 4), "float32"), training=True),
         _k(tf).layers.SpatialDropout2D(0.5, seed=3)(np.ones((2, 3, 3, 4), "float32"),
