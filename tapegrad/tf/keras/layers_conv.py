@@ -174,6 +174,27 @@ class _Conv(Layer):
                                         name="bias")
         self.__dict__["built"] = True
 
+    def _maybe_build(self, x: Any) -> None:
+        # Keras checks the layer's InputSpec (min_ndim, then the channel axis once built) in
+        # __call__, before call(): these errors are not framed as "Exception encountered"
+        if isinstance(x, Tensor):
+            n = self._rank + 2
+            if x._data.ndim < n:
+                raise hinted(ValueError(with_hint(
+                    f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
+                    f"layer: expected min_ndim={n}, found ndim={x._data.ndim}. Full shape "
+                    f"received: {tuple(x._data.shape)}",
+                    f"{type(self).__name__} takes (batch, ...) of rank {n}")))
+            if self.built and x._data.ndim == n:
+                c = x._data.shape[-1] if self._last else x._data.shape[1]
+                if c != self.__dict__["_cin"]:
+                    raise hinted(ValueError(with_hint(
+                        f"Input 0 with name 'None' of layer '{self.name}' is incompatible with "
+                        f"the layer: expected axis {-1 if self._last else 1} of input shape to "
+                        f"have value {self.__dict__['_cin']}, but received input with shape "
+                        f"{tuple(x._data.shape)}", "the layer was built for another channel count")))
+        super()._maybe_build(x)
+
     def _check(self, x: Tensor) -> None:
         n = self._rank
         if x._data.ndim != n + 2:
