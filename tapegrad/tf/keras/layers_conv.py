@@ -45,7 +45,7 @@ from .._tensor import convert, read
 from . import activations, initializers
 from .layers import Layer, in_training
 
-__all__ = [
+__all__: list[str] = [
     "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv1DTranspose", "DepthwiseConv2D",
     "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D",
     "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
