@@ -231,8 +231,30 @@ def _k_fit_then_draw(tf: Any) -> Any:
     return [tf.random.normal([3]), tf.random.uniform([2])]
 
 
+X_NOISE = np.linspace(-1, 1, 12, dtype="float32").reshape(3, 4)
+
+
+def _k_noise_layers(tf: Any) -> Any:
+    k = _k(tf)
+    k.utils.set_random_seed(4)
+    layers = k.layers
+    g, gd, ad = layers.GaussianNoise(0.3), layers.GaussianDropout(0.4, seed=2), \
+        layers.AlphaDropout(0.3)
+    ad2 = layers.AlphaDropout(0.5, noise_shape=(3, 1), seed=5)
+    return [g(X_NOISE), g(X_NOISE, training=True), g(X_NOISE, training=True),
+            gd(X_NOISE, training=True), ad(X_NOISE, training=True), ad2(X_NOISE, training=True),
+            ad(X_NOISE), k.random.normal((2,))]
+
+
 KERAS_PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "samplers": _k_samplers,
+    "noise_layers": _k_noise_layers,
+    "noise_in_a_model": lambda tf: (lambda k: (k.utils.set_random_seed(4), (lambda m: [
+        m(X_NOISE, training=True), m(X_NOISE)])(k.Sequential(
+            [k.Input((4,)), k.layers.GaussianNoise(0.1), k.layers.Dense(2)])))[1])(_k(tf)),
+    "err_alpha_dropout_none_in_noise_shape": lambda tf: _k(tf).layers.AlphaDropout(
+        0.5, noise_shape=(None, 1), seed=5)(X_NOISE, training=True),
+    "err_gaussian_noise_stddev": lambda tf: _k(tf).layers.GaussianNoise(1.5),
     "fit_shuffle_leaves_tf_stream": _k_fit_then_draw,
     "spatial_dropout": lambda tf: (_k(tf).utils.set_random_seed(2), [
         _k(tf).layers.SpatialDropout1D(0.5)(np.ones((2, 3, 4), "float32"), training=True),

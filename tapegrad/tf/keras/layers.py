@@ -513,3 +513,8 @@ from ._dropout import Dropout  # noqa: E402
 
 if "Dropout" not in __all__:
     __all__ += ["Dropout"]
+
+# Keras's noise layers (GaussianNoise, GaussianDropout, AlphaDropout), masks from SeedGenerators
+from ._noise import AlphaDropout, GaussianDropout, GaussianNoise  # noqa: E402
+
+__all__ += ["AlphaDropout", "GaussianDropout", "GaussianNoise"]
