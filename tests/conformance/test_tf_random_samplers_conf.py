@@ -246,8 +246,25 @@ def _k_noise_layers(tf: Any) -> Any:
             ad(X_NOISE), k.random.normal((2,))]
 
 
+Q_MHA = np.linspace(-1, 1, 24, dtype="float32").reshape(2, 3, 4)
+
+
+def _k_mha(dropout: float, training: bool) -> Callable[[Any], Any]:
+    """MultiHeadAttention's weights (each sublayer a fresh initializer clone, EinsumDense's
+    fans) and its attention-dropout masks (the dropout layer's SeedGenerator)."""
+    def prog(tf: Any) -> Any:
+        k = _k(tf)
+        k.utils.set_random_seed(4)
+        layer = k.layers.MultiHeadAttention(2, 3, dropout=dropout)
+        out = layer(Q_MHA, Q_MHA, training=training)
+        return [out, *layer.get_weights(), k.initializers.GlorotUniform()((2, 2))]
+    return prog
+
+
 KERAS_PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "samplers": _k_samplers,
+    "mha_weights_and_dropout_seed_order": lambda tf: _k_mha(0.2, False)(tf)[1:],
+    "mha_dropout": _k_mha(0.5, True),
     "noise_layers": _k_noise_layers,
     "noise_in_a_model": lambda tf: (lambda k: (k.utils.set_random_seed(4), (lambda m: [
         m(X_NOISE, training=True), m(X_NOISE)])(k.Sequential(

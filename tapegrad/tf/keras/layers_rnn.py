@@ -532,8 +532,19 @@ class _EinsumWeights(Layer):
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.equation = equation
-        self.kernel = self.add_weight(kernel_shape, initializers.get(kernel_initializer),
-                                      name="kernel")
+        init = initializers.get(kernel_initializer)
+        if isinstance(init, initializers.VarianceScaling) and (
+                init.input_axes is None or init.output_axes is None):
+            # EinsumDense's _update_kernel_initializer: the same seed, fans from the kernel
+            # axes that meet the input and the output
+            import copy
+
+            ins, kern_out = equation.split(",")
+            kern, out = kern_out.split("->")
+            init = copy.copy(init)
+            init.input_axes = [i for i, c in enumerate(kern) if c in ins]
+            init.output_axes = [i for i, c in enumerate(kern) if c in out]
+        self.kernel = self.add_weight(kernel_shape, init, name="kernel")
         self.bias = self.add_weight(bias_shape, initializers.get(bias_initializer),
                                     name="bias") if bias_shape is not None else None
         self.__dict__["built"] = True
@@ -571,18 +582,40 @@ class MultiHeadAttention(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        # Keras makes the initializers here and a fresh clone of each for every sublayer
+        self._kernel_init = initializers.get(kernel_initializer)
+        self._bias_init = initializers.get(bias_initializer)
+        self._dropout_seed: Any = None
+
+    def _clones(self) -> tuple[Any, Any]:
+        """Keras's ``_get_common_kwargs_for_sublayer``: ``from_config(get_config())`` clones
+        (an unseeded initializer takes a new seed from Python's random)."""
+        def clone(init: Any) -> Any:
+            if not hasattr(init, "get_config"):
+                return init
+            import inspect
+
+            params = inspect.signature(type(init)).parameters
+            return type(init)(**{k: v for k, v in init.get_config().items() if k in params})
+        return clone(self._kernel_init), clone(self._bias_init)
 
     def _build_from(self, q: Tensor, v: Tensor, k: Tensor) -> None:
         h, kd, vd = self.num_heads, self.key_dim, self.value_dim
         dq, dk, dv = q._data.shape[-1], k._data.shape[-1], v._data.shape[-1]
-        ki, bi, ub = self.kernel_initializer, self.bias_initializer, self.use_bias
+        ub = self.use_bias
         dt = self.dtype
+        ki, bi = self._clones()
         self.query_dense = _EinsumWeights((dq, h, kd), (h, kd) if ub else None, ki, bi,
                                           "abc,cde->abde", name="query", dtype=dt)
+        ki, bi = self._clones()
         self.key_dense = _EinsumWeights((dk, h, kd), (h, kd) if ub else None, ki, bi,
                                         "abc,cde->abde", name="key", dtype=dt)
+        ki, bi = self._clones()
         self.value_dense = _EinsumWeights((dv, h, vd), (h, vd) if ub else None, ki, bi,
                                           "abc,cde->abde", name="value", dtype=dt)
+        if self.dropout > 0:  # Keras's attention Dropout layer and its SeedGenerator
+            self._dropout_seed = SeedGenerator(self.seed)
+        ki, bi = self._clones()
         self.output_dense = _EinsumWeights((h, vd, dq), (dq,) if ub else None, ki, bi,
                                            "abcd,cde->abe", name="attention_output", dtype=dt)
         self.__dict__["built"] = True
@@ -619,7 +652,8 @@ class MultiHeadAttention(Layer):
         w = _softmax(scores, axis=-1)
         wd = w
         if training and self.dropout > 0:  # the returned scores are the undropped ones
-            wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt, self.seed))
+            wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt,
+                                               self._dropout_seed))
         out = ops.einsum("acbe,aecd->abcd", wd, vv)  # (B, T, heads, value_dim)
         out = self.output_dense(out)
         if return_attention_scores:
