@@ -78,20 +78,23 @@ def _u64_to_double(x0: int, x1: int) -> float:
 
 
 class _Stream:
-    """A copy of the op's generator skipped to one output's run of blocks."""
+    """A copy of the op's generator skipped to one output's run of blocks (``pre``: its first
+    blocks, computed for all outputs at once)."""
 
-    __slots__ = ("counter", "key", "_uni", "_norm")
+    __slots__ = ("counter", "key", "_uni", "_norm", "_pre")
 
-    def __init__(self, gen: Philox, skip: int) -> None:
+    def __init__(self, gen: Philox, skip: int, pre: list[list[int]] | None = None) -> None:
         self.counter = (gen.counter + skip) & _M128
         self.key = gen.key
         self._uni: list[float] = []
         self._norm: list[float] = []
+        self._pre = pre[::-1] if pre else []
 
-    def _next(self) -> tuple[int, int, int, int]:
-        b = block(self.counter, self.key)
+    def _next(self) -> tuple[int, int, int, int] | list[int]:
         self.counter = (self.counter + 1) & _M128
-        return b
+        if self._pre:
+            return self._pre.pop()
+        return block((self.counter - 1) & _M128, self.key)
 
     def uniform(self) -> float:
         """The next double of ``UniformDistribution<double>``, last of a block first."""
@@ -109,6 +112,19 @@ class _Stream:
             u2 = math.sqrt(-2.0 * math.log(u1))
             self._norm = [math.sin(v1) * u2, math.cos(v1) * u2]
         return self._norm.pop()
+
+
+_PREFETCH = 2
+
+
+def _prefetch(gen: Philox, stride: int, count: int) -> list[list[list[int]]]:
+    """The first blocks of ``count`` outputs' streams (``stride`` blocks apart), vectorised."""
+    if count == 0:
+        return []
+    offs = (np.arange(count, dtype=np.uint64)[:, None] * np.uint64(stride)
+            + np.arange(_PREFETCH, dtype=np.uint64)[None, :]).reshape(-1)
+    rows = gen.at(offs).tolist()
+    return [rows[i * _PREFETCH:(i + 1) * _PREFETCH] for i in range(count)]
 
 
 def _highest(dt: np.dtype) -> float:
@@ -150,10 +166,11 @@ def poisson(gen: Philox, rates: Any, num_samples: int, out: np.dtype) -> np.ndar
     flat = [float(r) for r in np.asarray(rates).reshape(-1).astype(np.float64)]
     res = np.zeros((num_samples, len(flat)), dtype=np.float64)
     top = _highest(out)
+    pre = _prefetch(gen, 256, num_samples * len(flat))
     idx = 0
     for j, rate in enumerate(flat):
         for i in range(num_samples):
-            s = _Stream(gen, 256 * idx)
+            s = _Stream(gen, 256 * idx, pre[idx])
             res[i, j] = _poisson_one(s, rate, top) if not math.isnan(rate) else 0.0
             idx += 1
     return res
@@ -166,13 +183,14 @@ def gamma(gen: Philox, alphas: Any, num_samples: int) -> np.ndarray:
     """
     flat = [float(a) for a in np.asarray(alphas).reshape(-1).astype(np.float64)]
     res = np.zeros((num_samples, len(flat)), dtype=np.float64)
+    pre = _prefetch(gen, 256, num_samples * len(flat))
     idx = 0
     for j, alpha in enumerate(flat):
         less = alpha < 1
         d = alpha + (2.0 / 3 if less else -1.0 / 3)
         c = 1.0 / 3 / math.sqrt(d) if d > 0 else math.nan
         for i in range(num_samples):
-            s = _Stream(gen, 256 * idx)
+            s = _Stream(gen, 256 * idx, pre[idx])
             idx += 1
             if alpha == 1.0:
                 u = s.uniform()
@@ -264,22 +282,25 @@ def binomial(gen: Philox, counts: np.ndarray, probs: np.ndarray,
     for j in range(nb):
         count_t, prob_t = counts[j], probs[j]
         dcount = float(count_t)
+        small = prob_t <= half
+        pq = prob_t if small else one - prob_t
+        sampled = not (dcount <= 0.0 or prob_t <= 0 or prob_t >= one) and (
+            prob_t <= half or prob_t > half)
+        use_btrs = bool(count_t * pq >= ten)
+        stride = 256 if use_btrs else 42
+        pre: list[list[list[int]]] = []
+        if sampled:   # the batch's streams start idx * stride blocks on; their first blocks
+            pre = _prefetch(gen.skip(stride * idx), stride, num_samples)
         for i in range(num_samples):
             if dcount <= 0.0 or prob_t <= 0:
                 val = 0.0
             elif prob_t >= one:
                 val = dcount
-            elif prob_t <= half:
-                if count_t * prob_t >= ten:
-                    val = _btrs(_Stream(gen, 256 * idx), dcount, float(prob_t))
-                else:
-                    val = _inversion(_Stream(gen, 42 * idx), dcount, float(prob_t))
-            elif prob_t > half:
-                q = one - prob_t
-                if count_t * q >= ten:
-                    val = dcount - _btrs(_Stream(gen, 256 * idx), dcount, float(q))
-                else:
-                    val = dcount - _inversion(_Stream(gen, 42 * idx), dcount, float(q))
+            elif sampled:
+                st = _Stream(gen, stride * idx, pre[i])
+                draw = (_btrs(st, dcount, float(pq)) if use_btrs
+                        else _inversion(st, dcount, float(pq)))
+                val = draw if small else dcount - draw
             else:
                 val = math.nan
             res[i, j] = val

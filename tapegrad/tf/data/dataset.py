@@ -32,7 +32,6 @@ import numpy as np
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import _philox
-from .. import _philox_samplers as _samplers
 from .. import dtypes as _dt
 from .. import random as _random
 from .._nest import flatten, is_nested, pack_sequence_as
@@ -1155,11 +1154,11 @@ class _Words:
         self._n = 0
 
     def __call__(self) -> int:
-        if not self._block:
-            self._block = list(_samplers.block(self._gen.counter + self._n, self._gen.key))
+        if not self._block:   # 64 blocks at a time, vectorised
+            self._block = self._gen.skip(self._n).blocks(64).reshape(-1).tolist()
             self._block.reverse()
-            self._n += 1
-        return self._block.pop()
+            self._n += 64
+        return int(self._block.pop())
 
 
 class _SeedGenerator:
