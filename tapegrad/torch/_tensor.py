@@ -412,8 +412,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
           memory_format: Any = None) -> Tensor:
     """An uninitialised tensor (zeros in tapegrad)."""
     check_device(device)
-    shape = size_arg(size)
-    return _finish(_alloc(np.zeros, shape, _dt(dtype)), requires_grad)
+    return _finish(_alloc(np.zeros, size_arg(size), _dt(dtype)), requires_grad)
 
 
 def _scalar_dtype(v: Any) -> np.dtype:
