@@ -80,7 +80,7 @@ PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "pad_rank": lambda tf: tf.pad(tf.ones([2]), [[1, 1], [1, 1]]),
     "pad_columns": lambda tf: tf.pad(tf.ones([2]), [[1, 1, 1]]),
     "mirror_pad_rank": lambda tf: tf.pad(tf.ones([2, 2]), [[1, 1]], mode="REFLECT"),
-    "conv2d_rank": lambda tf: tf.keras.layers.Conv2D(2, 3)(tf.ones([1, 5, 5])),
+    "conv2d_rank": lambda tf: tf.keras.layers.Conv2D(2, 3, name="conv_r")(tf.ones([1, 5, 5])),
     "conv2d_channels": lambda tf: (lambda c: (c(tf.ones([1, 5, 5, 3])),
                                               c(tf.ones([1, 5, 5, 4]))))(
         tf.keras.layers.Conv2D(2, 3, name="conv_c")),
