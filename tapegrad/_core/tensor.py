@@ -409,9 +409,8 @@ class Tensor:
         if self._data.size != 1:
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
-                    f"Boolean value of Tensor with more than one value is ambiguous "
-                    f"(shape {self._data.shape})",
-                    "use .any() or .all()",
+                    "Boolean value of Tensor with more than one value is ambiguous",
+                    f"the tensor has shape {self._data.shape}: use .any() or .all()",
                 )
             ))
         return bool(self._data)

@@ -122,8 +122,7 @@ def _creation_shape(shape: Any) -> tuple[int, ...]:
     out = _shape_arg(shape)
     for s in out:
         if s < 0:
-            raise hinted(InvalidArgumentError(None, None, with_hint(
-                f"Dimension {s} must be >= 0 [Op:Fill] name: ", "every size must be >= 0")))
+            raise _invalid(f"Dimension {s} must be >= 0", "every size must be >= 0", "Fill")
     n = 1
     for s in out:
         n *= s
@@ -197,7 +196,11 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([3, 3], dtype=int32)>
     """
     v = _t(value)
-    return tft(_alloc(np.full, _creation_shape(dims), v._data.dtype, v._data))
+    shp = _creation_shape(dims)
+    if v._data.ndim:
+        raise _invalid(f"value must represent a scalar, got shape {fmt_shape(v._data.shape)}",
+                       "fill takes a scalar value", "Fill", None)
+    return tft(_alloc(np.full, shp, v._data.dtype, v._data))
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
@@ -1115,6 +1118,10 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     """
     t = _t(input)
     ax = 0 if axis is None else int(axis)
+    nd = _bmax(t._data.ndim, 1)
+    if not -nd <= ax < nd:
+        raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
+                       f"the input has {t._data.ndim} dimensions", "ArgMax")
     return tft(np.argmax(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
 
 
@@ -1128,6 +1135,10 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     """
     t = _t(input)
     ax = 0 if axis is None else int(axis)
+    nd = _bmax(t._data.ndim, 1)
+    if not -nd <= ax < nd:
+        raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
+                       f"the input has {t._data.ndim} dimensions", "ArgMin")
     return tft(np.argmin(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
 
 
@@ -1343,6 +1354,13 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
     if perm is None:
         return ops.transpose(t)
     p = _shape_arg(perm)
+    nd = t._data.ndim
+    if len(p) == nd:
+        for x in p:
+            d = x + nd if x < 0 else x
+            if not 0 <= d < nd:
+                raise _invalid(f"{d} is out of range [0 .. {nd})",
+                               "perm must be a permutation of the axes", "Transpose", None)
     if sorted(x % _bmax(t._data.ndim, 1) for x in p) != list(_brange(t._data.ndim)):
         if len(p) != t._data.ndim:
             raise _invalid(f"transpose expects a vector of size {t._data.ndim}. But input(1) "
@@ -1598,6 +1616,15 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
             'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or '
             f'"SYMMETRIC". Received `mode` = {mode}', "use CONSTANT, REFLECT or SYMMETRIC")))
     pw = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings, dtype=int)
+    op = "Pad" if m == "CONSTANT" else "MirrorPad"
+    if pw.ndim != 2 or pw.shape[1] != 2:
+        raise _invalid(f"paddings must be a matrix with 2 columns: {fmt_shape(pw.shape)}",
+                       "one [before, after] pair per axis", op, None)
+    if pw.shape[0] != t._data.ndim:
+        raise _invalid("The first dimension of paddings must be the rank of inputs"
+                       f"{fmt_shape(pw.shape)}{',' if op == 'MirrorPad' else ''} "
+                       f"{fmt_shape(t._data.shape)}",
+                       "one [before, after] pair per axis", op, None)
     if m == "CONSTANT":
         return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
     from ..ops.padding import pad_mode

@@ -155,7 +155,11 @@ class Module:
         return wrapped
 
     def __repr__(self) -> str:
-        return f"<{type(self).__module__}.{type(self).__qualname__} object>"
+        """Python's default repr, with TensorFlow's module path for ``tf.Module`` itself."""
+        mod = type(self).__module__
+        if mod == __name__:
+            mod = "tensorflow.python.module.module"
+        return f"<{mod}.{type(self).__qualname__} object at {id(self):#x}>"
 
 
 def _is_variable(x: Any) -> bool:

@@ -229,16 +229,18 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
     x = _t(logits)
     ensure_float(x, "SoftmaxCrossEntropyWithLogits")
     z = labels if isinstance(labels, Tensor) else convert_like(labels, x._data.dtype, False)
-    x, z = binary_args(x, z, "SoftmaxCrossEntropyWithLogits")
-    if x._data.shape != z._data.shape:
+    zs = tuple(np.shape(z._data if isinstance(z, Tensor) else z))
+    if x._data.shape != zs:   # the kernel's own check comes before any broadcasting
         try:
-            np.broadcast_shapes(x._data.shape, z._data.shape)
+            np.broadcast_shapes(x._data.shape, zs)
         except ValueError:
             raise _invalid(
-                f"logits and labels must be broadcastable: logits_size="
-                f"{list(x._data.shape)} labels_size={list(z._data.shape)}".replace(" ", ""),
+                "logits and labels must be broadcastable: logits_size="
+                + str(list(x._data.shape)).replace(" ", "") + " labels_size="
+                + str(list(zs)).replace(" ", ""),
                 "labels and logits must have one shape", "SoftmaxCrossEntropyWithLogits"
             ) from None
+    x, z = binary_args(x, z, "SoftmaxCrossEntropyWithLogits")
     return ops.softmax_cross_entropy_with_logits(z, x, axis=axis)
 
 

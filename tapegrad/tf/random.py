@@ -37,6 +37,7 @@ from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..autodiff import tracing as _tracing
 from . import _philox as _px
+from . import _philox_samplers as _smp
 from . import dtypes as _dt
 from ._tensor import convert, tft
 
@@ -44,7 +45,8 @@ __all__ = ["set_seed", "get_seed", "normal", "uniform", "truncated_normal", "shu
            "categorical", "stateless_normal", "stateless_uniform", "stateless_truncated_normal",
            "stateless_categorical", "stateless_shuffle", "Generator", "get_global_generator",
            "set_global_generator", "create_rng_state", "Algorithm", "stateless_split",
-           "stateless_fold_in", "experimental"]
+           "stateless_fold_in", "experimental", "poisson", "gamma", "stateless_poisson",
+           "stateless_gamma", "stateless_binomial", "fold_in", "split"]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -70,6 +72,7 @@ def set_seed(seed: int | None) -> None:
         _CONTEXT["rng"] = _pyrandom.Random(seed)
     except TypeError:
         _CONTEXT["rng"] = _pyrandom.Random(int(np.array(seed)))
+    _CONTEXT["side"] = 0
     _KERNELS.clear()
 
 
@@ -280,6 +283,70 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Any = No
     return tft(_px.multinomial(g, lg, ns).astype(out_dt))
 
 
+def _param(x: Any, npd: np.dtype | None) -> np.ndarray:
+    """A parameter as ``convert_to_tensor`` makes it (Python floats: float32; ints: int32)."""
+    if isinstance(x, Tensor):
+        a = np.asarray(convert(x)._data)
+        return a if npd is None else a.astype(npd, copy=False)
+    if npd is not None:
+        return np.asarray(x, dtype=npd)
+    return np.asarray(convert(x)._data)
+
+
+def _cast_out(res: np.ndarray, npd: np.dtype) -> np.ndarray:
+    """``static_cast<U>(double)``: integers truncate, floats round."""
+    return res.astype(npd)
+
+
+def poisson(shape: Any, lam: Any, dtype: Any = _dt.float32, seed: Any = None,
+            name: str | None = None) -> Tensor:
+    """Poisson samples of shape ``shape + lam.shape`` (``RandomPoissonV2``).
+
+    Rates below 10 use Knuth's product of uniforms, larger ones Hormann's
+    transformed rejection, as TensorFlow's kernel.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.poisson([3], [1.0, 20.0], seed=1).shape
+    TensorShape([3, 2])
+    """
+    npd = _dt.np_dtype(dtype)
+    rate = _param(lam, None)
+    shp = _shape(shape)
+    ns = _sized(shp)
+    nr = rate.size
+    g = _kernel("RandomPoissonV2", (rate.dtype.name, npd.name), seed,
+                ns * nr * _px.RESERVE if ns else 0)
+    if ns == 0 or nr == 0:
+        return tft(np.zeros(shp + rate.shape, dtype=npd))
+    res = _smp.poisson(g, rate, ns, npd)
+    return tft(_cast_out(res, npd).reshape(shp + rate.shape))
+
+
+def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dt.float32, seed: Any = None,
+          name: str | None = None) -> Tensor:
+    """Gamma samples of shape ``shape + broadcast(alpha, beta).shape`` (``RandomGamma``).
+
+    Marsaglia and Tsang's method in double precision, divided by ``beta``
+    and floored at the dtype's smallest normal number, as TensorFlow does.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.gamma([2], alpha=[0.5, 1.5], seed=3).shape
+    TensorShape([2, 2])
+    """
+    npd = _dtype(dtype, False)
+    a = _param(alpha, npd)
+    b = _param(1 if beta is None else beta, npd)
+    a = np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
+    shp = _shape(shape)
+    ns = _sized(shp)
+    g = _kernel("RandomGamma", (npd.name,), seed, ns * a.size * _px.RESERVE if ns else 0)
+    if ns == 0 or a.size == 0:
+        rnd = np.zeros(shp + a.shape, dtype=npd)
+    else:
+        rnd = _smp.gamma(g, a, ns).astype(npd).reshape(shp + a.shape)
+    return tft(np.maximum(np.finfo(npd).tiny, (rnd / b).astype(npd)))
+
+
 # ---------------------------------------------------------------------------
 # Stateless ops
 
@@ -309,6 +376,7 @@ def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
     """
     npd = _dtype(dtype, False)
     shp = _shape(shape)
+    _stateless_alg(alg, "StatelessRandomNormalV2")
     return _scale_shift(_px.normal(_stateless(seed), _sized(shp), npd).reshape(shp),
                         stddev, mean, npd)
 
@@ -319,6 +387,7 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: A
     """Truncated normal samples (``|x| < 2`` before scaling), a pure function of ``seed``."""
     npd = _dtype(dtype, False)
     shp = _shape(shape)
+    _stateless_alg(alg, "StatelessTruncatedNormalV2")
     rnd = _px.truncated_normal(_stateless(seed), _sized(shp), npd).reshape(shp)
     return _scale_shift(rnd, stddev, mean, npd)
 
@@ -362,6 +431,9 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     _check_int_bounds(npd, minval, maxval)
     if npd.kind == "f" and maxval is None:
         maxval = 1
+    _stateless_alg(alg, "StatelessRandomUniformV2" if npd.kind == "f" else
+                   "StatelessRandomUniformFullIntV2" if minval is None else
+                   "StatelessRandomUniformIntV2")
     return _uniform_from(_stateless(seed), _shape(shape), minval, maxval, npd,
                          "StatelessRandomUniformIntV2")
 
@@ -380,9 +452,107 @@ def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
     t = convert(value)
     arr = t._data
     size = arr.shape[0] if arr.ndim else 0
+    _stateless_alg(alg, "StatelessShuffle")
     if arr.size <= 1 or size <= 1:
         return tft(arr.copy())
     return tft(arr[_px.shuffle_permutation(_stateless(seed), size)].copy())
+
+
+def _op_error(op: str, message: str, hint: str, name_suffix: bool = True) -> Exception:
+    from .errors import InvalidArgumentError
+
+    tail = " name: " if name_suffix else ""
+    return hinted(InvalidArgumentError(None, None, with_hint(
+        f"{{{{function_node __wrapped__{op}_device_/job:localhost/replica:0/task:0/"
+        f"device:CPU:0}}}} {message} [Op:{op}]{tail}", hint)))
+
+
+def _ends_with(shp: tuple[int, ...], tail: tuple[int, ...], op: str, suffix: bool) -> None:
+    if len(tail) > len(shp) or (tail and shp[len(shp) - len(tail):] != tail):
+        raise _op_error(op, "Shape passed in must end with broadcasted shape.",
+                        f"the parameters' shape {list(tail)} must be the last dimensions of "
+                        f"shape {list(shp)}", suffix)
+
+
+def stateless_poisson(shape: Any, seed: Any, lam: Any, dtype: Any = _dt.int32,
+                      name: str | None = None) -> Tensor:
+    """Poisson samples, a pure function of ``seed``; ``lam``'s shape ends ``shape``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_poisson([2, 2], seed=[1, 2], lam=[1.0, 30.0]).shape
+    TensorShape([2, 2])
+    """
+    npd = _dt.np_dtype(dtype)
+    rate = _param(lam, None)
+    shp = _shape(shape)
+    gen = _stateless(seed)
+    _ends_with(shp, rate.shape, "StatelessRandomPoisson", False)
+    if _sized(shp) == 0:
+        return tft(np.zeros(shp, dtype=npd))
+    ns = _sized(shp) // max(rate.size, 1)
+    res = _smp.poisson(gen, rate, ns, npd)
+    return tft(_cast_out(res, npd).reshape(shp))
+
+
+def stateless_gamma(shape: Any, seed: Any, alpha: Any, beta: Any = None,
+                    dtype: Any = _dt.float32, name: str | None = None) -> Tensor:
+    """Gamma samples, a pure function of ``seed``; ``broadcast(alpha, beta)`` ends ``shape``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_gamma([3, 2], seed=[1, 2], alpha=[0.5, 2.0]).shape
+    TensorShape([3, 2])
+    """
+    npd = _dtype(dtype, False)
+    shp = _shape(shape)
+    a = _param(alpha, npd)
+    b = _param(1 if beta is None else beta, npd)
+    a = np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
+    gen = _stateless(seed)
+    if _sized(shp) == 0:
+        rnd = np.zeros(shp, dtype=npd)
+    else:
+        _ends_with(shp, a.shape, "StatelessRandomGammaV3", True)
+        rnd = _smp.gamma(gen, a, _sized(shp) // a.size).astype(npd)
+    return tft(np.maximum(np.finfo(npd).tiny, (rnd.reshape(shp) / b).astype(npd)))
+
+
+def _binomial_params(counts: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
+    p = _param(probs, None)
+    if not isinstance(probs, Tensor) and p.dtype.kind != "f":
+        p = p.astype(np.float32)
+    c = _param(counts, p.dtype if not isinstance(counts, Tensor) else None)
+    if c.dtype != p.dtype:
+        raise hinted(TypeError(with_hint(
+            f"Input 'probs' of 'StatelessRandomBinomial' Op has type "
+            f"{_dt.from_numpy(p.dtype).name} that does not match type "
+            f"{_dt.from_numpy(c.dtype).name} of argument 'counts'.",
+            "give counts and probs the same float dtype")))
+    return c, p
+
+
+def _binomial(gen: _px.Philox, shp: tuple[int, ...], c: np.ndarray, p: np.ndarray,
+              npd: np.dtype, op: str) -> np.ndarray:
+    bshape = np.broadcast_shapes(c.shape, p.shape)
+    _ends_with(shp, bshape, op, op.startswith("Stateful"))
+    if _sized(shp) == 0:
+        return np.zeros(shp, dtype=npd)
+    cb = np.broadcast_to(c, bshape).reshape(-1)
+    pb = np.broadcast_to(p, bshape).reshape(-1)
+    ns = _sized(shp) // max(cb.size, 1)
+    return _cast_out(_smp.binomial(gen, cb, pb, ns), npd).reshape(shp)
+
+
+def stateless_binomial(shape: Any, seed: Any, counts: Any, probs: Any,
+                       output_dtype: Any = _dt.int32, name: str | None = None) -> Tensor:
+    """Binomial samples, a pure function of ``seed`` (inversion below mean 10, else BTRS).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.random.stateless_binomial([4], seed=[1, 2], counts=10.0, probs=0.5).shape
+    TensorShape([4])
+    """
+    c, p = _binomial_params(counts, probs)
+    return tft(_binomial(_stateless(seed), _shape(shape), c, p, _dt.np_dtype(output_dtype),
+                         "StatelessRandomBinomial"))
 
 
 # ---------------------------------------------------------------------------
@@ -390,7 +560,7 @@ def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
 
 
 class Algorithm:
-    """``tf.random.Algorithm``: the RNG algorithms (only Philox is implemented here)."""
+    """``tf.random.Algorithm``: the RNG algorithms (ThreeFry draws fail as on TensorFlow's CPU)."""
 
     PHILOX = 1
     THREEFRY = 2
@@ -398,20 +568,30 @@ class Algorithm:
 
 
 def _alg(alg: Any) -> int:
+    """The algorithm's id (1: Philox, 2: ThreeFry, 3: auto-select) of a name, int or enum."""
     if alg is None:
         return Algorithm.PHILOX
     if isinstance(alg, str):
         names = {"philox": 1, "threefry": 2, "auto_select": 3}
         if alg.lower() not in names:
             raise hinted(ValueError(with_hint(
-                f"Unknown RNG algorithm {alg!r}", "use 'philox' or 'auto_select'")))
+                f"Argument `alg` got unsupported value {alg}. Supported values are philox for "
+                "the Philox algorithm, threefry for the ThreeFry algorithm, and auto_select "
+                "for auto-selection.", "use 'philox' or 'auto_select'")))
         alg = names[alg.lower()]
-    alg = int(getattr(alg, "value", alg))
-    if alg == Algorithm.THREEFRY:
-        raise hinted(NotImplementedError(with_hint(
-            "The ThreeFry algorithm is not available in tapegrad",
-            "use alg='philox' (TensorFlow's default on CPU)")))
-    return alg
+    return int(getattr(alg, "value", alg))
+
+
+def _state_size(alg: int) -> int:
+    return 2 if alg == Algorithm.THREEFRY else 3
+
+
+def _stateless_alg(alg: Any, op: str) -> None:
+    """Check a stateless op's ``alg``: ThreeFry has no CPU kernel, as in TensorFlow."""
+    if _alg(alg) == Algorithm.THREEFRY:
+        raise _op_error(op, "counter must be a vector with length at least 2; got shape: [1]. "
+                        "(Note that batched counters are not supported yet.)",
+                        "TensorFlow runs ThreeFry only under XLA; use alg='philox' on CPU")
 
 
 def _to_int64(v: int) -> int:
@@ -420,23 +600,25 @@ def _to_int64(v: int) -> int:
 
 
 def create_rng_state(seed: Any, alg: Any) -> np.ndarray:
-    """The 3-element int64 Philox state TensorFlow makes from ``seed`` (an int or a vector).
+    """The int64 state TensorFlow makes from ``seed`` (an int or a vector) for ``alg``.
+
+    Philox states have 3 elements (counter, key), ThreeFry states 2.
 
     >>> import tapegrad.tf as tf
     >>> tf.random.create_rng_state(12, "philox").tolist()
     [12, 0, 0]
     """
-    _alg(alg)
+    size = _state_size(_alg(alg))
     if isinstance(seed, (int, np.integer)):
         s = int(seed)
         words = []
-        for _ in range(3):
+        for _ in range(size):
             words.append(_to_int64(s))
             s >>= 64
         return np.array(words, dtype=np.int64)
     arr = np.asarray(convert(seed)._data if isinstance(seed, Tensor) else seed)
-    flat = [_to_int64(int(v)) for v in arr.reshape(-1)][:3]
-    return np.array([0] * (3 - len(flat)) + flat, dtype=np.int64)
+    flat = [_to_int64(int(v)) for v in arr.reshape(-1)][:size]
+    return np.array([0] * (size - len(flat)) + flat, dtype=np.int64)
 
 
 class Generator:
@@ -468,11 +650,15 @@ class Generator:
             arr = (np.asarray(state._data if isinstance(state, Tensor) else
                               [_to_int64(int(v)) for v in np.asarray(state).reshape(-1)],
                               dtype=np.int64).reshape(-1))
-            if arr.shape != (3,):
+            size = _state_size(self._alg)
+            if arr.shape != (size,):
                 raise hinted(ValueError(with_hint(
-                    f"Shapes ({arr.shape[0]},) and (3,) are incompatible",
-                    "a Philox state has 3 int64 elements: counter (2) and key (1)")))
+                    f"Shapes ({arr.shape[0]},) and [{size}] are incompatible",
+                    f"this algorithm's state has {size} int64 elements")))
         self._state_var = Variable(arr, trainable=False, name="StateVar", dtype=_dt.int64)
+
+    def __repr__(self) -> str:
+        return f"<tensorflow.python.ops.stateful_random_ops.Generator object at {id(self):#x}>"
 
     # construction ------------------------------------------------------
     @classmethod
@@ -490,7 +676,7 @@ class Generator:
     def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
         """A generator seeded from the operating system's entropy."""
         a = _alg(alg)
-        return cls(state=[_to_int64(_nondeterministic64()) for _ in range(3)], alg=a)
+        return cls(state=[_to_int64(_nondeterministic64()) for _ in range(_state_size(a))], alg=a)
 
     @classmethod
     def from_key_counter(cls, key: Any, counter: Any, alg: Any) -> Generator:
@@ -528,8 +714,19 @@ class Generator:
         """The key (the state's last element)."""
         return tft(np.asarray(self._state_var._data[-1]))
 
+    def _check_philox(self) -> None:
+        if self._alg == Algorithm.THREEFRY:
+            from .errors import UnimplementedError
+
+            raise hinted(UnimplementedError(None, None, with_hint(
+                "{{function_node __wrapped__RngReadAndSkip_device_/job:localhost/replica:0/"
+                "task:0/device:CPU:0}} Non-XLA devices don't support the ThreeFry algorithm. "
+                "[Op:RngReadAndSkip] name: ",
+                "TensorFlow runs ThreeFry only under XLA; use alg='philox' on CPU")))
+
     def skip(self, delta: int) -> Tensor:
         """Advance the counter by ``256 * delta`` blocks; return the state before."""
+        self._check_philox()
         old = np.asarray(self._state_var._data, dtype=np.int64).copy()
         ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
         ctr = (ctr + int(delta) * _px.RESERVE) & ((1 << 128) - 1)
@@ -582,6 +779,29 @@ class Generator:
         shp = _shape(shape)
         return tft(_px.full_int(self._take(shp), _sized(shp), npd).reshape(shp))
 
+    def binomial(self, shape: Any, counts: Any, probs: Any, dtype: Any = _dt.int32,
+                 name: str | None = None) -> Tensor:
+        """Binomial samples (``StatefulRandomBinomial``: inversion below mean 10, else BTRS).
+
+        The state moves on by ``num_batches * 200 * (samples_per_batch + 3) / 4``
+        reservations of 256 blocks, as TensorFlow's kernel.
+        """
+        c = _param(counts, None)
+        p = _param(probs, None)
+        shp = _shape(shape)
+        op = "StatefulRandomBinomial"
+        bshape = np.broadcast_shapes(c.shape, p.shape)
+        _ends_with(shp, bshape, op, True)  # TensorFlow names this op: " name: " ends its text
+        if self._alg != Algorithm.PHILOX:
+            raise _op_error(op, f"Unsupported algorithm id: {self._alg}",
+                            "the binomial sampler runs on Philox only")
+        nb = _sized(bshape)
+        spb = _sized(shp) // max(nb, 1)
+        old = np.asarray(self.skip(nb * 2 * 100 * (spb + 3) // 4)._data)
+        ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
+        return tft(_binomial(_px.Philox(ctr, int(old[2]) & _M64), shp, c, p,
+                             _dt.np_dtype(dtype), op))
+
     def make_seeds(self, count: int = 1) -> Tensor:
         """Seeds for stateless ops: an int64 tensor of shape ``[2, count]``."""
         keys = np.asarray(self.uniform_full_int([int(count)], _dt.int64)._data)
@@ -611,13 +831,16 @@ def set_global_generator(generator: Generator) -> None:
 
 
 def _generator(seed: Any = None) -> np.random.Generator:
-    """A NumPy generator seeded from TensorFlow's stream (for code that needs NumPy draws).
-
-    Its values are not TensorFlow's; only tapegrad-internal code without a
-    TensorFlow counterpart should use it.
-    """
-    words = uniform([4], maxval=2**31 - 1, dtype=_dt.int32, seed=seed)._data
-    return np.random.default_rng([int(w) for w in words])
+    """A NumPy generator for tapegrad-internal draws that TensorFlow makes inside graphs
+    (``fit``'s shuffle orders): reproducible after ``set_seed``, and drawing no eager op
+    seed, so the ops after it see TensorFlow's seeds.  Its values are not TensorFlow's."""
+    n = _CONTEXT.get("side", 0)
+    _CONTEXT["side"] = n + 1
+    base = _CONTEXT["seed"]
+    if base is None and seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng([int(np.int64(0 if base is None else base)) & _M64,
+                                  0 if seed is None else int(seed) & _M64, n])
 
 
 def dropout_with(x: Any, rate: Any, noise_shape: Any, sample: Any, step: Any) -> Tensor:
@@ -659,6 +882,7 @@ def stateless_split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor
     """``num`` new seed pairs from ``seed`` (``tf.random.experimental.stateless_split``)."""
     s = convert(seed)
     npd = s._data.dtype if s._data.dtype.kind in "iu" else np.dtype(np.int32)
+    _stateless_alg(alg, "StatelessRandomUniformFullIntV2")
     return tft(_px.full_int(_stateless(seed), 2 * int(num), npd).reshape(int(num), 2))
 
 
@@ -666,8 +890,13 @@ def stateless_fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     """A new seed pair from ``seed`` and an integer ``data`` (``stateless_fold_in``)."""
     d = np.asarray(convert(data)._data)
     npd = d.dtype if d.dtype.kind in "iu" else np.dtype(np.int32)
+    _stateless_alg(alg, "StatelessRandomUniformFullIntV2")
     first = _px.full_int(_stateless(seed), 1, npd)[0]
     return tft(np.array([first, d.astype(npd)], dtype=npd))
+
+
+fold_in = stateless_fold_in
+split = stateless_split
 
 
 class experimental:  # noqa: N801 - TensorFlow's namespace name

@@ -63,6 +63,11 @@ def _dim(d: Any, ndim: int) -> int:
     if isinstance(d, bool) or not isinstance(d, (int, np.integer, Tensor)):
         raise hinted(TypeError(with_hint(f"argument 'dim' must be int, not {type(d).__name__}",
                                   "dim is an integer, e.g. dim=0")))
+    n = _max(ndim, 1)   # PyTorch wraps a 0-d tensor's dim as if it had one
+    if not -n <= int(d) < n:
+        raise hinted(IndexError(with_hint(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})",
+            f"the tensor has {ndim} dimensions")))
     ax = norm_axis(int(d), ndim)
     return ax[0] if ax else 0
 
@@ -455,8 +460,9 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         x = core.cast(x, dtype=to_np(dtype))
     if x._data.dtype.kind not in "fc":
         raise hinted(RuntimeError(with_hint(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_scalar_type_name(x._data.dtype)}",
+            f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} "
+            "dtype must be either a floating point or complex dtype. Got: "
+            f"{_scalar_type_name(x._data.dtype)}",
             "convert with .float() first, or pass dtype=torch.float32")))
     return core.mean(x, axis=_dims(dim, x._data.ndim), keepdims=keepdim)
 
@@ -1090,6 +1096,10 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if int(chunks) <= 0:
+        raise hinted(RuntimeError(with_hint(
+            f"chunk expects `chunks` to be greater than 0, got: {chunks}",
+            "chunks is the number of pieces, at least 1")))
     d = _dim(dim, input._data.ndim)
     n = input._data.shape[d]
     k = -(-n // int(chunks)) if n else 0
@@ -1143,6 +1153,12 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise hinted(RuntimeError(with_hint("Index tensor must have the same number of dimensions as "
                                      "input tensor", f"input {list(x._data.shape)}, index "
                                      f"{list(idx.shape)}")))
+    size = x._data.shape[d]
+    bad = idx[(idx >= size) | (idx < 0)] if idx.size else idx
+    if bad.size:
+        raise hinted(RuntimeError(with_hint(
+            f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {d} with size {size}",
+            f"indices along dim {d} must be in [0, {size})")))
     grids: list[Any] = list(np.indices(idx.shape, sparse=True))
     grids[d] = idx
     return P.gather_op(x, index=tuple(grids))

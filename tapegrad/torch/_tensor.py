@@ -352,8 +352,9 @@ def from_numpy(ndarray: Any) -> Tensor:
     return _wrap(ndarray)
 
 
-def size_arg(size: Sequence[Any]) -> tuple[int, ...]:
-    """Sizes given as ``f(2, 3)`` or ``f((2, 3))``, checked like PyTorch."""
+def size_arg(size: Sequence[Any], negative: str | None = None) -> tuple[int, ...]:
+    """Sizes given as ``f(2, 3)`` or ``f((2, 3))``, checked like PyTorch (``negative``: the
+    op's own text for a negative size, where it has one, as ``torch.zeros``)."""
     if len(size) == 1 and isinstance(size[0], (list, tuple, Size)):
         size = tuple(size[0])
     out: list[int] = []
@@ -372,7 +373,7 @@ def size_arg(size: Sequence[Any]) -> tuple[int, ...]:
     for s in out:
         if s < 0:
             raise hinted(RuntimeError(
-                with_hint(f"Trying to create tensor with negative dimension {s}: {out}",
+                with_hint(negative or f"Trying to create tensor with negative dimension {s}: {out}",
                           "every size must be >= 0")
             ))
     return tuple(out)
@@ -393,7 +394,8 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     torch.Size([2, 3])
     """
     check_device(device)
-    return _finish(_alloc(np.zeros, size_arg(size), _dt(dtype)), requires_grad)
+    shape = size_arg(size, "zeros: Dimension size must be non-negative.")
+    return _finish(_alloc(np.zeros, shape, _dt(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tapegrad.tf as tg_tf
@@ -67,6 +68,24 @@ PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "index_negative": lambda tf: tf.ones([3])[-5],
     "index_second_dim": lambda tf: tf.ones([2, 3])[1, 7],
     "index_after_slice": lambda tf: tf.ones([2, 3])[:, 3],
+    "transpose_out_of_range": lambda tf: tf.transpose(tf.ones([2, 3]), [0, 2]),
+    "argmax_axis": lambda tf: tf.argmax(tf.ones([2]), axis=2),
+    "argmax_negative_axis": lambda tf: tf.argmax(tf.ones([2, 3]), axis=-3),
+    "argmin_axis": lambda tf: tf.argmin(tf.ones([2]), axis=1),
+    "softmax_ce_shapes": lambda tf: tf.nn.softmax_cross_entropy_with_logits(tf.ones([2, 3]),
+                                                                            tf.ones([2, 4])),
+    "zeros_negative": lambda tf: tf.zeros([-1]),
+    "ones_negative": lambda tf: tf.ones([-2]),
+    "fill_not_scalar": lambda tf: tf.fill([2], tf.ones([2])),
+    "pad_rank": lambda tf: tf.pad(tf.ones([2]), [[1, 1], [1, 1]]),
+    "pad_columns": lambda tf: tf.pad(tf.ones([2]), [[1, 1, 1]]),
+    "mirror_pad_rank": lambda tf: tf.pad(tf.ones([2, 2]), [[1, 1]], mode="REFLECT"),
+    "conv2d_rank": lambda tf: tf.keras.layers.Conv2D(2, 3, name="conv_r")(tf.ones([1, 5, 5])),
+    "conv2d_channels": lambda tf: (lambda c: (c(tf.ones([1, 5, 5, 3])),
+                                              c(tf.ones([1, 5, 5, 4]))))(
+        tf.keras.layers.Conv2D(2, 3, name="conv_c")),
+    "fit_uncompiled": lambda tf: tf.keras.Sequential([tf.keras.layers.Dense(1)]).fit(
+        np.ones((2, 2)), np.ones((2, 1)), verbose=0),
 }
 
 

@@ -74,3 +74,27 @@ def test_initializer_configs_are_keras(rtf: Any) -> None:
                 str(i.LecunUniform(seed=1).get_config())]
 
     assert configs(tg_tf) == configs(rtf)
+
+
+def _object_reprs(tf: Any) -> list[str]:
+    """Objects without their own repr print Python's default one, with the real module path."""
+    import re
+
+    k = tf.keras
+    objs = [tf.random.Generator.from_seed(1), tf.Module(), k.optimizers.Adam(0.01),
+            k.optimizers.SGD(), k.random.SeedGenerator(1)]
+    return [re.sub(r"0x[0-9a-f]+", "0x?", repr(o)) for o in objs] + [
+        repr(k.Variable([1.0, 2.0])), repr(k.Variable(2.0)), repr(k.Variable([1.0], name="w")),
+        repr(k.Variable(k.initializers.Ones(), shape=(2,)))]
+
+
+def test_object_reprs_are_the_frameworks(rtf: Any) -> None:
+    pytest.importorskip("keras")
+    from tapegrad.tf.keras import variables
+
+    variables._AUTO_NAMES.clear()
+    import keras
+
+    keras.src.backend.common.global_state.clear_session()
+    ours, theirs = _object_reprs(tg_tf), _object_reprs(rtf)
+    assert ours == theirs

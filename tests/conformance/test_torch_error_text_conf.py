@@ -49,6 +49,18 @@ PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "squeeze_dim": lambda t: t.ones(2).squeeze(3),
     "squeeze_negative": lambda t: t.ones(2, 3).squeeze(-3),
     "expand": lambda t: t.ones(2, 3).expand(4, 3),
+    "bool_many": lambda t: bool(t.ones(2)),
+    "gather_range": lambda t: t.gather(t.ones(2, 3), 1, t.tensor([[5]])),
+    "gather_negative": lambda t: t.gather(t.ones(2, 3), 1, t.tensor([[-1]])),
+    "argmax_dim": lambda t: t.argmax(t.ones(2), dim=3),
+    "argmin_dim_scalar": lambda t: t.argmin(t.tensor(1.0), dim=1),
+    "zeros_negative": lambda t: t.zeros(2, -3),
+    "ones_negative": lambda t: t.ones(-1),
+    "chunk_zero": lambda t: t.ones(4).chunk(0),
+    "mean_int_dtype": lambda t: t.ones(2, 3).mean(dtype=t.int64),
+    "mean_int": lambda t: t.ones(2, dtype=t.int64).mean(),
+    "split_zero": lambda t: t.ones(4).split(0),
+    "flatten_dim": lambda t: t.ones(2, 3).flatten(3),
 }
 
 

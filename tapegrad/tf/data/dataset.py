@@ -22,6 +22,7 @@ Where tapegrad.tf.data knowingly differs from TensorFlow:
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
+from .. import _philox
 from .. import dtypes as _dt
 from .. import random as _random
 from .._nest import flatten, is_nested, pack_sequence_as
@@ -211,7 +213,11 @@ class Dataset:
     def element_spec(self) -> Any:
         """The nest of :class:`TensorSpec` describing one element."""
         if callable(self._spec):
-            self._spec = self._spec()
+            _PROBING[0] += 1   # a spec found by running the pipeline once draws no seeds
+            try:
+                self._spec = self._spec()
+            finally:
+                _PROBING[0] -= 1
         return self._spec
 
     def _derived(self, source: Callable[[], Iterator[Element]], spec: Any, card: int,
@@ -909,22 +915,16 @@ class Dataset:
             raise hinted(InvalidArgumentError(None, None, with_hint(
                 "buffer_size must be greater than zero.", f"got buffer_size={buffer_size}")))
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
-        base = int(_random._generator(seed).integers(0, 2**63 - 1))
-        passes = [0]
-
-        def rng_for_pass() -> np.random.Generator:
-            epoch = passes[0] if reshuffle else 0
-            passes[0] += 1
-            return np.random.default_rng([base, epoch])
+        seeds = _SeedGenerator(*_dataset_seeds(seed), reshuffle)
 
         def source() -> Iterator[Element]:
-            return _shuffled(self._arrays(), size, rng_for_pass())
+            return _shuffled(self._arrays(), size, *seeds.generate())
 
         out = self._derived(source, lambda: self.element_spec, self._card, "_ShuffleDataset")
         if self._gather is not None:
             structure, leaves, order = self._gather
             out._gather = (structure, leaves,
-                           lambda: _shuffled(iter(order()), size, rng_for_pass()))
+                           lambda: _shuffled(iter(order()), size, *seeds.generate()))
         return out
 
     def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
@@ -1130,32 +1130,80 @@ def _replay(items: list[Element]) -> Callable[[], Iterator[Element]]:
     return source
 
 
-def _shuffled(items: Iterator[Any], size: int, rng: np.random.Generator) -> Iterator[Any]:
-    """TensorFlow's buffered shuffle: fill ``size`` items, then emit a uniformly drawn one
-    and put the next input in its place; drain the buffer at the end."""
-    draws: Iterator[float] = iter(())
+_PROBING = [0]
 
-    def below(k: int) -> int:
-        nonlocal draws
-        u = next(draws, None)
-        if u is None:
-            draws = iter(rng.random(1024).tolist())
-            u = next(draws)
-        return int(u * k)
 
-    buf: list[Any] = []
-    for item in items:
-        buf.append(item)
-        if len(buf) == size:
-            break
-    for item in items:
-        j = below(len(buf))
-        yield buf[j]
-        buf[j] = item
-    while buf:
-        j = below(len(buf))
-        buf[j], buf[-1] = buf[-1], buf[j]
-        yield buf.pop()
+def _dataset_seeds(seed: Any) -> tuple[int, int]:
+    """``tf.data``'s ``random_seed.get_seed``, then ``RandomSeeds``: both 0 -> fresh entropy."""
+    s1, s2 = _random.get_seed(seed)
+    a = 0 if s1 is None else int(s1)
+    b = 0 if s2 is None else int(s2)
+    if s2 is not None and a == 0 and b == 0:
+        b = 2**31 - 1
+    if (a | b) == 0:
+        a, b = (int.from_bytes(os.urandom(8), "little") >> 1 for _ in range(2))
+    return a, b
+
+
+class _Words:
+    """``SingleSampleAdapter<PhiloxRandom>``: a Philox stream's 32-bit words, one at a time."""
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        self._gen = _philox.Philox.from_seeds(seed, seed2)
+        self._block: list[int] = []
+        self._n = 0
+
+    def __call__(self) -> int:
+        if not self._block:   # 64 blocks at a time, vectorised
+            self._block = self._gen.skip(self._n).blocks(64).reshape(-1).tolist()
+            self._block.reverse()
+            self._n += 64
+        return int(self._block.pop())
+
+
+class _SeedGenerator:
+    """tf.data's ``RandomSeedGenerator`` (reshuffling: two fresh words per iterator) or
+    ``FixedSeedGenerator`` (the same seeds every time)."""
+
+    def __init__(self, seed: int, seed2: int, reshuffle: bool) -> None:
+        self._seeds = (seed, seed2)
+        self._words = _Words(seed, seed2) if reshuffle else None
+
+    def generate(self) -> tuple[int, int]:
+        if self._words is None:
+            return self._seeds
+        words = self._words
+        if _PROBING[0]:   # finding an element_spec: TensorFlow makes no iterator for it
+            words = _Words.__new__(_Words)
+            words.__dict__.update(self._words.__dict__, _block=list(self._words._block))
+        return words(), words()
+
+
+def _shuffled(items: Iterator[Any], size: int, seed: int, seed2: int) -> Iterator[Any]:
+    """TensorFlow's ``ShuffleDataset`` iterator: a ring buffer of ``size`` elements; each output
+    is ``buffer[start + word % filled]`` (words of ``Philox(seed, seed2)``), whose slot takes the
+    oldest element; the buffer is topped up from the input before each draw."""
+    words = _Words(seed, seed2)
+    buf: list[Any] = [None] * size
+    start = end = 0
+    it = iter(items)
+    live = True
+    while True:
+        while live and end - start < size:
+            try:
+                buf[end % size] = next(it)
+            except StopIteration:
+                live = False
+                break
+            end += 1
+        if end == start:
+            return
+        idx = (start + words() % (end - start)) % size
+        out = buf[idx]
+        buf[idx] = buf[start % size]
+        buf[start % size] = None
+        start += 1
+        yield out
 
 
 def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n: int,

@@ -286,7 +286,7 @@ class History(Callback):
         self.model.history = self
 
     def __repr__(self) -> str:
-        return "<keras.src.callbacks.history.History object>"
+        return f"<keras.src.callbacks.history.History object at {id(self):#x}>"
 
 
 class ProgbarLogger(Callback):

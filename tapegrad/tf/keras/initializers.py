@@ -31,8 +31,17 @@ __all__ = ["Initializer", "RandomInitializer", "Zeros", "Ones", "Constant", "Glo
            "orthogonal", "variance_scaling"]
 
 
-def compute_fans(shape: tuple[int, ...]) -> tuple[int, int]:
-    """Keras's ``(fan_in, fan_out)`` of a weight shape (receptive field times channels)."""
+def compute_fans(shape: tuple[int, ...], input_axes: Any = None,
+                 output_axes: Any = None) -> tuple[int, int]:
+    """Keras's ``(fan_in, fan_out)`` of a weight shape (receptive field times channels), or the
+    products of the sizes of ``input_axes`` and ``output_axes`` when both are given."""
+    if input_axes is not None and output_axes is not None:
+        fan_in = fan_out = 1
+        for a in input_axes:
+            fan_in *= int(shape[a])
+        for a in output_axes:
+            fan_out *= int(shape[a])
+        return fan_in, fan_out
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -145,7 +154,14 @@ class RandomUniform(RandomInitializer):
 
 
 class VarianceScaling(RandomInitializer):
-    """Keras's variance scaling (``fan_in``/``fan_out``/``fan_avg``, normal or uniform)."""
+    """Keras's variance scaling (``fan_in``/``fan_out``/``fan_avg``, normal or uniform).
+
+    ``input_axes``/``output_axes`` (set by Keras's ``EinsumDense`` on its clone) name the
+    kernel axes whose sizes are the fans.
+    """
+
+    input_axes: Any = None
+    output_axes: Any = None
 
     def __init__(self, scale: float = 1.0, mode: str = "fan_in",
                  distribution: str = "truncated_normal", seed: Any = None) -> None:
@@ -169,7 +185,8 @@ class VarianceScaling(RandomInitializer):
         super().__init__(seed)
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
-        fan_in, fan_out = compute_fans(tuple(int(s) for s in shape))
+        fan_in, fan_out = compute_fans(tuple(int(s) for s in shape), self.input_axes,
+                                       self.output_axes)
         scale = self.scale
         if self.mode == "fan_in":
             scale /= max(1.0, fan_in)
@@ -189,7 +206,8 @@ class VarianceScaling(RandomInitializer):
 
     def get_config(self) -> dict[str, Any]:
         return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
-                "distribution": self.distribution, "input_axes": None, "output_axes": None}
+                "distribution": self.distribution, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class GlorotUniform(VarianceScaling):
@@ -205,7 +223,8 @@ class GlorotUniform(VarianceScaling):
         super().__init__(1.0, "fan_avg", "uniform", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class GlorotNormal(VarianceScaling):
@@ -215,7 +234,8 @@ class GlorotNormal(VarianceScaling):
         super().__init__(1.0, "fan_avg", "truncated_normal", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class HeNormal(VarianceScaling):
@@ -225,7 +245,8 @@ class HeNormal(VarianceScaling):
         super().__init__(2.0, "fan_in", "truncated_normal", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class HeUniform(VarianceScaling):
@@ -235,7 +256,8 @@ class HeUniform(VarianceScaling):
         super().__init__(2.0, "fan_in", "uniform", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class LecunNormal(VarianceScaling):
@@ -245,7 +267,8 @@ class LecunNormal(VarianceScaling):
         super().__init__(1.0, "fan_in", "truncated_normal", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class LecunUniform(VarianceScaling):
@@ -255,7 +278,8 @@ class LecunUniform(VarianceScaling):
         super().__init__(1.0, "fan_in", "uniform", seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self._init_seed, "input_axes": None, "output_axes": None}
+        return {"seed": self._init_seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class Identity(Initializer):

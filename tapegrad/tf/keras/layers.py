@@ -507,9 +507,14 @@ from .layers_conv import *  # noqa: E402,F403
 
 __all__ = __all__ + [n for n in _layers_conv.__all__ if n not in __all__]
 
-# Keras's Dropout with TensorFlow's own random masks (tf/keras/_dropout.py) replaces the
-# conv module's plain one
-from ._dropout import Dropout  # type: ignore[assignment]  # noqa: E402
+# Keras's Dropout with TensorFlow's own random masks (tf/keras/_dropout.py); the conv module
+# re-exports the same class
+from ._dropout import Dropout  # noqa: E402
 
 if "Dropout" not in __all__:
     __all__ += ["Dropout"]
+
+# Keras's noise layers (GaussianNoise, GaussianDropout, AlphaDropout), masks from SeedGenerators
+from ._noise import AlphaDropout, GaussianDropout, GaussianNoise  # noqa: E402
+
+__all__ += ["AlphaDropout", "GaussianDropout", "GaussianNoise"]

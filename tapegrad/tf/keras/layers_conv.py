@@ -36,7 +36,6 @@ from ... import ops
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from ...ops import conv as C
-from ...ops import dropout as D
 from ...ops import norm as N
 from ...ops import pool as PL
 from ...ops.embedding import embedding as _embedding
@@ -46,7 +45,7 @@ from .._tensor import convert, read
 from . import activations, initializers
 from .layers import Layer, in_training
 
-__all__ = [
+__all__: list[str] = [
     "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv1DTranspose", "DepthwiseConv2D",
     "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D",
     "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
@@ -174,6 +173,27 @@ class _Conv(Layer):
             self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
                                         name="bias")
         self.__dict__["built"] = True
+
+    def _maybe_build(self, x: Any) -> None:
+        # Keras checks the layer's InputSpec (min_ndim, then the channel axis once built) in
+        # __call__, before call(): these errors are not framed as "Exception encountered"
+        if isinstance(x, Tensor):
+            n = self._rank + 2
+            if x._data.ndim < n:
+                raise hinted(ValueError(with_hint(
+                    f"Input 0 with name 'None' of layer '{self.name}' is incompatible with the "
+                    f"layer: expected min_ndim={n}, found ndim={x._data.ndim}. Full shape "
+                    f"received: {tuple(x._data.shape)}",
+                    f"{type(self).__name__} takes (batch, ...) of rank {n}")))
+            if self.built and x._data.ndim == n:
+                c = x._data.shape[-1] if self._last else x._data.shape[1]
+                if c != self.__dict__["_cin"]:
+                    raise hinted(ValueError(with_hint(
+                        f"Input 0 with name 'None' of layer '{self.name}' is incompatible with "
+                        f"the layer: expected axis {-1 if self._last else 1} of input shape to "
+                        f"have value {self.__dict__['_cin']}, but received input with shape "
+                        f"{tuple(x._data.shape)}", "the layer was built for another channel count")))
+        super()._maybe_build(x)
 
     def _check(self, x: Tensor) -> None:
         n = self._rank
@@ -638,52 +658,38 @@ class GroupNormalization(Layer):
 
 
 # ----------------------------------------------------------------------------- dropout
-def _draw_keep(shape: tuple[int, ...], rate: float, seed: Any) -> np.ndarray:
-    from ..random import _generator
-
-    return _generator(seed).random(shape) >= rate
+from ._dropout import Dropout  # noqa: E402  (Keras's masks, from the layer's SeedGenerator)
 
 
-class Dropout(Layer):
-    """Zero inputs with probability ``rate`` when training, scaling the rest by
-    ``1 / (1 - rate)``; identity otherwise (masks from ``tf.random``'s generator).
+class _SpatialDropout(Dropout):
+    """Keras's ``BaseSpatialDropout``: one mask value per (sample, channel)."""
 
-    >>> import tapegrad.tf as tf
-    >>> tf.keras.layers.Dropout(0.5)(tf.ones([2])).numpy()
-    array([1., 1.], dtype=float32)
-    """
+    def __init__(self, rate: float, seed: Any = None, **kwargs: Any) -> None:
+        super().__init__(rate, seed=seed, **kwargs)
 
-    def __init__(self, rate: float, noise_shape: Any = None, seed: Any = None,
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        if not 0 <= float(rate) <= 1:
-            raise hinted(ValueError(with_hint(
-                "Invalid value received for argument `rate`. Expected a float value between 0 "
-                f"and 1. Received: rate={rate}", "0 <= rate <= 1")))
-        self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
-
-    def _mask_shape(self, x: Tensor) -> tuple[int, ...]:
-        if self.noise_shape is None:
-            return tuple(x._data.shape)
-        return tuple(int(x._data.shape[i]) if s is None else int(s)
-                     for i, s in enumerate(self.noise_shape))
+    def _noise_shape(self, x: Tensor) -> tuple[int, ...]:
+        raise NotImplementedError
 
     def call(self, inputs: Any, training: Any = None) -> Any:
         x = convert(inputs)
-        if not in_training(training) or self.rate == 0:
-            return x
-        keep = _draw_keep(self._mask_shape(x), self.rate, self.seed)
-        return D.dropout_masked(x, keep, self.rate, x._data.dtype)
+        if in_training(training) and self.rate > 0:
+            from .random import dropout
+
+            return dropout(x, self.rate, noise_shape=self._noise_shape(x),
+                           seed=self.seed_generator)
+        return x
 
 
-class SpatialDropout1D(Dropout):
+class SpatialDropout1D(_SpatialDropout):
     """Drop whole channels of ``(batch, steps, channels)``."""
 
-    def _mask_shape(self, x: Tensor) -> tuple[int, ...]:
+    def _noise_shape(self, x: Tensor) -> tuple[int, ...]:
+        if x._data.ndim != 3:
+            raise _input_spec_error(self, 3, x)
         return (x._data.shape[0], 1, x._data.shape[2])
 
 
-class SpatialDropout2D(Dropout):
+class SpatialDropout2D(_SpatialDropout):
     """Drop whole feature maps of ``(batch, rows, cols, channels)`` when training."""
 
     def __init__(self, rate: float, data_format: Any = None, seed: Any = None,
@@ -691,7 +697,7 @@ class SpatialDropout2D(Dropout):
         super().__init__(rate, seed=seed, **kwargs)
         self._last = _channels_last(data_format)
 
-    def _mask_shape(self, x: Tensor) -> tuple[int, ...]:
+    def _noise_shape(self, x: Tensor) -> tuple[int, ...]:
         s = x._data.shape
         if x._data.ndim != 4:
             raise _input_spec_error(self, 4, x)

@@ -32,9 +32,9 @@ from ..._core.tensor import Tensor
 from ...ops.rnn import gru_seq, lstm_seq
 from .._tensor import convert
 from ..nn import softmax as _softmax
-from ..random import _generator
 from . import activations, initializers
 from .layers import Layer, _to_input
+from .random import SeedGenerator
 
 __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU",
            "Bidirectional", "MultiHeadAttention", "Orthogonal"]
@@ -55,15 +55,17 @@ def _check_rate(name: str, rate: float) -> float:
 
 
 def _dropout_mask(shape: tuple[int, ...], rate: float, dtype: Any, seed: Any) -> np.ndarray:
-    """Keras's ``dropout(ones, rate)``: 0 with probability ``rate``, else ``1 / (1 - rate)``
-    (drawn from ``tf.random``'s NumPy stream, not TensorFlow's numbers)."""
-    keep = _generator(seed).random(shape) >= rate
-    return (keep / (1.0 - rate)).astype(dtype)
+    """Keras's ``dropout(ones, rate)``: 0 with probability ``rate``, else ``1 / (1 - rate)``,
+    drawn as ``keras.random.dropout`` draws it (``seed``: an int or a ``SeedGenerator``)."""
+    from .random import dropout
+
+    return np.asarray(dropout(np.ones(shape, dtype=dtype), rate, seed=seed)._data)
 
 
 # ----------------------------------------------------------------------------- cells
 class _Cell(Layer):
     gates = 1
+    _seed_first = False   # SimpleRNNCell makes its SeedGenerator before its initializers
 
     def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
                  kernel_initializer: Any = "glorot_uniform",
@@ -80,6 +82,17 @@ class _Cell(Layer):
         self.dropout = _check_rate("dropout", dropout)
         self.recurrent_dropout = _check_rate("recurrent_dropout", recurrent_dropout)
         self.seed = seed
+        # Keras's order of draws from Python's random: the initializers and the cell's
+        # SeedGenerator (for its dropout masks) are made here, not when the cell is built
+        if self._seed_first:
+            self.seed_generator = SeedGenerator(seed)
+        self._inits = [_init(kernel_initializer), _init(recurrent_initializer),
+                       _init(bias_initializer)]
+        if not self._seed_first:
+            self.seed_generator = SeedGenerator(seed)
+        # LSTM and GRU with recurrent dropout run Keras's implementation 1: a mask per gate
+        self.dropout_mask_count = self.gates if self.gates > 1 and self.recurrent_dropout \
+            else None
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -89,7 +102,14 @@ class _Cell(Layer):
         self.state_size: Any = self.units
 
     def _bias_init(self) -> Any:
-        return _init(self.bias_initializer)
+        return self._inits[2]
+
+    def _masks(self, shape: tuple[int, ...], rate: float, dtype: Any) -> list[np.ndarray] | None:
+        """``DropoutRNNCell``'s masks for one call (one, or one per gate), drawn if ``rate``."""
+        if not rate > 0:
+            return None
+        count = self.dropout_mask_count or 1
+        return [_dropout_mask(shape, rate, dtype, self.seed_generator) for _ in range(count)]
 
     def _bias_shape(self) -> tuple[int, ...]:
         return (self.gates * self.units,)
@@ -97,9 +117,8 @@ class _Cell(Layer):
     def build(self, input_shape: Any = None) -> None:
         dim = int(input_shape[-1])
         g = self.gates * self.units
-        self.kernel = self.add_weight((dim, g), _init(self.kernel_initializer), name="kernel")
-        self.recurrent_kernel = self.add_weight((self.units, g),
-                                                _init(self.recurrent_initializer),
+        self.kernel = self.add_weight((dim, g), self._inits[0], name="kernel")
+        self.recurrent_kernel = self.add_weight((self.units, g), self._inits[1],
                                                 name="recurrent_kernel")
         self.bias = self.add_weight(self._bias_shape(), self._bias_init(), name="bias") \
             if self.use_bias else None
@@ -113,8 +132,21 @@ class _Cell(Layer):
             y = ops.add(y, b if b._data.ndim == 1 else ops.getitem(b, 0))
         return y
 
-    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+    def step(self, xw: Tensor, states: list[Tensor],
+             rec_masks: list[np.ndarray] | None = None) -> tuple[Tensor, list[Tensor]]:
+        """One step; ``rec_masks`` (one per gate) mask the previous output per gate."""
         raise NotImplementedError
+
+    def _gate_rk(self, g: int) -> Tensor:
+        u = self.units
+        return ops.getitem(self.recurrent_kernel, (slice(None), slice(g * u, (g + 1) * u)))
+
+    def _rec_inner(self, h: Tensor, rec_masks: list[np.ndarray] | None) -> Tensor:
+        """``h @ recurrent_kernel``, or each gate's block from ``h`` under that gate's mask."""
+        if rec_masks is None:
+            return ops.matmul(h, self.recurrent_kernel)
+        return ops.concat([ops.matmul(ops.multiply(h, m), self._gate_rk(g))
+                           for g, m in enumerate(rec_masks)], axis=-1)
 
     def call(self, inputs: Tensor, states: Any, training: Any = None) -> Any:
         """One step on its own: ``(output, new_states)`` (Keras's cell call)."""
@@ -133,9 +165,11 @@ class SimpleRNNCell(_Cell):
     """``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)``."""
 
     gates = 1
+    _seed_first = True
 
-    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
-        h = self.activation(ops.add(xw, ops.matmul(states[0], self.recurrent_kernel)))
+    def step(self, xw: Tensor, states: list[Tensor],
+             rec_masks: list[np.ndarray] | None = None) -> tuple[Tensor, list[Tensor]]:
+        h = self.activation(ops.add(xw, self._rec_inner(states[0], rec_masks)))
         return h, [h]
 
 
@@ -156,9 +190,9 @@ class LSTMCell(_Cell):
         self.state_size = [self.units, self.units]
 
     def _bias_init(self) -> Any:
+        base = self._inits[2]
         if not self.unit_forget_bias:
-            return _init(self.bias_initializer)
-        base = _init(self.bias_initializer)
+            return base
         u = self.units
 
         def forget_ones(shape: Any, dtype: Any = None) -> Tensor:
@@ -168,9 +202,10 @@ class LSTMCell(_Cell):
 
         return forget_ones
 
-    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+    def step(self, xw: Tensor, states: list[Tensor],
+             rec_masks: list[np.ndarray] | None = None) -> tuple[Tensor, list[Tensor]]:
         h, c = states
-        z = ops.add(xw, ops.matmul(h, self.recurrent_kernel))
+        z = ops.add(xw, self._rec_inner(h, rec_masks))
         zi, zf, zc, zo = _split(z, 4)
         ra = self.recurrent_activation
         c2 = ops.add(ops.multiply(ra(zf), c), ops.multiply(ra(zi), self.activation(zc)))
@@ -197,13 +232,17 @@ class GRUCell(_Cell):
     def _bias_shape(self) -> tuple[int, ...]:
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
 
-    def step(self, xw: Tensor, states: list[Tensor]) -> tuple[Tensor, list[Tensor]]:
+    def step(self, xw: Tensor, states: list[Tensor],
+             rec_masks: list[np.ndarray] | None = None) -> tuple[Tensor, list[Tensor]]:
         h = states[0]
         u = self.units
         ra = self.recurrent_activation
         xz, xr, xh = _split(xw, 3)
+        hz = hr = hh_in = h
+        if rec_masks is not None:
+            hz, hr, hh_in = (ops.multiply(h, m) for m in rec_masks)
         if self.reset_after:
-            inner = ops.matmul(h, self.recurrent_kernel)
+            inner = self._rec_inner(h, rec_masks)
             if self.use_bias:
                 inner = ops.add(inner, ops.getitem(self.bias, 1))
             rz, rr, rh = _split(inner, 3)
@@ -215,9 +254,9 @@ class GRUCell(_Cell):
             rkz = ops.getitem(rk, (slice(None), slice(0, u)))
             rkr = ops.getitem(rk, (slice(None), slice(u, 2 * u)))
             rkh = ops.getitem(rk, (slice(None), slice(2 * u, 3 * u)))
-            z = ra(ops.add(xz, ops.matmul(h, rkz)))
-            r = ra(ops.add(xr, ops.matmul(h, rkr)))
-            hh = self.activation(ops.add(xh, ops.matmul(ops.multiply(r, h), rkh)))
+            z = ra(ops.add(xz, ops.matmul(hz, rkz)))
+            r = ra(ops.add(xr, ops.matmul(hr, rkr)))
+            hh = self.activation(ops.add(xh, ops.matmul(ops.multiply(r, hh_in), rkh)))
         # h = z * h_prev + (1 - z) * hh  =  hh + z * (h_prev - hh)
         h2 = ops.add(hh, ops.multiply(z, ops.subtract(h, hh)))
         return h2, [h2]
@@ -272,12 +311,30 @@ class RNN(Layer):
             states = [_to_input(s, x._data.dtype) for s in init_list]
         cell = self.cell
         dt = x._data.dtype
-        if training and 0.0 < cell.dropout < 1.0:  # one mask for every step, as Keras
-            x = ops.multiply(x, _dropout_mask((n, 1, x._data.shape[-1]), cell.dropout, dt,
-                                              cell.seed))
-        rec_mask = _dropout_mask((n, cell.units), cell.recurrent_dropout, dt, cell.seed) \
-            if training and 0.0 < cell.recurrent_dropout < 1.0 else None
-        xw = cell.project(x)
+        # Keras draws the cell's masks on every call (training or not): the input mask, then
+        # the recurrent one; each is used for every step
+        in_masks = cell._masks((n, x._data.shape[-1]), cell.dropout, dt)
+        rec_masks = cell._masks((n, cell.units), cell.recurrent_dropout, dt)
+        use_in = bool(training) and in_masks is not None and (
+            isinstance(cell, SimpleRNNCell) or cell.dropout < 1.0)
+        rec_mask = None
+        if bool(training) and rec_masks is not None and (
+                isinstance(cell, SimpleRNNCell) or cell.recurrent_dropout < 1.0):
+            rec_mask = rec_masks
+        if use_in and in_masks is not None and len(in_masks) > 1:
+            # implementation 1: each gate's projection sees the input under its own mask
+            u = cell.units
+            parts = [ops.matmul(ops.multiply(x, m[:, None, :]),
+                                ops.getitem(cell.kernel, (slice(None), slice(g * u, (g + 1) * u))))
+                     for g, m in enumerate(in_masks)]
+            xw = ops.concat(parts, axis=-1)
+            b = cell.bias
+            if b is not None:
+                xw = ops.add(xw, b if b._data.ndim == 1 else ops.getitem(b, 0))
+        else:
+            if use_in and in_masks is not None:
+                x = ops.multiply(x, in_masks[0][:, None, :])
+            xw = cell.project(x)
         if (isinstance(cell, LSTMCell) and rec_mask is None and steps and m_arr is None
                 and cell.activation is activations.get("tanh")
                 and cell.recurrent_activation is activations.get("sigmoid")):
@@ -313,9 +370,13 @@ class RNN(Layer):
         h: Any = None
         prev_out: Any = None
         for t in order:
-            run = states if rec_mask is None else [ops.multiply(states[0], rec_mask)] + \
-                states[1:]
-            h, new = cell.step(ops.getitem(xw, (slice(None), t)), run)
+            if rec_mask is None:
+                h, new = cell.step(ops.getitem(xw, (slice(None), t)), states)
+            elif len(rec_mask) == 1:
+                h, new = cell.step(ops.getitem(xw, (slice(None), t)),
+                                   [ops.multiply(states[0], rec_mask[0])] + states[1:])
+            else:
+                h, new = cell.step(ops.getitem(xw, (slice(None), t)), states, rec_mask)
             if m_arr is not None:  # Keras's masked step: where(mask, new, old)
                 keep = m_arr[:, t][:, None]
                 if prev_out is None:
@@ -471,8 +532,19 @@ class _EinsumWeights(Layer):
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.equation = equation
-        self.kernel = self.add_weight(kernel_shape, initializers.get(kernel_initializer),
-                                      name="kernel")
+        init = initializers.get(kernel_initializer)
+        if isinstance(init, initializers.VarianceScaling) and (
+                init.input_axes is None or init.output_axes is None):
+            # EinsumDense's _update_kernel_initializer: the same seed, fans from the kernel
+            # axes that meet the input and the output
+            import copy
+
+            ins, kern_out = equation.split(",")
+            kern, out = kern_out.split("->")
+            init = copy.copy(init)
+            init.input_axes = [i for i, c in enumerate(kern) if c in ins]
+            init.output_axes = [i for i, c in enumerate(kern) if c in out]
+        self.kernel = self.add_weight(kernel_shape, init, name="kernel")
         self.bias = self.add_weight(bias_shape, initializers.get(bias_initializer),
                                     name="bias") if bias_shape is not None else None
         self.__dict__["built"] = True
@@ -510,18 +582,40 @@ class MultiHeadAttention(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
         self.bias_initializer = bias_initializer
+        # Keras makes the initializers here and a fresh clone of each for every sublayer
+        self._kernel_init = initializers.get(kernel_initializer)
+        self._bias_init = initializers.get(bias_initializer)
+        self._dropout_seed: Any = None
+
+    def _clones(self) -> tuple[Any, Any]:
+        """Keras's ``_get_common_kwargs_for_sublayer``: ``from_config(get_config())`` clones
+        (an unseeded initializer takes a new seed from Python's random)."""
+        def clone(init: Any) -> Any:
+            if not hasattr(init, "get_config"):
+                return init
+            import inspect
+
+            params = inspect.signature(type(init)).parameters
+            return type(init)(**{k: v for k, v in init.get_config().items() if k in params})
+        return clone(self._kernel_init), clone(self._bias_init)
 
     def _build_from(self, q: Tensor, v: Tensor, k: Tensor) -> None:
         h, kd, vd = self.num_heads, self.key_dim, self.value_dim
         dq, dk, dv = q._data.shape[-1], k._data.shape[-1], v._data.shape[-1]
-        ki, bi, ub = self.kernel_initializer, self.bias_initializer, self.use_bias
+        ub = self.use_bias
         dt = self.dtype
+        ki, bi = self._clones()
         self.query_dense = _EinsumWeights((dq, h, kd), (h, kd) if ub else None, ki, bi,
                                           "abc,cde->abde", name="query", dtype=dt)
+        ki, bi = self._clones()
         self.key_dense = _EinsumWeights((dk, h, kd), (h, kd) if ub else None, ki, bi,
                                         "abc,cde->abde", name="key", dtype=dt)
+        ki, bi = self._clones()
         self.value_dense = _EinsumWeights((dv, h, vd), (h, vd) if ub else None, ki, bi,
                                           "abc,cde->abde", name="value", dtype=dt)
+        if self.dropout > 0:  # Keras's attention Dropout layer and its SeedGenerator
+            self._dropout_seed = SeedGenerator(self.seed)
+        ki, bi = self._clones()
         self.output_dense = _EinsumWeights((h, vd, dq), (dq,) if ub else None, ki, bi,
                                            "abcd,cde->abe", name="attention_output", dtype=dt)
         self.__dict__["built"] = True
@@ -558,7 +652,8 @@ class MultiHeadAttention(Layer):
         w = _softmax(scores, axis=-1)
         wd = w
         if training and self.dropout > 0:  # the returned scores are the undropped ones
-            wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt, self.seed))
+            wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt,
+                                               self._dropout_seed))
         out = ops.einsum("acbe,aecd->abcd", wd, vv)  # (B, T, heads, value_dim)
         out = self.output_dense(out)
         if return_attention_scores:

@@ -295,7 +295,7 @@ class Optimizer:
 
     def __repr__(self) -> str:
         return f"<keras.src.optimizers.{type(self).__name__.lower()}.{type(self).__name__} " \
-               f"object name={self.name}>"
+               f"object at {id(self):#x}>"
 
 
 _APPLY_LOCK = threading.RLock()

@@ -34,7 +34,7 @@ from .. import random as _tfr
 from .._tensor import convert, tft
 
 __all__ = ["SeedGenerator", "normal", "uniform", "truncated_normal", "randint", "dropout",
-           "shuffle", "categorical", "draw_seed", "make_default_seed", "global_seed_generator"]
+           "shuffle", "categorical", "gamma", "binomial", "beta", "draw_seed", "make_default_seed", "global_seed_generator"]
 
 _INT32_MOD = 2**31 - 2   # tf.int32.max - 1
 _GLOBAL: list[SeedGenerator | None] = [None]
@@ -91,6 +91,9 @@ class SeedGenerator:
 
     def get_config(self) -> dict[str, Any]:
         return {"seed": self._initial_seed, "name": self.name}
+
+    def __repr__(self) -> str:
+        return f"<keras.src.random.seed_generator.SeedGenerator object at {id(self):#x}>"
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> SeedGenerator:
@@ -197,3 +200,43 @@ def categorical(logits: Any, num_samples: int, dtype: Any = "int32", seed: Any =
     s = _cast_seed(draw_seed(seed))
     out = _tfr.stateless_categorical(logits, num_samples, seed=s)
     return tft(np.asarray(out._data).astype(_dt.np_dtype(dtype)))
+
+
+def _intermediate(dtype: Any) -> Any:
+    """The dtype the sampler runs in (Keras' bfloat16 detour is moot: no bfloat16 here)."""
+    return _floatx(dtype)
+
+
+def _cast(t: Tensor, dtype: Any) -> Tensor:
+    return tft(np.asarray(t._data).astype(_dt.np_dtype(_floatx(dtype))))
+
+
+def gamma(shape: Any, alpha: Any, dtype: Any = None, seed: Any = None) -> Tensor:
+    """Gamma samples (``tf.random.stateless_gamma`` with the drawn seed)."""
+    s = _cast_seed(draw_seed(seed))
+    return _cast(_tfr.stateless_gamma(shape, seed=s, alpha=alpha, dtype=_intermediate(dtype)),
+                 dtype)
+
+
+def binomial(shape: Any, counts: Any, probabilities: Any, dtype: Any = None,
+             seed: Any = None) -> Tensor:
+    """Binomial samples (``tf.random.stateless_binomial`` with the drawn seed)."""
+    s = _cast_seed(draw_seed(seed))
+    return _cast(_tfr.stateless_binomial(shape, seed=s, counts=counts, probs=probabilities,
+                                         output_dtype=_intermediate(dtype)), dtype)
+
+
+def beta(shape: Any, alpha: Any, beta: Any, dtype: Any = None, seed: Any = None) -> Tensor:
+    """Beta samples ``X / (X + Y)`` of two gammas, the second seeded with the first's seed + 12."""
+    s1 = _cast_seed(draw_seed(seed))
+    s2 = [int(np.int32(v) + np.int32(12)) for v in s1]
+    mid = _intermediate(dtype)
+    npd = _dt.np_dtype(mid)
+    shp = tuple(int(v) for v in shape)
+    a = np.broadcast_to(np.asarray(convert(alpha)._data if isinstance(alpha, Tensor) else alpha,
+                                   dtype=npd), shp)
+    b = np.broadcast_to(np.asarray(convert(beta)._data if isinstance(beta, Tensor) else beta,
+                                   dtype=npd), shp)
+    ga = np.asarray(_cast(_tfr.stateless_gamma(shp, seed=s1, alpha=a, dtype=mid), dtype)._data)
+    gb = np.asarray(_cast(_tfr.stateless_gamma(shp, seed=s2, alpha=b, dtype=mid), dtype)._data)
+    return tft(ga / (ga + gb))

@@ -617,8 +617,8 @@ class Trainer:
     def _assert_compiled(self, method: str) -> None:
         if not self.compiled:
             raise hinted(ValueError(with_hint(
-                f"You must call `compile()` before using the model. (called: {method})",
-                "model.compile(optimizer=..., loss=...) first")))
+                "You must call `compile()` before using the model.",
+                f"model.compile(optimizer=..., loss=...) before {method}()")))
 
     @property
     def compiled_loss(self) -> Any:

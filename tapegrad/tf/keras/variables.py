@@ -28,8 +28,19 @@ class KerasVariable(Variable):
     # is lifted out of the function, so it does not count as created by the trace
     _lifted = True
 
-    def __init__(self, initial_value: Any, name: str, path: str, trainable: bool = True,
-                 dtype: Any = None) -> None:
+    def __init__(self, initializer: Any, shape: Any = None, dtype: Any = None,
+                 trainable: bool = True, autocast: bool = True, aggregation: str = "none",
+                 synchronization: str = "auto", name: str | None = None,
+                 path: str | None = None, **kwargs: Any) -> None:
+        if name is None:   # Keras's auto_name("variable"): variable, variable_1, ...
+            n = _AUTO_NAMES.get("variable", 0)
+            _AUTO_NAMES["variable"] = n + 1
+            name = "variable" if n == 0 else f"variable_{n}"
+        if path is None:
+            path = name
+        initial_value = initializer
+        if callable(initializer) and not hasattr(initializer, "_data"):
+            initial_value = initializer(tuple(shape), dtype=dtype)
         super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
         self.__dict__["_name"] = name
         self.__dict__["_path"] = path
@@ -55,6 +66,7 @@ class KerasVariable(Variable):
     __str__ = __repr__
 
 
+_AUTO_NAMES: dict[str, int] = {}
 _EPSILON = [1e-7]
 
 
