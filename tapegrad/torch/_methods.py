@@ -488,6 +488,16 @@ def install() -> None:
     cls._inplace = _inplace_hook  # type: ignore[method-assign, assignment]
     cls.flatten = _flatten_hook  # type: ignore[method-assign]
     cls.mean = _mean  # type: ignore[method-assign, assignment]
+    cls.argmax = _argmax  # type: ignore[method-assign, assignment]
+    cls.argmin = _argmin  # type: ignore[method-assign, assignment]
+
+
+def _argmax(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return O.argmax(self, dim, keepdim)
+
+
+def _argmin(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return O.argmin(self, dim, keepdim)
 
 
 def _mean(self: Tensor, dim: Any = None, keepdim: Any = False, dtype: Any = None, *,

@@ -72,3 +72,15 @@ def test_error_text_is_pytorchs(rtorch: Any, name: str) -> None:
             PROGRAMS[name](t)
         results.append((type(info.value).__name__, str(info.value)))
     assert results[0] == results[1]
+
+
+def test_argmax_method_dim_out_of_range_as_pytorch() -> None:
+    real = pytest.importorskip("torch")
+    import tapegrad.torch as tt
+
+    for mod in (real, tt):
+        with pytest.raises(IndexError) as ei:
+            mod.ones(2, 3).argmax(dim=5)
+        assert str(ei.value) == ("Dimension out of range (expected to be in range of [-2, 1], "
+                                 "but got 5)")
+        assert mod.ones(2, 3).argmin(1, keepdim=True).shape == (2, 1)
