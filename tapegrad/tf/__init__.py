@@ -171,6 +171,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
+from .control_flow import TensorArray, case, cond, switch_case, while_loop
 from .parallel import vectorized_map
 from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable
@@ -184,6 +185,7 @@ _indexing.install()
 
 from . import (  # noqa: E402
     autodiff,
+    autograph,
     config,
     data,
     explain,
@@ -262,3 +264,4 @@ __all__ += [
     "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
     "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
 ]
+__all__ += ["cond", "while_loop", "switch_case", "case", "TensorArray", "autograph"]
