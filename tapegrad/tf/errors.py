@@ -179,3 +179,11 @@ def raise_invalid_argument(message: str, hint: str, op: str | None = None,
     if op is not None:
         message = kernel_message(message, op, name, kernel)
     raise hinted(InvalidArgumentError(None, None, with_hint(message, hint)))
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """TensorFlow's ``tf.errors.OperatorNotAllowedInGraphError`` (a ``TypeError``, not an
+    ``OpError``): a symbolic tensor used as a Python ``bool`` or iterated, inside a trace."""
+
+
+__all__ += ["OperatorNotAllowedInGraphError"]
