@@ -154,13 +154,16 @@ def cond(pred: Any, true_fn: Fn, false_fn: Fn, operands: Sequence[Any] = ()) -> 
     return _call(true_fn if truth(pred) else false_fn, operands)
 
 
-def _flat_fn(fn: Fn) -> Fn:
-    """``fn`` callable both as ``fn(*operands)`` and as ``fn(operands)`` (the handler's choice)."""
+def _flat_fn(fn: Fn, scalar: bool = False) -> Fn:
+    """``fn`` callable both as ``fn(*operands)`` and as ``fn(operands)`` (the handler's choice).
 
-    def flat(*args: Any) -> tuple[Any, ...]:
+    A loop condition (``scalar``) returns its predicate as it is; the others a tuple.
+    """
+
+    def flat(*args: Any) -> Any:
         if len(args) == 1 and isinstance(args[0], (tuple, list)):
             args = tuple(args[0])
-        return _call(fn, args)
+        return fn(*args) if scalar else _call(fn, args)
 
     return flat
 
@@ -184,7 +187,7 @@ def while_loop(cond_fn: Fn, body_fn: Fn, loop_vars: Sequence[Any],
     loop_vars = tuple(loop_vars)
     handler = control("while_loop")
     if handler is not None:
-        return tuple(handler(_flat_fn(cond_fn), _flat_fn(body_fn), loop_vars,
+        return tuple(handler(_flat_fn(cond_fn, scalar=True), _flat_fn(body_fn), loop_vars,
                              maximum_iterations))
     count = 0
     n = len(loop_vars)

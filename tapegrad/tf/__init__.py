@@ -151,6 +151,7 @@ from ._ops import (
 )
 from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
+from .control_flow import TensorArray, case, cond, switch_case, while_loop
 from .dtypes import (
     DType,
     as_dtype,
@@ -171,7 +172,6 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .control_flow import TensorArray, case, cond, switch_case, while_loop
 from .parallel import vectorized_map
 from .tape import GradientTape, UnconnectedGradients
 from .variables import Variable

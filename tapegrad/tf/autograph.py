@@ -155,11 +155,11 @@ def _verify_condition(c: Any, tag: str) -> Any:
     extra = "to check for None, use `is not None`"
     if c._data.dtype != np.bool_:
         raise hinted(ValueError(with_hint(
-            f"condition of {tag} expected to be `tf.bool` scalar, got {c!s}; to use as boolean "
+            f"condition of {tag} expected to be `tf.bool` scalar, got {c}; to use as boolean "
             f"Tensor, use `tf.cast`; {extra}", "compare (x > 0) or cast the condition to bool")))
     if c._data.size > 1:
         raise hinted(ValueError(with_hint(
-            f"condition of {tag} expected to be `tf.bool` scalar, got {c!s}; {extra}",
+            f"condition of {tag} expected to be `tf.bool` scalar, got {c}; {extra}",
             "reduce the condition to one value: tf.reduce_any / tf.reduce_all")))
     if c._data.ndim:
         c = ops.reshape(c, ())
@@ -357,11 +357,11 @@ def _verify_init(names: Sequence[str], values: Sequence[Any], live: Sequence[str
                 "happen if a return statement depends on a static Python condition such as a "
                 "hyperparameter", "set a result variable in the loop and return after it")))
         if type(v) is Undefined:
-            if traced and n in live:
+            if n in live:
                 raise hinted(ValueError(with_hint(
                     f"'{n}' must be defined before the loop",
                     "give the variable a value before the loop")))
-            if traced:
+            if traced:  # a temporary of the body: not carried
                 continue
         if v is None and traced:
             raise hinted(ValueError(with_hint(
@@ -579,13 +579,30 @@ def _maybe_convert(fn: Any) -> Any:
         return fn
     try:
         return _convert(fn, recursive=True)
-    except (OSError, TypeError, SyntaxError, _CannotConvert):
+    except (OSError, TypeError, SyntaxError, _CannotConvert, UnsupportedLanguageElementError):
         return fn  # no source (a builtin, exec'd code): called as it is, as TensorFlow does
 
 
 # ====================================================================== the converter
 class _CannotConvert(Exception):
     pass
+
+
+class UnsupportedLanguageElementError(NotImplementedError):
+    """AutoGraph's error for Python it does not convert (``for``/``while`` with ``else``,
+    generators)."""
+
+
+def _check_supported(node: ast.AST) -> None:
+    for n in ast.walk(node):
+        if isinstance(n, (ast.For, ast.While)) and n.orelse:
+            kind = "for" if isinstance(n, ast.For) else "while"
+            raise hinted(UnsupportedLanguageElementError(with_hint(
+                f"{kind}/else statement not yet supported",
+                "set a flag before break and test it after the loop")))
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            raise hinted(UnsupportedLanguageElementError(with_hint(
+                "generators are not supported", "return a list or a tensor instead")))
 
 
 _CACHE: weakref.WeakKeyDictionary[Any, dict[bool, Any]] = weakref.WeakKeyDictionary()
@@ -943,19 +960,8 @@ class _Converter:
         call = ast.Expr(value=_call(_ag("while_stmt"), [
             _name(f"loop_test_{k}"), _name(f"loop_body_{k}"), _name(get_n), _name(set_n),
             _strs(names), _strs([n for n in names if n in live]), ast.Dict(keys=[], values=[])]))
-        out = pre + defs + [body_def, test_def, call] + self._orelse(s, inner, ctx)
+        out = pre + defs + [body_def, test_def, call]
         return [ast.copy_location(o, s) for o in out]
-
-    def _orelse(self, s: Any, inner: dict[str, Any], ctx: dict[str, Any]) -> list[ast.stmt]:
-        if not s.orelse:
-            return []
-        if inner["loop"].get("break"):
-            g = ast.If(test=_call(_ag("not_"), [_name(inner["loop"]["break"])]),
-                       body=s.orelse, orelse=[])
-            ast.copy_location(g, s.orelse[0])
-            g.end_lineno, g.end_col_offset = s.orelse[-1].end_lineno, s.orelse[-1].end_col_offset
-            return self.stmt(g, ctx, generated=True)
-        return self.block(s.orelse, ctx)
 
     def for_(self, s: ast.For, ctx: dict[str, Any]) -> list[ast.stmt]:
         k = self.counter = self.counter + 1
@@ -987,7 +993,7 @@ class _Converter:
         call = ast.Expr(value=_call(_ag("for_stmt"), [
             self.expr(s.iter), extra_test, _name(f"loop_body_{k}"), _name(get_n), _name(set_n),
             _strs(names), _strs([n for n in names if n in live]), ast.Dict(keys=[], values=[])]))
-        out = pre + defs + [body_def] + out_defs + [call] + self._orelse(s, inner, ctx)
+        out = pre + defs + [body_def] + out_defs + [call]
         return [ast.copy_location(o, s) for o in out]
 
     # -- functions
@@ -1114,6 +1120,7 @@ def _parse(fn: Any) -> ast.FunctionDef:
 
 def _source_of(fn: Any, recursive: bool) -> tuple[ast.Module, ast.FunctionDef]:
     node = _parse(fn)
+    _check_supported(node)
     conv = _Converter(node, recursive)
     new = conv.convert_function(node)
     freevars = list(fn.__code__.co_freevars)
