@@ -830,7 +830,7 @@ class _Converter:
             return self.while_(s, ctx)
         if isinstance(s, ast.For):
             return self.for_(s, ctx)
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(s, ast.FunctionDef):
             return [self.function(s)]
         if isinstance(s, (ast.With, ast.AsyncWith)):
             s.items = [ast.withitem(context_expr=self.expr(w.context_expr),

@@ -554,10 +554,10 @@ def case(pred_fn_pairs: Any, default: Fn | None = None, exclusive: bool = False,
             return last_action()
 
         default = default_action
-    fn: Fn = default
+    chain: Fn = default
     for p, a in reversed(list(zip(preds, actions))):
-        fn = _bind_cond(p, a, fn, strict)
-    return fn()
+        chain = _bind_cond(p, a, chain, strict)
+    return chain()
 
 
 def _bind_cond(p: Any, a: Fn, rest: Fn, strict: bool) -> Fn:
@@ -676,7 +676,7 @@ class TensorArray:
             raise hinted(ValueError(with_hint(
                 f"Cannot convert a partially known TensorShape {shape} to a Tensor.",
                 "write every element first, or give the TensorArray an element_shape")))
-        return tft(np.zeros(tuple(shape.as_list()), self._npd))
+        return tft(np.zeros(tuple(int(d or 0) for d in shape.as_list()), self._npd))
 
     def _maybe_zero(self, ix: int) -> Any:
         items = self._store.items
@@ -724,8 +724,8 @@ class TensorArray:
             self._maybe_zero(ix)
         if not items:
             shape = self.element_shape
-            dims = tuple(shape.as_list()) if shape.is_fully_defined() else ()
-            return tft(np.zeros((0,) + dims, self._npd))
+            dims = tuple(int(d or 0) for d in shape.as_list()) if shape.is_fully_defined() else ()
+            return tft(np.zeros((0, *dims), self._npd))
         return ops.stack(list(items), axis=0)
 
     def gather(self, indices: Any, name: str | None = None) -> Any:
