@@ -659,15 +659,42 @@ def _contains(nodes: Iterable[ast.AST], kinds: tuple[type, ...], loops: bool = T
     return any(visit(n) for n in nodes)
 
 
-def _always_returns(stmts: list[ast.stmt]) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    return False
+def _conditional_returns(block: list[ast.stmt]) -> tuple[list[ast.stmt], bool]:
+    """TensorFlow's ConditionalReturnRewriter: after ``if c: ...; return`` the statements that
+    follow move into the ``else`` branch (and vice versa), so that both branches return.
+
+    Returns the new block and whether it definitely returns.
+    """
+    results: list[ast.stmt] = []
+    dest = results
+    definitely = False
+    for node in block:
+        returns = False
+        body_ret = orelse_ret = False
+        if isinstance(node, ast.Return):
+            returns = True
+        elif isinstance(node, ast.If):
+            node.body, body_ret = _conditional_returns(node.body)
+            node.orelse, orelse_ret = _conditional_returns(node.orelse)
+            returns = body_ret and orelse_ret
+        elif isinstance(node, (ast.While, ast.For)):
+            node.body, _ = _conditional_returns(node.body)
+            node.orelse, _ = _conditional_returns(node.orelse)
+        elif isinstance(node, ast.With):
+            node.body, returns = _conditional_returns(node.body)
+        elif isinstance(node, ast.Try):
+            node.body, _ = _conditional_returns(node.body)
+            node.orelse, _ = _conditional_returns(node.orelse)
+            node.finalbody, _ = _conditional_returns(node.finalbody)
+            for h in node.handlers:
+                h.body, _ = _conditional_returns(h.body)
+        definitely = definitely or returns
+        dest.append(node)
+        if isinstance(node, ast.If) and body_ret:
+            dest = node.orelse
+        elif isinstance(node, ast.If) and orelse_ret:
+            dest = node.body
+    return results, definitely
 
 
 def _name(id_: str, store: bool = False) -> ast.Name:
@@ -761,19 +788,6 @@ class _Converter:
         while i < len(stmts):
             s = stmts[i]
             rest = stmts[i + 1:]
-            if isinstance(s, ast.If) and rest and ctx.get("returns") and (
-                    _always_returns(s.body) or _always_returns(s.orelse)) and \
-                    not ctx.get("loops"):
-                # ``if c: return a`` + rest  ==  ``if c: return a`` else: rest
-                s = ast.If(test=s.test, body=s.body, orelse=s.orelse)
-                ast.copy_location(s, stmts[i])
-                s.end_lineno, s.end_col_offset = stmts[i].end_lineno, stmts[i].end_col_offset
-                if _always_returns(s.body):
-                    s.orelse = list(s.orelse) + rest
-                else:
-                    s.body = list(s.body) + rest
-                out.extend(self.stmt(s, ctx))
-                return out
             out.extend(self.stmt(s, ctx))
             flags = self.flags_set(s, ctx)
             if flags and rest:
@@ -1012,6 +1026,7 @@ class _Converter:
                 and isinstance(body[0].value.value, str):
             doc, body = body[:1], body[1:]
         control = _contains(body, (ast.If, ast.While, ast.For))
+        body, _ = _conditional_returns(body)
         nested_return = any(_contains([s], (ast.Return,)) for s in body
                             if isinstance(s, (ast.If, ast.While, ast.For, ast.With, ast.Try)))
         ctx: dict[str, Any] = {"returns": bool(nested_return)}

@@ -411,7 +411,8 @@ def _traced_while(cond: Fn, body: Fn, loop_vars: Sequence[Any], shape_invariants
         return res
 
     flat = _ctl.while_loop(c, b, flat_in, max_iter)
-    return rebuild(flat)
+    # graph mode returns the loop variables' own structure (a tuple stays a tuple)
+    return _nest.pack_sequence_as(loop_vars, _nest.flatten(rebuild(flat)))
 
 
 def _subshape(shape: Sequence[int], allowed: TensorShape) -> bool:
