@@ -760,6 +760,10 @@ class _Converter:
         loads = _Loads()
         for stmt in fn_node.body:
             loads.visit(stmt)
+        args = fn_node.args.posonlyargs + fn_node.args.args
+        self.first_arg = args[0].arg if args else None
+        # the names a converted statement may leave undefined: loads of them go through ld
+        self.assigned = set(_stores(fn_node.body)) - self.globals
         self.loads = loads.loads
         self.nested_loads = loads.nested
 
@@ -869,6 +873,8 @@ class _Converter:
         get_n, set_n = f"get_state_{k}", f"set_state_{k}"
         inits: list[ast.stmt] = []
         for n in names:
+            if n in self.globals:  # a global keeps its value (and may be unset: read lazily)
+                continue
             inits.append(_assign(n, _call(_ag("undefined_if_unbound"),
                                           [_call(_name("locals"), []), ast.Constant(n)])))
         get_def = _gen(ast.FunctionDef(name=get_n, args=_noargs(), body=[
@@ -1075,6 +1081,11 @@ class _ExprRewriter(ast.NodeTransformer):
         node.body = self.visit(node.body)
         return node
 
+    def visit_Name(self, node: ast.Name) -> Any:
+        if isinstance(node.ctx, ast.Load) and node.id in self.conv.assigned:
+            return ast.copy_location(_call(_ag("ld"), [node]), node)
+        return node
+
     def visit_BoolOp(self, node: ast.BoolOp) -> Any:
         values = [self.visit(v) for v in node.values]
         fn = "and_" if isinstance(node.op, ast.And) else "or_"
@@ -1100,6 +1111,12 @@ class _ExprRewriter(ast.NodeTransformer):
         if not self.conv.recursive:
             return node
         f = node.func
+        if isinstance(f, ast.Name) and f.id == "super" and not node.args and \
+                self.conv.first_arg is not None:
+            # zero-argument super() needs the method's own frame: name its arguments, as
+            # TensorFlow's converter does (the body now runs in nested functions)
+            node.args = [_name("__class__"), _name(self.conv.first_arg)]
+            return node
         if isinstance(f, ast.Name) and f.id in ("super", "locals", "globals", "vars", "eval",
                                                 "exec", "print", "isinstance", "len", "range"):
             return node
@@ -1174,7 +1191,6 @@ def _convert(fn: Any, recursive: bool = True) -> Any:
     out.__module__ = fn.__module__
     out.__dict__.update(fn.__dict__)
     out.__autograph_converted__ = True  # type: ignore[attr-defined]
-    out.__wrapped__ = fn  # type: ignore[attr-defined]
     _CACHE.setdefault(fn, {})[recursive] = out
     return out
 

@@ -303,3 +303,43 @@ def test_to_graph_needs_a_function_with_source() -> None:
     exec("def h(x):\n    return x\n", ns)  # noqa: S102 - code without a source file
     with pytest.raises(ValueError, match="Unable to locate the source code"):
         tf.autograph.to_graph(ns["h"])
+
+
+COUNTER = 0
+
+
+def _bump(x: Any) -> Any:
+    global COUNTER
+    if x > 0:
+        COUNTER = COUNTER + 1
+    return x
+
+
+def test_globals_super_and_reads_of_undefined_variables() -> None:
+    global COUNTER
+    COUNTER = 0
+    g = tf.autograph.to_graph(_bump)
+    g(c(1.0))
+    g(2.0)
+    g(c(-1.0))
+    assert COUNTER == 2
+
+    class Base(tf.Module):
+        def f(self, x: Any) -> Any:
+            return x * 2.0
+
+    class Sub(Base):
+        def f(self, x: Any) -> Any:
+            if x > 0:
+                x = super().f(x)
+            return x
+
+    assert float(tf.autograph.to_graph(Sub().f)(c(3.0))) == 6.0
+
+    def late(x: Any) -> Any:
+        if x > 0:  # a Python condition: no TensorFlow check, the read fails as in Python
+            y = x
+        return y + 1.0  # noqa: F821
+
+    with pytest.raises(UnboundLocalError, match="^'y' is used before assignment"):
+        tf.autograph.to_graph(late)(-1.0)
