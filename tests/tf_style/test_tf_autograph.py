@@ -343,3 +343,22 @@ def test_globals_super_and_reads_of_undefined_variables() -> None:
 
     with pytest.raises(UnboundLocalError, match="^'y' is used before assignment"):
         tf.autograph.to_graph(late)(-1.0)
+
+
+def test_readme_autograph_example_runs_from_a_file(tmp_path: Any) -> None:
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Control flow", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```py\n(.*?)```", section, re.S)  # AutoGraph needs a source file
+    script = tmp_path / "example.py"
+    script.write_text(code, encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=120, cwd=root, env={**__import__("os").environ,
+                                                   "PYTHONPATH": str(root)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines() == ["tf.Tensor(111, shape=(), dtype=int32) 111", "True"]
