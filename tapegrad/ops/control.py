@@ -130,7 +130,22 @@ def _select(pred: Any, a: Sequence[Any], b: Sequence[Any], what: str) -> tuple[A
             f"{what}: the branches return {len(a)} and {len(b)} outputs",
             "under vmap with a per-example predicate both branches run: they must return the "
             "same number of tensors")))
-    return tuple(where(pred, x, y) for x, y in zip(a, b))
+    out = []
+    for x, y in zip(a, b):
+        if x is y:
+            out.append(x)
+        elif _is_value(x) and _is_value(y):
+            out.append(where(pred, x, y))
+        else:
+            raise hinted(TypeError(with_hint(
+                f"{what}: cannot select per example between {type(x).__name__} and "
+                f"{type(y).__name__} values", "under vmap with a per-example predicate every "
+                "output or loop variable must be a tensor or a number")))
+    return tuple(out)
+
+
+def _is_value(x: Any) -> bool:
+    return isinstance(x, (Tensor, bool, int, float, complex, np.ndarray, np.generic))
 
 
 # ------------------------------------------------------------------ cond

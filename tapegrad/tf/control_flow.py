@@ -287,7 +287,8 @@ def while_loop(cond: Fn, body: Fn, loop_vars: Any, shape_invariants: Any = None,
     the loop variables may change shape (TensorFlow's eager loop does not
     check); inside a trace a shape must stay compatible with its entry shape
     or its entry in ``shape_invariants``.  ``back_prop=False`` stops
-    gradients through the results; ``parallel_iterations`` and
+    gradients through the results inside a trace (eager TensorFlow ignores
+    it, and so does tapegrad eagerly); ``parallel_iterations`` and
     ``swap_memory`` are accepted (one thread runs the loop).
 
     >>> import tapegrad.tf as tf
@@ -325,9 +326,8 @@ def while_loop(cond: Fn, body: Fn, loop_vars: Any, shape_invariants: Any = None,
         result = _traced_while(cond, body, loop_vars, shape_invariants, max_iter)
     else:
         result = _eager_while(cond, body, loop_vars, max_iter)
-    if not back_prop:
-        result = _nest.map_structure(
-            lambda v: ops.identity(v.detach()) if isinstance(v, _Core) else v, result)
+    if not back_prop and traced:  # eager TensorFlow ignores back_prop; graph mode stops it
+        result = _nest.map_structure(_stop, result)
     return result
 
 
@@ -363,6 +363,12 @@ def _eager_while(cond: Fn, body: Fn, loop_vars: Sequence[Any], max_iter: int | N
 
     flat = _ctl.while_loop(c, b, tuple(_nest.flatten(loop_vars)), max_iter)
     return _nest.map_structure(_final, _nest.pack_sequence_as(state["structure"], list(flat)))
+
+
+def _stop(v: Any) -> Any:
+    if isinstance(v, TensorArray):
+        return v
+    return ops.identity(v.detach()) if isinstance(v, _Core) else v
 
 
 def _traced_while(cond: Fn, body: Fn, loop_vars: Sequence[Any], shape_invariants: Any,

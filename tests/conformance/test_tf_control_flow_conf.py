@@ -136,6 +136,27 @@ def while_gradients_second_order(tf: Any) -> Any:
 
 
 @eager
+def while_back_prop_false_is_ignored_eagerly(tf: Any) -> Any:
+    x = tf.Variable(1.2)
+    with tf.GradientTape() as tape:
+        _, z = tf.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, y * x), (0, 1.0),
+                             back_prop=False)
+    return z, tape.gradient(z, x)
+
+
+@graph
+def graph_back_prop_false(tf: Any) -> Any:
+    def f(x: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, z = tf.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, y * x), (0, 1.0),
+                                 back_prop=False)
+        return z, tape.gradient(z, x)
+
+    return f, (tf.constant(1.2),)
+
+
+@eager
 def while_structures(tf: Any) -> Any:
     a = tf.while_loop(lambda i, ab: i < 3, lambda i, ab: (i + 1, (ab[0] * 2.0, ab[1] + 1)),
                       (0, (1.0, 0)))
