@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tf
-from tests.tf_style.control_stub import StubTrace
+from tests.tf_style.control_stub import StubTrace, SymbolicStub
 
 c = tf.constant
 
@@ -135,6 +135,16 @@ def test_converted_function_behaves_like_the_function(fn: Any, inputs: Any) -> N
         assert _values(g(*args)) == _values(fn(*args))
         with StubTrace():  # as a tracer would run it: every branch traced
             assert _values(g(*args)) == _values(fn(*args))
+        with SymbolicStub() as lv:  # symbolic inputs: nothing may read a tensor's value
+            sym = [lv.trace(a) if tf.is_tensor(a) else a for a in args]
+            out = _nest_map(lv.value, g(*sym))
+        assert _values(out) == _values(fn(*args))
+
+
+def _nest_map(f: Any, x: Any) -> Any:
+    if isinstance(x, (tuple, list)):
+        return type(x)(_nest_map(f, v) for v in x)
+    return f(x)
 
 
 def test_the_hook_sees_tensor_conditions_and_not_python_ones() -> None:
@@ -362,3 +372,24 @@ def test_readme_autograph_example_runs_from_a_file(tmp_path: Any) -> None:
                                                    "PYTHONPATH": str(root)})
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == ["tf.Tensor(111, shape=(), dtype=int32) 111", "True"]
+
+
+def test_symbolic_tensors_need_the_converter() -> None:
+    def f(x: Any) -> Any:
+        if x > 0:
+            x = x * 2.0
+        while tf.reduce_sum(x) < 20.0:
+            x = x + 3.0
+        return x
+
+    with SymbolicStub() as lv:
+        x = lv.trace(c(1.5))
+        with pytest.raises(tf.errors.OperatorNotAllowedInGraphError) as e:
+            f(x)  # not converted: the Python if reads the tensor
+        out = tf.autograph.to_graph(f)(x)
+        assert out._lvl is lv
+        value = lv.value(out)
+    assert str(e.value).startswith("Using a symbolic `tf.Tensor` as a Python `bool` is not "
+                                   "allowed.")
+    assert float(value) == float(f(c(1.5))) == 21.0
+    assert lv.kinds() == ["cond", "while_loop"]
