@@ -793,6 +793,8 @@ class _Converter:
             s = stmts[i]
             rest = stmts[i + 1:]
             out.extend(self.stmt(s, ctx))
+            if isinstance(s, (ast.Return, ast.Break, ast.Continue)):
+                return out  # what follows in this block never runs
             flags = self.flags_set(s, ctx)
             if flags and rest:
                 guard: ast.expr = self.not_any(flags)

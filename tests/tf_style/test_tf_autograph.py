@@ -393,3 +393,26 @@ def test_symbolic_tensors_need_the_converter() -> None:
                                    "allowed.")
     assert float(value) == float(f(c(1.5))) == 21.0
     assert lv.kinds() == ["cond", "while_loop"]
+
+
+def test_unreachable_statements_stay_unreached() -> None:
+    ran: list[str] = []
+
+    def f(x: Any) -> Any:
+        if x > 0:
+            return x * 2.0
+        else:
+            return x * 3.0
+        ran.append("after return")  # noqa: F821 - unreachable on purpose
+
+    def g(x: Any) -> Any:
+        for i in range(3):
+            if i == 1:
+                break
+                ran.append("after break")
+            x = x + 1.0
+        return x
+
+    assert float(tf.autograph.to_graph(f)(c(1.0))) == 2.0
+    assert float(tf.autograph.to_graph(g)(c(1.0))) == 2.0
+    assert ran == []
