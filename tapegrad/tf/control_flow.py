@@ -31,6 +31,7 @@ import numpy as np
 from .. import ops
 from .._core.dispatch import control
 from .._core.errors import hinted, with_hint
+from .._core.mode import STATE as _STATE
 from .._core.tensor import Tensor as _Core
 from ..ops import control as _ctl
 from . import _nest
@@ -252,9 +253,11 @@ def _cond(pred: Any, true_fn: Fn | None, false_fn: Fn | None, strict: bool) -> A
         pred = read(pred)
     elif not isinstance(pred, _Core):
         pred = convert(pred)
+    # both branches run when traced, or under vmap with a per-example predicate (pfor)
+    both = traced or _ctl.is_batched(pred)
     peers: list[_Branch] = []
-    tb = _Branch(true_fn, traced, "true_fn", peers, "tf.cond")
-    fb = _Branch(false_fn, traced, "false_fn", peers, "tf.cond")
+    tb = _Branch(true_fn, both, "true_fn", peers, "tf.cond")
+    fb = _Branch(false_fn, both, "false_fn", peers, "tf.cond")
     peers += [tb, fb]
     flat = _ctl.cond(pred, tb, fb)
     # eagerly one branch ran; traced or under vmap both did, with equal structures
@@ -321,6 +324,9 @@ def while_loop(cond: Fn, body: Fn, loop_vars: Any, shape_invariants: Any = None,
         max_iter = int(m._data)
     if not isinstance(loop_vars, (list, tuple)):
         loop_vars = _loop_list(loop_vars)
+    if _STATE.levels:  # under vmap the loop may select per example: numbers as TF tensors
+        loop_vars = _nest.map_structure(
+            lambda v: convert(v) if isinstance(v, (bool, int, float)) else v, loop_vars)
     traced = _tracing("while_loop")
     if traced:
         result = _traced_while(cond, body, loop_vars, shape_invariants, max_iter)
@@ -485,9 +491,9 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Fn | None = None,
     actions = [p[1] for p in sorted(pairs, key=lambda p: p[0])]
     if default is not None:
         actions.append(default)
-    traced = _tracing("switch_case")
+    both = _tracing("switch_case") or _ctl.is_batched(branch_index)
     peers: list[_Branch] = []
-    branches = [_Branch(fn, traced, f"branches[{i}]", peers, "tf.switch_case")
+    branches = [_Branch(fn, both, f"branches[{i}]", peers, "tf.switch_case")
                 for i, fn in enumerate(actions)]
     peers += branches
     # an index out of range runs the last entry: default if given, else the highest key

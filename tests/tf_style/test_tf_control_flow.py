@@ -289,3 +289,11 @@ def test_vectorized_map_with_cond_and_while_inside() -> None:
     got = tf.vectorized_map(f, tf.constant(xs)).numpy()
     want = np.stack([f(tf.constant(r)).numpy() for r in xs])
     np.testing.assert_allclose(got, want)
+    # Python numbers come out as TensorFlow's dtypes (int32 counters, float32 values)
+    i, _ = tf.vectorized_map(lambda r: tf.while_loop(lambda i, z: tf.reduce_sum(z) < 10.0,
+                                                     lambda i, z: (i + 1, z * 2.0), (0, r)),
+                             tf.constant([[1.0, 2.0], [5.0, 6.0]]))
+    assert i.dtype == tf.int32 and i.numpy().tolist() == [2, 0]
+    k = tf.vectorized_map(lambda r: tf.cond(tf.reduce_sum(r) > 0, lambda: 1.0, lambda: 2.0),
+                          tf.constant(xs))
+    assert k.dtype == tf.float32 and k.numpy().tolist() == [1.0, 2.0, 2.0, 1.0]
