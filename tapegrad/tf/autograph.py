@@ -208,7 +208,8 @@ def if_stmt(cond: Any, body: Fn, orelse: Fn, get_state: Fn, set_state: Fn,
         return
     cond = _verify_condition(cond, "if statement")
     init = get_state()
-    traced = _tracing("cond")
+    # both branches run when traced, or under vmap with a per-example condition
+    traced = _tracing("cond") or _ctl.is_batched(cond)
     # the outputs: the state a later statement can read (a dead variable is not carried)
     outs = [i for i, n in enumerate(symbol_names) if n in live]
     branch_structs: dict[str, Any] = {}
@@ -246,7 +247,8 @@ def if_stmt(cond: Any, body: Fn, orelse: Fn, get_state: Fn, set_state: Fn,
     label = "main" if "main" in branch_structs else "else"
     struct, _ = branch_structs[label]
     final = list(get_state()) if not traced else list(init)
-    for i, v in zip(outs, _pack_state(struct, flat_out)):
+    templates = _nest.flatten(struct) if traced else None  # TensorArrays from their buffers
+    for i, v in zip(outs, _pack_state(struct, flat_out, templates)):
         final[i] = v
     if traced:
         for i, n in enumerate(symbol_names):

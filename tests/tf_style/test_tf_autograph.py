@@ -416,3 +416,29 @@ def test_unreachable_statements_stay_unreached() -> None:
     assert float(tf.autograph.to_graph(f)(c(1.0))) == 2.0
     assert float(tf.autograph.to_graph(g)(c(1.0))) == 2.0
     assert ran == []
+
+
+def test_tensor_arrays_through_a_traced_if_and_conditions_under_vmap() -> None:
+    def f(x: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=2, clear_after_read=False)
+        ta = ta.write(0, x)
+        if x > 0:
+            ta = ta.write(1, x * 2.0)
+        else:
+            ta = ta.write(1, x * 3.0)
+        return ta.stack()
+
+    g = tf.autograph.to_graph(f)
+    assert g(c(1.0)).numpy().tolist() == [1.0, 2.0]
+    with StubTrace():
+        assert g(c(-1.0)).numpy().tolist() == [-1.0, -3.0]
+
+    def h(x: Any) -> Any:
+        if tf.reduce_sum(x) > 0:
+            y = 1.0
+        else:
+            y = 2.0
+        return y
+
+    out = tf.vectorized_map(tf.autograph.to_graph(h), c([[1.0], [-1.0], [3.0]]))
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [1.0, 2.0, 1.0]
