@@ -77,10 +77,12 @@ def truth(pred: Any) -> bool:
     A tracer's level is asked first (``Level.read``), so a level that cannot
     give values (``vmap``, tracing) raises its own error.
     """
+    if pred is True or pred is False:
+        return pred
     if isinstance(pred, Tensor):
         if pred._lvl is not None:
             pred._lvl_read("bool")
-        arr = np.asarray(pred._data)
+        arr = pred._data
     else:
         arr = np.asarray(pred)
     try:

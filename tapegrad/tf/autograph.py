@@ -188,9 +188,11 @@ def _flatten_state(values: Sequence[Any]) -> tuple[list[Any], Any]:
 
 def _pack_state(structure: Any, flat: Sequence[Any], templates: Sequence[Any] | None = None
                 ) -> tuple[Any, ...]:
-    from .control_flow import TensorArray
+    from .control_flow import TensorArray, _flat_leaves
 
     vals = list(flat)
+    if templates is None and len(vals) == len(structure) and _flat_leaves(structure):
+        return tuple(vals)
     if templates is not None:
         vals = [t._from_buffer(v) if isinstance(t, TensorArray) and not isinstance(
             v, TensorArray) else v for t, v in zip(templates, vals)]
@@ -308,6 +310,9 @@ def _check_loop_vars(names: Sequence[str], entry: Sequence[Any], exit_: Sequence
 
     invariants = {id(v): s for v, s in opts.get("shape_invariants", ())}
     for name, a, b in zip(names, entry, exit_):
+        if type(a) is _Core and type(b) is _Core and not invariants:  # the common case
+            if a._data.dtype == b._data.dtype and a._data.shape == b._data.shape:
+                continue
         if b is None:
             raise hinted(ValueError(with_hint(f"'{name}' is None at the end of the iteration.",
                                               "a tensor loop cannot carry None")))

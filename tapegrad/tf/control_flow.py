@@ -343,27 +343,51 @@ def _final(v: Any) -> Any:
     return convert(v)
 
 
+_LEAF = (_Core, bool, int, float, np.ndarray, np.generic)
+
+
+def _flat_leaves(xs: Sequence[Any]) -> bool:
+    """Whether every item is a plain leaf (a tensor, number or TensorArray): no nest."""
+    return all(isinstance(v, _LEAF) or type(v) is TensorArray for v in xs)
+
+
 def _eager_while(cond: Fn, body: Fn, loop_vars: Sequence[Any], max_iter: int | None) -> Any:
     """TensorFlow's eager loop: structure checked after each iteration, shapes free."""
     from .data.spec import TensorSpec
 
-    if max_iter is None:
-        spec: Any = [_nest.map_structure(_spec, v) for v in loop_vars]
-    else:  # TensorFlow's eager loop carries (counter, loop_vars) when capped
-        spec = [TensorSpec((), _dt.int32), _nest.map_structure(_spec, loop_vars)]
+    n = len(loop_vars)
+    # the common case, a flat tuple/list of tensors and numbers, skips the nest machinery
+    simple = max_iter is None and _flat_leaves(loop_vars)
+    spec: Any = None
     state: dict[str, Any] = {"structure": loop_vars, "count": 0}
 
-    def c(*flat: Any) -> Any:
-        return cond(*_nest.pack_sequence_as(state["structure"], list(flat)))
-
-    def b(*flat: Any) -> tuple[Any, ...]:
-        out = body(*_nest.pack_sequence_as(state["structure"], list(flat)))
-        state["count"] += 1
-        got = _loop_list(out) if max_iter is None else [state["count"], out]
+    def check(got: Any) -> None:
+        nonlocal spec
+        if spec is None:
+            if max_iter is None:
+                spec = [_nest.map_structure(_spec, v) for v in loop_vars]
+            else:  # TensorFlow's eager loop carries (counter, loop_vars) when capped
+                spec = [TensorSpec((), _dt.int32), _nest.map_structure(_spec, loop_vars)]
         msg = structure_mismatch(spec, got)
         if msg is not None:
             raise hinted(ValueError(with_hint(
                 msg, "the body must return the loop variables in the structure they came in")))
+
+    def c(*flat: Any) -> Any:
+        if simple:
+            return cond(*flat)
+        return cond(*_nest.pack_sequence_as(state["structure"], list(flat)))
+
+    def b(*flat: Any) -> tuple[Any, ...]:
+        if simple:
+            out = body(*flat)
+            if isinstance(out, (list, tuple)) and len(out) == n and _flat_leaves(out):
+                state["structure"] = out
+                return tuple(out)
+        else:
+            out = body(*_nest.pack_sequence_as(state["structure"], list(flat)))
+        state["count"] += 1
+        check(_loop_list(out) if max_iter is None else [state["count"], out])
         state["structure"] = out
         return tuple(_nest.flatten(out))
 
