@@ -9,7 +9,9 @@ what ran.  Eager TensorFlow does not compare the two branches of a ``cond``
 nor the shapes of loop variables across iterations; inside a trace (a level
 that records programs, ``tf.function``) every branch is traced, and then the
 branches' structures and dtypes and the loop variables' shapes are checked
-with TensorFlow's graph-mode errors.
+with TensorFlow's graph-mode errors.  Those errors name a loop variable by the
+``_trace_name`` a tracing level gives its tensor (TensorFlow's graph name,
+``x:0``), else ``loop_var_<i>:0``.
 
 >>> import tapegrad.tf as tf
 >>> x = tf.constant(3.0)
