@@ -442,3 +442,27 @@ def test_tensor_arrays_through_a_traced_if_and_conditions_under_vmap() -> None:
 
     out = tf.vectorized_map(tf.autograph.to_graph(h), c([[1.0], [-1.0], [3.0]]))
     assert out.dtype == tf.float32 and out.numpy().tolist() == [1.0, 2.0, 1.0]
+
+
+def test_set_loop_options_shape_invariants() -> None:
+    def grow(x: Any) -> Any:
+        while tf.reduce_sum(x) < 10.0:
+            tf.autograph.experimental.set_loop_options(
+                shape_invariants=[(x, tf.TensorShape([None]))])
+            x = tf.concat([x, x], 0)
+        return x
+
+    g = tf.autograph.to_graph(grow)
+    assert g(c([1.0])).shape == (16,)
+    with StubTrace():
+        assert g(c([1.0])).shape == (16,)
+    with pytest.raises(ValueError, match=r"^'x' has shape \(2,\) after one iteration, which "
+                       r"does not conform with the shape invariant \(1,\)\."):
+        def bad(x: Any) -> Any:
+            while tf.reduce_sum(x) < 10.0:
+                tf.autograph.experimental.set_loop_options(
+                    shape_invariants=[(x, tf.TensorShape([1]))])
+                x = tf.concat([x, x], 0)
+            return x
+
+        tf.autograph.to_graph(bad)(c([1.0]))
