@@ -151,6 +151,7 @@ from ._ops import (
 )
 from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
+from .control_flow import TensorArray, case, cond, switch_case, while_loop
 from .dtypes import (
     DType,
     as_dtype,
@@ -184,6 +185,7 @@ _indexing.install()
 
 from . import (  # noqa: E402
     autodiff,
+    autograph,
     config,
     data,
     distribute,
@@ -270,3 +272,4 @@ __all__ += [
     "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
     "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
 ]
+__all__ += ["cond", "while_loop", "switch_case", "case", "TensorArray", "autograph"]

@@ -182,4 +182,9 @@ def raise_invalid_argument(message: str, hint: str, op: str | None = None,
 
 
 class OperatorNotAllowedInGraphError(TypeError):
-    """A Python operation on a symbolic tensor inside ``tf.function`` (``bool(t)``, ...)."""
+    """TensorFlow's ``tf.errors.OperatorNotAllowedInGraphError`` (a ``TypeError``, not an
+    ``OpError``): a symbolic tensor used as a Python ``bool`` or iterated, inside a trace."""
+
+
+if "OperatorNotAllowedInGraphError" not in __all__:
+    __all__ += ["OperatorNotAllowedInGraphError"]

@@ -172,10 +172,8 @@ class Function:
     def _converted(self, fn: Any) -> Any:
         if not self._autograph:
             return fn
-        try:
-            from . import autograph as _ag  # type: ignore[attr-defined]
-        except ImportError:
-            return fn
+        from . import autograph as _ag
+
         try:
             return _ag.to_graph(fn)
         except Exception:  # noqa: BLE001 - AutoGraph could not convert: trace the original
