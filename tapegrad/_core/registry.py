@@ -38,12 +38,16 @@ _FLOAT_KINDS = frozenset("fc")
 # Anomaly mode: when on, each node records the user's stack at creation.
 ANOMALY = [False]
 
+# How a node saves its values (Op.save_plan)
+_SAVE_NONE, _SAVE_OUT, _SAVE_IN, _SAVE_XY, _SAVE_ANY = range(5)
+
 
 class Op:
     """A primitive: forward on ndarrays plus a VJP in tapegrad ops."""
 
     __slots__ = ("name", "fwd", "vjp", "jvp", "batch", "save_codes", "grad_name", "node_cls",
-                 "saves", "needs", "save_all", "save_if", "saves_out", "__dict__")
+                 "saves", "needs", "_save_all", "save_if", "saves_out", "save_plan", "save_args",
+                 "__dict__")
 
     def __init__(
         self,
@@ -71,7 +75,7 @@ class Op:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
         codes: list[tuple[int, int]] = []
-        self.save_all = saves == ("*",)
+        self._save_all = saves == ("*",)
         for s in ([] if self.save_all else saves):
             if s == "out":
                 codes.append((1, 0))
@@ -95,7 +99,47 @@ class Op:
         # whether a node holds tensors that backward frees (shapes alone are kept, so a
         # graph that saved no tensor can be backwarded twice, as in PyTorch)
         self.save_tensors = self.save_all or any(kind != 2 for kind, _ in codes)
+        self._plan()
         self.__doc__ = fwd.__doc__
+
+    def _plan(self) -> None:
+        """Precompute how a node of this op saves its values (the recording hot path).
+
+        ``save_plan`` is ``_SAVE_NONE`` (nothing), ``_SAVE_OUT`` (the output only),
+        ``_SAVE_IN`` (one input, ``save_args = (index,)``), ``_SAVE_XY`` (inputs 0 and 1,
+        ``save_args`` = for each the input whose gradient needs it, or -1 for always)
+        or ``_SAVE_ANY`` (the general loop of :func:`_save`).
+        """
+        codes = self.save_codes
+        cond = self.save_if
+        plan = _SAVE_ANY
+        sargs: tuple[int, ...] = ()
+        if self.save_all:
+            pass
+        elif not codes:
+            plan = _SAVE_NONE
+        elif codes == ((1, 0),):
+            plan = _SAVE_OUT
+        elif len(codes) == 1 and codes[0][0] == 0 and (cond is None or cond[0] is None):
+            plan, sargs = _SAVE_IN, (codes[0][1],)
+        elif codes == ((0, 0), (0, 1)):
+            users = cond or (None, None)
+            if all(u is None or len(u) == 1 for u in users):
+                plan = _SAVE_XY
+                sargs = tuple(-1 if u is None else u[0] for u in users)
+        self.save_plan: int = plan
+        self.save_args: tuple[int, ...] = sargs
+
+    @property
+    def save_all(self) -> bool:
+        """Whether the node saves every input (from ``save_from`` on): variadic ops."""
+        return self._save_all
+
+    @save_all.setter
+    def save_all(self, flag: bool) -> None:
+        self._save_all = bool(flag)
+        self.save_tensors = self._save_all or any(kind != 2 for kind, _ in self.save_codes)
+        self._plan()
 
     def renamed(self, grad_name: str) -> Op:
         """The same op under another node name (e.g. ``TBackward0`` for ``t()``)."""
@@ -104,6 +148,7 @@ class Op:
         op.jvp = self.jvp
         op.batch = self.batch
         op.save_if = self.save_if
+        op._plan()
         self.__dict__.setdefault("_renamed", []).append(op)  # rules attached later reach it
         return op
 
@@ -313,8 +358,9 @@ def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg:
     node.attrs = attrs
     node.tapes = rec
     node.rg = rg
-    for tp in rec:
-        tp._recorded(node)
+    if rec:
+        for tp in rec:
+            tp._recorded(node)
     if ANOMALY[0]:
         node.trace = _user_stack()
     res = _new(Tensor)
@@ -323,14 +369,42 @@ def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg:
     res._rg = rg
     res._vc = vc = [0]
     res._style = style
-    # the output's version counter is kept only when the output itself is saved
-    node.out_vc = vc if op.saves_out else None
-    if op.save_codes or op.save_all:
-        _save(op, node, args, arrays, out, nxt)
-    else:
+    plan = op.save_plan
+    if plan == _SAVE_NONE:
         node.saved = ()
         node.versions = None
+        node.out_vc = None
+        return res
+    # the output's version counter is kept only when the output itself is saved
+    node.out_vc = vc if op.saves_out else None
+    if _STATE.saved_hooks or plan == _SAVE_ANY:
+        _save(op, node, args, arrays, out, nxt)
+    elif plan == _SAVE_XY:  # x and y, each unless only an untracked input's gradient uses it
+        a = args[0]
+        b = args[1]
+        ua, ub = op.save_args
+        if ua >= 0 and nxt[ua] is None:
+            a = None
+        if ub >= 0 and nxt[ub] is None:
+            b = None
+        node.saved = (a, b)
+        if isinstance(a, Tensor):
+            node.versions = (a._vc[0], b._vc[0] if isinstance(b, Tensor) else 0)
+        elif isinstance(b, Tensor):
+            node.versions = (0, b._vc[0])
+        else:
+            node.versions = None
+    elif plan == _SAVE_OUT:
+        node.saved = (out,)
+        node.versions = _ZERO1
+    else:  # _SAVE_IN
+        a = args[op.save_args[0]]
+        node.saved = (a,)
+        node.versions = (a._vc[0],) if isinstance(a, Tensor) else None
     return res
+
+
+_ZERO1 = (0,)
 
 
 def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any) -> None:

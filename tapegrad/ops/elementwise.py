@@ -15,7 +15,7 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
-from ._raw import data, mul_into, raw, scalar_of, wrap
+from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
 
 
 def _broadcast_error(op: str, *operands: Any) -> Exception | None:
@@ -69,6 +69,9 @@ def _link(result: Any, x: Any) -> Any:
 # ---------------------------------------------------------------- arithmetic
 @defop("add", grad_name="AddBackward0")
 def add(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None:  # 0-d float data: scalar arithmetic, same value and dtype
+        return s[0] + s[1]
     try:
         return np.add(x, y)
     except ValueError:
@@ -82,6 +85,9 @@ def _(g: Tensor) -> Any:  # d(x+y) = dx + dy
 
 @defop("subtract", grad_name="SubBackward0")
 def subtract(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None:
+        return s[0] - s[1]
     try:
         return np.subtract(x, y)
     except ValueError:
@@ -96,6 +102,9 @@ def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
 @defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True,
        save_for={"x": ("y",), "y": ("x",)})
 def multiply(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None:
+        return s[0] * s[1]
     try:
         return np.multiply(x, y)
     except ValueError:
@@ -106,14 +115,17 @@ def multiply(x: Any, y: Any) -> Any:
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
     if raw():
         ga = g._data
-        return ((wrap(np.multiply(ga, data(y)), g) if needs[0] else None),
-                (wrap(np.multiply(ga, data(x)), g) if needs[1] else None))
+        return ((wrap(multiply.fwd(ga, data(y)), g) if needs[0] else None),
+                (wrap(multiply.fwd(ga, data(x)), g) if needs[1] else None))
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
 
 
 @defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True,
        save_for={"x": ("y",)})
 def divide(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None and s[1]:  # (a zero divisor: NumPy's inf / nan, without a warning)
+        return s[0] / s[1]
     with np.errstate(all="ignore"):
         return _binary_fwd("divide", np.true_divide, x, y)
 
@@ -127,6 +139,8 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx
 
 @defop("negative", grad_name="NegBackward0")
 def negative(x: Any) -> Any:
+    if x.__class__ is np.ndarray and not x.shape and x.dtype.kind == "f":
+        return -x[()]
     return np.negative(x)
 
 
@@ -255,7 +269,7 @@ def _(g: Tensor) -> Any:  # sign is piecewise constant: zero gradient
 # ---------------------------------------------------------------- unary math
 @defop("abs", saves=("x",), grad_name="AbsBackward0")
 def abs(x: Any) -> Any:
-    return np.abs(x)
+    return np.abs(scalar_in(x))
 
 
 @abs.defvjp
@@ -266,7 +280,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d|x| = sign(x) dx, 0 at x = 0
 @defop("exp", saves=("out",), grad_name="ExpBackward0")
 def exp(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.exp(x)
+        return np.exp(scalar_in(x))
 
 
 @exp.defvjp
@@ -279,7 +293,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d e^x = e^x dx
 @defop("log", saves=("x",), grad_name="LogBackward0")
 def log(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.log(x)
+        return np.log(scalar_in(x))
 
 
 @log.defvjp
@@ -290,7 +304,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log x = dx / x
 @defop("log1p", saves=("x",), grad_name="Log1PBackward0")
 def log1p(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.log1p(x)
+        return np.log1p(scalar_in(x))
 
 
 @log1p.defvjp
@@ -301,7 +315,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log(1+x) = dx / (1+x)
 @defop("expm1", saves=("out",), grad_name="Expm1Backward0")
 def expm1(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.expm1(x)
+        return np.expm1(scalar_in(x))
 
 
 @expm1.defvjp
@@ -312,7 +326,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(e^x - 1) = (out + 1) dx
 @defop("sqrt", saves=("out",), grad_name="SqrtBackward0")
 def sqrt(x: Any, *, zero_safe: bool = False) -> Any:
     with np.errstate(all="ignore"):
-        return np.sqrt(x)
+        return np.sqrt(scalar_in(x))
 
 
 @sqrt.defvjp
@@ -326,7 +340,7 @@ def _(g: Tensor, out: Tensor, zero_safe: bool = False) -> Any:
 
 @defop("square", saves=("x",), grad_name="PowBackward0")
 def square(x: Any) -> Any:
-    return np.square(x)
+    return np.square(scalar_in(x))
 
 
 @square.defvjp
@@ -339,7 +353,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d x^2 = 2x dx
 @defop("reciprocal", saves=("out",), grad_name="ReciprocalBackward0")
 def reciprocal(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.reciprocal(x)
+        return np.reciprocal(scalar_in(x))
 
 
 @reciprocal.defvjp
@@ -349,7 +363,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(1/x) = -dx/x^2
 
 @defop("sin", saves=("x",), grad_name="SinBackward0")
 def sin(x: Any) -> Any:
-    return np.sin(x)
+    return np.sin(scalar_in(x))
 
 
 @sin.defvjp
@@ -359,7 +373,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d sin x = cos x dx
 
 @defop("cos", saves=("x",), grad_name="CosBackward0")
 def cos(x: Any) -> Any:
-    return np.cos(x)
+    return np.cos(scalar_in(x))
 
 
 @cos.defvjp
@@ -369,7 +383,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d cos x = -sin x dx
 
 @defop("tan", saves=("out",), grad_name="TanBackward0")
 def tan(x: Any) -> Any:
-    return np.tan(x)
+    return np.tan(scalar_in(x))
 
 
 @tan.defvjp
@@ -379,7 +393,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d tan x = (1 + tan^2 x) dx
 
 @defop("tanh", saves=("out",), grad_name="TanhBackward0")
 def tanh(x: Any) -> Any:
-    return np.tanh(x)
+    return np.tanh(scalar_in(x))
 
 
 @tanh.defvjp
