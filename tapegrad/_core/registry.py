@@ -33,6 +33,8 @@ from .tensor import Tensor, make
 
 _STATE = mode.STATE
 _EMPTY: dict[str, Any] = {}
+_ND = np.ndarray
+_asarray = np.asarray
 _FLOAT_KINDS = frozenset("fc")
 
 # Anomaly mode: when on, each node records the user's stack at creation.
@@ -349,7 +351,11 @@ def _record(
 def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg: bool,
                  attrs: dict[str, Any], out: np.ndarray, style: int, args: Any,
                  arrays: Any) -> Tensor:
-    """The recorded result: a new node (edges ``nxt``) and the tensor it produced."""
+    """The recorded result: a new node (edges ``nxt``) and the tensor it produced.
+
+    ``arrays`` are the arrays of ``args`` the forward got, or ``None`` (then taken
+    from ``args`` where a node saves an input's shape).
+    """
     node = _new(op.node_cls)
     node.next = nxt
     node.shape = out.shape
@@ -444,7 +450,8 @@ def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any)
                 versions = [0] * j
             versions.append(0)
         else:
-            saved.append(np.shape(arrays[idx]))
+            a = args[idx] if arrays is None else arrays[idx]
+            saved.append(np.shape(a._data if isinstance(a, Tensor) else a))
             if versions is not None:
                 versions.append(0)
     if _STATE.saved_hooks:  # torch.autograd.graph.saved_tensors_hooks
@@ -484,15 +491,15 @@ class _Op1(Op):
     __slots__ = ()
 
     def __call__(self, x: Any, **attrs: Any) -> Any:
-        if _STATE.levels:
+        state = _STATE
+        if state.levels:
             return dispatch(self, (x,), attrs)
         if not isinstance(x, Tensor):
             return self._general((x,), attrs)
         xd = x._data
         out = self.fwd(xd, **attrs) if attrs else self.fwd(xd)
-        if out.__class__ is not np.ndarray:
-            out = np.asarray(out)
-        state = _STATE
+        if out.__class__ is not _ND:
+            out = _asarray(out)
         rg = x._rg
         tapes = state.tapes
         rec: tuple[Any, ...] = ()
@@ -507,7 +514,7 @@ class _Op1(Op):
             if nx is None and (rg or x._acc is not None):
                 nx = x._acc or get_acc(x)
             return _result_node(self, (nx,), rec, rg, attrs or _EMPTY, out, x._style, (x,),
-                                (xd,))
+                                None)
         if state.inference:
             return self._finish((x,), [xd], attrs, out, rg, x._style)
         return make(out, None, False, x._style)
@@ -519,7 +526,8 @@ class _Op2(Op):
     __slots__ = ()
 
     def __call__(self, x: Any, y: Any) -> Any:
-        if _STATE.levels:
+        state = _STATE
+        if state.levels:
             return dispatch(self, (x, y), _EMPTY)
         tx = isinstance(x, Tensor)
         ty = isinstance(y, Tensor)
@@ -541,9 +549,8 @@ class _Op2(Op):
         else:
             return self._general((x, y), _EMPTY)
         out = self.fwd(xd, yd)
-        if out.__class__ is not np.ndarray:
-            out = np.asarray(out)
-        state = _STATE
+        if out.__class__ is not _ND:
+            out = _asarray(out)
         tapes = state.tapes
         rec: tuple[Any, ...] = ()
         if tapes:
@@ -562,7 +569,7 @@ class _Op2(Op):
                 ny = y._node
                 if ny is None and (y._rg or (rec and y._acc is not None)):
                     ny = y._acc or get_acc(y)
-            return _result_node(self, (nx, ny), rec, rg, _EMPTY, out, style, (x, y), (xd, yd))
+            return _result_node(self, (nx, ny), rec, rg, _EMPTY, out, style, (x, y), None)
         if state.inference:
             return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
         return make(out, None, False, style)

@@ -83,7 +83,7 @@ def _(g: Tensor) -> Any:  # d(x+y) = dx + dy
     return g, g
 
 
-@defop("subtract", grad_name="SubBackward0")
+@defop("subtract", grad_name="SubBackward0", needs=True)
 def subtract(x: Any, y: Any) -> Any:
     s = scalar_pair(x, y)
     if s is not None:
@@ -95,8 +95,8 @@ def subtract(x: Any, y: Any) -> Any:
 
 
 @subtract.defvjp
-def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
-    return g, negative(g)
+def _(g: Tensor, needs: tuple[bool, ...]) -> Any:  # d(x-y) = dx - dy
+    return g, (negative(g) if needs[1] else None)
 
 
 @defop("multiply", saves=("x", "y"), grad_name="MulBackward0", needs=True,
@@ -113,11 +113,24 @@ def multiply(x: Any, y: Any) -> Any:
 
 @multiply.defvjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
-    if raw():
+    st = _STATE
+    if not st.grad_enabled and not st.inference and not st.levels:  # raw(), inlined
         ga = g._data
-        return ((wrap(multiply.fwd(ga, data(y)), g) if needs[0] else None),
-                (wrap(multiply.fwd(ga, data(x)), g) if needs[1] else None))
+        gx = gy = None
+        if needs[0]:
+            gx = wrap(_mul_arrays(ga, y._data if isinstance(y, Tensor) else y), g)
+        if needs[1]:
+            gy = wrap(_mul_arrays(ga, x._data if isinstance(x, Tensor) else x), g)
+        return gx, gy
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
+
+
+def _mul_arrays(a: Any, b: Any) -> Any:
+    """``a * b`` on arrays (the scalar path for 0-d float data, as the forward)."""
+    s = scalar_pair(a, b)
+    if s is not None:
+        return s[0] * s[1]
+    return np.multiply(a, b)
 
 
 @defop("divide", saves=("x", "y"), grad_name="DivBackward0", needs=True,
