@@ -16,7 +16,8 @@ benchmark runs) and each tapegrad style (the core API, ``tapegrad.torch``,
   time they took (``gc.callbacks``);
 - the functions with the most time of their own (cProfile ``tottime``, on the CPU clock).
 
-``--stages`` adds, for the W2/W3 chain (``y = y * 1.0001 + 0.0001``), the
+``--parts`` adds what one W2 step costs piece by piece (each piece timed
+alone).  ``--stages`` adds, for the W2/W3 chain (``y = y * 1.0001 + 0.0001``), the
 cost per op of each stage: the forward with nothing tracked, the recording
 forward, and the backward pass.  ``--sizes quick`` uses the small sizes.
 """
@@ -168,6 +169,62 @@ def _chain_stages(style: str, n: int, width: int, repeats: int) -> dict[str, flo
     return out
 
 
+# ---------------------------------------------------------------------------- parts
+def _per_call(stmt: str, ns: dict[str, Any], number: int = 20_000, repeats: int = 7) -> float:
+    """CPU nanoseconds per execution of ``stmt`` (best of ``repeats``)."""
+    import timeit
+
+    timer = timeit.Timer(stmt, globals=ns, timer=time.process_time)
+    return min(timer.repeat(repeat=repeats, number=number)) / number * 1e9
+
+
+def w2_parts() -> list[tuple[str, float]]:
+    """What one W2 step (``y * 1.0001 + 0.0001``, 0-d float64, core API) costs, piece by piece.
+
+    Each piece is timed alone (CPU time, best of 7), so the pieces add up to
+    about the whole; the difference is what timing them alone leaves out.
+    """
+    import tapegrad as tg
+    from tapegrad._core import mode
+    from tapegrad._core.registry import _EMPTY, _result_node
+    from tapegrad._core.tensor import make
+    from tapegrad.ops import add, multiply
+
+    x = tg.tensor(np.array(0.7), requires_grad=True)
+    c = tg.tensor(np.array(0.7))
+    y = x * MUL
+    node = y._node
+    g = make(np.array(1.0))
+    ns: dict[str, Any] = {"x": x, "c": c, "MUL": MUL, "ADD": ADD, "multiply": multiply,
+                          "add": add, "np": np, "out": y._data, "nxt": (node, None),
+                          "rn": _result_node, "E": _EMPTY, "make": make, "g": g,
+                          "mvjp": multiply.vjp, "avjp": add.vjp, "needs": (True, False),
+                          "asarray": np.asarray, "mfwd": multiply.fwd, "d": c._data}
+    rows = [
+        ("whole op, recorded: x * 1.0001", _per_call("x * MUL", ns)),
+        ("whole op, nothing tracked: c * 1.0001", _per_call("c * MUL", ns)),
+        ("  of which the kernel (scalar path): multiply.fwd(array, 1.0001)",
+         _per_call("mfwd(d, MUL)", ns)),
+        ("  of which wrapping the scalar result: np.asarray(float)",
+         _per_call("asarray(0.7)", ns)),
+        ("  of which the result tensor: make(array)", _per_call("make(out)", ns)),
+        ("  recording: _result_node (node, tensor, saved values)",
+         _per_call("rn(multiply, nxt, (), True, E, out, 0, (x, MUL), None)", ns)),
+        ("  the 0-d ufunc the kernel replaces: np.multiply(array, 1.0001)",
+         _per_call("np.multiply(d, MUL)", ns)),
+    ]
+    prev = mode.STATE.grad_enabled
+    mode.STATE.grad_enabled = False  # as in a first-order backward pass
+    try:
+        rows += [
+            ("VJP of multiply (grad mode off)", _per_call("mvjp(g, None, MUL, needs=needs)", ns)),
+            ("VJP of add", _per_call("avjp(g)", ns)),
+        ]
+    finally:
+        mode.STATE.grad_enabled = prev
+    return rows
+
+
 # ---------------------------------------------------------------------------- main
 def _setups(styles: list[str]) -> dict[str, dict[str, Callable[..., Run]]]:
     import importlib
@@ -188,6 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--sizes", choices=("full", "quick"), default="full")
     p.add_argument("--repeats", type=int, default=5, help="runs for the best time")
     p.add_argument("--top", type=int, default=8, help="functions listed per run")
+    p.add_argument("--parts", action="store_true",
+                   help="also what one W2 step costs piece by piece (core API)")
     p.add_argument("--stages", action="store_true",
                    help="also the W2/W3 chain's per-op stages (untracked, recording, backward)")
     args = p.parse_args(argv)
@@ -226,6 +285,10 @@ def main(argv: list[str] | None = None) -> None:
                   f"{sum(g['gc_s']) / g['run_s']:.0%} of the run")
             for f in prof["top"]:
                 print(f"      {f['own_ms']:9.3f} ms {f['calls']:8d}  {f['function']}")
+    if args.parts:
+        print("\nW2 step, piece by piece (ns, CPU time, best of 7):")
+        for label, ns_ in w2_parts():
+            print(f"  {ns_:8.0f}  {label}")
     if args.stages:
         print("\nChain stages, us per op (CPU time, best of runs):")
         for wkey, (n, width) in (("W2", (1000, 0)), ("W3", (50_000, 16))):

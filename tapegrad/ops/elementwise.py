@@ -14,8 +14,11 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, make
 from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
+
+_ND = np.ndarray
+_asarray = np.asarray
 
 
 def _broadcast_error(op: str, *operands: Any) -> Exception | None:
@@ -118,9 +121,11 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y d
         ga = g._data
         gx = gy = None
         if needs[0]:
-            gx = wrap(_mul_arrays(ga, y._data if isinstance(y, Tensor) else y), g)
+            r = _mul_arrays(ga, y._data if isinstance(y, Tensor) else y)
+            gx = make(r if r.__class__ is _ND else _asarray(r), None, False, g._style)
         if needs[1]:
-            gy = wrap(_mul_arrays(ga, x._data if isinstance(x, Tensor) else x), g)
+            r = _mul_arrays(ga, x._data if isinstance(x, Tensor) else x)
+            gy = make(r if r.__class__ is _ND else _asarray(r), None, False, g._style)
         return gx, gy
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
 
