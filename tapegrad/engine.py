@@ -127,7 +127,9 @@ def _walk(
 
     Also returns whether some reached node may lead to no target: with
     ``targets``, False when every place the walk ends (a leaf, a blocked node, a
-    node without inputs) is a target, since then every reached node leads to one.
+    node without inputs) is a target, since then every reached node leads to one;
+    True as soon as one such place is not, and the walk stops there (``deps`` is
+    then incomplete: the caller walks again, with ``parents``).
     """
     deps: dict[Node, int] = {}
     stack: list[Node] = []
@@ -139,18 +141,17 @@ def _walk(
     pop = stack.pop
     push = stack.append
     get = deps.get
-    prunable = False
     while stack:
         n = pop()
         if n.__class__ is is_acc:
-            if targets is not None and not prunable and n not in targets:
-                prunable = True
+            if targets is not None and n not in targets:
+                return deps, True
             continue
         if (only_tape is not None and only_tape not in n.tapes) or (
                 node_filter is not None and not node_filter(n)):
             blocked.add(n)
             if targets is not None and n not in targets:
-                prunable = True
+                return deps, True
             continue
         end = True
         for c in n.next:
@@ -171,8 +172,8 @@ def _walk(
                     else:
                         parents[c] = [ps, n]
         if end and targets is not None and n not in targets:
-            prunable = True
-    return deps, prunable
+            return deps, True
+    return deps, False
 
 
 def _leading_to(targets: set[Node], deps: dict[Node, int],
