@@ -24,7 +24,8 @@ HIPS autograd, TensorFlow, JAX), in one process:
 Options: ``--quick`` (tiny sizes, 2 rounds: for tests and CI), ``--only
 W1,W3,M`` (``M``: the memory suite), ``--json PATH``, ``--chart PATH``,
 ``--markdown PATH``, ``--no-peers``, ``--repeats N``, ``--budget S``,
-``--max-run S``, ``--threads N``, ``--no-memory``, ``--no-chart``.
+``--max-run S``, ``--threads N``, ``--clock cpu`` (time runs by the process's CPU time:
+steadier on a busy machine), ``--no-memory``, ``--no-chart``.
 """
 
 from __future__ import annotations
@@ -196,12 +197,19 @@ def sizes_of(w: Workload, quick: bool) -> dict[str, int]:
     return dict(w.quick_sizes if quick else w.sizes)
 
 
+#: the clock runs are timed with: wall time, or with ``--clock cpu`` the process's CPU time
+#: (steadier on a machine shared with other work: time spent waiting for a CPU is not counted)
+CLOCKS: dict[str, Any] = {"wall": time.perf_counter, "cpu": time.process_time}
+_CLOCK: list[Any] = [time.perf_counter]
+
+
 def _timed(setup: Setup, data: dict[str, Any]) -> tuple[float, list[np.ndarray]]:
     run: Run = setup(data)
     gc.collect()
-    t0 = time.perf_counter()
+    clock = _CLOCK[0]
+    t0 = clock()
     grads = run()
-    return time.perf_counter() - t0, grads
+    return clock() - t0, grads
 
 
 @dataclass
@@ -241,9 +249,9 @@ def bench_workload(w: Workload, loaded: list[Loaded], quick: bool, repeats: int,
             continue
         try:
             run = setup(warm_data)
-            t0 = time.perf_counter()
+            t0 = _CLOCK[0]()
             run()
-            t_warm = time.perf_counter() - t0
+            t_warm = _CLOCK[0]() - t0
         except Exception as exc:
             cell.update(status="failed", note=_err(exc))
             log(f"  {ld.impl.name}: warm-up failed: {_err(exc)}")
@@ -570,7 +578,9 @@ def markdown(results: dict[str, Any], chart: str | None = None) -> str:
         f"NumPy {m['numpy']} with {blas}. Threads: "
         + ", ".join(f"{k} {v if not isinstance(v, dict) else v['intra_op']}"
                     for k, v in thr.items()) + "."
-        + (f" Load average before the run: {load[0]}." if load else ""),
+        + (f" Load average before the run: {load[0]}." if load else "")
+        + (" Timed by the process's CPU time (`--clock cpu`)."
+           if results.get("clock") == "cpu" else ""),
         "",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in results["versions"].items()) + ".",
         "",
@@ -733,6 +743,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=None,
                    help="threads for every framework (default: NumPy's BLAS thread count); "
                         "1 gives steadier timings on a busy machine")
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="what runs are timed with: wall time (default) or the process's CPU "
+                        "time (steadier when other processes compete for the CPUs; use with "
+                        "--threads 1)")
     p.add_argument("--tracemalloc", action="store_true",
                    help="W3: also measure the tracemalloc peak of NumPy-based "
                         "implementations (one more run each, slow)")
@@ -770,6 +784,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if unknown:
         raise SystemExit(f"unknown workload(s) {unknown}: choose from {list(WORKLOADS)} and M")
     repeats = args.repeats or (2 if args.quick else 7)
+    _CLOCK[0] = CLOCKS[args.clock]
     prepare_threads(args.threads)
     only_impls = None
     if args.impls:
@@ -787,6 +802,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "repeats": repeats,
         "budget_s": args.budget,
         "max_run_s": args.max_run,
+        "clock": args.clock,
         "machine": machine_info(),
         "load_average_at_start": _loadavg(),
         "threads": threads,

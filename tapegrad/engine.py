@@ -129,13 +129,30 @@ def _unpack(node: Node, style: int = 0) -> list[Any]:
 
 def _count_deps(
     roots: Sequence[Node], node_filter: Callable[[Node], bool] | None,
-    parents: dict[Node, list[Node]] | None, blocked: set[Node],
+    parents: dict[Node, Any] | None, blocked: set[Node], only_tape: Any = None,
 ) -> dict[Node, int]:
+    """Nodes reachable from ``roots``, each with how many reachable nodes feed it a gradient
+    (see :func:`_walk`)."""
+    return _walk(roots, node_filter, parents, blocked, only_tape)[0]
+
+
+def _walk(
+    roots: Sequence[Node], node_filter: Callable[[Node], bool] | None,
+    parents: dict[Node, Any] | None, blocked: set[Node], only_tape: Any = None,
+    targets: set[Node] | None = None,
+) -> tuple[dict[Node, int], bool]:
     """Nodes reachable from ``roots``, each with how many reachable nodes feed it a gradient.
 
-    A node that ``node_filter`` rejects is reached but not followed (and put in
-    ``blocked``).  With ``parents``, also fills the reversed edges (to find which nodes
-    lead to the targets).
+    A node that ``node_filter`` rejects, or (with ``only_tape``) that ``only_tape``
+    did not record, is reached but not followed (and put in ``blocked``).  With
+    ``parents``, also fills the reversed edges (to find which nodes lead to the
+    targets): a node's one parent, or the list of them when there are several.
+
+    Also returns whether some reached node may lead to no target: with
+    ``targets``, False when every place the walk ends (a leaf, a blocked node, a
+    node without inputs) is a target, since then every reached node leads to one;
+    True as soon as one such place is not, and the walk stops there (``deps`` is
+    then incomplete: the caller walks again, with ``parents``).
     """
     deps: dict[Node, int] = {}
     stack: list[Node] = []
@@ -146,14 +163,24 @@ def _count_deps(
     is_acc = AccumulateGrad
     pop = stack.pop
     push = stack.append
+    get = deps.get
     while stack:
         n = pop()
-        if node_filter is not None and n.__class__ is not is_acc and not node_filter(n):
-            blocked.add(n)
+        if n.__class__ is is_acc:
+            if targets is not None and n not in targets:
+                return deps, True
             continue
+        if (only_tape is not None and only_tape not in n.tapes) or (
+                node_filter is not None and not node_filter(n)):
+            blocked.add(n)
+            if targets is not None and n not in targets:
+                return deps, True
+            continue
+        end = True
         for c in n.next:
             if c is not None:
-                k = deps.get(c)
+                end = False
+                k = get(c)
                 if k is None:
                     deps[c] = 1
                     push(c)
@@ -162,19 +189,32 @@ def _count_deps(
                 if parents is not None:
                     ps = parents.get(c)
                     if ps is None:
-                        parents[c] = [n]
-                    else:
+                        parents[c] = n
+                    elif ps.__class__ is list:
                         ps.append(n)
-    return deps
+                    else:
+                        parents[c] = [ps, n]
+        if end and targets is not None and n not in targets:
+            return deps, True
+    return deps, False
 
 
 def _leading_to(targets: set[Node], deps: dict[Node, int],
-                parents: dict[Node, list[Node]]) -> set[Node]:
+                parents: dict[Node, Any]) -> set[Node]:
     """The reachable nodes from which some target can be reached (targets included)."""
     needed = {t for t in targets if t in deps}
     stack = list(needed)
+    get = parents.get
     while stack:
-        for p in parents.get(stack.pop(), ()):
+        ps = get(stack.pop())
+        if ps is None:
+            continue
+        if ps.__class__ is not list:
+            if ps not in needed:
+                needed.add(ps)
+                stack.append(ps)
+            continue
+        for p in ps:
             if p not in needed:
                 needed.add(p)
                 stack.append(p)
@@ -200,45 +240,60 @@ def run_backward(
     retain_graph: bool,
     create_graph: bool,
     node_filter: Callable[[Node], bool] | None = None,
+    only_tape: Any = None,
 ) -> tuple[dict[Node, Tensor], list[tuple[Any, Tensor]]]:
     """Propagate ``seeds`` from ``roots``; return gradients at ``targets``.
 
     With ``targets=None`` every reached leaf accumulator is a target.  Returns
     ``(grads, retained)``: gradients keyed by target node, and the
     ``(weakref-to-tensor, grad)`` pairs of non-leaf tensors that asked to
-    retain their gradient.  Nothing is written anywhere.
+    retain their gradient.  Nothing is written anywhere.  ``node_filter`` (a
+    predicate) and ``only_tape`` (a tape token: only the nodes that list it in
+    ``node.tapes``) stop the pass at the nodes they reject.
 
     A node runs once every node that feeds it has run (dependency counting, as
     PyTorch's engine does), so its gradient is complete; ready nodes run last
-    in, first out.
+    in, first out.  A node's gradient travels with it on the ready stack: only
+    a node that several nodes feed (or a root that another root feeds) waits in
+    the ``pending`` map, where arrivals are summed, in place into a buffer the
+    engine made itself once there are two of them (no graph is recorded then).
     """
     add, cast, sum_to = _OPS_FNS or _ops_fns()
     style = seeds[0]._style if seeds else 0  # whose words an error here is in
     target_set = set(targets) if targets is not None else None
-    parents: dict[Node, list[Node]] | None = {} if target_set is not None else None
     blocked: set[Node] = set()
-    deps = _count_deps(roots, node_filter, parents, blocked)
+    deps, prunable = _walk(roots, node_filter, None, blocked, only_tape, target_set)
+    # the nodes that lead to a target, where some may not (else all of them: no pruning)
     needed: set[Node] | None = None
-    if target_set is not None:
-        assert parents is not None
+    if target_set is not None and prunable:
+        parents: dict[Node, Any] = {}
+        blocked = set()
+        deps = _count_deps(roots, node_filter, parents, blocked, only_tape)
         needed = _leading_to(target_set, deps, parents)
         del parents
 
-    grads: dict[Node, Tensor] = {}
+    # gradients of nodes still waiting for some of their inputs' consumers
+    pending: dict[Node, Tensor] = {}
     for r, s in zip(roots, seeds):
-        prev = grads.get(r)
-        grads[r] = s if prev is None else prev + s
+        prev = pending.get(r)
+        pending[r] = s if prev is None else prev + s
     results: dict[Node, Tensor] = {}
     retained: list[tuple[Any, Tensor]] = []
     ready: list[Node] = []
+    ready_g: list[Tensor | None] = []
     for r in roots:
         if deps[r] == 0 and r not in ready and (needed is None or r in needed):
             ready.append(r)
+            ready_g.append(pending.pop(r))
+    # pending buffers the engine allocated itself: safe to add into in place
+    owned: set[Node] = set()
 
     state = _STATE
     prev_mode = state.grad_enabled
     state.grad_enabled = create_graph
     state.in_backward += 1
+    # (not while a transform runs: a tracer's array is not its whole value)
+    in_place = not create_graph and not state.levels
     errstate = np.errstate(all="ignore")
     errstate.__enter__()
     try:
@@ -246,9 +301,11 @@ def run_backward(
         anomaly = ANOMALY[0]
         pop = ready.pop
         push = ready.append
+        pop_g = ready_g.pop
+        push_g = ready_g.append
         while ready:
             n = pop()
-            g = grads.pop(n, None)
+            g = pop_g()
             if g is not None:
                 if n.hooks:
                     for h in tuple(n.hooks):
@@ -273,6 +330,11 @@ def run_backward(
                         deps[e] = k
                         if k == 0 and (needed is None or e in needed):
                             push(e)
+                            if pending:
+                                push_g(pending.pop(e, None))
+                                owned.discard(e)
+                            else:
+                                push_g(None)
                 continue
             op = n.op
             saved = n.saved
@@ -308,22 +370,40 @@ def run_backward(
             for e in nxt:
                 if e is not None:
                     gi = gin[k]
-                    if gi is not None and (needed is None or e in needed):
-                        if gi.__class__ is not Tensor:
-                            gi = gi if isinstance(gi, Tensor) else make(np.asarray(gi))
+                    c = deps[e] - 1
+                    deps[e] = c
+                    if needed is not None and e not in needed:
+                        gi = None
+                    elif gi is not None:
+                        if gi.__class__ is not Tensor and not isinstance(gi, Tensor):
+                            gi = make(np.asarray(gi))
                         d = gi._data
                         shape = e.shape
                         if d.shape != shape and shape is not None:
                             gi = sum_to(gi, shape=shape)
+                            d = gi._data
                         dtype = e.dtype
                         if d.dtype is not dtype and d.dtype != dtype and dtype is not None:
                             gi = cast(gi, dtype=dtype)
-                        prev = grads.get(e)
-                        grads[e] = gi if prev is None else add(prev, gi)
-                    c = deps[e] - 1
-                    deps[e] = c
-                    if c == 0 and (needed is None or e in needed):
-                        push(e)
+                    if c == 0:  # e's last consumer: it is ready, with its complete gradient
+                        if needed is None or e in needed:
+                            if pending:
+                                prev = pending.pop(e, None)
+                                if prev is not None:
+                                    owned.discard(e)
+                                    gi = prev if gi is None else add(prev, gi)
+                            push(e)
+                            push_g(gi)
+                    elif gi is not None:
+                        prev = pending.get(e)
+                        if prev is None:
+                            pending[e] = gi
+                        elif in_place and e in owned and _add_into(prev._data, gi._data):
+                            pass
+                        else:
+                            pending[e] = add(prev, gi)
+                            if in_place:
+                                owned.add(e)
                 k += 1
             if saved and not retain_graph and op.save_tensors:
                 n.saved = FREED
@@ -332,6 +412,14 @@ def run_backward(
         state.grad_enabled = prev_mode
         state.in_backward -= 1
     return results, retained
+
+
+def _add_into(buf: np.ndarray, d: np.ndarray) -> bool:
+    """``buf += d`` for an engine-owned gradient buffer of the same shape and dtype."""
+    if buf.ndim and buf.shape == d.shape and buf.dtype == d.dtype and buf.flags.writeable:
+        np.add(buf, d, out=buf)
+        return True
+    return False
 
 
 def _check_anomaly(n: Node, gin: Sequence[Any], style: int) -> None:

@@ -34,18 +34,23 @@ from .tensor import CLASSES, Tensor, make
 
 _STATE = mode.STATE
 _EMPTY: dict[str, Any] = {}
+_ND = np.ndarray
+_asarray = np.asarray
 _FLOAT_KINDS = frozenset("fc")
 
 # Anomaly mode: when on, each node records the user's stack at creation.
 ANOMALY = [False]
+
+# How a node saves its values (Op.save_plan)
+_SAVE_NONE, _SAVE_OUT, _SAVE_IN, _SAVE_XY, _SAVE_ANY = range(5)
 
 
 class Op:
     """A primitive: forward on ndarrays plus a VJP in tapegrad ops."""
 
     __slots__ = ("name", "fwd", "vjp", "jvp", "batch", "save_codes", "grad_name", "node_cls",
-                 "saves", "needs", "save_all", "save_if", "saves_out", "key", "named",
-                 "__dict__", "__weakref__")
+                 "saves", "needs", "_save_all", "save_if", "saves_out", "save_plan", "save_args",
+                 "key", "named", "__dict__", "__weakref__")
 
     def __init__(
         self,
@@ -79,7 +84,7 @@ class Op:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
         codes: list[tuple[int, int]] = []
-        self.save_all = saves == ("*",)
+        self._save_all = saves == ("*",)
         for s in ([] if self.save_all else saves):
             if s == "out":
                 codes.append((1, 0))
@@ -103,7 +108,47 @@ class Op:
         # whether a node holds tensors that backward frees (shapes alone are kept, so a
         # graph that saved no tensor can be backwarded twice, as in PyTorch)
         self.save_tensors = self.save_all or any(kind != 2 for kind, _ in codes)
+        self._plan()
         self.__doc__ = fwd.__doc__
+
+    def _plan(self) -> None:
+        """Precompute how a node of this op saves its values (the recording hot path).
+
+        ``save_plan`` is ``_SAVE_NONE`` (nothing), ``_SAVE_OUT`` (the output only),
+        ``_SAVE_IN`` (one input, ``save_args = (index,)``), ``_SAVE_XY`` (inputs 0 and 1,
+        ``save_args`` = for each the input whose gradient needs it, or -1 for always)
+        or ``_SAVE_ANY`` (the general loop of :func:`_save`).
+        """
+        codes = self.save_codes
+        cond = self.save_if
+        plan = _SAVE_ANY
+        sargs: tuple[int, ...] = ()
+        if self.save_all:
+            pass
+        elif not codes:
+            plan = _SAVE_NONE
+        elif codes == ((1, 0),):
+            plan = _SAVE_OUT
+        elif len(codes) == 1 and codes[0][0] == 0 and (cond is None or cond[0] is None):
+            plan, sargs = _SAVE_IN, (codes[0][1],)
+        elif codes == ((0, 0), (0, 1)):
+            users = cond or (None, None)
+            if all(u is None or len(u) == 1 for u in users):
+                plan = _SAVE_XY
+                sargs = tuple(-1 if u is None else u[0] for u in users)
+        self.save_plan: int = plan
+        self.save_args: tuple[int, ...] = sargs
+
+    @property
+    def save_all(self) -> bool:
+        """Whether the node saves every input (from ``save_from`` on): variadic ops."""
+        return self._save_all
+
+    @save_all.setter
+    def save_all(self, flag: bool) -> None:
+        self._save_all = bool(flag)
+        self.save_tensors = self._save_all or any(kind != 2 for kind, _ in self.save_codes)
+        self._plan()
 
     def variant(self, key: str) -> Op:
         """The same op under its own key, so that its nodes can be named apart (the core's
@@ -121,6 +166,7 @@ class Op:
         op.jvp = self.jvp
         op.batch = self.batch
         op.save_if = self.save_if
+        op._plan()
         self.__dict__.setdefault("_renamed", []).append(op)  # rules attached later reach it
         return op
 
@@ -336,7 +382,11 @@ def _record(
 def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg: bool,
                  attrs: dict[str, Any], out: np.ndarray, style: int, args: Any,
                  arrays: Any) -> Tensor:
-    """The recorded result: a new node (edges ``nxt``) and the tensor it produced."""
+    """The recorded result: a new node (edges ``nxt``) and the tensor it produced.
+
+    ``arrays`` are the arrays of ``args`` the forward got, or ``None`` (then taken
+    from ``args`` where a node saves an input's shape).
+    """
     node = _new(op.node_cls)
     node.next = nxt
     node.shape = out.shape
@@ -345,8 +395,9 @@ def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg:
     node.attrs = attrs
     node.tapes = rec
     node.rg = rg
-    for tp in rec:
-        tp._recorded(node)
+    if rec:
+        for tp in rec:
+            tp._recorded(node)
     if ANOMALY[0]:
         node.trace = _user_stack()
     res = _new(CLASSES[style])
@@ -354,14 +405,42 @@ def _result_node(op: Op, nxt: tuple[Node | None, ...], rec: tuple[Any, ...], rg:
     res._node = node
     res._rg = rg
     res._vc = vc = [0]
-    # the output's version counter is kept only when the output itself is saved
-    node.out_vc = vc if op.saves_out else None
-    if op.save_codes or op.save_all:
-        _save(op, node, args, arrays, out, nxt)
-    else:
+    plan = op.save_plan
+    if plan == _SAVE_NONE:
         node.saved = ()
         node.versions = None
+        node.out_vc = None
+        return res
+    # the output's version counter is kept only when the output itself is saved
+    node.out_vc = vc if op.saves_out else None
+    if _STATE.saved_hooks or plan == _SAVE_ANY:
+        _save(op, node, args, arrays, out, nxt)
+    elif plan == _SAVE_XY:  # x and y, each unless only an untracked input's gradient uses it
+        a = args[0]
+        b = args[1]
+        ua, ub = op.save_args
+        if ua >= 0 and nxt[ua] is None:
+            a = None
+        if ub >= 0 and nxt[ub] is None:
+            b = None
+        node.saved = (a, b)
+        if isinstance(a, Tensor):
+            node.versions = (a._vc[0], b._vc[0] if isinstance(b, Tensor) else 0)
+        elif isinstance(b, Tensor):
+            node.versions = (0, b._vc[0])
+        else:
+            node.versions = None
+    elif plan == _SAVE_OUT:
+        node.saved = (out,)
+        node.versions = _ZERO1
+    else:  # _SAVE_IN
+        a = args[op.save_args[0]]
+        node.saved = (a,)
+        node.versions = (a._vc[0],) if isinstance(a, Tensor) else None
     return res
+
+
+_ZERO1 = (0,)
 
 
 def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any) -> None:
@@ -401,7 +480,8 @@ def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any)
                 versions = [0] * j
             versions.append(0)
         else:
-            saved.append(np.shape(arrays[idx]))
+            a = args[idx] if arrays is None else arrays[idx]
+            saved.append(np.shape(a._data if isinstance(a, Tensor) else a))
             if versions is not None:
                 versions.append(0)
     if _STATE.saved_hooks:  # torch.autograd.graph.saved_tensors_hooks
@@ -441,15 +521,15 @@ class _Op1(Op):
     __slots__ = ()
 
     def __call__(self, x: Any, **attrs: Any) -> Any:
-        if _STATE.levels:
+        state = _STATE
+        if state.levels:
             return dispatch(self, (x,), attrs)
         if not isinstance(x, Tensor):
             return self._general((x,), attrs)
         xd = x._data
         out = self.fwd(xd, **attrs) if attrs else self.fwd(xd)
-        if out.__class__ is not np.ndarray:
-            out = np.asarray(out)
-        state = _STATE
+        if out.__class__ is not _ND:
+            out = _asarray(out)
         rg = x._rg
         tapes = state.tapes
         rec: tuple[Any, ...] = ()
@@ -464,7 +544,7 @@ class _Op1(Op):
             if nx is None and (rg or x._acc is not None):
                 nx = x._acc or get_acc(x)
             return _result_node(self, (nx,), rec, rg, attrs or _EMPTY, out, x._style, (x,),
-                                (xd,))
+                                None)
         if state.inference:
             return self._finish((x,), [xd], attrs, out, rg, x._style)
         return make(out, None, False, x._style)
@@ -476,7 +556,8 @@ class _Op2(Op):
     __slots__ = ()
 
     def __call__(self, x: Any, y: Any) -> Any:
-        if _STATE.levels:
+        state = _STATE
+        if state.levels:
             return dispatch(self, (x, y), _EMPTY)
         tx = isinstance(x, Tensor)
         ty = isinstance(y, Tensor)
@@ -498,9 +579,8 @@ class _Op2(Op):
         else:
             return self._general((x, y), _EMPTY)
         out = self.fwd(xd, yd)
-        if out.__class__ is not np.ndarray:
-            out = np.asarray(out)
-        state = _STATE
+        if out.__class__ is not _ND:
+            out = _asarray(out)
         tapes = state.tapes
         rec: tuple[Any, ...] = ()
         if tapes:
@@ -519,7 +599,7 @@ class _Op2(Op):
                 ny = y._node
                 if ny is None and (y._rg or (rec and y._acc is not None)):
                     ny = y._acc or get_acc(y)
-            return _result_node(self, (nx, ny), rec, rg, _EMPTY, out, style, (x, y), (xd, yd))
+            return _result_node(self, (nx, ny), rec, rg, _EMPTY, out, style, (x, y), None)
         if state.inference:
             return self._finish((x, y), [xd, yd], _EMPTY, out, rg, style)
         return make(out, None, False, style)

@@ -61,3 +61,59 @@ def mul_into(t: np.ndarray, g: np.ndarray) -> np.ndarray:
     if g.dtype == t.dtype and g.shape == t.shape:
         return np.multiply(t, g, out=t)
     return np.multiply(g, t)
+
+
+# ---------------------------------------------------------------------------- 0-d scalar path
+_ND = np.ndarray
+_F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
+_EXACT_INT = 2 ** 53  # Python ints up to here convert to a float exactly
+
+
+def scalar_pair(x: Any, y: Any) -> tuple[Any, Any] | None:
+    """The two operands of a binary arithmetic op as scalars, when that gives the same result.
+
+    Both are 0-d float64 (or both 0-d float32) arrays, or one is and the other a
+    Python float or a Python int of at most 2**53 in size: then ``(a, b)`` are
+    Python floats for float64 data and NumPy float32 scalars for float32 data,
+    and ``a * b`` (``+``, ``-``) is exactly what the ufunc gives on the arrays,
+    with its dtype (NumPy 2 promotion: a Python number takes the array's dtype),
+    for a twentieth of the cost of a ufunc call on 0-d arrays.  Otherwise ``None``.
+    The only difference: Python float arithmetic does not warn on overflow or on
+    an invalid result (inf - inf), as neither PyTorch nor TensorFlow does.
+    """
+    if x.__class__ is _ND:
+        if x.shape:
+            return None
+        d = x.dtype
+        yc = y.__class__
+        if yc is _ND:
+            if y.shape or y.dtype is not d:
+                return None
+            if d is _F64:
+                return x.item(), y.item()
+            if d is _F32:
+                return x[()], y[()]
+            return None
+        if yc is float or (yc is int and -_EXACT_INT <= y <= _EXACT_INT):
+            if d is _F64:
+                return x.item(), y
+            if d is _F32:
+                return x[()], y
+        return None
+    if y.__class__ is _ND and not y.shape:
+        xc = x.__class__
+        if xc is float or (xc is int and -_EXACT_INT <= x <= _EXACT_INT):
+            d = y.dtype
+            if d is _F64:
+                return x, y.item()
+            if d is _F32:
+                return x, y[()]
+    return None
+
+
+def scalar_in(x: Any) -> Any:
+    """A 0-d array as a NumPy scalar (a ufunc on it is cheaper and gives the same), else ``x``."""
+    if x.__class__ is _ND and not x.shape:
+        return x[()]
+    return x

@@ -14,8 +14,11 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
-from .._core.tensor import Tensor
-from ._raw import data, mul_into, raw, scalar_of, wrap
+from .._core.tensor import Tensor, make
+from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
+
+_ND = np.ndarray
+_asarray = np.asarray
 
 
 def _broadcast_error(op: str, *operands: Any) -> Exception | None:
@@ -69,6 +72,9 @@ def _link(result: Any, x: Any) -> Any:
 # ---------------------------------------------------------------- arithmetic
 @defop("add")
 def add(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None:  # 0-d float data: scalar arithmetic, same value and dtype
+        return s[0] + s[1]
     try:
         return np.add(x, y)
     except ValueError:
@@ -80,8 +86,11 @@ def _(g: Tensor) -> Any:  # d(x+y) = dx + dy
     return g, g
 
 
-@defop("subtract")
+@defop("subtract", needs=True)
 def subtract(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None:
+        return s[0] - s[1]
     try:
         return np.subtract(x, y)
     except ValueError:
@@ -89,13 +98,16 @@ def subtract(x: Any, y: Any) -> Any:
 
 
 @subtract.defvjp
-def _(g: Tensor) -> Any:  # d(x-y) = dx - dy
-    return g, negative(g)
+def _(g: Tensor, needs: tuple[bool, ...]) -> Any:  # d(x-y) = dx - dy
+    return g, (negative(g) if needs[1] else None)
 
 
 @defop("multiply", saves=("x", "y"), needs=True,
        save_for={"x": ("y",), "y": ("x",)})
 def multiply(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None:
+        return s[0] * s[1]
     try:
         return np.multiply(x, y)
     except ValueError:
@@ -104,16 +116,34 @@ def multiply(x: Any, y: Any) -> Any:
 
 @multiply.defvjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
-    if raw():
+    st = _STATE
+    if not st.grad_enabled and not st.inference and not st.levels:  # raw(), inlined
         ga = g._data
-        return ((wrap(np.multiply(ga, data(y)), g) if needs[0] else None),
-                (wrap(np.multiply(ga, data(x)), g) if needs[1] else None))
+        gx = gy = None
+        if needs[0]:
+            r = _mul_arrays(ga, y._data if isinstance(y, Tensor) else y)
+            gx = make(r if r.__class__ is _ND else _asarray(r), None, False, g._style)
+        if needs[1]:
+            r = _mul_arrays(ga, x._data if isinstance(x, Tensor) else x)
+            gy = make(r if r.__class__ is _ND else _asarray(r), None, False, g._style)
+        return gx, gy
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
+
+
+def _mul_arrays(a: Any, b: Any) -> Any:
+    """``a * b`` on arrays (the scalar path for 0-d float data, as the forward)."""
+    s = scalar_pair(a, b)
+    if s is not None:
+        return s[0] * s[1]
+    return np.multiply(a, b)
 
 
 @defop("divide", saves=("x", "y"), needs=True,
        save_for={"x": ("y",)})
 def divide(x: Any, y: Any) -> Any:
+    s = scalar_pair(x, y)
+    if s is not None and s[1]:  # (a zero divisor: NumPy's inf / nan, without a warning)
+        return s[0] / s[1]
     with np.errstate(all="ignore"):
         return _binary_fwd("divide", np.true_divide, x, y)
 
@@ -127,6 +157,8 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx
 
 @defop("negative")
 def negative(x: Any) -> Any:
+    if x.__class__ is np.ndarray and not x.shape and x.dtype.kind == "f":
+        return -x[()]
     return np.negative(x)
 
 
@@ -255,7 +287,7 @@ def _(g: Tensor) -> Any:  # sign is piecewise constant: zero gradient
 # ---------------------------------------------------------------- unary math
 @defop("abs", saves=("x",))
 def abs(x: Any) -> Any:
-    return np.abs(x)
+    return np.abs(scalar_in(x))
 
 
 @abs.defvjp
@@ -266,7 +298,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d|x| = sign(x) dx, 0 at x = 0
 @defop("exp", saves=("out",))
 def exp(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.exp(x)
+        return np.exp(scalar_in(x))
 
 
 @exp.defvjp
@@ -279,7 +311,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d e^x = e^x dx
 @defop("log", saves=("x",))
 def log(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.log(x)
+        return np.log(scalar_in(x))
 
 
 @log.defvjp
@@ -290,7 +322,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log x = dx / x
 @defop("log1p", saves=("x",))
 def log1p(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.log1p(x)
+        return np.log1p(scalar_in(x))
 
 
 @log1p.defvjp
@@ -301,7 +333,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log(1+x) = dx / (1+x)
 @defop("expm1", saves=("out",))
 def expm1(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.expm1(x)
+        return np.expm1(scalar_in(x))
 
 
 @expm1.defvjp
@@ -312,7 +344,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(e^x - 1) = (out + 1) dx
 @defop("sqrt", saves=("out",))
 def sqrt(x: Any, *, zero_safe: bool = False) -> Any:
     with np.errstate(all="ignore"):
-        return np.sqrt(x)
+        return np.sqrt(scalar_in(x))
 
 
 @sqrt.defvjp
@@ -326,7 +358,7 @@ def _(g: Tensor, out: Tensor, zero_safe: bool = False) -> Any:
 
 @defop("square", saves=("x",))
 def square(x: Any) -> Any:
-    return np.square(x)
+    return np.square(scalar_in(x))
 
 
 @square.defvjp
@@ -339,7 +371,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d x^2 = 2x dx
 @defop("reciprocal", saves=("out",))
 def reciprocal(x: Any) -> Any:
     with np.errstate(all="ignore"):
-        return np.reciprocal(x)
+        return np.reciprocal(scalar_in(x))
 
 
 @reciprocal.defvjp
@@ -349,7 +381,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(1/x) = -dx/x^2
 
 @defop("sin", saves=("x",))
 def sin(x: Any) -> Any:
-    return np.sin(x)
+    return np.sin(scalar_in(x))
 
 
 @sin.defvjp
@@ -359,7 +391,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d sin x = cos x dx
 
 @defop("cos", saves=("x",))
 def cos(x: Any) -> Any:
-    return np.cos(x)
+    return np.cos(scalar_in(x))
 
 
 @cos.defvjp
@@ -369,7 +401,7 @@ def _(g: Tensor, x: Tensor) -> Any:  # d cos x = -sin x dx
 
 @defop("tan", saves=("out",))
 def tan(x: Any) -> Any:
-    return np.tan(x)
+    return np.tan(scalar_in(x))
 
 
 @tan.defvjp
@@ -379,7 +411,7 @@ def _(g: Tensor, out: Tensor) -> Any:  # d tan x = (1 + tan^2 x) dx
 
 @defop("tanh", saves=("out",))
 def tanh(x: Any) -> Any:
-    return np.tanh(x)
+    return np.tanh(scalar_in(x))
 
 
 @tanh.defvjp

@@ -83,7 +83,7 @@ class _Token:
     """
 
     __slots__ = ("watched", "auto", "variables", "var_ids", "alive", "keep", "shared",
-                 "nodes", "__weakref__")
+                 "nodes", "_recorded", "__weakref__")
 
     def __init__(self, auto: bool) -> None:
         self.watched: set[Node] = set()
@@ -100,28 +100,28 @@ class _Token:
         # values even while an output still holds the graph (and drops the node <-> token
         # reference cycle)
         self.nodes: list[Node] = []
-
-    def _recorded(self, node: Node) -> None:
-        """Called by the core for each node this tape recorded."""
-        self.nodes.append(node)
+        # called by the core for each node this tape recorded: the list's own append (no
+        # Python frame per node)
+        self._recorded = self.nodes.append
 
     def _interested(self, args: Sequence[Any]) -> bool:
-        """Called by the core for each op while this tape records (hot path)."""
+        """Called by the core for each op while this tape records (hot path).
+
+        Another tape on the stack marks the tokens shared when it is pushed (see
+        ``GradientTape._push``), so only a PyTorch-style tracked input does here.
+        """
         hit = False
-        w = self.watched
-        if not self.shared and len(_STATE.tapes) > 1:
-            self.shared = True
         for a in args:
             if isinstance(a, Tensor):
                 if a._rg:
                     self.shared = True
                 n = a._node
                 if n is not None:
-                    if self in n.tapes or n in w:
+                    if not hit and (self in n.tapes or n in self.watched):
                         hit = True
                 else:
                     acc = a._acc
-                    if acc is not None and acc in w:
+                    if acc is not None and acc in self.watched:
                         hit = True
                     elif a._tv and self.auto:
                         self.watch_variable(a)
@@ -160,6 +160,7 @@ class _Token:
         self.keep = []
         nodes = self.nodes
         self.nodes = []
+        self._recorded = self.nodes.append
         for n in nodes:
             if n.rg or not n.saved or n.saved is FREED:
                 continue
@@ -250,7 +251,12 @@ class GradientTape:
             ))
         if self._token is None:
             self._token = _Token(self._watch_accessed_variables)
-        _STATE.tapes = _STATE.tapes + (self._token,)
+        tapes = _STATE.tapes + (self._token,)
+        _STATE.tapes = tapes
+        if len(tapes) > 1:  # the tapes on the stack may now record nodes together
+            for tp in tapes:
+                if isinstance(tp, _Token):
+                    tp.shared = True
         self._recording = True
 
     def _pop(self) -> None:
@@ -472,7 +478,7 @@ class GradientTape:
         wanted = [k for k in keys if k is not None]
         if roots and wanted:
             res, _ = _engine.run_backward(roots, seeds, wanted, retain, create_graph,
-                                          node_filter=tok.owns)
+                                          only_tape=tok)
         out: list[Tensor | None] = []
         for s, k in zip(flat_s, keys):
             g = res.get(k) if k is not None else None
