@@ -2080,6 +2080,10 @@ NB13 = [
     divided by the global batch size (`compute_average_loss`), not averaged per replica.
     Either way, N ranks take the one-process step on the concatenated batch, which is what
     `tests/distributed` checks on 2 and 4 ranks for SGD and Adam in both styles.
+    """),
+]
+
+
 # --------------------------------------------------------------------------- 11 tf.function / torch.compile
 NB11 = [
     md(r"""
@@ -2331,7 +2335,6 @@ NB11 = [
     kernels cost.
     """),
 ]
-
 
 
 NOTEBOOKS: dict[str, list[Cell]] = {
