@@ -506,13 +506,13 @@ def test_keras_files_load_in_both_directions(rtf: Any, tmp_path: Any) -> None:
         theirs = rtf.keras.models.load_model(str(tmp_path / "ours.keras"))
         assert [layer.name for layer in theirs.layers] == [layer.name for layer in ours.layers]
         for a, b in zip(outs(ours.predict(X, verbose=0)), outs(theirs.predict(X, verbose=0))):
-            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)  # float32 GEMM order
         real = make(rtf.keras)
         real.save(str(tmp_path / "theirs.keras"))
         back = tg_tf.keras.models.load_model(str(tmp_path / "theirs.keras"))
         assert back.name == real.name
         for a, b in zip(outs(back.predict(X, verbose=0)), outs(real.predict(X, verbose=0))):
-            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)  # float32 GEMM order
 
 
 def test_csv_logger_and_terminate_on_nan_match_keras(rtf: Any, tmp_path: Any) -> None:
