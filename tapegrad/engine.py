@@ -292,6 +292,10 @@ def run_backward(
                             gi = sum_to(gi, shape=shape)
                         dtype = e.dtype
                         if d.dtype is not dtype and d.dtype != dtype and dtype is not None:
+                            if d.dtype.kind == "c" and dtype.kind != "c":
+                                from .ops.complex import real  # a real input keeps the real part
+
+                                gi = real(gi)
                             gi = cast(gi, dtype=dtype)
                         prev = grads.get(e)
                         grads[e] = gi if prev is None else add(prev, gi)

@@ -16,6 +16,7 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, mul_into, raw, scalar_of, wrap
+from .complex import holomorphic_vjp
 
 
 def _broadcast_error(op: str, *operands: Any) -> Exception | None:
@@ -103,6 +104,7 @@ def multiply(x: Any, y: Any) -> Any:
 
 
 @multiply.defvjp
+@holomorphic_vjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
     if raw():
         ga = g._data
@@ -119,6 +121,7 @@ def divide(x: Any, y: Any) -> Any:
 
 
 @divide.defvjp
+@holomorphic_vjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx/y - x dy/y^2
     gx = divide(g, y) if needs[0] else None
     gy = negative(divide(multiply(g, x), multiply(y, y))) if needs[1] else None
@@ -665,7 +668,13 @@ def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:
 remainder.defjvp(lambda dx, dy, x, y, *, out: _tadd(
     dx, None if dy is None else negative(multiply(dy, floor(divide(x, y))))))
 sign.defjvp(lambda dx, x, *, out: multiply(dx, 0.0))
-abs.defjvp(lambda dx, x, *, out: multiply(dx, sign(x)))
+@abs.defjvp
+def _(dx: Any, x: Any, *, out: Any) -> Any:  # d|z| = Re(conj(sgn z) dz)
+    if np.iscomplexobj(data(x)):
+        from .complex import conj, real
+
+        return real(multiply(dx, conj(sign(x))))
+    return multiply(dx, sign(x))
 exp.defjvp(lambda dx, x, *, out: multiply(dx, out))
 log.defjvp(lambda dx, x, *, out: divide(dx, x))
 log1p.defjvp(lambda dx, x, *, out: divide(dx, add(x, 1.0)))
