@@ -380,6 +380,15 @@ def _seeds(
                         "torch.ones_like(out)) or reduce it with .sum() first",
                     )
                 ))
+            if t._data.dtype.kind == "c":
+                raise errors.hinted(RuntimeError(
+                    errors.with_hint(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"torch.{t._data.dtype.name}",
+                        f"output {i} is complex ({t._data.dtype.name}); make the loss real "
+                        "first, e.g. .real, .abs() or (z * z.conj()).real",
+                    )
+                ))
             seeds.append(make(np.ones(t._data.shape, t._data.dtype)))
             continue
         if not isinstance(go, Tensor):
