@@ -30,6 +30,9 @@ EXPECTED: dict[str, dict[str, int]] = {
     "06_stopping_gradients": {"plots": 0, "graphs": 2},
     "07_training_loop": {"plots": 1, "graphs": 0},
     "08_functional_transforms": {"plots": 1, "graphs": 0},
+    "09_conv_nets": {"plots": 3, "graphs": 1},
+    "10_training_pipelines": {"plots": 2, "graphs": 0},
+    "12_saving_and_loading": {"plots": 1, "graphs": 0},
 }
 NAMES = list(EXPECTED)
 
