@@ -20,16 +20,18 @@ import numpy as np
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._batch import elementwise
-from ._raw import data
 
 
 def is_complex(*vs: Any) -> bool:
-    """Whether any of ``vs`` (tensors, arrays, numbers) is complex."""
+    """Whether any of ``vs`` (tensors, arrays, numbers) is complex (cheap: every VJP of a
+    product asks)."""
     for v in vs:
-        if v is None:
-            continue
-        d = data(v) if isinstance(v, Tensor) else v
-        if np.iscomplexobj(d):
+        d = v._data if isinstance(v, Tensor) else v
+        dt = getattr(d, "dtype", None)
+        if dt is not None:
+            if dt.kind == "c":
+                return True
+        elif isinstance(d, complex):
             return True
     return False
 
@@ -82,7 +84,10 @@ def holomorphic_vjp(vjp: Callable[..., Any]) -> Callable[..., Any]:
     """
 
     def rule(g: Tensor, *saved: Any, **kw: Any) -> Any:
-        if not is_complex(g, *saved):
+        # the cotangent has the output's dtype (the engine casts it), and a product,
+        # quotient or matmul is complex as soon as one operand is: g alone tells
+        d = g._data if isinstance(g, Tensor) else g
+        if getattr(d, "dtype", None) is None or d.dtype.kind != "c":
             return vjp(g, *saved, **kw)
         res = vjp(conj(g), *saved, **kw)
         return tuple(None if r is None else conj(r) for r in res)

@@ -22,6 +22,7 @@ Where tapegrad.tf.data knowingly differs from TensorFlow:
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -1132,28 +1133,30 @@ def _replay(items: list[Element]) -> Callable[[], Iterator[Element]]:
 
 def _shuffled(items: Iterator[Any], size: int, rng: np.random.Generator) -> Iterator[Any]:
     """TensorFlow's buffered shuffle: fill ``size`` items, then emit a uniformly drawn one
-    and put the next input in its place; drain the buffer at the end."""
-    draws: Iterator[float] = iter(())
+    and put the next input in its place; drain the buffer at the end.
 
-    def below(k: int) -> int:
-        nonlocal draws
-        u = next(draws, None)
-        if u is None:
-            draws = iter(rng.random(1024).tolist())
-            u = next(draws)
-        return int(u * k)
-
+    The uniform draws come 1024 at a time from ``rng``, as they are needed (a pass that
+    stops early draws no more than it used, give or take the chunk).
+    """
+    chunk: list[float] = []
+    pos = 0
     buf: list[Any] = []
     for item in items:
         buf.append(item)
         if len(buf) == size:
             break
     for item in items:
-        j = below(len(buf))
+        if pos == len(chunk):
+            chunk, pos = rng.random(1024).tolist(), 0
+        j = int(chunk[pos] * len(buf))
+        pos += 1
         yield buf[j]
         buf[j] = item
     while buf:
-        j = below(len(buf))
+        if pos == len(chunk):
+            chunk, pos = rng.random(1024).tolist(), 0
+        j = int(chunk[pos] * len(buf))
+        pos += 1
         buf[j], buf[-1] = buf[-1], buf[j]
         yield buf.pop()
 
@@ -1173,16 +1176,14 @@ def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n
                         order.step)
             yield _pack(structure, [a[sel] for a in leaves])
         return
-    chunk: list[int] = []
-    for i in order:
-        chunk.append(i)
-        if len(chunk) == n:
-            idx = np.asarray(chunk)
-            yield _pack(structure, [a[idx] for a in leaves])
-            chunk = []
-    if chunk and not drop:
-        idx = np.asarray(chunk)
+    it = iter(order)
+    while True:
+        idx = np.fromiter(itertools.islice(it, n), dtype=np.intp)
+        if len(idx) == 0 or (len(idx) < n and drop):
+            return
         yield _pack(structure, [a[idx] for a in leaves])
+        if len(idx) < n:
+            return
 
 
 def _flat_up_to(structure: Any, value: Any) -> list[Any]:
