@@ -470,3 +470,19 @@ def test_complex_gradients_follow_pytorchs_convention() -> None:
     for a, b in zip(*out):
         assert a.dtype == b.dtype
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("which", ["eigh", "svd", "eig"])
+def test_vmap_of_grad_through_eigen_and_singular_vectors(which: str) -> None:
+    # the VJPs skip an unused output's terms by looking at its cotangent; under vmap that
+    # cotangent is a tracer whose array is no value (it once made every gradient zero)
+    b = np.random.default_rng(14).standard_normal((4, 3, 3))
+    if which == "eigh":
+        b = b + np.swapaxes(b, -1, -2)
+    f = {"eigh": lambda m, a: m.linalg.eigh(a)[1].abs().sum(),
+         "svd": lambda m, a: m.linalg.svd(a)[0].abs().sum(),
+         "eig": lambda m, a: m.linalg.eig(a)[1].abs().sum()}[which]
+    per = [m.func.vmap(m.func.grad(lambda a, m=m: f(m, a)))(m.tensor(b)).numpy()
+           for m in (real, tt)]
+    assert np.abs(per[1]).max() > 0.1
+    np.testing.assert_allclose(per[1], per[0], rtol=1e-8, atol=1e-10)
