@@ -263,7 +263,17 @@ def abs(x: Any) -> Any:
 
 @abs.defvjp
 def _(g: Tensor, x: Tensor) -> Any:  # d|x| = sign(x) dx, 0 at x = 0
+    if np.iscomplexobj(data(x)):
+        return (multiply(g, _sgn(x)),)
     return (multiply(g, sign(x)),)
+
+
+def _sgn(x: Any) -> Any:
+    """``z / |z|`` (0 at 0) as a composite, so that its own derivative is the complex one
+    (``sign``'s is zero, right for real numbers only)."""
+    m = abs(x)
+    zero = equal(m, 0.0)
+    return where(zero, 0.0, divide(x, where(zero, 1.0, m)))
 
 
 @defop("exp", saves=("out",), grad_name="ExpBackward0")
@@ -673,7 +683,7 @@ def _(dx: Any, x: Any, *, out: Any) -> Any:  # d|z| = Re(conj(sgn z) dz)
     if np.iscomplexobj(data(x)):
         from .complex import conj, real
 
-        return real(multiply(dx, conj(sign(x))))
+        return real(multiply(dx, conj(_sgn(x))))
     return multiply(dx, sign(x))
 exp.defjvp(lambda dx, x, *, out: multiply(dx, out))
 log.defjvp(lambda dx, x, *, out: divide(dx, x))

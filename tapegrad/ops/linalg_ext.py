@@ -30,6 +30,7 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw
+from .complex import holomorphic_vjp
 from .elementwise import (
     abs,
     add,
@@ -331,6 +332,7 @@ def _outer_last(x: Any, y: Any) -> Tensor:
 
 
 @solve_op.defvjp
+@holomorphic_vjp
 def _(g: Tensor, a: Any, out: Tensor, left: bool = True, vector: bool = False,
       needs: tuple[bool, ...] = (True, True)) -> Any:
     # left: X = A^-1 B -> gB = A^-T g, gA = -gB X^T;  right: X = B A^-1 -> gB = g A^-T,

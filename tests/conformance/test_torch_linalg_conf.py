@@ -486,3 +486,14 @@ def test_vmap_of_grad_through_eigen_and_singular_vectors(which: str) -> None:
            for m in (real, tt)]
     assert np.abs(per[1]).max() > 0.1
     np.testing.assert_allclose(per[1], per[0], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["eig vectors abs", "eigvals real+imag", "eig values abs"])
+def test_eig_second_derivatives_match_pytorch(name: str) -> None:
+    out = []
+    for m in (real, tt):
+        a = m.tensor(EIG_A, requires_grad=True)
+        (g,) = m.autograd.grad(EIG_LOSSES[name](m, a), a, create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), a)
+        out.append(h.numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-7, atol=1e-9)
