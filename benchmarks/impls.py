@@ -139,9 +139,11 @@ def _tapegrad_core(tg: Any) -> dict[str, Setup]:
 
         return run
 
+    from .training import core_setups as core_training
     from .transforms import core_setups
 
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **core_setups(tg)}
+    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **core_setups(tg),
+            **core_training(tg)}
 
 
 # ---------------------------------------------------------------------------- PyTorch style
@@ -233,9 +235,11 @@ def _torch_style(torch: Any) -> dict[str, Setup]:
 
         return run
 
+    from .training import torch_setups as torch_training
     from .transforms import torch_setups
 
     extra = torch_setups(torch) if hasattr(torch, "func") else {}
+    extra.update(torch_training(torch))
     return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **extra}
 
 
@@ -355,9 +359,11 @@ def _tf_style(tf: Any) -> dict[str, Setup]:
 
         return run
 
+    from .training import tf_setups as tf_training
     from .transforms import tf_setups
 
     extra = tf_setups(tf) if hasattr(tf, "vectorized_map") else {}
+    extra.update(tf_training(tf))
     return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W5": w5, "W8": w8, **extra}
 
 

@@ -1,6 +1,7 @@
 """The benchmark runner: ``python -m benchmarks`` (or ``python benchmarks/run.py``).
 
-Runs W1-W5 (see :mod:`benchmarks.workloads`) with hand-written NumPy (the
+Runs W1-W10 (see :mod:`benchmarks.workloads`, :mod:`benchmarks.transforms` and
+:mod:`benchmarks.training`) with hand-written NumPy (the
 limit), tapegrad in both styles and every installed peer (PyTorch, MyGrad,
 HIPS autograd, TensorFlow, JAX), in one process:
 
@@ -26,6 +27,9 @@ W1,W3,M`` (``M``: the memory suite), ``--json PATH``, ``--chart PATH``,
 ``--markdown PATH``, ``--no-peers``, ``--repeats N``, ``--budget S``,
 ``--max-run S``, ``--threads N``, ``--clock cpu`` (time runs by the process's CPU time:
 steadier on a busy machine), ``--no-memory``, ``--no-chart``.
+
+On a terminal, a one-line status (``W10 round 2/7: PyTorch``) on stderr shows where a
+run longer than two seconds is; redirected or piped, only the log lines are printed.
 """
 
 from __future__ import annotations
@@ -193,6 +197,41 @@ def load_impls(no_peers: bool, only_impls: list[str] | None = None) -> tuple[lis
 
 
 # ---------------------------------------------------------------------------- timing
+class Progress:
+    """One status line on stderr, rewritten in place (``W10 round 2/7: PyTorch``).
+
+    Shown only when the stream is a terminal, and only once the run has taken more than
+    ``after`` seconds (a quick run prints nothing extra); :meth:`clear` wipes it before
+    a log line is printed.  Piped or redirected output gets only the log lines.
+    """
+
+    def __init__(self, stream: Any = None, after: float = 2.0) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.after = after
+        self.t0 = time.perf_counter()
+        self.width = 0
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = bool(isatty and isatty())
+
+    def show(self, text: str) -> None:
+        if not self.enabled or time.perf_counter() - self.t0 < self.after:
+            return
+        line = text[:78]
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def clear(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
+#: the runner's status line (replaced by :func:`main` for each run)
+PROGRESS = Progress(stream=SimpleNamespace(isatty=lambda: False))
+
+
 def sizes_of(w: Workload, quick: bool) -> dict[str, int]:
     return dict(w.quick_sizes if quick else w.sizes)
 
@@ -248,6 +287,7 @@ def bench_workload(w: Workload, loaded: list[Loaded], quick: bool, repeats: int,
             cell.update(status="none", note=ld.impl.note or "not supported")
             continue
         try:
+            PROGRESS.show(f"{w.key} warm-up: {ld.impl.name}")
             run = setup(warm_data)
             t0 = _CLOCK[0]()
             run()
@@ -273,7 +313,7 @@ def bench_workload(w: Workload, loaded: list[Loaded], quick: bool, repeats: int,
                         f"measuring {w.ops(rsz):,} ops")
         active.append(ld)
     ref_times: list[float] = []
-    for _ in range(repeats):
+    for rnd in range(repeats):
         todo = [ld for ld in active if ld.impl.kind != "limit" and _wants_more(
             cells[ld.impl.name], repeats, budget)]
         if not todo and ref_times:
@@ -286,6 +326,7 @@ def bench_workload(w: Workload, loaded: list[Loaded], quick: bool, repeats: int,
             t_pair = t_ref
             if ins is not full:  # pair with the reference on the same (smaller) size
                 t_pair, _g = _timed(w.reference, ins.data)
+            PROGRESS.show(f"{w.key} round {rnd + 1}/{repeats}: {ld.impl.name}")
             try:
                 t, grads = _timed(ld.setups[w.key], ins.data)
             except Exception as exc:
@@ -771,7 +812,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(res))
         return res
 
+    global PROGRESS
+    PROGRESS = Progress()
+
     def log(msg: str) -> None:
+        PROGRESS.clear()
         print(msg, file=sys.stderr, flush=True)
 
     if args.from_json:
@@ -845,6 +890,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             log("M: memory (W1 training steps; persistent vs non-persistent tape)")
             results["memory"] = memory_suite(loaded, args.quick, log)
     finally:
+        PROGRESS.clear()
         gc.unfreeze()
     results["elapsed_s"] = round(time.perf_counter() - t_start, 1)
     results["load_average_at_end"] = _loadavg()

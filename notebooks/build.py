@@ -1,7 +1,7 @@
 """Build (and execute) the side-by-side notebooks.
 
 Every notebook in this folder is generated from the cells defined here, so
-that the seven notebooks share one setup cell and one way of comparing with
+that the notebooks share one setup cell and one way of comparing with
 the real frameworks.  Run from anywhere::
 
     python notebooks/build.py              # write every notebook and execute it
@@ -2337,6 +2337,718 @@ NB11 = [
 ]
 
 
+# --------------------------------------------------------------------------- 09 conv nets
+NB09 = [
+    md(r'''
+    # 9. A small convolutional network in both styles
+
+    One CNN — convolution, batch normalization, ReLU, max pooling, a dense layer — trained on a
+    synthetic image task, once in PyTorch style (`torch.nn.Conv2d`, `BatchNorm2d`, `MaxPool2d`,
+    `Linear`, `optimizer.step()`) and once in Keras style (`Conv2D`, `BatchNormalization`,
+    `MaxPooling2D`, `Dense`, `apply_gradients`), from the same initial weights.  The two
+    frameworks store the same network differently — channels first against channels last,
+    `(out, in, kh, kw)` kernels against `(kh, kw, in, out)`, another flattening order, another
+    batch-norm momentum convention — and the notebook shows where those differences matter
+    (weight layout, evaluation mode) and where they do not (the training trajectory).
+
+    The plots: both loss curves on one axis, the learned filters of both models as images, and
+    the recorded graph of one training step.
+    '''),
+    SETUP,
+    md('''
+    ## The task: bars and diagonals
+
+    12 x 12 grey images with one of three shapes — a horizontal bar, a vertical bar or a
+    diagonal, at a random place — under Gaussian noise.  A 3 x 3 filter that detects
+    edges of one orientation is exactly what separates them.
+    '''),
+    code('''
+    rng = np.random.default_rng(0)
+
+    def make_images(n):
+        """n images (n, 12, 12) and labels: 0 horizontal bar, 1 vertical bar, 2 diagonal."""
+        y = rng.integers(0, 3, n)
+        x = 0.3 * rng.standard_normal((n, 12, 12))
+        for k in range(n):
+            p = rng.integers(2, 10)
+            if y[k] == 0:
+                x[k, p, 1:11] += 1.0
+            elif y[k] == 1:
+                x[k, 1:11, p] += 1.0
+            else:
+                s = rng.integers(-2, 3)
+                for i in range(12):
+                    if 0 <= i + s < 12:
+                        x[k, i, i + s] += 1.0
+        return x.astype(np.float32), y.astype(np.int64)
+
+    X, Y = make_images(512)
+    X_test, Y_test = make_images(256)
+
+    fig, axes = plt.subplots(1, 6, figsize=(9, 1.8))
+    for ax, k in zip(axes, range(6)):
+        ax.imshow(X[k], cmap="gray")
+        ax.set(title=["horizontal", "vertical", "diagonal"][Y[k]], xticks=[], yticks=[])
+    plt.show()
+    '''),
+    md('''
+    ## Initial weights, drawn once
+
+    Four 3 x 3 filters, then a dense layer from the 4 x 5 x 5 pooled features to 3 classes.
+    The arrays are in PyTorch's layouts; the Keras model gets them transposed: its conv kernel
+    is `(kh, kw, in, out)`, and its `Flatten` reads the pooled features in `(h, w, c)` order
+    where PyTorch's reads `(c, h, w)`, so the dense kernel's rows are permuted to match.
+    '''),
+    code('''
+    C = 4                                    # filters
+    init = {"conv_w": (rng.standard_normal((C, 1, 3, 3)) / 3).astype(np.float32),
+            "conv_b": np.zeros(C, np.float32),
+            "dense_w": (rng.standard_normal((3, C * 5 * 5)) / np.sqrt(C * 25)).astype(np.float32),
+            "dense_b": np.zeros(3, np.float32)}
+    EPOCHS, BATCH, LR = 15, 64, 0.1
+    {k: v.shape for k, v in init.items()}
+    '''),
+    md('''
+    ## The two training loops
+
+    Written as functions of the framework module so that the same code runs below with the
+    real PyTorch and TensorFlow.  Both use plain SGD on mini-batches of 64 in a fixed order,
+    so the two runs see the same batches.  Batch norm normalizes with the batch's statistics
+    while training in both frameworks; Keras's default `epsilon` is 1e-3 and PyTorch's 1e-5,
+    so the Keras layer is given PyTorch's.
+    '''),
+    code('''
+    def train_torch(torch, epochs=EPOCHS):
+        nn = torch.nn
+        model = nn.Sequential(nn.Conv2d(1, C, 3), nn.BatchNorm2d(C), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Flatten(), nn.Linear(C * 5 * 5, 3))
+        with torch.no_grad():
+            model[0].weight.copy_(torch.tensor(init["conv_w"]))
+            model[0].bias.copy_(torch.tensor(init["conv_b"]))
+            model[5].weight.copy_(torch.tensor(init["dense_w"]))
+            model[5].bias.copy_(torch.tensor(init["dense_b"]))
+        optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+        x, y = torch.tensor(X[:, None]), torch.tensor(Y)      # (N, 1, 12, 12): channels first
+        losses = []
+        model.train()
+        for epoch in range(epochs):
+            for s in range(0, len(X), BATCH):
+                optimizer.zero_grad()
+                loss = nn.functional.cross_entropy(model(x[s:s + BATCH]), y[s:s + BATCH])
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+        model.eval()                                           # batch norm: running statistics
+        with torch.no_grad():
+            accuracy = (model(torch.tensor(X_test[:, None])).argmax(1).numpy() == Y_test).mean()
+        return {"losses": np.array(losses), "filters": model[0].weight.detach().numpy(),
+                "test accuracy": accuracy, "model": model}
+
+
+    def train_tf(tf, epochs=EPOCHS):
+        L = tf.keras.layers
+        model = tf.keras.Sequential([tf.keras.Input(shape=(12, 12, 1)), L.Conv2D(C, 3),
+                                     L.BatchNormalization(epsilon=1e-5), L.ReLU(),
+                                     L.MaxPooling2D(), L.Flatten(), L.Dense(3)])
+        dense = init["dense_w"].reshape(3, C, 5, 5).transpose(2, 3, 1, 0).reshape(-1, 3)
+        gamma, beta, mean, var = model.layers[1].get_weights()
+        model.set_weights([init["conv_w"].transpose(2, 3, 1, 0), init["conv_b"],
+                           gamma, beta, mean, var, dense, init["dense_b"]])
+        optimizer = tf.keras.optimizers.SGD(learning_rate=LR)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        x, y = tf.constant(X[..., None]), tf.constant(Y)       # (N, 12, 12, 1): channels last
+        losses = []
+        for epoch in range(epochs):
+            for s in range(0, len(X), BATCH):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y[s:s + BATCH], model(x[s:s + BATCH], training=True))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                losses.append(float(loss.numpy()))
+        logits = model(tf.constant(X_test[..., None]), training=False)
+        accuracy = (logits.numpy().argmax(1) == Y_test).mean()
+        return {"losses": np.array(losses),
+                "filters": model.layers[0].get_weights()[0].transpose(3, 2, 0, 1),
+                "test accuracy": accuracy, "model": model}
+    '''),
+    code('''
+    import tapegrad.tf as tf
+    import tapegrad.torch as torch
+
+    run_pt = train_torch(torch)
+    run_tf = train_tf(tf)
+    print(f"steps: {len(run_pt['losses'])}; final loss  PyTorch style {run_pt['losses'][-1]:.6f}"
+          f"   TF style {run_tf['losses'][-1]:.6f}")
+    print("largest loss difference over the run:", np.abs(run_pt["losses"] - run_tf["losses"]).max())
+    print("largest filter difference:", np.abs(run_pt["filters"] - run_tf["filters"]).max())
+    print(f"test accuracy  PyTorch style {run_pt['test accuracy']:.4f}   "
+          f"TF style {run_tf['test accuracy']:.4f}")
+    '''),
+    md('''
+    The training trajectories agree to float32 rounding.  The test accuracies need not: in
+    evaluation mode batch norm uses its *running* statistics, and the two frameworks keep them
+    with opposite momentum conventions — PyTorch `momentum=0.1` weights the *new* batch
+    (`running = 0.9 running + 0.1 batch`, with the unbiased variance), Keras `momentum=0.99`
+    weights the *old* value (`moving = 0.99 moving + 0.01 batch`).  After 120 steps PyTorch's
+    estimate follows the recent batches, while Keras's still carries much of its initial
+    value (zeros for the mean, ones for the variance), so the two models classify the test
+    images with different normalizations:
+    '''),
+    code('''
+    bn_pt = run_pt["model"][1]
+    bn_tf = run_tf["model"].layers[1]
+    print("PyTorch style running_mean:", bn_pt.running_mean.numpy())
+    print("Keras   style moving_mean: ", bn_tf.moving_mean.numpy())
+    print("PyTorch style running_var: ", bn_pt.running_var.numpy())
+    print("Keras   style moving_var:  ", bn_tf.moving_variance.numpy())
+    '''),
+    md('''
+    ## The loss curves, both styles on one plot
+    '''),
+    code('''
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot(run_tf["losses"], color="#ff7f0e", linewidth=4, alpha=0.45,
+            label="TF style: Conv2D / BatchNormalization, apply_gradients")
+    ax.plot(run_pt["losses"], color="#1f77b4", linewidth=1.2, linestyle="--",
+            label="PyTorch style: Conv2d / BatchNorm2d, step")
+    ax.set(xlabel="step (mini-batch of 64)", ylabel="cross-entropy", yscale="log",
+           title="The same CNN from the same weights: the curves coincide")
+    ax.legend()
+    fig.tight_layout()
+    plt.show()
+    '''),
+    md('''
+    ## The learned filters
+
+    The four 3 x 3 kernels before training and after it, in each style (the Keras kernels
+    transposed back to PyTorch's layout).  Training moves each kernel away from its random
+    start, and the two styles move them to the same place.
+    '''),
+    code('''
+    rows = [("initial", init["conv_w"]), ("PyTorch style", run_pt["filters"]),
+            ("TF style", run_tf["filters"])]
+    fig, axes = plt.subplots(len(rows), C, figsize=(1.6 * C, 1.7 * len(rows)))
+    lim = max(np.abs(w).max() for _, w in rows)
+    for r, (name, w) in enumerate(rows):
+        for c in range(C):
+            ax = axes[r, c]
+            ax.imshow(w[c, 0], cmap="RdBu_r", vmin=-lim, vmax=lim)
+            ax.set(xticks=[], yticks=[])
+            if c == 0:
+                ax.set_ylabel(name, fontsize=9)
+    fig.suptitle("conv filters (red positive, blue negative)")
+    fig.tight_layout()
+    plt.show()
+    '''),
+    md('''
+    ## The graph of one step
+
+    One PyTorch-style forward pass on a batch of 8, drawn from the loss back to the parameters.
+    Convolution, pooling and training-mode batch norm are one node each, with PyTorch's names
+    (`ConvolutionBackward0`, `NativeBatchNormBackward0`, `MaxPool2DWithIndicesBackward0`); a
+    `GradientTape` records the same ops for the Keras model.
+    '''),
+    code('''
+    model = run_pt["model"]
+    model.train()
+    loss = torch.nn.functional.cross_entropy(model(torch.tensor(X[:8, None])), torch.tensor(Y[:8]))
+    names = dict(model.named_parameters())
+    show_graph(draw(loss, sources=names))
+
+    with tf.GradientTape() as tape:
+        logits = run_tf["model"](tf.constant(X[:8, ..., None]), training=True)
+        loss_tf = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            tf.constant(Y[:8]), logits))
+    print(format_graph(loss_tf, tape=tape))
+    '''),
+    REAL_MD,
+    code('''
+    # 3 epochs (24 steps) of the same code on each framework
+    def torch_style(torch):
+        r = train_torch(torch, epochs=3)
+        return {"loss, step 1": r["losses"][0], "loss, step 24": r["losses"][-1],
+                "filter 0 after 24 steps": r["filters"][0, 0].ravel(),
+                "BN running_var": r["model"][1].running_var.numpy()}
+
+    def tf_style(tf):
+        r = train_tf(tf, epochs=3)
+        return {"loss, step 1": r["losses"][0], "loss, step 24": r["losses"][-1],
+                "filter 0 after 24 steps": r["filters"][0, 0].ravel(),
+                "BN moving_variance": r["model"].layers[1].moving_variance.numpy()}
+
+    compare(torch_style, "torch", rtol=1e-4, atol=1e-5)
+    print()
+    compare(tf_style, "tensorflow", rtol=1e-4, atol=1e-5);
+    '''),
+    md('''
+    ## The difference
+
+    The two styles build the same network from different parts and layouts.  PyTorch works
+    channels first (`N, C, H, W`) with `(out, in, kh, kw)` kernels and `(out, in)` dense
+    weights; Keras channels last (`N, H, W, C`) with `(kh, kw, in, out)` kernels and
+    `(in, out)` dense kernels, so a `Flatten` after the convolutions orders the features
+    differently and moving weights between the two means transposing and permuting.  Training
+    mode is a flag on the module in PyTorch (`model.train()` / `model.eval()`) and an argument
+    of each call in Keras (`model(x, training=True)`).  Batch norm keeps its running statistics
+    with opposite momentum conventions (0.1 on the new value against 0.99 on the old one) and
+    other default epsilons.  Given the same weights and batches, the training steps are the
+    same computation and the loss curves lie on each other; what differs is what the layers
+    remember for evaluation.
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 10 pipelines
+NB10 = [
+    md(r'''
+    # 10. Training pipelines: `DataLoader` and a loop against `tf.data` and `model.fit`
+
+    Real training code does more than compute gradients: it batches and shuffles the data,
+    follows a learning-rate schedule, and records loss and accuracy per epoch.  The two
+    frameworks package this differently:
+
+    * **PyTorch**: a `Dataset` and a `DataLoader` hand out shuffled mini-batches; the loop is
+      yours — forward, loss, `backward`, `optimizer.step()`, `scheduler.step()` — and so is the
+      bookkeeping of the metrics.
+    * **TensorFlow / Keras**: a `tf.data.Dataset` pipeline (`shuffle`, `batch`), a model
+      `compile`d with an optimizer whose learning rate is a schedule object, a loss and
+      metrics, and `model.fit`, which runs the loop and returns a `History`.
+
+    The same classifier, from the same initial weights, is trained both ways; the plots show
+    the two learning-rate schedules on one chart and the loss and accuracy curves from the
+    manual loop and from `History` on one plot.
+    '''),
+    SETUP,
+    md('''
+    ## Data and initial weights
+
+    960 points in 10 dimensions from three Gaussian clusters, and a 10-32-3 ReLU network
+    whose initial weights are drawn once with NumPy (in Keras's `(in, out)` layout; PyTorch's
+    `Linear` gets them transposed).
+    '''),
+    code('''
+    rng = np.random.default_rng(0)
+    N, D, K = 960, 10, 3
+    centers = 1.2 * rng.standard_normal((K, D))
+    Y = rng.integers(0, K, N)
+    X = (centers[Y] + rng.standard_normal((N, D))).astype(np.float32)
+    Y = Y.astype(np.int64)
+    init = [(rng.standard_normal((D, 32)) * np.sqrt(2 / D)).astype(np.float32),
+            np.zeros(32, np.float32),
+            (rng.standard_normal((32, K)) * np.sqrt(1 / 32)).astype(np.float32),
+            np.zeros(K, np.float32)]
+    EPOCHS, BATCH, LR = 12, 32, 0.05
+    STEPS = EPOCHS * (N // BATCH)      # 30 batches per epoch, 360 steps
+    print(X.shape, Y.shape, np.bincount(Y), "steps:", STEPS)
+    '''),
+    md('''
+    ## PyTorch style: `DataLoader` and a hand-written loop
+
+    SGD with momentum 0.9 and a cosine learning-rate schedule stepped once per batch
+    (`CosineAnnealingLR(T_max=STEPS)`).  Under `torch.manual_seed(0)` the loader's shuffled
+    order is PyTorch's own (tapegrad draws it with PyTorch's generator).
+    '''),
+    code('''
+    def train_torch(torch, shuffle=True, cosine=True):
+        from importlib import import_module
+        data = import_module(torch.__name__ + ".utils.data")   # torch.utils.data
+
+        torch.manual_seed(0)
+        dataset = data.TensorDataset(torch.tensor(X), torch.tensor(Y))
+        loader = data.DataLoader(dataset, batch_size=BATCH, shuffle=shuffle)
+        model = torch.nn.Sequential(torch.nn.Linear(D, 32), torch.nn.ReLU(), torch.nn.Linear(32, K))
+        with torch.no_grad():
+            for layer, (w, b) in zip([model[0], model[2]], [init[:2], init[2:]]):
+                layer.weight.copy_(torch.tensor(w.T))
+                layer.bias.copy_(torch.tensor(b))
+        optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=STEPS if cosine else 10**9)
+        history = {"loss": [], "accuracy": []}
+        lrs = []
+        for epoch in range(EPOCHS):
+            total, correct, seen = 0.0, 0, 0
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                logits = model(xb)
+                loss = torch.nn.functional.cross_entropy(logits, yb)
+                loss.backward()
+                lrs.append(scheduler.get_last_lr()[0])   # the rate this step uses
+                optimizer.step()
+                scheduler.step()
+                total += loss.item() * len(yb)
+                seen += len(yb)
+                correct += (logits.argmax(1) == yb).sum().item()
+            history["loss"].append(total / seen)
+            history["accuracy"].append(correct / seen)
+        return history, np.array(lrs)
+    '''),
+    md('''
+    ## TensorFlow style: `tf.data` and `model.fit`
+
+    The same optimizer with `keras.optimizers.schedules.CosineDecay(LR, decay_steps=STEPS)`,
+    which Keras evaluates at the optimizer's step counter, and `metrics=["accuracy"]`.
+    `fit` reports, per epoch, the mean of the batch losses and the accuracy over the epoch's
+    examples, which is what the PyTorch loop above computes by hand.  (`shuffle=False` in
+    `fit`: the dataset shuffles itself, once per epoch.)
+    '''),
+    code('''
+    def train_keras(tf, shuffle=True, cosine=True):
+        keras = tf.keras
+        dataset = tf.data.Dataset.from_tensor_slices((X, Y))
+        if shuffle:
+            dataset = dataset.shuffle(N, seed=0)
+        dataset = dataset.batch(BATCH)
+        model = keras.Sequential([keras.Input(shape=(D,)),
+                                  keras.layers.Dense(32, activation="relu"),
+                                  keras.layers.Dense(K)])
+        model.set_weights(init)
+        schedule = keras.optimizers.schedules.CosineDecay(LR, decay_steps=STEPS if cosine else 10**9)
+        model.compile(optimizer=keras.optimizers.SGD(learning_rate=schedule, momentum=0.9),
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+        history = model.fit(dataset, epochs=EPOCHS, shuffle=False, verbose=0)
+        lrs = np.array([float(schedule(step)) for step in range(STEPS)])
+        return history.history, lrs
+    '''),
+    code('''
+    import tapegrad.tf as tf
+    import tapegrad.torch as torch
+
+    hist_pt, lr_pt = train_torch(torch)
+    hist_tf, lr_tf = train_keras(tf)
+    print("History keys:", sorted(hist_tf))
+    for name, h in [("PyTorch loop", hist_pt), ("Keras fit   ", hist_tf)]:
+        print(f"{name}  loss per epoch: {np.round(h['loss'][:4], 4)} ... {h['loss'][-1]:.4f}"
+              f"   final accuracy {h['accuracy'][-1]:.4f}")
+    print("largest difference between the two schedules:", np.abs(lr_pt - lr_tf).max())
+    '''),
+    md('''
+    The schedules are the same function of the step, and the curves below follow each other
+    closely; they are not identical, for two reasons.  The pipelines shuffle differently
+    (PyTorch's generator for the loader, `tf.data`'s seed for the dataset), so the batches
+    differ.  And SGD with momentum is two formulas: Keras keeps a velocity
+    $v \\leftarrow 0.9 v - \\eta_t g$ that holds each past step's learning rate, PyTorch a buffer
+    $b \\leftarrow 0.9 b + g$ multiplied by the current rate, $w \\leftarrow w - \\eta_t b$; the two
+    are the same steps only while the rate is constant.  Without shuffling, the runs differ
+    only by that; without shuffling and with a constant rate ($T_{max}$ and `decay_steps` far
+    beyond the run) they agree to float32 rounding:
+    '''),
+    code('''
+    for cosine in (True, False):
+        same_pt, _ = train_torch(torch, shuffle=False, cosine=cosine)
+        same_tf, _ = train_keras(tf, shuffle=False, cosine=cosine)
+        print(f"no shuffling, {'cosine' if cosine else 'constant'} rate: largest difference per "
+              f"epoch in loss {np.abs(np.array(same_pt['loss']) - same_tf['loss']).max():.1e}, "
+              f"in accuracy {np.abs(np.array(same_pt['accuracy']) - same_tf['accuracy']).max():.1e}")
+    '''),
+    md('''
+    ## The learning-rate schedules of both, on one chart
+
+    With a few more of each framework's schedules, all for the same 360 steps: step decay
+    (`StepLR` / `PiecewiseConstantDecay`), exponential decay (`ExponentialLR` stepped per
+    batch / `ExponentialDecay`) and the cosine used above.  Each pair is computed by the
+    framework's own scheduler object.
+    '''),
+    code('''
+    def torch_schedule(make, steps=STEPS):
+        p = torch.nn.Parameter(torch.zeros(1))
+        opt = torch.optim.SGD([p], lr=LR)
+        sched = make(opt)
+        out = []
+        for _ in range(steps):
+            out.append(sched.get_last_lr()[0])
+            opt.step()
+            sched.step()
+        return np.array(out)
+
+    S = torch.optim.lr_scheduler
+    KS = tf.keras.optimizers.schedules
+    pairs = {
+        "cosine": (torch_schedule(lambda o: S.CosineAnnealingLR(o, T_max=STEPS)),
+                   KS.CosineDecay(LR, decay_steps=STEPS)),
+        "step (x0.5 every 90)": (torch_schedule(lambda o: S.StepLR(o, step_size=90, gamma=0.5)),
+                                 KS.PiecewiseConstantDecay([89, 179, 269],
+                                                           [LR, LR / 2, LR / 4, LR / 8])),
+        "exponential (x0.99)": (torch_schedule(lambda o: S.ExponentialLR(o, gamma=0.99)),
+                                KS.ExponentialDecay(LR, decay_steps=1, decay_rate=0.99)),
+    }
+    fig, ax = plt.subplots(figsize=(8, 4))
+    colors = ["#1f77b4", "#2ca02c", "#d62728"]
+    for (name, (pt, keras_sched)), c in zip(pairs.items(), colors):
+        ks = np.array([float(keras_sched(s)) for s in range(STEPS)])
+        ax.plot(ks, color=c, linewidth=5, alpha=0.3, label=f"Keras {type(keras_sched).__name__}")
+        ax.plot(pt, color=c, linewidth=1.2, linestyle="--", label=f"PyTorch, {name}")
+        print(f"{name:22} largest difference {np.abs(pt - ks).max():.2e}")
+    ax.set(xlabel="step", ylabel="learning rate", title="Learning-rate schedules: Keras (wide) and PyTorch (dashed)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.show()
+    '''),
+    md('''
+    ## Loss and accuracy: the manual loop and `History`, on one plot
+    '''),
+    code('''
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4))
+    epochs = np.arange(1, EPOCHS + 1)
+    for ax, key in [(ax1, "loss"), (ax2, "accuracy")]:
+        ax.plot(epochs, hist_tf[key], "o-", color="#ff7f0e", linewidth=4, alpha=0.45,
+                label="Keras: model.fit -> History.history")
+        ax.plot(epochs, hist_pt[key], "s--", color="#1f77b4", linewidth=1.2, markersize=4,
+                label="PyTorch: DataLoader loop, by hand")
+        ax.set(xlabel="epoch", ylabel=key, title=f"training {key} per epoch")
+        ax.legend(fontsize=8)
+    ax1.set_yscale("log")
+    fig.tight_layout()
+    plt.show()
+    '''),
+    REAL_MD,
+    code('''
+    # PyTorch: the loader's shuffled order is PyTorch's, so even the shuffled run matches.
+    # Keras: tapegrad's tf.data shuffle is reproducible but not TensorFlow's order, so the
+    # comparison runs the unshuffled pipeline.
+    def torch_style(torch):
+        h, lrs = train_torch(torch)
+        return {"loss, epoch 1": h["loss"][0], "loss, epoch 12": h["loss"][-1],
+                "accuracy, epoch 12": h["accuracy"][-1], "lr at steps 0, 100, 359": lrs[[0, 100, 359]]}
+
+    def tf_style(tf):
+        h, lrs = train_keras(tf, shuffle=False)
+        return {"loss, epoch 1": h["loss"][0], "loss, epoch 12": h["loss"][-1],
+                "accuracy, epoch 12": h["accuracy"][-1], "lr at steps 0, 100, 359": lrs[[0, 100, 359]]}
+
+    compare(torch_style, "torch", rtol=1e-5, atol=1e-6)
+    print()
+    compare(tf_style, "tensorflow", rtol=1e-5, atol=1e-6);
+    '''),
+    md('''
+    ## The difference
+
+    Both styles run the same four steps per batch, but they divide the work differently.  In
+    PyTorch the data pipeline (`Dataset`, `DataLoader`) and the optimizer are objects, and the
+    loop that connects them is user code: you call `scheduler.step()` when you want the rate
+    to change (per batch here, per epoch in many examples) and you keep the metrics yourself.
+    In Keras the pipeline is a `tf.data.Dataset` transformed by chained methods, the schedule
+    is a function of the optimizer's step counter that is attached to the optimizer, and
+    `fit` owns the loop: it counts the steps, averages the loss, updates the metrics and hands
+    back a `History`.  Shuffling is the one place the two styles do not draw alike: the same
+    seed gives a different order in each framework, so shuffled runs agree only statistically.
+    '''),
+]
+
+
+# --------------------------------------------------------------------------- 12 saving
+NB12 = [
+    md(r'''
+    # 12. Saving and loading: the frameworks' own files, and what `weights_only` protects
+
+    tapegrad writes and reads the real frameworks' formats: `torch.save` / `torch.load` use
+    PyTorch's zip checkpoint (`data.pkl` plus one file per storage), Keras's
+    `model.save("m.keras")` / `save_weights("m.weights.h5")` use Keras 3's zip and HDF5 layouts.
+    So weights move between the two styles, and to and from the real PyTorch and Keras.
+
+    The second half is about safety.  A PyTorch checkpoint is a pickle, and a pickle can name
+    any function to call while it is loaded.  `torch.load(..., weights_only=True)` — the
+    default since PyTorch 2.6, and in tapegrad — reads only tensors, containers and plain
+    values, and refuses everything else; a harmless example shows the difference.
+    (`tf.saved_model` is not covered here: it stores traced `tf.function`s.)
+    '''),
+    SETUP,
+    code('''
+    import pickle
+    import tempfile
+    import zipfile
+
+    import tapegrad.tf as tf
+    import tapegrad.torch as torch
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="tapegrad-nb12-"))   # every file goes here
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    print("files in", work)
+    '''),
+    md('''
+    ## Save in PyTorch style
+
+    A small network with PyTorch's default initialisation (after `torch.manual_seed(0)` these
+    are PyTorch's numbers), saved as a state dict.  The file is PyTorch's zip archive.
+    '''),
+    code('''
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    y_net = net(torch.tensor(x)).detach().numpy()
+    torch.save(net.state_dict(), work / "net.pt")
+    for name in zipfile.ZipFile(work / "net.pt").namelist():
+        print(" ", name)
+    '''),
+    md('''
+    ## Load it in the other style
+
+    `torch.load` gives back the state dict (an `OrderedDict` of tensors); a Keras model takes
+    the same arrays with `set_weights`, transposed, because a Keras `Dense` kernel is
+    `(in, out)` and a PyTorch `Linear` weight `(out, in)`.  Then the Keras model is saved in
+    Keras's own formats and read back.
+    '''),
+    code('''
+    state = torch.load(work / "net.pt")          # weights_only=True: the default
+    print({k: tuple(v.shape) for k, v in state.items()})
+
+    keras_net = tf.keras.Sequential([tf.keras.Input(shape=(4,)),
+                                     tf.keras.layers.Dense(8, activation="tanh"),
+                                     tf.keras.layers.Dense(2)])
+    keras_net.set_weights([state["0.weight"].numpy().T, state["0.bias"].numpy(),
+                           state["2.weight"].numpy().T, state["2.bias"].numpy()])
+    y_keras = keras_net(tf.constant(x)).numpy()
+
+    keras_net.save(work / "net.keras")
+    keras_net.save_weights(work / "net.weights.h5")
+    print("net.keras holds", zipfile.ZipFile(work / "net.keras").namelist())
+    reloaded = tf.keras.models.load_model(work / "net.keras")
+    y_reloaded = reloaded(tf.constant(x)).numpy()
+
+    fresh = tf.keras.Sequential([tf.keras.Input(shape=(4,)),
+                                 tf.keras.layers.Dense(8, activation="tanh"),
+                                 tf.keras.layers.Dense(2)])
+    fresh.load_weights(work / "net.weights.h5")
+    y_h5 = fresh(tf.constant(x)).numpy()
+
+    routes = {"PyTorch style -> Keras style (set_weights)": y_keras,
+              "-> .keras -> load_model": y_reloaded,
+              "-> .weights.h5 -> load_weights": y_h5}
+    for name, y in routes.items():
+        print(f"{name:45} max |output - PyTorch-style output| = {np.abs(y - y_net).max():.1e}")
+    '''),
+    md('''
+    ## And in the real frameworks
+
+    The very files written above, read by the real PyTorch and Keras when they are installed;
+    and a checkpoint written by the real PyTorch, read by tapegrad.
+    '''),
+    code('''
+    real_torch = real_framework("torch")
+    if real_torch is not None:
+        rstate = real_torch.load(work / "net.pt")
+        rnet = real_torch.nn.Sequential(real_torch.nn.Linear(4, 8), real_torch.nn.Tanh(),
+                                        real_torch.nn.Linear(8, 2))
+        rnet.load_state_dict(rstate)
+        routes["net.pt -> real torch.load"] = rnet(real_torch.tensor(x)).detach().numpy()
+        real_torch.save({"weights": rnet.state_dict(), "step": 7}, work / "from_real_torch.pt")
+        back = torch.load(work / "from_real_torch.pt")
+        print("written by real PyTorch, read by tapegrad:", {k: type(v).__name__ for k, v in back.items()},
+              "| same weights:", all(np.array_equal(back["weights"][k].numpy(), v.numpy())
+                                     for k, v in state.items()))
+
+    real_tf = real_framework("tensorflow")
+    if real_tf is not None:
+        import keras as real_keras
+        rk = real_keras.models.load_model(work / "net.keras")
+        routes["net.keras -> real keras.models.load_model"] = np.asarray(rk(x))
+        rk2 = real_keras.Sequential([real_keras.Input(shape=(4,)),
+                                     real_keras.layers.Dense(8, activation="tanh"),
+                                     real_keras.layers.Dense(2)])
+        rk2.load_weights(work / "net.weights.h5")
+        routes["net.weights.h5 -> real load_weights"] = np.asarray(rk2(x))
+
+    for name, y in routes.items():
+        print(f"{name:45} max |output - PyTorch-style output| = {np.abs(y - y_net).max():.1e}")
+    '''),
+    md('''
+    Every route gives the same outputs; where two frameworks' float32 matrix products sum in
+    another order the last bit can differ (a few 1e-8).  The plot shows the largest difference
+    per route on a log scale (zero is drawn at 1e-10):
+    '''),
+    code('''
+    diffs = {k: max(float(np.abs(v - y_net).max()), 1e-10) for k, v in routes.items()}
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(diffs) + 1))
+    ax.barh(list(diffs), list(diffs.values()), color="#1f77b4")
+    ax.axvline(np.finfo(np.float32).eps, color="gray", linestyle=":", label="float32 epsilon")
+    ax.set(xscale="log", xlim=(1e-11, 1e-4), xlabel="max |output - original output|",
+           title="The same network after each save/load route")
+    ax.invert_yaxis()
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    plt.show()
+    '''),
+    md('''
+    ## What `weights_only` protects against
+
+    A pickle is a small program: besides building lists and dicts it may say "import this
+    function and call it with these arguments", and `pickle.load` does so.  A class decides
+    what its pickle says with `__reduce__`.  Here a harmless one makes the loader call
+    `print`; a real attack would name `os.system` or anything else.  The object is saved
+    beside perfectly ordinary weights, as a shared checkpoint might carry it.
+    '''),
+    code('''
+    class Surprise:
+        """An object whose pickle tells the loader to call print(...)."""
+
+        def __reduce__(self):
+            return (print, ("!!! this line was printed by code inside the checkpoint, during loading",))
+
+    torch.save({"weights": net.state_dict(), "extra": Surprise()}, work / "suspicious.pt")
+    print(pickle.loads(pickle.dumps(Surprise())))   # what any plain unpickling does: it calls print
+    '''),
+    md('''
+    With the default `weights_only=True`, tapegrad's `torch.load` runs the pickle in a small
+    interpreter that can build only tensors, parameters, containers, numbers, strings, dtypes
+    and `torch.Size`; it meets `builtins.print`, refuses it with PyTorch's `UnpicklingError`
+    and message, and nothing is called.  `weights_only=False` is plain pickle: the code runs.
+    Only use it for files you made or trust.
+    '''),
+    code('''
+    import re
+
+    def try_loading(torch, path):
+        out, message = {}, ""
+        try:
+            torch.load(path)                              # weights_only=True
+            out["weights_only=True"] = "loaded"
+        except pickle.UnpicklingError as e:
+            message = re.sub(r"\\x1b\\[[0-9;]*m", "", str(e))   # (the message has bold-face codes)
+            why = next(line for line in message.splitlines() if "Unsupported global" in line)
+            out["weights_only=True"] = f"{type(e).__name__}: {why.strip()[:95]}"
+        loaded = torch.load(path, weights_only=False)     # runs the file's code: print(...)
+        out["weights_only=False"] = f"loaded {sorted(loaded)}; 'extra' is {loaded['extra']!r}"
+        return out, message
+
+    ours, message = try_loading(torch, work / "suspicious.pt")
+    for k, v in ours.items():
+        print(f"{k:18} {v}")
+    print("\\nThe whole message (PyTorch's words):\\n" + message)
+    '''),
+    md('''
+    Allow-listing is explicit: `torch.serialization.add_safe_globals([...])` (or the
+    `safe_globals([...])` context manager) names the classes and functions a trusted file may
+    use.  Loading the weights alone needs none of it: save the state dict, not the objects.
+    '''),
+    code('''
+    torch.save(net.state_dict(), work / "plain.pt")
+    print("a plain state dict loads with the default:", sorted(torch.load(work / "plain.pt")))
+    '''),
+    REAL_MD,
+    code('''
+    # the same checkpoint (written by tapegrad) and the same loading code, on real PyTorch
+    def torch_style(torch):
+        out, message = try_loading(torch, work / "suspicious.pt")
+        state = torch.load(work / "net.pt")
+        return {**out, "the whole message": message,
+                "net.pt: 0.weight[0]": state["0.weight"][0].numpy(),
+                "net.pt: 2.bias": state["2.bias"].numpy()}
+
+    compare(torch_style, "torch");
+    '''),
+    md('''
+    ## The difference
+
+    PyTorch saves Python objects (a state dict is an `OrderedDict` of tensors) through pickle,
+    so a checkpoint is only as safe as the loader that reads it: `weights_only=True` restricts
+    the pickle to data, `weights_only=False` trusts the file with your process.  Keras saves a
+    model as data: a JSON config (class names looked up in a registry, never imported from the
+    file by tapegrad) and an HDF5 file of arrays, so `load_model` rebuilds the layers from the
+    config and assigns the weights.  The layouts of the weights differ (`(out, in)` against
+    `(in, out)`), which is all it takes to move a trained network from one style to the other.
+    '''),
+]
+
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "01_recording": NB01,
     "02_starting_the_computation": NB02,
@@ -2346,7 +3058,10 @@ NOTEBOOKS: dict[str, list[Cell]] = {
     "06_stopping_gradients": NB06,
     "07_training_loop": NB07,
     "08_functional_transforms": NB08,
+    "09_conv_nets": NB09,
+    "10_training_pipelines": NB10,
     "11_tf_function_and_compile": NB11,
+    "12_saving_and_loading": NB12,
     "13_data_parallel": NB13,
 }
 

@@ -53,6 +53,8 @@ _CORE_MESSAGES: dict[str, Callable[..., str]] = {
     "no_grad_fn": lambda i: f"output {i} was not recorded: it does not require grad and has "
                             "no grad_fn",
     "implicit_scalar": lambda: "a gradient can be implied only for a one-element output",
+    "implicit_complex": lambda dtype: f"a gradient can be implied only for a real output, not "
+                                      f"{dtype}",
     "shape_mismatch": lambda i, grad_shape, out_shape: (
         f"grad_output[{i}] has shape {list(grad_shape)} but output[{i}] has shape "
         f"{list(out_shape)}"),
@@ -384,6 +386,10 @@ def run_backward(
                             d = gi._data
                         dtype = e.dtype
                         if d.dtype is not dtype and d.dtype != dtype and dtype is not None:
+                            if d.dtype.kind == "c" and dtype.kind != "c":
+                                from .ops.complex import real  # a real input keeps the real part
+
+                                gi = real(gi)
                             gi = cast(gi, dtype=dtype)
                     if c == 0:  # e's last consumer: it is ready, with its complete gradient
                         if needed is None or e in needed:
@@ -488,6 +494,14 @@ def _seeds(
                         _message(t._style, "implicit_scalar"),
                         f"output {i} has shape {list(t._data.shape)}; pass gradient= (e.g. "
                         "torch.ones_like(out)) or reduce it with .sum() first",
+                    )
+                ))
+            if t._data.dtype.kind == "c":
+                raise errors.hinted(RuntimeError(
+                    errors.with_hint(
+                        _message(t._style, "implicit_complex", t._data.dtype.name),
+                        f"output {i} is complex ({t._data.dtype.name}); make the loss real "
+                        "first, e.g. .real, .abs() or (z * z.conj()).real",
                     )
                 ))
             seeds.append(make(np.ones(t._data.shape, t._data.dtype), None, False, t._style))

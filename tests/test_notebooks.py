@@ -30,7 +30,10 @@ EXPECTED: dict[str, dict[str, int]] = {
     "06_stopping_gradients": {"plots": 0, "graphs": 2},
     "07_training_loop": {"plots": 1, "graphs": 0},
     "08_functional_transforms": {"plots": 1, "graphs": 0},
+    "09_conv_nets": {"plots": 3, "graphs": 1},
+    "10_training_pipelines": {"plots": 2, "graphs": 0},
     "11_tf_function_and_compile": {"plots": 1, "graphs": 1},
+    "12_saving_and_loading": {"plots": 1, "graphs": 0},
     "13_data_parallel": {"plots": 1, "graphs": 0},
 }
 NAMES = list(EXPECTED)

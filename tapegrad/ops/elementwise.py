@@ -16,6 +16,7 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
+from .complex import holomorphic_vjp
 
 _ND = np.ndarray
 _asarray = np.asarray
@@ -115,6 +116,7 @@ def multiply(x: Any, y: Any) -> Any:
 
 
 @multiply.defvjp
+@holomorphic_vjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
     st = _STATE
     if not st.grad_enabled and not st.inference and not st.levels:  # raw(), inlined
@@ -149,6 +151,7 @@ def divide(x: Any, y: Any) -> Any:
 
 
 @divide.defvjp
+@holomorphic_vjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx/y - x dy/y^2
     gx = divide(g, y) if needs[0] else None
     gy = negative(divide(multiply(g, x), multiply(y, y))) if needs[1] else None
@@ -292,7 +295,17 @@ def abs(x: Any) -> Any:
 
 @abs.defvjp
 def _(g: Tensor, x: Tensor) -> Any:  # d|x| = sign(x) dx, 0 at x = 0
+    if np.iscomplexobj(data(x)):
+        return (multiply(g, _sgn(x)),)
     return (multiply(g, sign(x)),)
+
+
+def _sgn(x: Any) -> Any:
+    """``z / |z|`` (0 at 0) as a composite, so that its own derivative is the complex one
+    (``sign``'s is zero, right for real numbers only)."""
+    m = abs(x)
+    zero = equal(m, 0.0)
+    return where(zero, 0.0, divide(x, where(zero, 1.0, m)))
 
 
 @defop("exp", saves=("out",))
@@ -697,7 +710,13 @@ def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:
 remainder.defjvp(lambda dx, dy, x, y, *, out: _tadd(
     dx, None if dy is None else negative(multiply(dy, floor(divide(x, y))))))
 sign.defjvp(lambda dx, x, *, out: multiply(dx, 0.0))
-abs.defjvp(lambda dx, x, *, out: multiply(dx, sign(x)))
+@abs.defjvp
+def _(dx: Any, x: Any, *, out: Any) -> Any:  # d|z| = Re(conj(sgn z) dz)
+    if np.iscomplexobj(data(x)):
+        from .complex import conj, real
+
+        return real(multiply(dx, conj(_sgn(x))))
+    return multiply(dx, sign(x))
 exp.defjvp(lambda dx, x, *, out: multiply(dx, out))
 log.defjvp(lambda dx, x, *, out: divide(dx, x))
 log1p.defjvp(lambda dx, x, *, out: divide(dx, add(x, 1.0)))

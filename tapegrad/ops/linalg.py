@@ -11,6 +11,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw, wrap
+from .complex import holomorphic_vjp
 from .shape import _transpose, broadcast_to, reshape, swapaxes
 
 
@@ -75,6 +76,7 @@ def _matmul_message(sx: tuple[int, ...], sy: tuple[int, ...]) -> str:
 
 
 @_matmul.defvjp
+@holomorphic_vjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     # d(XY) = dX Y + X dY  ->  gX = g Y^T, gY = X^T g (1-D operands as row/column)
     nx, ny = _nd(x), _nd(y)

@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from .._core.errors import hinted, with_hint
+from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import data, raw
+from .complex import holomorphic_vjp
 from .elementwise import (
     abs,
     add,
@@ -330,6 +332,7 @@ def _outer_last(x: Any, y: Any) -> Tensor:
 
 
 @solve_op.defvjp
+@holomorphic_vjp
 def _(g: Tensor, a: Any, out: Tensor, left: bool = True, vector: bool = False,
       needs: tuple[bool, ...] = (True, True)) -> Any:
     # left: X = A^-1 B -> gB = A^-T g, gA = -gB X^T;  right: X = B A^-1 -> gB = g A^-T,
@@ -619,6 +622,13 @@ def _split_eigh(p: Any) -> tuple[Tensor, Tensor]:
 
 
 def _is_zero(t: Any) -> bool:
+    """Whether a cotangent is all zeros (an output the loss did not use).
+
+    Under a transform (``vmap``, forward mode) a tracer's array is not its value, so
+    the answer there is always False: every term is kept.
+    """
+    if _STATE.levels:
+        return False
     return not np.any(_arr(t))
 
 
@@ -904,12 +914,13 @@ def _raise_on_backward(a: Any, value: np.ndarray, message: str) -> Tensor:
 
 
 # ============================================================================ eig
-_EIG_NO_GRAD = ("the derivative of linalg.eig / eigvals (general, non-symmetric matrices) is not "
-                "implemented by tapegrad")
+_EIG_PHASE = ("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+              "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+              "so it is ill-defined.")
 
 
-@defop("eig")
-def eig_op(a: Any, *, values_only: bool = False) -> Any:
+@defop("eig", saves=("a", "out"))
+def eig_op(a: Any, *, values_only: bool = False, phase_check: bool = True) -> Any:
     """Eigenvalues (and eigenvectors) of general square matrices, always complex (LAPACK's
     ``geev``: unit-norm eigenvectors, in LAPACK's order).  Packed: values then vectors."""
     a = np.asarray(a)
@@ -920,35 +931,100 @@ def eig_op(a: Any, *, values_only: bool = False) -> Any:
     return np.concatenate([w.astype(ct), v.astype(ct).reshape(a.shape[:-2] + (-1,))], axis=-1)
 
 
+def _split_eig(p: Any, n: int) -> tuple[Tensor, Tensor]:
+    lead = _sh(p)[:-1]
+    return (getitem(p, (Ellipsis, slice(0, n))),
+            reshape(getitem(p, (Ellipsis, slice(n, None))), lead + (n, n)))
+
+
+def _mh(v: Any) -> Any:
+    from .complex import conj
+
+    return conj(_t(v))
+
+
 @eig_op.defvjp
-def _(g: Tensor, values_only: bool = False) -> Any:
-    raise hinted(RuntimeError(with_hint(_EIG_NO_GRAD, "for a symmetric matrix use eigh / eigvalsh, "
-                                               "whose gradients are implemented")))
+def _(g: Tensor, a: Any, out: Tensor, values_only: bool = False,
+      phase_check: bool = True) -> Any:
+    # PyTorch's linalg_eig_backward (TensorFlow's _EigGrad is the same formula, without
+    # the phase check): gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV))) / E*) V^H
+    # with E_ij = L_j - L_i off the diagonal; a real A keeps the real part
+    from .complex import conj, real
+
+    n = _sh(a)[-1]
+    if values_only:
+        gl, gv = g, None
+        lam, v = _split_eig(eig_op(a, phase_check=phase_check), n)
+    else:
+        lam, v = _split_eig(out, n)
+        gl, gv = _split_eig(g, n)
+        if _is_zero(gv):
+            gv = None
+    vh = _mh(v)
+    inner = diag_embed(gl)
+    if gv is not None:
+        vhgv = matmul(vh, gv)
+        dg = diagonal(vhgv)
+        if phase_check and not _STATE.levels and not np.allclose(np.imag(_arr(dg)), 0.0, rtol=1e-2, atol=1e-2):
+            raise hinted(RuntimeError(with_hint(
+                _EIG_PHASE, "the loss must not change when an eigenvector is multiplied by "
+                "e^{i phi}: use e.g. abs() of the eigenvectors, or only the eigenvalues")))
+        vhgv = subtract(vhgv, matmul(vh, multiply(v, expand_dims(real(dg), -2))))
+        lc = conj(lam)
+        e = subtract(expand_dims(lc, -2), expand_dims(lc, -1))
+        eye = np.eye(n, dtype=bool)
+        e = where(eye, np.ones((), dtype=_arr(e).dtype), e)
+        off = divide(vhgv, e)
+        inner = where(eye, inner, off)
+    ga = solve_op(vh, matmul(inner, vh))
+    if not np.iscomplexobj(_arr(a)):
+        ga = real(ga)
+    return (ga,)
 
 
 @eig_op.defjvp
-def _(da: Any, a: Any, *, out: Any, values_only: bool = False) -> Any:
-    raise hinted(RuntimeError(with_hint(_EIG_NO_GRAD, "use eigh / eigvalsh for symmetric matrices")))
+def _(da: Any, a: Any, *, out: Any, values_only: bool = False,
+      phase_check: bool = True) -> Any:
+    # dP = V^-1 dA V; dL = diag(dP); dV = V (X - diag(Re diag(V^H V X))), X = dP / E off
+    # the diagonal (0 on it): the tangent that keeps every eigenvector of unit norm
+    from .complex import real
+
+    n = _sh(a)[-1]
+    full = eig_op(a, phase_check=phase_check) if values_only else out
+    lam, v = _split_eig(full, n)
+    dp = solve_op(v, matmul(da, v))
+    dl = diagonal(dp)
+    if values_only:
+        return dl
+    e = subtract(expand_dims(lam, -2), expand_dims(lam, -1))
+    eye = np.eye(n, dtype=bool)
+    e = where(eye, np.ones((), dtype=_arr(e).dtype), e)
+    xm = where(eye, np.zeros((), dtype=_arr(e).dtype), divide(dp, e))
+    corr = real(diagonal(matmul(matmul(_mh(v), v), xm)))
+    dv = matmul(v, subtract(xm, diag_embed(corr)))
+    return concatenate([dl, reshape(dv, _sh(dv)[:-2] + (-1,))], axis=-1)
 
 
 eig_op.defbatch(_unary_batch(eig_op))
 
 
-def eig(a: Any) -> tuple[Tensor, Tensor]:
-    """Complex eigenvalues and eigenvectors of general square matrices (no derivative)."""
+def eig(a: Any, phase_check: bool = True) -> tuple[Tensor, Tensor]:
+    """Complex eigenvalues and unit-norm eigenvectors of general square matrices.
+
+    Differentiable (PyTorch's formula): with repeated eigenvalues the gradient through
+    the eigenvectors is inf/NaN; a loss that depends on the eigenvectors' phases raises
+    PyTorch's error (``phase_check=False``: TensorFlow's, which does not check).
+    """
     _square_check(a, "linalg.eig")
     _float_check(a, "linalg.eig")
-    n = _sh(a)[-1]
-    p = eig_op(a)
-    return (getitem(p, (Ellipsis, slice(0, n))),
-            reshape(getitem(p, (Ellipsis, slice(n, None))), _sh(a)))
+    return _split_eig(eig_op(a, phase_check=phase_check), _sh(a)[-1])
 
 
-def eigvals(a: Any) -> Tensor:
-    """Complex eigenvalues of general square matrices (no derivative)."""
+def eigvals(a: Any, phase_check: bool = True) -> Tensor:
+    """Complex eigenvalues of general square matrices; gradient ``V^-H diag(g) V^H``."""
     _square_check(a, "linalg.eigvals")
     _float_check(a, "linalg.eigvals")
-    return eig_op(a, values_only=True)
+    return eig_op(a, values_only=True, phase_check=phase_check)
 
 
 # ============================================================================ matrix_exp

@@ -40,27 +40,44 @@ def _sig(x: np.ndarray) -> np.ndarray:
 
 def _forward_np(xw: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_hh: np.ndarray,
                 b_hh: np.ndarray) -> np.ndarray:
-    """The recurrence, with every step's gates and cell state (the packed layout above)."""
+    """The recurrence, with every step's gates and cell state (the packed layout above).
+
+    The gates are computed in place in their slots of the result (no temporaries per
+    step beyond the one ``z``); ``b_hh`` is added to the input projection of all steps
+    at once.
+    """
     steps, n, g4 = xw.shape
     hid = g4 // 4
     dt = np.result_type(xw, h0, w_hh)
     out = np.empty((7 * steps + 1, n, hid), dtype=dt)
     wt = np.ascontiguousarray(w_hh.T)
+    xb = np.add(xw, b_hh, dtype=dt)
+    z = np.empty((n, g4), dtype=dt)
+    zt = z.reshape(n, 4, hid).transpose(1, 0, 2)
     h, c = h0, c0
-    for t in range(steps):
-        z = xw[t] + h @ wt
-        z += b_hh
-        st = out[steps + 1 + 6 * t: steps + 7 + 6 * t]  # i, f, g, o, c, tanh(c)
-        zt = z.reshape(n, 4, hid).transpose(1, 0, 2)
-        st[0:2] = _sig(zt[0:2])
-        st[2] = np.tanh(zt[2])
-        st[3] = _sig(zt[3])
-        np.multiply(st[1], c, out=st[4])
-        st[4] += st[0] * st[2]
-        c = st[4]
-        np.tanh(c, out=st[5])
-        h = out[t]
-        np.multiply(st[3], st[5], out=h)
+    with np.errstate(over="ignore"):
+        for t in range(steps):
+            np.matmul(h, wt, out=z)
+            z += xb[t]
+            st = out[steps + 1 + 6 * t: steps + 7 + 6 * t]  # i, f, g, o, c, tanh(c)
+            sg = st[0:2]
+            np.negative(zt[0:2], out=sg)  # sigmoid, in place: 1 / (1 + e^-z)
+            np.exp(sg, out=sg)
+            sg += 1.0
+            np.reciprocal(sg, out=sg)
+            np.tanh(zt[2], out=st[2])
+            so = st[3]
+            np.negative(zt[3], out=so)
+            np.exp(so, out=so)
+            so += 1.0
+            np.reciprocal(so, out=so)
+            np.multiply(st[1], c, out=st[4])
+            np.multiply(st[0], st[2], out=st[5])  # tanh(c)'s slot holds i g for a moment
+            st[4] += st[5]
+            c = st[4]
+            np.tanh(c, out=st[5])
+            h = out[t]
+            np.multiply(st[3], st[5], out=h)
     out[steps] = c
     return out
 
@@ -74,28 +91,47 @@ def lstm_seq(xw: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any) -> Any:
 
 def _bptt_np(g: np.ndarray, out: np.ndarray, xw: np.ndarray, h0: np.ndarray, c0: np.ndarray,
              w_hh: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Back-propagation through time on the saved gates, in place in a few buffers; the
+    recurrent weight's gradient is one product over all steps after the loop."""
     steps, n, g4 = xw.shape
     hid = g4 // 4
-    hs = out
-    dxw = np.empty_like(xw, dtype=hs.dtype)
-    dw = np.zeros(w_hh.shape, dtype=hs.dtype)
-    dh = np.zeros((n, hid), dtype=hs.dtype)
-    dc = np.array(g[steps], dtype=hs.dtype)
-    dz = np.empty((n, g4), dtype=hs.dtype)
+    dt = out.dtype
+    dxw = np.empty(xw.shape, dtype=dt)
+    dh = np.zeros((n, hid), dtype=dt)
+    dc = np.array(g[steps], dtype=dt)
+    tmp = np.empty((n, hid), dtype=dt)
     for t in range(steps - 1, -1, -1):
         i, f, gg, o, _, tc = out[steps + 1 + 6 * t: steps + 7 + 6 * t]
         c_prev = out[steps + 1 + 6 * (t - 1) + 4] if t else c0
         dh += g[t]
-        dc += dh * o * (1.0 - tc * tc)
-        dz[:, :hid] = dc * gg * i * (1.0 - i)
-        dz[:, hid:2 * hid] = dc * c_prev * f * (1.0 - f)
-        dz[:, 2 * hid:3 * hid] = dc * i * (1.0 - gg * gg)
-        dz[:, 3 * hid:] = dh * tc * o * (1.0 - o)
-        dxw[t] = dz
-        h_prev = hs[t - 1] if t else h0
-        dw += dz.T @ h_prev
-        dh = dz @ w_hh
-        dc = dc * f
+        np.multiply(tc, tc, out=tmp)  # dc += dh o (1 - tanh^2 c)
+        np.subtract(1.0, tmp, out=tmp)
+        tmp *= o
+        tmp *= dh
+        dc += tmp
+        dz = dxw[t]
+        di, df, dg, do = dz[:, :hid], dz[:, hid:2 * hid], dz[:, 2 * hid:3 * hid], dz[:, 3 * hid:]
+        np.subtract(1.0, i, out=di)  # dc g i (1 - i)
+        di *= i
+        di *= gg
+        di *= dc
+        np.subtract(1.0, f, out=df)  # dc c_prev f (1 - f)
+        df *= f
+        df *= c_prev
+        df *= dc
+        np.multiply(gg, gg, out=dg)  # dc i (1 - g^2)
+        np.subtract(1.0, dg, out=dg)
+        dg *= i
+        dg *= dc
+        np.subtract(1.0, o, out=do)  # dh tanh(c) o (1 - o)
+        do *= o
+        do *= tc
+        do *= dh
+        np.matmul(dz, w_hh, out=dh)
+        dc *= f
+    # dW = sum_t dz_t^T h_{t-1}: one product of all steps' rows
+    h_prev = np.concatenate([np.asarray(h0, dtype=dt)[None], out[:steps - 1]], axis=0)
+    dw = dxw.reshape(steps * n, g4).T @ h_prev.reshape(steps * n, hid)
     db = dxw.sum(axis=(0, 1))
     return dxw, dh, dc, dw, db
 

@@ -636,6 +636,30 @@ def abs(x: Any, name: str | None = None) -> Tensor:
     return ops.abs(_t(x))
 
 
+def real(input: Any, name: str | None = None) -> Tensor:
+    """The real part of a complex tensor (``tf.math.real``); a real tensor as it is."""
+    from ..ops.complex import real as _real
+
+    x = _t(input)
+    return _real(x) if np.iscomplexobj(x._data) else x
+
+
+def imag(input: Any, name: str | None = None) -> Tensor:
+    """The imaginary part of a complex tensor (``tf.math.imag``); zeros for a real one."""
+    from ..ops.complex import imag as _imag
+
+    x = _t(input)
+    return _imag(x) if np.iscomplexobj(x._data) else ops.multiply(x, 0)
+
+
+def conj(x: Any, name: str | None = None) -> Tensor:
+    """The complex conjugate (``tf.math.conj``); a real tensor as it is."""
+    from ..ops.complex import conj as _conj
+
+    t = _t(x)
+    return _conj(t) if np.iscomplexobj(t._data) else t
+
+
 def sign(x: Any, name: str | None = None) -> Tensor:
     """-1, 0 or 1 (gradient 0).
 

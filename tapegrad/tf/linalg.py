@@ -351,14 +351,17 @@ def eigvalsh(tensor: Any, name: str | None = None) -> Tensor:
 
 
 def eig(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
-    """``(e, v)``: complex eigenvalues and eigenvectors of general matrices (values only:
-    tapegrad does not differentiate ``eig``; ``eigh`` is differentiable)."""
-    return L.eig(_matrix(tensor, "Eig"))
+    """``(e, v)``: complex eigenvalues and eigenvectors of general matrices.
+
+    Differentiable with TensorFlow's ``_EigGrad`` (PyTorch's formula without its check
+    that the loss ignores the eigenvectors' phases); a real input's gradient is the real
+    part, as ``tf.cast`` takes it."""
+    return L.eig(_matrix(tensor, "Eig"), phase_check=False)
 
 
 def eigvals(tensor: Any, name: str | None = None) -> Tensor:
-    """Complex eigenvalues of general matrices (values only)."""
-    return L.eigvals(_matrix(tensor, "Eig"))
+    """Complex eigenvalues of general matrices (differentiable, as :func:`eig`)."""
+    return L.eigvals(_matrix(tensor, "Eig"), phase_check=False)
 
 
 def pinv(a: Any, rcond: Any = None, validate_args: bool = False,

@@ -37,6 +37,8 @@ MESSAGES: dict[str, Callable[..., str]] = {
     "no_grad_fn": lambda i: f"element {i} of tensors does not require grad and does not have "
                             "a grad_fn",
     "implicit_scalar": lambda: "grad can be implicitly created only for scalar outputs",
+    "implicit_complex": lambda dtype: "grad can be implicitly created only for real scalar "
+                                      f"outputs but got torch.{dtype}",
     "shape_mismatch": lambda i, grad_shape, out_shape: (
         f"Mismatch in shape: grad_output[{i}] has a shape of {_size(grad_shape)} and "
         f"output[{i}] has a shape of {_size(out_shape)}."),

@@ -447,6 +447,7 @@ METHODS: dict[str, Any] = {
     "rsqrt": O.rsqrt, "reciprocal": O.reciprocal, "sign": O.sign, "floor": O.floor,
     "ceil": O.ceil, "round": O.round, "trunc": O.trunc, "erf": O.erf, "exp2": O.exp2,
     "sinh": O.sinh, "cosh": O.cosh,
+    "real": property(O.real), "imag": property(O.imag), "conj": O.conj,
     "clamp": _un("clamp", O.clamp), "clip": _un("clip", O.clamp),
     "clamp_min": O.clamp_min, "clamp_max": O.clamp_max,
     "softmax": _softmax_m, "log_softmax": _log_softmax_m, "logsumexp": O.logsumexp,

@@ -1327,6 +1327,34 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     return _wrap(r)
 
 
+def real(input: Any) -> Tensor:
+    """The real part (``torch.real``): of a real tensor, the tensor itself."""
+    from ..ops.complex import real as _real
+
+    x = _check_tensor(input, "real")
+    return _real(x) if np.iscomplexobj(x._data) else x
+
+
+def imag(input: Any) -> Tensor:
+    """The imaginary part (``torch.imag``) of a complex tensor."""
+    from ..ops.complex import imag as _imag
+
+    x = _check_tensor(input, "imag")
+    if not np.iscomplexobj(x._data):
+        raise hinted(RuntimeError(with_hint(
+            "imag is not implemented for tensors with non-complex dtypes.",
+            "only complex tensors (e.g. the results of torch.linalg.eig) have an imaginary part")))
+    return _imag(x)
+
+
+def conj(input: Any) -> Tensor:
+    """The complex conjugate (``torch.conj``): of a real tensor, the tensor itself."""
+    from ..ops.complex import conj as _conj
+
+    x = _check_tensor(input, "conj")
+    return _conj(x) if np.iscomplexobj(x._data) else x
+
+
 _PRIVATE = {"binary", "zeros_like_data"}
 __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and n not in _PRIVATE

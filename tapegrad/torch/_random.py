@@ -167,12 +167,14 @@ class Generator:
     def permutation(self, n: int) -> np.ndarray:
         """PyTorch's CPU ``randperm`` (forward Fisher-Yates on 32-bit draws)."""
         _tracing.note_break("random numbers")
-        r = np.arange(n, dtype=np.int64)
         raw = self._u32(max(n - 1, 0)) if n < (1 << 24) else self._u64(max(n - 1, 0))
-        for i in range(n - 1):
-            z = int(raw[i] % np.uint64(n - i))
-            r[i], r[i + z] = r[i + z], r[i]
-        return r
+        # the offsets of all steps at once (exact in uint64), the swaps on Python ints
+        zs = (raw[:max(n - 1, 0)] % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        r = list(range(n))
+        for i, z in enumerate(zs):
+            j = i + z
+            r[i], r[j] = r[j], r[i]
+        return np.array(r, dtype=np.int64)
 
 
 def _normal_fill(data: np.ndarray, n: int, mean: float, std: float) -> None:

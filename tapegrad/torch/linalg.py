@@ -236,16 +236,17 @@ linalg_eig = _named("linalg_eig", ("eigenvalues", "eigenvectors"))
 
 
 def eig(A: Tensor, *, out: Any = None) -> Any:
-    """Complex eigenvalues and eigenvectors of a general square matrix.
+    """Complex eigenvalues and (unit-norm) eigenvectors of a general square matrix.
 
-    Values only: tapegrad does not differentiate ``eig`` of a non-symmetric matrix
-    (a backward pass through it raises); ``eigh`` is differentiable.
+    Differentiable with PyTorch's formula (``linalg_eig_backward``): a real input gets
+    the real part of the complex gradient; a loss that depends on the eigenvectors'
+    phases raises PyTorch's error; repeated eigenvalues give inf/NaN through the vectors.
     """
     return linalg_eig(*L.eig(_tensor(A, "eig")))
 
 
 def eigvals(A: Tensor, *, out: Any = None) -> Tensor:
-    """Complex eigenvalues of a general square matrix (values only, as :func:`eig`)."""
+    """Complex eigenvalues of a general square matrix (differentiable, as :func:`eig`)."""
     return L.eigvals(_tensor(A, "eigvals"))
 
 

@@ -168,7 +168,7 @@ def test_script_entry_point_and_only(tmp_path: Path) -> None:
 
 def test_unknown_workload_is_refused() -> None:
     with pytest.raises(SystemExit, match="unknown workload"):
-        runner.main(["--only", "W9"])
+        runner.main(["--only", "W99"])
 
 
 def test_outputs_can_be_redrawn_from_json(quick: tuple[dict[str, Any], Path],

@@ -224,3 +224,44 @@ def test_eig_eigenvalues() -> None:
     np.testing.assert_allclose(np.sort_complex(t.numpy().ravel()), r, atol=1e-10)
     e, v = ttf.linalg.eig(a)
     np.testing.assert_allclose(a @ v.numpy(), v.numpy() * e.numpy()[:, None, :], atol=1e-10)
+
+
+# gradients of eig / eigvals: TensorFlow's _EigGrad.  Its eigenvectors come from Eigen's
+# solver, LAPACK's (NumPy's) from geev: they agree up to each vector's phase and the order,
+# so the losses compared are those that depend on neither (symmetric in the eigenpairs,
+# and of |v| only)
+EIG_A = np.array([[1.0, -2.0, 0.5], [2.0, 1.0, 0.3], [0.1, 0.2, 3.0]])
+EIG_LOSSES = {
+    "eigvals abs": lambda tf, a: tf.reduce_sum(tf.abs(tf.linalg.eigvals(a))),
+    "eigvals real + imag^2": lambda tf, a: tf.reduce_sum(
+        0.3 * tf.math.real(tf.linalg.eigvals(a)) + tf.math.imag(tf.linalg.eigvals(a)) ** 2),
+    "eig vectors abs^3": lambda tf, a: tf.reduce_sum(tf.abs(tf.linalg.eig(a)[1]) ** 3),
+    "eig values times |vectors|": lambda tf, a: tf.reduce_sum(
+        tf.abs(tf.linalg.eig(a)[1]) * tf.expand_dims(tf.math.real(tf.linalg.eig(a)[0]), -2)),
+}
+
+
+@pytest.mark.parametrize("name", list(EIG_LOSSES))
+@pytest.mark.parametrize("batch", [False, True])
+def test_eig_gradients_match_tensorflow(name: str, batch: bool) -> None:
+    a = np.random.default_rng(5).standard_normal((2, 4, 4)) if batch else EIG_A
+    grads = []
+    for tf in (real, ttf):
+        x = tf.constant(a)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = EIG_LOSSES[name](tf, x)
+        g = tape.gradient(loss, x)
+        assert g.dtype == tf.float64
+        grads.append(g.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-8, atol=1e-9)
+
+
+def test_eig_phase_dependent_loss_is_not_refused() -> None:
+    # TensorFlow does not check that the loss ignores the eigenvectors' phases
+    x = ttf.constant(EIG_A)
+    with ttf.GradientTape() as tape:
+        tape.watch(x)
+        loss = ttf.reduce_sum(ttf.math.real(ttf.linalg.eig(x)[1]))
+    assert np.all(np.isfinite(tape.gradient(loss, x).numpy()))
+

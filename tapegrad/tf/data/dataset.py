@@ -22,6 +22,7 @@ Where tapegrad.tf.data knowingly differs from TensorFlow:
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -1221,16 +1222,14 @@ def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n
                         order.step)
             yield _pack(structure, [a[sel] for a in leaves])
         return
-    chunk: list[int] = []
-    for i in order:
-        chunk.append(i)
-        if len(chunk) == n:
-            idx = np.asarray(chunk)
-            yield _pack(structure, [a[idx] for a in leaves])
-            chunk = []
-    if chunk and not drop:
-        idx = np.asarray(chunk)
+    it = iter(order)
+    while True:
+        idx = np.fromiter(itertools.islice(it, n), dtype=np.intp)
+        if len(idx) == 0 or (len(idx) < n and drop):
+            return
         yield _pack(structure, [a[idx] for a in leaves])
+        if len(idx) < n:
+            return
 
 
 def _flat_up_to(structure: Any, value: Any) -> list[Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -41,14 +42,28 @@ def in_training(training: Any) -> bool:
     return TRAINING[-1] if TRAINING else False
 
 
+_TAKES_TRAINING: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
 def _takes_training(layer: Any) -> bool:
+    """Whether ``layer.call`` accepts ``training`` (cached per function: ``fit`` asks on
+    every step, and ``inspect.signature`` costs more than a small layer's forward)."""
     import inspect
 
+    call = layer.call
+    fn = getattr(call, "__func__", None)
+    if fn is not None:
+        known = _TAKES_TRAINING.get(fn)
+        if known is not None:
+            return known
     try:
-        params = inspect.signature(layer.call).parameters
+        params = inspect.signature(call).parameters
     except (TypeError, ValueError):
         return True
-    return "training" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    takes = "training" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    if fn is not None:
+        _TAKES_TRAINING[fn] = takes
+    return takes
 
 
 def _snake(name: str) -> str:
