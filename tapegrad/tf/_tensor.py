@@ -566,17 +566,17 @@ def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tens
     if name in _ARITH:
         _arith_checks(a, b, name)
     ca, cb = a.__class__, b.__class__
-    if ca is Tensor:
+    if ca is EagerTensor or ca is Tensor:
         # fast paths (hot: every operator): two plain tensors of one dtype and shape, or a
         # tensor and a Python number its dtype can hold
         ad = a._data
-        if cb is Tensor:
+        if cb is EagerTensor or cb is Tensor:
             bd = b._data
             if ad.dtype == bd.dtype and ad.shape == bd.shape and name != "matmul":
                 return a, b
         elif (cb is float and ad.dtype.kind in "fc") or (cb is int and ad.dtype.kind in "fc"):
             return a, make(np.array(b, dtype=ad.dtype), None, False, TF)
-    elif cb is Tensor and (ca is float or ca is int) and not function \
+    elif (cb is EagerTensor or cb is Tensor) and (ca is float or ca is int) and not function \
             and b._data.dtype.kind in "fc":
         return make(np.array(a, dtype=b._data.dtype), None, False, TF), b
     op = OPNAMES.get(name, name)
@@ -645,11 +645,13 @@ def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
     # passed as it is: NumPy converts it to the tensor's dtype exactly as TensorFlow's
     # conversion does, and no constant tensor is made (or saved) for it.
     if name in _WEAK_OK:
-        if a.__class__ is Tensor and b.__class__ is float:
+        ca = a.__class__
+        cb = b.__class__
+        if (ca is EagerTensor or ca is Tensor) and cb is float:
             dt = a._data.dtype
             if dt is _F64 or (dt is _F32 and -3.0e38 < b < 3.0e38):
                 return a, b
-        elif b.__class__ is Tensor and a.__class__ is float:
+        elif (cb is EagerTensor or cb is Tensor) and ca is float:
             dt = b._data.dtype
             if dt is _F64 or (dt is _F32 and -3.0e38 < a < 3.0e38):
                 return a, b
