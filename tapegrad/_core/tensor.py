@@ -133,17 +133,6 @@ class RemovableHandle:
         self.remove()
 
 
-def _axis(axis: Any, dim: Any) -> Any:
-    a = dim if axis is None else axis
-    if isinstance(a, list):
-        a = tuple(a)
-    return a
-
-
-def _keep(keepdims: Any, keepdim: Any) -> bool:
-    return bool(keepdim if keepdims is None else keepdims)
-
-
 class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
