@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import engine as _engine
+from .. import ops as _ops
 from .._core import mode
 from .._core.dispatch import copy_tracer
 from .._core.errors import hinted, warning_with_hint, with_hint
@@ -464,13 +465,16 @@ class GradientTape:
     ) -> tuple[list[Tensor | None], list[Node]]:
         roots: list[Node] = []
         seeds: list[Tensor] = []
+        direct: list[tuple[Tensor, Tensor]] = []  # targets the tape did not see, with seeds
         for i, t in enumerate(flat_t):
             if t._data.dtype.kind not in "fc":
                 continue
             key = _key(tok, t)
-            if key is None:
-                continue
             og = ogs[i] if ogs is not None else None
+            if key is None:
+                if any(s is t for s in flat_s):
+                    direct.append((t, _seed(t, og, create_graph)))
+                continue
             roots.append(key)
             seeds.append(_seed(t, og, create_graph))
         keys = [_key(tok, s) if s._data.dtype.kind in "fc" else None for s in flat_s]
@@ -482,6 +486,9 @@ class GradientTape:
         out: list[Tensor | None] = []
         for s, k in zip(flat_s, keys):
             g = res.get(k) if k is not None else None
+            for t, seed in direct:  # a source that is a target: its own output gradient
+                if t is s:  # (TensorFlow's sources_that_are_targets, watched or not)
+                    g = seed if g is None else _ops.add(g, seed)
             if g is None:
                 out.append(tft(np.zeros_like(s._data)) if zero else None)
                 continue

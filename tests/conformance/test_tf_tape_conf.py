@@ -51,3 +51,34 @@ def test_convention_matches_tensorflow(rtf, c: Convention) -> None:  # type: ign
     ours = _conv_grads(tg_tf, c)
     theirs = _conv_grads(rtf, c)
     assert same(ours, theirs, rtol=1e-6, atol=1e-7), f"\n{ours!r}\n{theirs!r}"
+
+
+def _sources_that_are_targets(tf: object) -> list[object]:
+    """A source that is also a target gets that target's output gradient, watched or not."""
+    import numpy as np
+
+    def show(g: object) -> object:
+        return None if g is None else np.asarray(g.numpy()).tolist()  # type: ignore[attr-defined]
+
+    t: object
+    v = tf.Variable(2.0)  # type: ignore[attr-defined]
+    x = tf.constant([3.0, 4.0])  # type: ignore[attr-defined]
+    out = []
+    with tf.GradientTape() as t:  # type: ignore[attr-defined]
+        y = v  # no op reads v
+    out.append(show(t.gradient(v, v)))  # type: ignore[attr-defined]
+    with tf.GradientTape() as t:  # type: ignore[attr-defined]
+        pass
+    out.append(show(t.gradient(x, x, output_gradients=tf.constant([2.0, 5.0]))))  # type: ignore
+    with tf.GradientTape() as t:  # type: ignore[attr-defined]
+        y = x * 2  # x not watched: only the identity counts
+    out.append(show(t.gradient([x, y], x)))  # type: ignore[attr-defined]
+    with tf.GradientTape() as t:  # type: ignore[attr-defined]
+        t.watch(x)  # type: ignore[attr-defined]
+        y = x * 2
+    out.append(show(t.gradient([x, y], x)))  # type: ignore[attr-defined]
+    return out
+
+
+def test_sources_that_are_targets_as_tensorflow(rtf) -> None:  # type: ignore[no-untyped-def]
+    assert _sources_that_are_targets(tg_tf) == _sources_that_are_targets(rtf)
