@@ -317,3 +317,13 @@ def test_scan_unique_choose_from_datasets() -> None:
     assert vals(chosen) == [50, 51, 0]  # the third choice of dataset 1 finds it empty: stop
     with pytest.raises(TypeError, match="scalar `tf.int64`"):
         D.choose_from_datasets([D.range(2)], D.from_tensor_slices([0, 1]))
+
+
+def test_shuffle_of_gathered_indices_is_the_ring_buffer_order() -> None:
+    """The bulk order of a gathered dataset equals the element-by-element ShuffleDataset."""
+    from tapegrad.tf.data.dataset import _shuffled, _shuffled_order
+
+    for n, size, seed in [(10, 3, 1), (100, 100, 5), (1000, 7, 9), (5, 10, 2), (0, 4, 1),
+                          (37, 36, 3)]:
+        assert _shuffled_order(range(n), size, seed, seed + 11) == list(
+            _shuffled(iter(range(n)), size, seed, seed + 11))
