@@ -281,9 +281,9 @@ class _Saver:
             if isinstance(inspect_static(type(obj), name), Function):
                 attrs[name] = getattr(obj, name)
         for name in sorted(attrs):
-            if name.startswith("__"):
-                continue
             v = attrs[name]
+            if name.startswith("__") and not (name == "__call__" and isinstance(v, Function)):
+                continue
             if isinstance(v, VariableBase):
                 node["variables"][name] = self.var(v)
             elif isinstance(v, Function):
@@ -313,6 +313,7 @@ class _Saver:
         if not f._traces and f._input_signature is not None:
             f.get_concrete_function()  # trace the signature now (TensorFlow does at save)
         params: list[str] = []
+        defaults: dict[str, Any] = {}
         if f._sig is not None:
             for p in f._sig.parameters.values():
                 if p.kind not in (inspect.Parameter.POSITIONAL_ONLY,
@@ -320,6 +321,9 @@ class _Saver:
                     raise _unsaveable(f"tf.function {f._name!r}: only positional-or-keyword "
                                       "parameters can be saved")
                 params.append(p.name)
+                if p.default is not p.empty and (p.default is None or isinstance(
+                        p.default, (bool, int, float, str))):
+                    defaults[p.name] = _enc(p.default, self.arrays)
         concretes = []
         for tr in f._traces:
             if tr.eager or not tr.programs:
@@ -328,11 +332,10 @@ class _Saver:
             concretes.append({"args": [self.leaf(k, f._name) for k in tr.key],
                               "structure": self.structure(tr.structure),
                               "program": self.program(prog, f._name)})
-        if not concretes:
-            raise _unsaveable(f"tf.function {f._name!r} has no traced concrete function (call "
-                              "it once, or give it an input_signature)")
+        # a function never traced is stored without concrete functions (as TensorFlow):
+        # calling it after loading raises TensorFlow's no-matching-function error
         entry: dict[str, Any] = {"name": str(f._name), "params": params,
-                                 "concrete": concretes}
+                                 "defaults": defaults, "concrete": concretes}
         if f._input_signature is not None:
             entry["input_signature"] = [self.leaf(k, f._name) for k in f._sig_key() or ()]
         j = len(self.functions)
@@ -401,7 +404,8 @@ def inspect_static(cls: type, name: str) -> Any:
 
 
 def _output_names(structure: Any) -> list[str]:
-    if isinstance(structure, Mapping):
+    if isinstance(structure, Mapping) and not any(_nest.is_nested(v)
+                                                  for v in structure.values()):
         return [str(k) for k in _nest._sorted_keys(structure)]
     n = len(_nest.flatten(structure))
     return [f"output_{i}" for i in range(n)]
@@ -732,6 +736,10 @@ class RestoredFunction:
             raise _bad(f"{what}: bad function entry")
         self._name = str(j.get("name", "function"))
         self._params: list[str] = list(j["params"])
+        dj = j.get("defaults", {})
+        if not isinstance(dj, dict) or not all(k in self._params for k in dj):
+            raise _bad(f"{what}: bad defaults")
+        self._defaults = {k: _dec(v, arrays) for k, v in dj.items()}
         self._variables = variables
         self._concrete = [_Concrete(c, arrays, ops, n_vars, f"{what}/{i}")
                           for i, c in enumerate(j["concrete"])]
@@ -747,6 +755,8 @@ class RestoredFunction:
         for p in self._params[len(vals):]:
             if p in kwargs:
                 vals.append(kwargs[p])
+            elif p in self._defaults:
+                vals.append(self._defaults[p])
             else:
                 break
         return _nest.flatten(tuple(vals))
@@ -839,11 +849,11 @@ class _RestoredConcrete:
 
     @property
     def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        specs = [a.spec(nm) if a.tensor else a.value for a, nm in zip(self._c.args,
-                                                                       self._names())]
+        pairs = list(zip(self._c.args, self._names()))
         if self._outputs is None:
-            return tuple(specs), {}
-        return (), dict(zip(self._names(), specs))
+            return tuple(a.spec(nm) if a.tensor else a.value for a, nm in pairs), {}
+        # a signature takes its tensors by name (its Python arguments are bound)
+        return (), {nm: a.spec(nm) for a, nm in pairs if a.tensor}
 
     @property
     def structured_outputs(self) -> Any:
@@ -851,12 +861,16 @@ class _RestoredConcrete:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         names = self._names()
-        vals = list(args) + [kwargs.pop(n) for n in names[len(args):] if n in kwargs]
-        if kwargs or len(vals) != len(names):
+        tnames = [nm for a, nm in zip(self._c.args, names) if a.tensor]
+        kw = dict(kwargs)
+        given = list(args) + [kw.pop(n) for n in tnames[len(args):] if n in kw]
+        if kw or len(given) != len(tnames):
             raise hinted(TypeError(with_hint(
                 f"{self._parent._name}(...) got unexpected or missing arguments: expected "
-                f"{names}, got {len(args)} positional and {sorted(kwargs)}",
-                "a signature takes its inputs by name")))
+                f"{tnames}, got {len(args)} positional and {sorted(kwargs)}",
+                "a signature takes its tensor inputs by name")))
+        it = iter(given)
+        vals = [next(it) if a.tensor else a.value for a in self._c.args]
         conv = [convert(v) if a.tensor and not isinstance(v, Tensor) else v
                 for a, v in zip(self._c.args, vals)]
         for a, x, nm in zip(self._c.args, conv, names):
@@ -896,6 +910,14 @@ class _SignatureMap(Mapping[str, Any]):
 
 class _UserObject:
     """A loaded object: its variables, sub-objects and functions as attributes."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        f = self.__dict__.get("__call__")
+        if f is None:
+            raise hinted(TypeError(with_hint(
+                "'_UserObject' object is not callable",
+                "the saved object had no traced __call__ tf.function")))
+        return f(*args, **kwargs)
 
     def __repr__(self) -> str:
         return "<tapegrad.tf.saved_model _UserObject>"
@@ -1023,8 +1045,8 @@ def _check_tree(t: Any, n_vars: int, n_fns: int, depth: int = 0) -> None:
             else:
                 _check_tree(x, n_vars, n_fns, depth + 1)
     for name in [*t["variables"], *t["children"], *t["lists"], *t["functions"]]:
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("__") \
-                or name == "signatures":
+        if not isinstance(name, str) or not name.isidentifier() or name == "signatures" or \
+                (name.startswith("__") and name != "__call__"):
             raise _bad(f"bad attribute name {name!r:.40}")
 
 
