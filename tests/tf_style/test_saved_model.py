@@ -218,8 +218,9 @@ def test_keras_sequential_call(tmp_path: Path) -> None:
         y = tf.reduce_sum(ld(x))
     with tf.GradientTape() as tape2:
         y2 = tf.reduce_sum(model(x))
+    k0: Any = model.layers[0]
     np.testing.assert_allclose(tape.gradient(y, kernel).numpy(),
-                               tape2.gradient(y2, model.layers[0].kernel).numpy(), rtol=1e-6)
+                               tape2.gradient(y2, k0.kernel).numpy(), rtol=1e-6)
 
 
 def test_what_cannot_be_saved(tmp_path: Path) -> None:
@@ -321,7 +322,7 @@ def test_pickled_array_refused(saved: tuple[Net, Any, Path]) -> None:
     with np.load(d / "variables.npz", allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     arrays["v0"] = np.array([{"evil": 1}], dtype=object)
-    np.savez(d / "variables.npz", **arrays)  # type: ignore[arg-type]
+    np.savez(d / "variables.npz", **arrays)
     with pytest.raises(ValueError, match="cannot be read without pickle"):
         tf.saved_model.load(str(d))
 
@@ -331,7 +332,7 @@ def test_wrong_array_shape_refused(saved: tuple[Net, Any, Path]) -> None:
     with np.load(d / "variables.npz", allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     arrays["v0"] = np.zeros((5, 5), arrays["v0"].dtype)
-    np.savez(d / "variables.npz", **arrays)  # type: ignore[arg-type]
+    np.savez(d / "variables.npz", **arrays)
     with pytest.raises(ValueError, match="does not have the declared dtype"):
         tf.saved_model.load(str(d))
 
