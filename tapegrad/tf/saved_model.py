@@ -967,9 +967,15 @@ def load(export_dir: str | os.PathLike[str], tags: Any = None, options: Any = No
     Everything is checked before anything is built (see the module docstring);
     a corrupted or hostile directory raises ``ValueError`` and runs nothing.
     """
+    try:
+        return _load(os.fspath(export_dir))
+    except RecursionError:
+        raise _bad("the JSON is nested too deeply") from None
+
+
+def _load(d: str) -> Any:
     from .variables import Variable
 
-    d = os.fspath(export_dir)
     doc, arrays = _read(d)
     _, ops = _op_table()
     vj = doc.get("variables")

@@ -288,6 +288,8 @@ HOSTILE = {
     "wrong format": lambda d: d.update(format="pickle"),
     "bad dtype": lambda d: d["variables"][0].update(dtype="object"),
     "wrong shape": lambda d: d["variables"][0].update(shape=[7, 7]),
+    "negative slot": lambda d: _first_op(d).update(out=-1),
+    "bad slice": lambda d: _first_op(d)["attrs"].update(x={"slice": ["a", 1, 2]}),
 }
 
 
@@ -314,6 +316,16 @@ def test_not_json(saved: tuple[Net, Any, Path]) -> None:
     _, _, d = saved
     (d / "saved_model.json").write_text("{'format': __import__('os')}")
     with pytest.raises(ValueError, match="is not valid JSON"):
+        tf.saved_model.load(str(d))
+
+
+def test_deeply_nested_json_refused(saved: tuple[Net, Any, Path]) -> None:
+    _, _, d = saved
+    doc = json.loads((d / "saved_model.json").read_text())
+    text = json.dumps(doc).replace('"root": {', '"root": ' + '{"tuple": [' * 50000 + "1"
+                                   + "]}" * 50000 + ', "_": {', 1)
+    (d / "saved_model.json").write_text(text)
+    with pytest.raises(ValueError, match="Invalid tapegrad SavedModel"):
         tf.saved_model.load(str(d))
 
 
