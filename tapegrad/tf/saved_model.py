@@ -107,7 +107,8 @@ def _unsaveable(msg: str) -> BaseException:
     return hinted(ValueError(with_hint(
         f"tf.saved_model.save: {msg}",
         "a saved function may only use tapegrad ops, tf.Variable reads/assignments and "
-        "tf.cond; tf.print, random ops and .grad updates cannot be stored")))
+        "tf.cond; tf.print, random ops, optimizer updates and .grad updates cannot be "
+        "stored")))
 
 
 # ---------------------------------------------------------------------------- the op table
@@ -380,7 +381,10 @@ class _Saver:
                                       "is not one of tapegrad's named ops")
                 instrs.append({"k": "op", "op": path, "args": [arg(a) for a in ins.args],
                                "attrs": {k: _enc(v, self.arrays) for k, v in ins.attrs.items()},
-                               "out": ins.out, "gm": bool(ins.gm), "when": when})
+                               # the ops of a backward pass inside the function stay
+                               # differentiable by an outer tape, as TensorFlow's graph
+                               # gradients are (stop_recording / no-grad regions do not)
+                               "out": ins.out, "gm": bool(ins.gm or ins.bwd), "when": when})
             elif ins.kind == "read" and ins.what == "data" and isinstance(ins.obj, VariableBase):
                 instrs.append({"k": "read", "var": self.var(ins.obj), "out": ins.out,
                                "when": when})
@@ -682,6 +686,9 @@ class _Lit:
 
 class _Marker:
     """A tensor's place in a stored output structure."""
+
+    def __repr__(self) -> str:
+        return "<tensor output>"
 
 
 def _structure(j: Any, arrays: Mapping[str, np.ndarray], what: str) -> Any:

@@ -52,6 +52,13 @@ def make_module(tf: Any) -> Any:
             return tf.cond(tf.reduce_max(x) > 1.0, lambda: tf.tanh(x) * self.temp,
                            lambda: x * x)
 
+        @tf.function
+        def inner_grad(self, x: Any) -> Any:
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = tf.reduce_sum(tf.sin(x * self.temp) ** 2)
+            return t.gradient(y, x)
+
     return Model()
 
 
@@ -64,6 +71,7 @@ def _save_load(tf: Any, d: Path) -> tuple[Any, Any]:
     m = make_module(tf)
     m.loss(tf.constant(X), tf.constant(Y))
     m.gated(tf.constant(G))
+    m.inner_grad(tf.constant(G))
     tf.saved_model.save(m, str(d))
     return m, tf.saved_model.load(str(d))
 
@@ -129,3 +137,18 @@ def test_unsaved_signature_error(rtf: Any, both: tuple[Any, Any]) -> None:
     with pytest.raises(ValueError) as eo:
         ours.gated(tg.constant([1.0, 2.0]))
     assert str(eo.value) == str(er.value)
+
+
+def test_second_order_through_loaded_backward(rtf: Any, both: tuple[Any, Any]) -> None:
+    real, ours = both
+
+    def run(tf: Any, obj: Any) -> tuple[np.ndarray, np.ndarray]:
+        x = tf.constant(G * 0.7)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            g = obj.inner_grad(x)
+            s = tf.reduce_sum(g * g)
+        return g.numpy(), tape.gradient(s, x).numpy()
+
+    for o, r in zip(run(tg, ours), run(rtf, real)):
+        np.testing.assert_allclose(o, r, rtol=1e-5, atol=1e-6)
