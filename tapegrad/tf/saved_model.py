@@ -458,7 +458,10 @@ def save(obj: Any, export_dir: str | os.PathLike[str], signatures: Any = None,
                 f"{f!r}.", "pass a tf.function with an input_signature or a concrete function")))
         j = sv.function(parent)
         live = [t for t in parent._traces if not t.eager and t.programs]
-        k = live.index(tr)
+        if not any(t is tr for t in live):
+            raise _unsaveable(f"signature {name!r}: {parent._name} could not be traced into "
+                              "one program (it runs eagerly)")
+        k = next(i for i, t in enumerate(live) if t is tr)
         sig_json[str(name)] = {"function": j, "concrete": k,
                                "outputs": _output_names(tr.structure)}
     var_json = []

@@ -152,3 +152,38 @@ def test_second_order_through_loaded_backward(rtf: Any, both: tuple[Any, Any]) -
 
     for o, r in zip(run(tg, ours), run(rtf, real)):
         np.testing.assert_allclose(o, r, rtol=1e-5, atol=1e-6)
+
+
+def _serve(tf: Any, model: Any) -> Any:
+    class Serve(tf.Module):
+        def __init__(self, m: Any) -> None:
+            super().__init__()
+            self.model = m
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def __call__(self, x: Any) -> Any:
+            return self.model(x)
+
+    return Serve(model)
+
+
+def test_keras_sequential_inside_module(rtf: Any, tmp_path: Path) -> None:
+    keras = pytest.importorskip("keras")
+    ours_m = tg.keras.Sequential([tg.keras.layers.Dense(5, activation="tanh"),
+                                  tg.keras.layers.Dense(2)])
+    real_m = keras.Sequential([keras.layers.Dense(5, activation="tanh"), keras.layers.Dense(2)])
+    ours_m(np.zeros((1, 3), np.float32))
+    real_m(np.zeros((1, 3), np.float32))
+    real_m.set_weights([w.numpy() for w in ours_m.weights])
+    tg.saved_model.save(_serve(tg, ours_m), str(tmp_path / "ours"))
+    rtf.saved_model.save(_serve(rtf, real_m), str(tmp_path / "real"))
+    lo = tg.saved_model.load(str(tmp_path / "ours"))
+    lr = rtf.saved_model.load(str(tmp_path / "real"))
+    x = X[:5]
+    np.testing.assert_allclose(lo(tg.constant(x)).numpy(), lr(rtf.constant(x)).numpy(),
+                               rtol=1e-5, atol=1e-6)
+    o = lo.signatures["serving_default"](x=tg.constant(x))
+    r = lr.signatures["serving_default"](x=rtf.constant(x))
+    assert list(o) == list(r)
+    np.testing.assert_allclose(o["output_0"].numpy(), r["output_0"].numpy(), rtol=1e-5,
+                               atol=1e-6)
