@@ -279,7 +279,7 @@ class _Saver:
         node: dict[str, Any] = {"variables": {}, "children": {}, "lists": {}, "functions": {}}
         attrs = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
         for name in sorted(dir(type(obj))):
-            if isinstance(inspect_static(type(obj), name), Function):
+            if isinstance(_class_attr(type(obj), name), Function):
                 attrs[name] = getattr(obj, name)
         for name in sorted(attrs):
             v = attrs[name]
@@ -399,7 +399,7 @@ class _Saver:
                 "outputs": outputs}
 
 
-def inspect_static(cls: type, name: str) -> Any:
+def _class_attr(cls: type, name: str) -> Any:
     """The class attribute ``name`` without calling descriptors."""
     for k in cls.__mro__:
         if name in vars(k):
