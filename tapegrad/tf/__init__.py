@@ -194,6 +194,7 @@ from . import (  # noqa: E402
     linalg,
     math,
     nn,
+    saved_model,
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
@@ -272,4 +273,5 @@ __all__ += [
     "IndexedSlices", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
     "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
 ]
+__all__ += ["saved_model"]
 __all__ += ["cond", "while_loop", "switch_case", "case", "TensorArray", "autograph"]
