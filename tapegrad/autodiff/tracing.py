@@ -1024,10 +1024,13 @@ class Program:
     def __call__(self, arrays: Sequence[Any]) -> list[Any]:
         return self.wrap(self.replay(arrays))
 
-    def run_tensors(self, inputs: Sequence[Tensor], reads: Sequence[Tensor] | None = None
-                    ) -> list[Any]:
+    def run_tensors(self, inputs: Sequence[Tensor], reads: Sequence[Tensor] | None = None,
+                    record_backward: bool = False) -> list[Any]:
         """Replay through the ops on tensors, so that reverse mode records every op.
 
+        ``record_backward``: also record the ops of a backward pass the function ran (a
+        gradient computed inside ``tf.function`` is differentiable by an outer tape, as
+        TensorFlow's graph gradients are; eager code records them under an outer tape too).
         ``reads``: tensors to use for the program's reads, in order (the VJP of a
         replayed call differentiates with respect to them)."""
         from .._core.registry import get_acc
@@ -1049,7 +1052,7 @@ class Program:
                                         for w, pol in ins.when):
                     continue
                 if k == "op":
-                    state.grad_enabled = outer and ins.gm
+                    state.grad_enabled = outer and (ins.gm or (record_backward and ins.bwd))
                     env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
                 elif k == "read" and read_iter is not None:
                     env[ins.out] = next(read_iter)
@@ -1194,10 +1197,13 @@ def _trace_vjp(prog: Program, xs: list[Tensor], g: Tensor) -> Program:
 
     n_in = len(prog.inputs)
     floats = [x._data.dtype.kind in "fc" for x in xs]
+    # TensorFlow differentiates through the gradients a function computed; PyTorch's
+    # autograd.grad without create_graph gives none to differentiate
+    tf_style = prog.styles[prog.outputs[0]] == 2
 
     def body(*a: Any) -> tuple[Any, ...]:
         ins, cot = list(a[:-1]), a[-1]
-        out = prog.run_tensors(ins[:n_in], reads=ins[n_in:])[0]
+        out = prog.run_tensors(ins[:n_in], reads=ins[n_in:], record_backward=tf_style)[0]
         srcs = [t for t, f in zip(ins, floats) if f]
         gs = iter(engine.grad([out], srcs, [cot], create_graph=True, allow_unused=True))
         return tuple(next(gs) if f else None for f in floats)
@@ -1243,7 +1249,7 @@ def run_program(prog: Program, tensors: Sequence[Tensor]) -> list[Any]:
             res = _node_op(prog)(*srcs)
             set_style(res, prog.styles[prog.outputs[0]])
             return [res]
-        return prog.run_tensors(tensors)
+        return prog.run_tensors(tensors, record_backward=bool(st.tapes))
     if prog.quiet:
         with np.errstate(all="ignore"):
             return prog([t._data for t in tensors])

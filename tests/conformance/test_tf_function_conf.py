@@ -65,3 +65,33 @@ def test_assign_and_print_as_tensorflow(rtf: Any, capfd: pytest.CaptureFixture[s
     for k in ("outs", "v", "count"):
         assert mine[k] == real[k], k
     assert printed.count("v is") == mine["printed"].count("v is") == 3
+
+
+def _outer_tape_through_inner_gradient(tf: Any) -> list[Any]:
+    """An outer tape differentiates a traced function whose result is an inner tape's
+    gradient, after a first call outside any tape (the trace saw no outer tape)."""
+
+    class G(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = tf.Variable([1.0, 2.0, 3.0], dtype=tf.float64)
+
+        @tf.function(input_signature=[tf.TensorSpec([3], tf.float64)])
+        def grad(self, x: Any) -> Any:
+            with tf.GradientTape() as t:
+                y = tf.reduce_sum(tf.sin(self.w * x) ** 2)
+            return t.gradient(y, self.w)
+
+    m = G()
+    x = tf.constant(np.array([0.3, -0.2, 1.0]))
+    first = m.grad(x).numpy()
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        s = tf.reduce_sum(m.grad(x))
+    return [first, outer.gradient(s, x).numpy()]
+
+
+def test_outer_tape_through_a_gradient_computed_inside_tf_function(rtf: Any) -> None:
+    for a, b in zip(_outer_tape_through_inner_gradient(tg),
+                    _outer_tape_through_inner_gradient(rtf)):
+        np.testing.assert_allclose(a, b, rtol=1e-10)
