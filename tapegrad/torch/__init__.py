@@ -174,7 +174,7 @@ __all__ = [
     "set_num_threads", "compile", "get_default_device",
     # submodules
     "autograd", "nn", "optim", "cuda", "distributed", "utils", "backends", "accelerator", "profiler", "func", "vmap", "serialization", "linalg",
-    "compiler", "_dynamo",
+    "compiler", "_dynamo", "cond",
 ] + list(_ops.__all__) + list(_LINALG_NAMES)
 
 
@@ -188,6 +188,7 @@ from ._assign import (  # noqa: E402
     scatter,
     scatter_add,
 )
+from ._control import cond  # noqa: E402
 from ._extras import fix, inner, moveaxis, ravel, sgn  # noqa: E402
 from ._ranges import deprecated_range as range  # noqa: E402, A004  (torch.range)
 
