@@ -678,9 +678,10 @@ def backward(
                 _message(style, "empty_inputs"), "pass the leaves to accumulate into, or "
                 "inputs=None for all of them")))
         targets = [edge_of(t) for t in ins]
-    outer = getattr(_FINAL, "queue", None)
+    st = _STATE
+    outer = st.final_callbacks
     queue: list[Callable[[], Any]] = []
-    _FINAL.queue = queue
+    st.final_callbacks = queue
     try:
         res, retained = run_backward(roots, seeds, targets, retain_graph, create_graph)
         with _WRITE_LOCK:  # threads backpropagating into shared leaves: no lost accumulation
@@ -688,17 +689,13 @@ def backward(
         while queue:  # queue_callback: after every .grad of this pass was written
             queue.pop(0)()
     finally:
-        _FINAL.queue = outer
-
-
-# The callbacks that hooks queued during the current ``backward`` (per thread).
-_FINAL = threading.local()
+        st.final_callbacks = outer
 
 
 def queue_callback(fn: Callable[[], Any]) -> None:
     """Run ``fn()`` once the current ``backward`` has written every ``.grad`` (PyTorch's
     ``Variable._execution_engine.queue_callback``; DDP finishes its all-reduces there)."""
-    queue = getattr(_FINAL, "queue", None)
+    queue = _STATE.final_callbacks
     if queue is None:
         raise errors.hinted(RuntimeError(errors.with_hint(
             "Final callbacks can only be installed during backward pass.",
@@ -708,13 +705,13 @@ def queue_callback(fn: Callable[[], Any]) -> None:
 
 def in_backward() -> bool:
     """Whether a ``backward`` call is running on this thread (callbacks can be queued)."""
-    return getattr(_FINAL, "queue", None) is not None
+    return _STATE.final_callbacks is not None
 
 
 def backward_id() -> int | None:
     """An id of the ``backward`` call running on this thread (None outside one): tells a
     hook whether it is still in the pass where it queued its callback."""
-    q = getattr(_FINAL, "queue", None)
+    q = _STATE.final_callbacks
     return None if q is None else id(q)
 
 

@@ -116,8 +116,13 @@ def multiply(x: Any, y: Any) -> Any:
 
 
 @multiply.defvjp
-@holomorphic_vjp
-def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    if g._data.dtype.kind == "c":  # complex: the holomorphic form of the real rule
+        return _mul_vjp_complex(g, x, y, needs)
+    return _mul_vjp(g, x, y, needs)
+
+
+def _mul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y dx + x dy
     st = _STATE
     if not st.grad_enabled and not st.inference and not st.levels:  # raw(), inlined
         ga = g._data
@@ -130,6 +135,9 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(xy) = y d
             gy = make(r if r.__class__ is _ND else _asarray(r), None, False, g._style)
         return gx, gy
     return (multiply(g, y) if needs[0] else None), (multiply(g, x) if needs[1] else None)
+
+
+_mul_vjp_complex = holomorphic_vjp(_mul_vjp)
 
 
 def _mul_arrays(a: Any, b: Any) -> Any:
@@ -150,12 +158,20 @@ def divide(x: Any, y: Any) -> Any:
         return _binary_fwd("divide", np.true_divide, x, y)
 
 
-@divide.defvjp
-@holomorphic_vjp
-def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # d(x/y) = dx/y - x dy/y^2
+def _div_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:  # dx/y - x dy/y^2
     gx = divide(g, y) if needs[0] else None
     gy = negative(divide(multiply(g, x), multiply(y, y))) if needs[1] else None
     return gx, gy
+
+
+_div_vjp_complex = holomorphic_vjp(_div_vjp)
+
+
+@divide.defvjp
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    if g._data.dtype.kind == "c":  # complex: the holomorphic form of the real rule
+        return _div_vjp_complex(g, x, y, needs)
+    return _div_vjp(g, x, y, needs)
 
 
 @defop("negative")

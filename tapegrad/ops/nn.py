@@ -22,6 +22,7 @@ from .elementwise import (
     relu,
     subtract,
 )
+from .fused import gelu_op, mse_loss_op, nll_loss_op, softplus_op
 from .reduce import log_softmax, log_softmax_op, mean, sum
 from .shape import broadcast_to, expand_dims, moveaxis
 
@@ -31,15 +32,11 @@ def gelu(x: Any, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise hinted(ValueError(with_hint(f"approximate argument must be either none or tanh, got "
                                    f"{approximate!r}", "use 'none' or 'tanh'")))
-    from .fused import gelu_op
-
     return gelu_op(x, approximate=approximate)
 
 
 def softplus(x: Any, beta: float = 1.0, threshold: float | None = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` (PyTorch) if given; one node."""
-    from .fused import softplus_op
-
     return softplus_op(x, beta=float(beta), threshold=None if threshold is None else float(threshold))
 
 
@@ -60,8 +57,6 @@ def mse_loss(pred: Any, target: Any, reduction: str = "mean") -> Tensor:
     """Mean squared error (one node: ``ops.fused.mse_loss_op``)."""
     if reduction not in ("mean", "sum", "none"):
         _reduce(pred, reduction)  # raises
-    from .fused import mse_loss_op
-
     return mse_loss_op(pred, target, reduction=reduction)
 
 
@@ -100,8 +95,6 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
         nd = lp._data.ndim
         if nd > 1 and axis % nd != 1:
             lp = moveaxis(lp, axis % nd, 1)
-        from .fused import nll_loss_op
-
         return nll_loss_op(lp, target=np.asarray(t), weight=None, ignore_index=-100,
                            reduction=reduction)
     per = negative(sum(multiply(target, lp), axis=axis))

@@ -70,6 +70,34 @@ def _reflected_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]
     return operator
 
 
+def _scalar_operator(fn: Callable[..., Any], name: str, promote: Callable[..., Any],
+                     reflected: bool) -> Callable[..., Any]:
+    if reflected:
+        def operator(self: Tensor, other: Any) -> Any:
+            c = other.__class__
+            if (c is float or c is int) and self._data.dtype.kind in "fc":
+                return fn(other, self)
+            a, b = promote(other, self, name)
+            return fn(a, b)
+    else:
+        def operator(self: Tensor, other: Any) -> Any:
+            c = other.__class__
+            if (c is float or c is int) and self._data.dtype.kind in "fc":
+                return fn(self, other)
+            a, b = promote(self, other, name)
+            return fn(a, b)
+    return operator
+
+
+def bind_scalar_operators(cls: type, promote: Callable[..., Any]) -> None:
+    """Bind ``+ - * /`` on a front-end class whose ``promote`` leaves a Python number beside
+    a floating tensor as it is (PyTorch's first promotion case): that case skips the call."""
+    for fwd, rev, name in _FAST[:4]:
+        fn = getattr(_ops, name)
+        _set(cls, fwd, _scalar_operator(fn, name, promote, False))
+        _set(cls, rev, _scalar_operator(fn, name, promote, True))
+
+
 def _binary_method(name: str, reflected: bool = False) -> Callable[..., Any]:
     if reflected:
         def method(self: Tensor, other: Any) -> Tensor:

@@ -164,10 +164,6 @@ class EagerTensor(Tensor):
     __slots__ = ()
     _style = TF
 
-    @staticmethod
-    def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
-        return _promote(a, b, name)
-
     def __repr__(self) -> str:
         sym = self._traced_text()
         return _repr(self) if sym is None else sym
@@ -756,6 +752,7 @@ class Reference:
 
 def install() -> None:
     """Make :class:`EagerTensor` the class of TensorFlow-style tensors. Idempotent."""
+    EagerTensor._promote = staticmethod(_promote)
     register_style(TF, EagerTensor)
 
 

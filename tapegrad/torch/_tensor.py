@@ -1070,37 +1070,10 @@ TorchTensor.__name__ = TorchTensor.__qualname__ = "Tensor"
 TorchTensor.__module__ = "tapegrad.torch"
 
 
-def _scalar_operator(fn: Any, name: str, reflected: bool) -> Any:
-    """``t op x`` / ``x op t`` with PyTorch's promotion, and without calling it for a Python
-    number beside a floating tensor (promotion's own first case: the tensor's dtype wins)."""
-    if reflected:
-        def operator(self: Tensor, other: Any) -> Any:
-            c = other.__class__
-            if (c is float or c is int) and self._data.dtype.kind in "fc":
-                return fn(other, self)
-            a, b = promote(other, self, name)
-            return fn(a, b)
-    else:
-        def operator(self: Tensor, other: Any) -> Any:
-            c = other.__class__
-            if (c is float or c is int) and self._data.dtype.kind in "fc":
-                return fn(self, other)
-            a, b = promote(self, other, name)
-            return fn(a, b)
-    return operator
-
-
 def _bind_scalar_operators() -> None:
-    from .. import ops as _core_ops
+    from ..ops.tensor_methods import bind_scalar_operators
 
-    for fwd, rev, name in (("__add__", "__radd__", "add"), ("__sub__", "__rsub__", "subtract"),
-                           ("__mul__", "__rmul__", "multiply"),
-                           ("__truediv__", "__rtruediv__", "divide")):
-        fn = getattr(_core_ops, name)
-        for dunder, refl in ((fwd, False), (rev, True)):
-            op = _scalar_operator(fn, name, refl)
-            op.__name__, op.__qualname__ = dunder, f"Tensor.{dunder}"
-            setattr(TorchTensor, dunder, op)
+    bind_scalar_operators(TorchTensor, promote)
 
 
 _bind_scalar_operators()
