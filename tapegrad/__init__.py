@@ -21,7 +21,7 @@ from . import ops
 from ._core.mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._core.registry import Op, defop
 from ._core.tensor import Tensor, as_array, make
-from .engine import backward, grad
+from .autodiff.entry import backward, grad
 from .ops import *  # noqa: F403
 from .ops import linalg_ext as linalg  # numpy-named linear algebra: tapegrad.linalg.inv, ...
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._core.mode import enable_grad, no_grad
 from ._core.tensor import Tensor, make
-from .engine import grad
+from .autodiff.entry import grad
 
 
 class GradcheckError(AssertionError):

@@ -31,7 +31,7 @@ class _State(threading.local):
         self.saved_hooks: list[tuple[Any, Any]] = []
         # how many backward passes are running on this thread (a trace marks their ops)
         self.in_backward: int = 0
-        # the callbacks hooks queued during the running ``backward()`` (engine.queue_callback);
+        # the callbacks hooks queued during the running ``backward()`` (autodiff.entry.queue_callback);
         # None outside one
         self.final_callbacks: list[Any] | None = None
 

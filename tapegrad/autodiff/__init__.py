@@ -1,6 +1,7 @@
-"""The transforms above the ops: forward mode, batching, tracing and the functional API.
+"""The transforms above the ops: reverse mode's front doors (``entry``), forward mode,
+batching, tracing and the functional API.
 
-``engine.py`` (reverse mode) sits beside this package; every transform here
+``engine.py`` (the reverse-mode algorithm) sits beside this package; every transform here
 reaches the ops through the one dispatch path in ``_core/dispatch.py``.
 """
 

@@ -1192,8 +1192,8 @@ def _node_op(prog: Program) -> Any:
 
 def _trace_vjp(prog: Program, xs: list[Tensor], g: Tensor) -> Program:
     """Trace the VJP of a one-output program: ``(inputs, reads, g) -> their gradients``."""
-    from .. import engine
     from .._core.mode import enable_grad
+    from . import entry
 
     n_in = len(prog.inputs)
     floats = [x._data.dtype.kind in "fc" for x in xs]
@@ -1205,7 +1205,7 @@ def _trace_vjp(prog: Program, xs: list[Tensor], g: Tensor) -> Program:
         ins, cot = list(a[:-1]), a[-1]
         out = prog.run_tensors(ins[:n_in], reads=ins[n_in:], record_backward=tf_style)[0]
         srcs = [t for t, f in zip(ins, floats) if f]
-        gs = iter(engine.grad([out], srcs, [cot], create_graph=True, allow_unused=True))
+        gs = iter(entry.grad([out], srcs, [cot], create_graph=True, allow_unused=True))
         return tuple(next(gs) if f else None for f in floats)
 
     def build(lv: TraceLevel) -> tuple[Any, Any]:

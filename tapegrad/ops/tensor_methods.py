@@ -177,7 +177,7 @@ class _Methods:
         if isinstance(gradient, (list, tuple)) and len(gradient) == 1 and (
                 gradient[0] is None or isinstance(gradient[0], Tensor)):
             gradient = gradient[0]  # PyTorch's sequence form: one gradient per output
-        from ..engine import backward
+        from ..autodiff.entry import backward
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
                  inputs)

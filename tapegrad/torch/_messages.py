@@ -1,7 +1,7 @@
 """PyTorch's wording of the engine's errors (``torch.Tensor._messages``).
 
-The engine (``tapegrad/engine.py``) checks what the reverse-mode algorithm
-needs and words each error after the style of the tensor it is about; for
+The engine (``tapegrad/engine.py``, its front doors in ``autodiff/entry.py``)
+checks what the reverse-mode algorithm needs and words each error after the style of the tensor it is about; for
 PyTorch-style tensors it takes these functions, which give PyTorch 2.13's
 exact texts.  Each takes the fields the engine passes for that key.
 """

@@ -1,7 +1,7 @@
 """``torch.autograd``: ``grad``, ``backward``, ``Function``, ``gradcheck``, anomaly mode.
 
-Everything here calls the one core engine (:func:`tapegrad.engine.grad` and
-:func:`tapegrad.engine.backward`); only argument conventions and PyTorch's
+Everything here calls the one core engine (:func:`tapegrad.autodiff.entry.grad` and
+:func:`tapegrad.autodiff.entry.backward`); only argument conventions and PyTorch's
 messages are added.
 
 >>> import tapegrad.torch as torch
@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import engine
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.registry import ANOMALY
 from ..._core.tensor import TORCH, Tensor, make
+from ...autodiff import entry
 from . import forward_ad, functional, graph, profiler
 from .function import BackwardCFunction, Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -84,7 +84,7 @@ def grad(
                 f"{len(outs)} outputs", "pass one grad_output (or None) per output")))
     if allow_unused is None:
         allow_unused = materialize_grads
-    res = engine.grad(list(outs), list(ins), gos, retain_graph, create_graph, True)
+    res = entry.grad(list(outs), list(ins), gos, retain_graph, create_graph, True)
     out: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(ins, res)):
         if g is None:
@@ -123,7 +123,7 @@ def backward(
     backward_check(create_graph, inputs, 3)
     outs = list(_as_tuple(tensors))
     gts = None if grad_tensors is None else list(_as_tuple(grad_tensors))
-    engine.backward(outs, gts, retain_graph, create_graph, inputs)
+    entry.backward(outs, gts, retain_graph, create_graph, inputs)
 
 
 # ----------------------------------------------------------------------------- anomaly mode
@@ -242,7 +242,7 @@ def _jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float,
         for j in range(o._data.size):
             seed = np.zeros(o._data.shape, dtype=o._data.dtype)
             seed.reshape(-1)[j] = 1
-            gs = engine.grad([o], [inputs[i] for i in diff],
+            gs = entry.grad([o], [inputs[i] for i in diff],
                              [make(seed, None, False, TORCH)], True, False, True)
             for m, g in enumerate(gs):
                 if g is not None:
@@ -365,7 +365,7 @@ def gradgradcheck(
         with mode.enable_grad():
             o = _flat_outputs(func(*xs))
             d = [x for x in xs if isinstance(x, Tensor) and x._rg]
-            r = engine.grad(o, d, list(gs), True, True, True)
+            r = entry.grad(o, d, list(gs), True, True, True)
         return tuple(g if g is not None else make(np.zeros_like(x._data), None, False, TORCH)
                      for g, x in zip(r, d))
 

@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import engine
 from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make, restyle, set_style
+from ...autodiff import entry
 from ...autodiff.functional import jacobian_rows
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
@@ -89,7 +89,7 @@ def _autograd(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grad_outp
         gos = [g for o, g in zip(outputs, grad_outputs) if o._node is not None or o._rg]
     if not outs:
         return (None,) * len(inputs)
-    return engine.grad(outs, list(inputs), gos, retain_graph, create_graph, True)
+    return entry.grad(outs, list(inputs), gos, retain_graph, create_graph, True)
 
 
 def _fill_none(grads: tuple[Any, ...], refs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
@@ -183,7 +183,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and
                  (gi._node is not None or gi._rg)]
         if pairs:
-            jv = engine.grad([p[0] for p in pairs], list(us), [p[1] for p in pairs],
+            jv = entry.grad([p[0] for p in pairs], list(us), [p[1] for p in pairs],
                              True, create_graph, True)
         else:
             jv = (None,) * len(us)
@@ -332,7 +332,7 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         pairs = [(gi, vi, k) for k, (gi, vi) in enumerate(zip(g, vs))
                  if gi is not None and (gi._node is not None or gi._rg)]
         if pairs:
-            h = engine.grad([p[0] for p in pairs], list(xs), [p[1] for p in pairs], True,
+            h = entry.grad([p[0] for p in pairs], list(xs), [p[1] for p in pairs], True,
                             create_graph, True)
         else:
             h = (None,) * len(xs)

@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from .... import engine
 from ...._core import mode
 from ...._core.errors import hinted, with_hint
 from ...._core.node import AccumulateGrad
 from ...._core.tensor import TORCH, Tensor, make
+from ....autodiff import entry
 from ..modules import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -278,7 +278,7 @@ class DistributedDataParallel(Module):
     # ------------------------------------------------------------------ backward
     def _make_hook(self, i: int) -> Any:
         def hook(g: Tensor) -> None:
-            if self.require_backward_grad_sync and engine.in_backward():
+            if self.require_backward_grad_sync and entry.in_backward():
                 self._mark_ready(i, g)
             return None
 
@@ -286,9 +286,9 @@ class DistributedDataParallel(Module):
 
     def _start_pass(self) -> None:
         object.__setattr__(self, "_in_pass", True)
-        object.__setattr__(self, "_pass_id", engine.backward_id())
+        object.__setattr__(self, "_pass_id", entry.backward_id())
         object.__setattr__(self, "_got", [False] * len(self._params))
-        engine.queue_callback(self._finish)
+        entry.queue_callback(self._finish)
         if self._used is not None:  # found unused at the forward: their buckets need not wait
             for i in range(len(self._params)):
                 if i not in self._used:
@@ -320,7 +320,7 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_used", None)
 
     def _mark_ready(self, i: int, g: Tensor) -> None:
-        if self._in_pass and self._pass_id != engine.backward_id():
+        if self._in_pass and self._pass_id != entry.backward_id():
             self._reset()  # an earlier backward failed after this pass began
         if not self._in_pass:
             self._start_pass()
