@@ -76,8 +76,13 @@ def _matmul_message(sx: tuple[int, ...], sy: tuple[int, ...]) -> str:
 
 
 @_matmul.defvjp
-@holomorphic_vjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    if g._data.dtype.kind == "c":  # complex: the holomorphic form of the real rule
+        return _matmul_vjp_complex(g, x, y, needs)
+    return _matmul_vjp(g, x, y, needs)
+
+
+def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     # d(XY) = dX Y + X dY  ->  gX = g Y^T, gY = X^T g (1-D operands as row/column)
     nx, ny = _nd(x), _nd(y)
     gx = gy = None
@@ -118,6 +123,9 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
         if ny == 1:
             gy = reshape(_sum_lead(gy, 2), _shape(y))
     return gx, gy
+
+
+_matmul_vjp_complex = holomorphic_vjp(_matmul_vjp)
 
 
 def _t(v: Any) -> Any:
