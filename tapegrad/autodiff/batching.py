@@ -20,10 +20,17 @@ from .._core.dispatch import Level, save_self
 from .._core.mode import STATE as _STATE
 from .._core.tensor import Tensor, make
 
+_ZERO = bytes(64)  # one zero element of any (non-object) dtype: the buffer fakes stride over
+
 
 def _fake(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """A read-only array of ``shape`` and ``dtype`` that costs nothing (a tracer's ``_data``)."""
-    return np.broadcast_to(np.zeros((), dtype=dtype), shape)
+    dt = np.dtype(dtype)
+    if dt.hasobject or dt.itemsize > 64:
+        return np.broadcast_to(np.zeros((), dtype=dt), shape)
+    # zeros on an immutable buffer, every stride 0: read-only, as broadcast_to's, at a
+    # sixth of its cost (one is made for every op a vmap runs)
+    return np.ndarray(shape, dt, _ZERO, 0, (0,) * len(shape))
 
 
 _LEAKED = (
