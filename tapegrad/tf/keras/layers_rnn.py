@@ -646,10 +646,14 @@ class MultiHeadAttention(Layer):
             causal = np.tril(np.ones((t_len, s_len), dtype=bool))[None]
             mask = causal if mask is None else (mask & causal)
         if mask is not None:
-            # Keras's masked softmax: (1 - mask) * large negative added to the scores
+            # Keras 3's masked softmax (its Softmax layer): masked scores are -1e9 before
+            # the softmax and the masked weights 0 after it
             big = -3e4 if dt == np.float16 else -1e9
-            scores = ops.add(scores, (1.0 - np.expand_dims(mask, -3).astype(dt)) * big)
-        w = _softmax(scores, axis=-1)
+            m = np.broadcast_to(np.expand_dims(mask, -3), scores._data.shape)
+            w = ops.where(m, _softmax(ops.where(m, scores, np.asarray(big, dt)), axis=-1),
+                          np.zeros((), dt))
+        else:
+            w = _softmax(scores, axis=-1)
         wd = w
         if training and self.dropout > 0:  # the returned scores are the undropped ones
             wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt,
