@@ -1272,7 +1272,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
     """
     ts = [_t(x) for x in inputs]
-    return ops.einsum(equation, *ts)
+    return ops.einsum(equation, *ts, kernel="tf")
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,

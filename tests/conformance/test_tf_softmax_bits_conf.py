@@ -104,3 +104,48 @@ def test_softmax_gradient_is_unchanged_and_matches_finite_differences(rtf: Any) 
             lo = tg_tf.reduce_sum(fn(tg_tf.constant(x64 - d)) * w.astype(np.float64)).numpy()
             ref[i] = (hi - lo) / (2 * eps)
         np.testing.assert_allclose(g, ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("heads,key_dim,dim,t_len,s_len,seed", [
+    (2, 4, 8, 5, 7, 0), (4, 16, 32, 10, 12, 1), (3, 8, 24, 6, 6, 2), (2, 32, 64, 9, 17, 3)])
+def test_multi_head_attention_bits_are_keras(rtf: Any, heads: int, key_dim: int, dim: int,
+                                             t_len: int, s_len: int, seed: int) -> None:
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(seed)
+    q = rng.normal(0.0, 1.0, (2, t_len, dim)).astype(np.float32)
+    kv = rng.normal(0.0, 1.0, (2, s_len, dim)).astype(np.float32)
+    mask = rng.random((2, t_len, s_len)) > 0.25
+    keras.utils.set_random_seed(seed)
+    theirs = keras.layers.MultiHeadAttention(num_heads=heads, key_dim=key_dim)
+    t_out, t_scores = theirs(q, kv, attention_mask=mask, return_attention_scores=True)
+    tg_tf.keras.utils.set_random_seed(seed)
+    ours = tg_tf.keras.layers.MultiHeadAttention(num_heads=heads, key_dim=key_dim)
+    o_out, o_scores = ours(tg_tf.constant(q), tg_tf.constant(kv),
+                           attention_mask=tg_tf.constant(mask), return_attention_scores=True)
+    assert all(_same_bits(a.numpy(), b.numpy()) for a, b in zip(ours.weights, theirs.weights))
+    assert _same_bits(o_scores.numpy(), t_scores.numpy())
+    assert _same_bits(o_out.numpy(), t_out.numpy())
+
+
+@pytest.mark.parametrize("equation,sa,sb", [
+    ("ij,jk->ik", (20, 64), (64, 9)), ("bij,bjk->bik", (3, 7, 32), (3, 32, 5)),
+    ("abc,cde->abde", (2, 5, 8), (8, 2, 4)), ("aecd,abcd->acbe", (2, 7, 2, 16), (2, 5, 2, 16)),
+    ("abcd,cde->abe", (2, 5, 2, 4), (2, 4, 8)), ("ij,jk->ik", (1, 100), (100, 1)),
+    ("ij,jk->ik", (5, 3), (3, 2)), ("bij,bjk->bik", (2, 9, 256), (2, 256, 33))])
+def test_einsum_float32_bits_are_tensorflows(rtf: Any, equation: str, sa: tuple[int, ...],
+                                             sb: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(len(equation))
+    a = rng.normal(0.0, 1.0, sa).astype(np.float32)
+    b = rng.normal(0.0, 1.0, sb).astype(np.float32)
+    assert _same_bits(tg_tf.einsum(equation, a, b).numpy(), rtf.einsum(equation, a, b).numpy())
+    # the gradient still agrees with TensorFlow's to rounding
+    va, vb = tg_tf.Variable(a), tg_tf.Variable(b)
+    with tg_tf.GradientTape() as tape:
+        y = tg_tf.reduce_sum(tg_tf.einsum(equation, va, vb) ** 2)
+    ga, gb = tape.gradient(y, [va, vb])
+    ra, rb = rtf.Variable(a), rtf.Variable(b)
+    with rtf.GradientTape() as tape:
+        ry = rtf.reduce_sum(rtf.einsum(equation, ra, rb) ** 2)
+    rga, rgb = tape.gradient(ry, [ra, rb])
+    np.testing.assert_allclose(ga.numpy(), rga.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gb.numpy(), rgb.numpy(), rtol=1e-4, atol=1e-4)

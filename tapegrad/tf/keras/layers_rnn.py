@@ -550,7 +550,7 @@ class _EinsumWeights(Layer):
         self.__dict__["built"] = True
 
     def call(self, x: Tensor) -> Tensor:
-        y = ops.einsum(self.equation, x, self.kernel)
+        y = ops.einsum(self.equation, x, self.kernel, kernel="tf")
         return ops.add(y, self.bias) if self.bias is not None else y
 
 
@@ -635,7 +635,7 @@ class MultiHeadAttention(Layer):
         q = ops.multiply(self.query_dense(query), 1.0 / math.sqrt(float(self.key_dim)))
         kk = self.key_dense(k)
         vv = self.value_dense(v)
-        scores = ops.einsum("aecd,abcd->acbe", kk, q)  # (B, heads, T, S)
+        scores = ops.einsum("aecd,abcd->acbe", kk, q, kernel="tf")  # (B, heads, T, S)
         t_len, s_len = q._data.shape[1], kk._data.shape[1]
         mask: Any = None
         if attention_mask is not None:
@@ -658,7 +658,7 @@ class MultiHeadAttention(Layer):
         if training and self.dropout > 0:  # the returned scores are the undropped ones
             wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt,
                                                self._dropout_seed))
-        out = ops.einsum("acbe,aecd->abcd", wd, vv)  # (B, T, heads, value_dim)
+        out = ops.einsum("acbe,aecd->abcd", wd, vv, kernel="tf")  # (B, T, heads, value_dim)
         out = self.output_dense(out)
         if return_attention_scores:
             return out, w
