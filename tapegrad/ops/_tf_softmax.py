@@ -66,16 +66,20 @@ _EXP_POL = (_bits(0x3F7FFFFB), _bits(0x3EFFFEE3), _bits(0x3E2AAD40), _bits(0x3D2
 def _dnnl_exp(x: np.ndarray) -> np.ndarray:
     """oneDNN's eltwise exp (x64 JIT injector, FMA), with flush-to-zero."""
     low = x < _LN_FLT_MIN
-    s = np.maximum(np.minimum(x, _LN_FLT_MAX), _LN_FLT_MIN)   # NaN -> ln(FLT_MAX), as vminps
-    s = np.where(np.isnan(x), _LN_FLT_MAX, s)
+    s = np.maximum(np.fmin(x, _LN_FLT_MAX), _LN_FLT_MIN)   # NaN -> ln(FLT_MAX), as vminps
     n = np.floor(s * _LOG2EF + _F(0.5))
-    r = (s.astype(np.float64) - np.multiply(n, _LN2F, dtype=np.float64)).astype(_F)
+    buf = np.multiply(n, -np.float64(_LN2F), dtype=np.float64)
+    buf += s
+    r = buf.astype(_F)                        # r = fma(-n, ln2, s)
     scale = ((n - _F(1)).astype(np.int32) + 127) << 23
-    scale = np.where(low, 0, scale).astype(np.int32).view(_F)
+    scale[low] = 0
     y = np.full_like(r, _EXP_POL[4])
     for c in (_EXP_POL[3], _EXP_POL[2], _EXP_POL[1], _EXP_POL[0], _F(1)):
-        y = _fma(y, r, c)
-    return _ftz(y * scale) * _F(2)
+        np.multiply(y, r, out=buf, dtype=np.float64)   # y = fma(y, r, c), no temporaries
+        buf += np.float64(c)
+        np.copyto(y, buf, casting="unsafe")
+    y *= scale.view(_F)
+    return _ftz(y) * _F(2)
 
 
 def _lane_sum16(v: np.ndarray) -> np.ndarray:
