@@ -224,24 +224,95 @@ def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[
     return new_terms, out
 
 
-def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str) -> Any:
+def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str, kernel: str = "") -> Any:
+    if kernel and len(xs) == 2:
+        out = _einsum_as_matmul(np.asarray(xs[0]), np.asarray(xs[1]), terms, result)
+        if out is not None:
+            return out
     return np.einsum(",".join(terms) + "->" + result, *xs)
+
+
+# The largest contraction for which TensorFlow 2.21's einsum (a batched matmul on CPU)
+# was measured to sum as BLAS's matmul does; past it TensorFlow blocks the sum otherwise
+_TF_EINSUM_MAX_K = 256
+# Up to this many multiply-adds, the sum is replayed step by step (exact); past it BLAS
+_SEQ_FMA_BUDGET = 1 << 22
+
+
+def _einsum_as_matmul(a: np.ndarray, b: np.ndarray, terms: tuple[str, ...],
+                      result: str) -> Any:
+    """A float32 two-operand einsum as TensorFlow computes it: one batched matmul.
+
+    Letters of one operand only are summed first; the rest are transposed to
+    ``(batch, m, k) @ (batch, k, n)``, as TensorFlow's ``BatchMatMul``, whose
+    CPU kernel (measured, for ``k <= 256``) sums each output with one fused
+    multiply-add per ``k`` in order; small products replay that, large ones
+    use BLAS's sgemm (which agrees for most shapes).  ``None`` where that does
+    not apply (other dtypes, repeated letters, ``k > 256``, matrix-vector).
+    """
+    ta, tb = terms
+    if (a.dtype != np.float32 or b.dtype != np.float32 or len(set(ta)) != len(ta)
+            or len(set(tb)) != len(tb)):
+        return None
+    for_a = [i for i, c in enumerate(ta) if c not in tb and c not in result]
+    if for_a:
+        a = a.sum(axis=tuple(for_a))
+        ta = "".join(c for c in ta if c in tb or c in result)
+    for_b = [i for i, c in enumerate(tb) if c not in ta and c not in result]
+    if for_b:
+        b = b.sum(axis=tuple(for_b))
+        tb = "".join(c for c in tb if c in ta or c in result)
+    sa, sb = dict(zip(ta, a.shape)), dict(zip(tb, b.shape))
+    if any(sa[c] != sb[c] for c in ta if c in sb):
+        return None   # broadcasting size-1 letters: leave it to NumPy
+    batch = [c for c in result if c in ta and c in tb]
+    left = [c for c in result if c in ta and c not in tb]
+    right = [c for c in result if c in tb and c not in ta]
+    con = [c for c in ta if c in tb and c not in result]
+    k = int(np.prod([sa[c] for c in con], dtype=np.int64))
+    if k > _TF_EINSUM_MAX_K or set(result) - set(ta) - set(tb):
+        return None
+    nb = int(np.prod([sa[c] for c in batch], dtype=np.int64))
+    m = int(np.prod([sa[c] for c in left], dtype=np.int64))
+    n = int(np.prod([sb[c] for c in right], dtype=np.int64))
+    if n == 1 and m > 1:
+        return None   # TensorFlow's matrix-vector kernel sums otherwise
+    x = np.ascontiguousarray(np.transpose(a, [ta.index(c) for c in batch + left + con]))
+    y = np.ascontiguousarray(np.transpose(b, [tb.index(c) for c in batch + con + right]))
+    x3, y3 = x.reshape(nb, m, k), y.reshape(nb, k, n)
+    if nb * m * n * k <= _SEQ_FMA_BUDGET:
+        # TensorFlow's kernel (measured): one fused multiply-add per k, in order
+        r = np.zeros((nb, m, n), np.float32)
+        for j in range(k):
+            r = (np.multiply(x3[:, :, j:j + 1], y3[:, j:j + 1, :], dtype=np.float64)
+                 + r).astype(np.float32)
+    else:   # BLAS's sgemm, which sums as TensorFlow's for most large shapes
+        r = np.matmul(x3, y3)
+    r = r.reshape([sa[c] for c in batch + left] + [sb[c] for c in right])
+    have = batch + left + right
+    return np.transpose(r, [have.index(c) for c in result])
 
 
 # einsum is variadic: it saves every operand ("*")
 _einsum_rec = defop("einsum", saves=("*",), needs=True)(_einsum_fwd)
 
 
-def einsum(subscripts: str, *operands: Any) -> Tensor:
-    """Einstein summation (explicit or implicit output, ``...`` supported)."""
+def einsum(subscripts: str, *operands: Any, kernel: str = "") -> Tensor:
+    """Einstein summation (explicit or implicit output, ``...`` supported).
+
+    ``kernel="tf"``: a float32 two-operand einsum sums as TensorFlow's batched
+    matmul does (see :func:`_einsum_as_matmul`); the gradient is the same.
+    """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse_einsum(subscripts, [_shape(o) for o in operands])
+    if kernel:
+        return _einsum_rec(*operands, terms=tuple(terms), result=out, kernel=kernel)
     return _einsum_rec(*operands, terms=tuple(terms), result=out)
 
 
 def _einsum_vjp(g: Tensor, *xs: Any, terms: tuple[str, ...], result: str,
-                needs: tuple[bool, ...]) -> Any:
+                needs: tuple[bool, ...], kernel: str = "") -> Any:
     out = result
     # gradient of operand i: einsum of g with the other operands, back to term i
     grads: list[Any] = []
@@ -348,7 +419,7 @@ def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
 
 
 @_einsum_rec.defjvp
-def _(*txs: Any, out: Any, terms: tuple[str, ...], result: str) -> Any:
+def _(*txs: Any, out: Any, terms: tuple[str, ...], result: str, kernel: str = "") -> Any:
     # multilinear: one term per operand with a tangent
     from .elementwise import _tadd
 
@@ -364,7 +435,8 @@ def _(*txs: Any, out: Any, terms: tuple[str, ...], result: str) -> Any:
 
 
 @_einsum_rec.defbatch
-def _(batched: tuple[bool, ...], *xs: Any, terms: tuple[str, ...], result: str) -> Any:
+def _(batched: tuple[bool, ...], *xs: Any, terms: tuple[str, ...], result: str,
+      kernel: str = "") -> Any:
     # a fresh letter for the batch axis, on every batched operand and on the result
     used = set("".join(terms) + result)
     b = next(c for c in string.ascii_letters if c not in used)

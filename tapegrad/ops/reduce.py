@@ -12,6 +12,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import mul_into, raw, wrap
+from ._tf_softmax import tf_log_softmax, tf_softmax
 from .elementwise import (
     divide,
     equal,
@@ -319,8 +320,11 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 
 @defop("softmax", saves=("out",))
-def softmax_op(x: Any, *, axis: int) -> Any:
+def softmax_op(x: Any, *, axis: int, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_softmax.py)
     x = np.asarray(x)
+    if kernel and x.dtype == np.float32 and x.size:
+        return tf_softmax(x, axis)
     with np.errstate(all="ignore"):
         if not x.size:  # nothing to stabilise
             e = np.exp(x)
@@ -340,7 +344,7 @@ def _finite_max(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 @softmax_op.defvjp
-def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
+def _(g: Tensor, out: Tensor, axis: int, kernel: str = "") -> Any:  # dx = y * (g - sum(g * y))
     if raw():
         ga, o = g._data, out._data
         s = np.sum(np.multiply(ga, o), axis=axis, keepdims=True)
@@ -349,8 +353,10 @@ def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = y * (g - sum(g * y))
 
 
 @defop("log_softmax", saves=("out",))
-def log_softmax_op(x: Any, *, axis: int) -> Any:
+def log_softmax_op(x: Any, *, axis: int, kernel: str = "") -> Any:
     x = np.asarray(x)
+    if kernel and x.dtype == np.float32 and x.size:
+        return tf_log_softmax(x, axis)
     with np.errstate(all="ignore"):
         if not x.size:  # nothing to stabilise
             return (x - np.log(np.sum(np.exp(x), axis=axis, keepdims=True))).astype(
@@ -363,7 +369,7 @@ def log_softmax_op(x: Any, *, axis: int) -> Any:
 
 
 @log_softmax_op.defvjp
-def _(g: Tensor, out: Tensor, axis: int) -> Any:  # dx = g - exp(y) * sum(g)
+def _(g: Tensor, out: Tensor, axis: int, kernel: str = "") -> Any:  # dx = g - exp(y) * sum(g)
     if raw():
         ga = g._data
         e = np.asarray(np.exp(out._data))
@@ -384,18 +390,23 @@ def _one_axis(x: Any, axis: int) -> int:
     return ax[0] if ax else 0
 
 
-def softmax(x: Any, axis: int = -1) -> Tensor:
-    """``exp(x) / sum(exp(x))`` along ``axis``, computed stably."""
+def softmax(x: Any, axis: int = -1, kernel: str = "") -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis``, computed stably.
+
+    ``kernel="tf"``: float32 values are TensorFlow's CPU kernel's, bit for bit.
+    """
+    kw = {"kernel": kernel} if kernel else {}
     if _ndim(x) == 0:
-        return reshape(softmax_op(reshape(x, shape=(1,)), axis=0), shape=())
-    return softmax_op(x, axis=_one_axis(x, axis))
+        return reshape(softmax_op(reshape(x, shape=(1,)), axis=0, **kw), shape=())
+    return softmax_op(x, axis=_one_axis(x, axis), **kw)
 
 
-def log_softmax(x: Any, axis: int = -1) -> Tensor:
-    """``x - logsumexp(x)`` along ``axis``, computed stably."""
+def log_softmax(x: Any, axis: int = -1, kernel: str = "") -> Tensor:
+    """``x - logsumexp(x)`` along ``axis``, computed stably (``kernel`` as :func:`softmax`)."""
+    kw = {"kernel": kernel} if kernel else {}
     if _ndim(x) == 0:
-        return reshape(log_softmax_op(reshape(x, shape=(1,)), axis=0), shape=())
-    return log_softmax_op(x, axis=_one_axis(x, axis))
+        return reshape(log_softmax_op(reshape(x, shape=(1,)), axis=0, **kw), shape=())
+    return log_softmax_op(x, axis=_one_axis(x, axis), **kw)
 
 
 @defop("cumsum")
@@ -500,9 +511,9 @@ def _(dx: Any, x: Any, *, out: Any, axis: Any, keepdims: bool) -> Any:
     return _sum(multiply(dx, w), axis=axis, keepdims=keepdims)
 
 
-softmax_op.defjvp(lambda dx, x, *, out, axis: multiply(
+softmax_op.defjvp(lambda dx, x, *, out, axis, kernel="": multiply(
     out, subtract(dx, _sum(multiply(dx, out), axis=(axis,), keepdims=True))))
-log_softmax_op.defjvp(lambda dx, x, *, out, axis: subtract(
+log_softmax_op.defjvp(lambda dx, x, *, out, axis, kernel="": subtract(
     dx, _sum(multiply(dx, exp(out)), axis=(axis,), keepdims=True)))
 _cumsum.defjvp(lambda dx, x, *, out, axis: _cumsum(dx, axis=axis))
 
@@ -519,7 +530,7 @@ for _op in (_sum, _mean, _prod, _max, _min, logsumexp_op, _any, _all):
 
 
 def _axis_batch(op: Any) -> Any:
-    return lambda batched, x, *, axis: op(x, axis=axis + 1)
+    return lambda batched, x, *, axis, **kw: op(x, axis=axis + 1, **kw)
 
 
 for _op in (softmax_op, log_softmax_op, _cumsum):

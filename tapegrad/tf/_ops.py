@@ -30,6 +30,7 @@ from ._tensor import (
     binary_args,
     check_broadcast,
     check_matmul,
+    constant_array,
     convert,
     convert_like,
     ensure_float,
@@ -66,7 +67,6 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
     """
     from ._convert import check_constant_sequence
-    from ._tensor import constant_array
 
     check_constant_sequence(value)
     if isinstance(value, VariableBase):
@@ -1272,7 +1272,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
     """
     ts = [_t(x) for x in inputs]
-    return ops.einsum(equation, *ts)
+    return ops.einsum(equation, *ts, kernel="tf")
 
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Any = None,
@@ -1756,9 +1756,70 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_
     return ops.getitem(t, (slice(None),) * ax + (m,))
 
 
-def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None,
+_ONE_HOT_TI = (np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64))
+_ONE_HOT_SIG = (
+    "\n\t; NodeDef: {{node OneHot}}; Op<name=OneHot; signature=indices:TI, depth:int32, "
+    "on_value:T, off_value:T -> output:T; attr=axis:int,default=-1; attr=T:type; "
+    "attr=TI:type,default=DT_INT64,allowed=[DT_UINT8, DT_INT8, DT_INT32, DT_INT64]>")
+
+
+def _one_hot_indices(indices: Any, name: str | None) -> np.ndarray:
+    """``indices`` as TensorFlow's OneHot takes them (attr TI: uint8, int8, int32, int64).
+
+    A tensor must already have one of those dtypes; NumPy data is cast to
+    int64; a Python list is converted as ``tf.constant`` would and, if that
+    dtype is not allowed, once more as int64, as TensorFlow's eager fallback
+    does (so bools pass and floats are refused).
+    """
+    if isinstance(indices, Tensor):
+        arr = read(indices)._data if isinstance(indices, VariableBase) else indices._data
+    elif isinstance(indices, (np.ndarray, np.generic)):
+        return np.asarray(indices).astype(np.int64)
+    elif isinstance(indices, (bool, int, float)):
+        return constant_array(indices, np.int64)
+    else:
+        arr = _t(indices)._data
+        if arr.dtype not in _ONE_HOT_TI:
+            try:
+                arr = constant_array(indices, np.int64)
+            except (TypeError, ValueError):
+                pass
+    if arr.dtype not in _ONE_HOT_TI:
+        raise _invalid(f"Value for attr 'TI' of {_dt.kernel_name(arr.dtype)} is not in the "
+                       "list of allowed values: uint8, int8, int32, int64" + _ONE_HOT_SIG,
+                       "indices must be integers: tf.cast them to tf.int32 or tf.int64",
+                       "OneHot", name)
+    return arr
+
+
+def _one_hot_depth(depth: Any, name: str | None) -> np.ndarray:
+    """``depth`` converted to int32 as TensorFlow's OneHot takes it (may wrap, as there)."""
+    if isinstance(depth, Tensor):
+        d = read(depth) if isinstance(depth, VariableBase) else depth
+        if d._data.dtype != np.int32:
+            if name is None or d._data.dtype.kind not in "fc":
+                return _t(d, np.int32)._data   # TensorFlow's conversion ValueError
+            raise _invalid(
+                "cannot compute OneHot as input #1(zero-based) was expected to be a int32 "
+                f"tensor but is a {_dt.kernel_name(d._data.dtype)} tensor",
+                "depth must be an int32 tensor", "OneHot", name)
+        return d._data
+    if isinstance(depth, (np.ndarray, np.generic)):
+        return np.asarray(depth).astype(np.int32)
+    if type(depth) is int and -(2**63) <= depth < 2**63:
+        return np.array(depth, np.int64).astype(np.int32)
+    return _t(depth, np.int32)._data
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,
             axis: Any = None, dtype: Any = None, name: str | None = None) -> Tensor:
     """One-hot encoding of integer ``indices`` (float32 by default).
+
+    Indices out of ``[0, depth)`` give a row of ``off_value``.  The arguments
+    are checked as TensorFlow checks them, with its exceptions and messages:
+    float indices, non-scalar ``depth``/``on_value``/``off_value``, a negative
+    ``depth``, an ``axis`` out of range, and ``on_value``/``off_value``/``dtype``
+    that disagree.
 
     >>> import tapegrad.tf as tf
     >>> tf.one_hot([0, 2], depth=3)
@@ -1766,17 +1827,57 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
     array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)>
     """
-    idx = _indices(indices).astype(np.int64)
-    if int(depth) < 0:
-        raise _invalid(f"depth must be non-negative, got: {int(depth)}", "depth is the number "
-                       "of classes", "OneHot", None)
-    npd = _dt.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
-    on = 1 if on_value is None else np.asarray(_t(on_value)._data)
-    off = 0 if off_value is None else np.asarray(_t(off_value)._data)
-    hot = idx[..., None] == np.arange(int(depth))
-    out = np.where(hot, on, off).astype(npd)
-    if axis is not None and int(axis) != -1:
-        out = np.moveaxis(out, -1, int(axis))
+    dt = None if dtype is None else _dt.as_dtype(dtype)
+    on = None if on_value is None else convert(on_value, dtype_hint=dt)
+    off = None if off_value is None else convert(off_value, dtype_hint=dt)
+    on_dt = None if on is None else _dt.as_dtype(on._data.dtype)
+    off_dt = None if off is None else _dt.as_dtype(off._data.dtype)
+    if on is not None or off is not None:
+        if dt is not None:
+            for what, got in (("on_value", on_dt), ("off_value", off_dt)):
+                if got is not None and got != dt:
+                    raise hinted(TypeError(with_hint(
+                        f"dtype {got} of {what} does not match dtype parameter {dt}",
+                        f"write {what} in the dtype given, or leave dtype out")))
+        else:
+            dt = on_dt if on_dt is not None else off_dt
+    elif dt is None:
+        dt = _dt.float32
+    assert dt is not None
+    npd = _dt.np_dtype(dt)
+    on_arr = constant_array(1, npd) if on is None else on._data
+    off_arr = constant_array(0, npd) if off is None else off._data
+    on_dt = _dt.as_dtype(on_arr.dtype)
+    off_dt = _dt.as_dtype(off_arr.dtype)
+    if on_dt != off_dt:
+        raise hinted(TypeError(with_hint(
+            f"dtype {on_dt} of on_value does not match dtype {off_dt} of off_value",
+            "give on_value and off_value the same dtype")))
+    # TensorFlow's eager fast path appends " name: " to kernel errors; its fallback, taken
+    # for Python sequences and depths it cannot pass straight through, does not
+    seq = isinstance(indices, (list, tuple)) or isinstance(depth, (list, tuple)) or (
+        isinstance(depth, np.generic) and np.asarray(depth).dtype != np.int32)
+    kname: str | None = None if seq else ""
+    idx = _one_hot_indices(indices, kname)
+    dep = _one_hot_depth(depth, kname)
+    ax = -1 if axis is None else int(axis._data if isinstance(axis, Tensor) else axis)
+    out_dims = idx.ndim + 1
+    if not (ax == -1 or 0 <= ax < out_dims):
+        raise _invalid(f"Expected axis to be -1 or between [0, {out_dims}).  But received: "
+                       f"{ax}", f"the output has rank {out_dims}", "OneHot", kname)
+    for what, arr in (("depth", dep), ("on_value", on_arr), ("off_value", off_arr)):
+        if arr.ndim != 0:
+            raise _invalid(f"{what} must be a scalar, but got: "
+                           f"[{','.join(str(s) for s in arr.shape)}]",
+                           f"{what} has shape {tuple(arr.shape)}", "OneHot", kname)
+    d = int(dep)
+    if d < 0:
+        raise _invalid(f"depth must be non-negative, got: {d}", "depth is the number "
+                       "of classes", "OneHot", kname)
+    hot = idx.astype(np.int64)[..., None] == np.arange(d)
+    out = np.where(hot, on_arr, off_arr).astype(npd)
+    if ax != -1:
+        out = np.moveaxis(out, -1, ax)
     return tft(out)
 
 

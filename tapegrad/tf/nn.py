@@ -168,17 +168,22 @@ def _axis(axis: Any) -> int:
 def softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis`` (last by default).
 
+    float32 values are TensorFlow's CPU kernel's bit for bit (oneDNN's softmax,
+    see ``tapegrad/ops/_tf_softmax.py``); the gradient is ``y * (g - sum(g * y))``.
+
     >>> import tapegrad.tf as tf
     >>> tf.nn.softmax(tf.constant([0.0, 0.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
     """
     x = _t(logits)
     ensure_float(x, "Softmax")
-    return ops.softmax(x, axis=_axis(axis))
+    return ops.softmax(x, axis=_axis(axis), kernel="tf")
 
 
 def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (last by default).
+
+    float32 values are TensorFlow's CPU kernel's bit for bit (Eigen's kernel).
 
     >>> import tapegrad.tf as tf
     >>> tf.nn.log_softmax(tf.constant([0.0, 0.0]))
@@ -186,7 +191,7 @@ def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tenso
     """
     x = _t(logits)
     ensure_float(x, "LogSoftmax")
-    return ops.log_softmax(x, axis=_axis(axis))
+    return ops.log_softmax(x, axis=_axis(axis), kernel="tf")
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,

@@ -867,12 +867,17 @@ class Softmax(Layer):
         self.axis = axis
 
     def call(self, inputs: Any, mask: Any = None) -> Any:
+        from ..nn import softmax as _tf_softmax
+
         x = convert(inputs)
-        if mask is not None:
-            x = ops.add(x, ops.multiply(ops.subtract(1.0, ops.cast(convert(mask),
-                                                                    dtype=x._data.dtype)),
-                                        -1e9))
-        return ops.softmax(x, axis=self.axis)
+        if mask is None:
+            return _tf_softmax(x, axis=self.axis)
+        # Keras 3: masked positions get -1e9 before the softmax and 0 after it
+        m = np.asarray(convert(mask)._data)
+        m = m if m.dtype == bool else m > 0.5
+        big = -3e4 if x._data.dtype == np.float16 else -1e9
+        x = ops.where(m, x, np.asarray(big, x._data.dtype))
+        return ops.where(m, _tf_softmax(x, axis=self.axis), np.zeros((), x._data.dtype))
 
 
 class Activation(Layer):

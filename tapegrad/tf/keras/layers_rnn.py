@@ -550,7 +550,7 @@ class _EinsumWeights(Layer):
         self.__dict__["built"] = True
 
     def call(self, x: Tensor) -> Tensor:
-        y = ops.einsum(self.equation, x, self.kernel)
+        y = ops.einsum(self.equation, x, self.kernel, kernel="tf")
         return ops.add(y, self.bias) if self.bias is not None else y
 
 
@@ -635,7 +635,7 @@ class MultiHeadAttention(Layer):
         q = ops.multiply(self.query_dense(query), 1.0 / math.sqrt(float(self.key_dim)))
         kk = self.key_dense(k)
         vv = self.value_dense(v)
-        scores = ops.einsum("aecd,abcd->acbe", kk, q)  # (B, heads, T, S)
+        scores = ops.einsum("aecd,abcd->acbe", kk, q, kernel="tf")  # (B, heads, T, S)
         t_len, s_len = q._data.shape[1], kk._data.shape[1]
         mask: Any = None
         if attention_mask is not None:
@@ -646,15 +646,19 @@ class MultiHeadAttention(Layer):
             causal = np.tril(np.ones((t_len, s_len), dtype=bool))[None]
             mask = causal if mask is None else (mask & causal)
         if mask is not None:
-            # Keras's masked softmax: (1 - mask) * large negative added to the scores
+            # Keras 3's masked softmax (its Softmax layer): masked scores are -1e9 before
+            # the softmax and the masked weights 0 after it
             big = -3e4 if dt == np.float16 else -1e9
-            scores = ops.add(scores, (1.0 - np.expand_dims(mask, -3).astype(dt)) * big)
-        w = _softmax(scores, axis=-1)
+            m = np.broadcast_to(np.expand_dims(mask, -3), scores._data.shape)
+            w = ops.where(m, _softmax(ops.where(m, scores, np.asarray(big, dt)), axis=-1),
+                          np.zeros((), dt))
+        else:
+            w = _softmax(scores, axis=-1)
         wd = w
         if training and self.dropout > 0:  # the returned scores are the undropped ones
             wd = ops.multiply(w, _dropout_mask(w._data.shape, self.dropout, dt,
                                                self._dropout_seed))
-        out = ops.einsum("acbe,aecd->abcd", wd, vv)  # (B, T, heads, value_dim)
+        out = ops.einsum("acbe,aecd->abcd", wd, vv, kernel="tf")  # (B, T, heads, value_dim)
         out = self.output_dense(out)
         if return_attention_scores:
             return out, w

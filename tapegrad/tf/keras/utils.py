@@ -24,8 +24,12 @@ from .callbacks import Progbar
 __all__ = ["to_categorical", "Progbar", "set_random_seed", "timeseries_dataset_from_array"]
 
 
-def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:
-    """One-hot rows (float64, as Keras returns for array input) for integer labels.
+def to_categorical(x: Any, num_classes: int | None = None) -> Any:
+    """One-hot rows for integer labels, as Keras 3's ``to_categorical``.
+
+    Array input gives a float64 NumPy array (labels cast to int64, negative
+    labels counting from the end, as NumPy indexing does); a tensor gives a
+    float32 tensor from ``tf.one_hot`` (labels out of range give zero rows).
 
     >>> import tapegrad.tf as tf
     >>> tf.keras.utils.to_categorical([0, 2, 1])
@@ -33,25 +37,23 @@ def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:
            [0., 0., 1.],
            [0., 1., 0.]])
     """
-    arr = np.asarray(x._data if isinstance(x, Tensor) else x)
-    if arr.dtype.kind == "f":
-        if not np.all(arr == np.floor(arr)):
-            raise hinted(ValueError(with_hint(
-                f"Invalid class labels: {arr.tolist()!r:.80}", "labels must be integers")))
-    y = arr.astype("int64")
+    if isinstance(x, Tensor):
+        from .. import _ops
+
+        t = _ops.convert_to_tensor(x)
+        if t.shape.rank is not None and t.shape.rank > 1 and t.shape[-1] == 1:
+            t = _ops.reshape(t, tuple(t.shape)[:-1])
+        return _ops.one_hot(_ops.cast(t, "int64"), num_classes)
+    y = np.array(x, dtype="int64")
     shape = y.shape
     if shape and shape[-1] == 1 and len(shape) > 1:
         shape = shape[:-1]
     y = y.reshape(-1)
-    if num_classes is None:
-        num_classes = int(np.max(y)) + 1
-    if y.size and (y.min() < 0 or y.max() >= num_classes):
-        raise hinted(IndexError(with_hint(
-            f"index {int(y.max())} is out of bounds for axis 1 with size {num_classes}",
-            "num_classes must exceed every label")))
-    out = np.zeros((y.shape[0], int(num_classes)))
+    if not num_classes:
+        num_classes = np.max(y) + 1
+    out = np.zeros((y.shape[0], num_classes))
     out[np.arange(y.shape[0]), y] = 1
-    return out.reshape(shape + (int(num_classes),))
+    return np.reshape(out, shape + (num_classes,))
 
 
 def set_random_seed(seed: int) -> None:

@@ -1,0 +1,172 @@
+"""Conformance: TensorFlow's float32 softmax and log-softmax, bit for bit.
+
+Real TensorFlow 2.21 on x86-64 runs oneDNN's JIT softmax and Eigen's
+log-softmax kernel; tapegrad emulates both (``tapegrad/ops/_tf_softmax.py``).
+Rows of 1..300 (and longer) values, many scales, ``-inf`` masks, every axis:
+the float32 bits must be TensorFlow's.  Skipped without TensorFlow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapegrad.tf as tg_tf
+from tests.tf_style.tf_helpers import real_tf
+
+
+@pytest.fixture(scope="module")
+def rtf() -> Any:
+    return real_tf()
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+# TensorFlow's oneDNN picks its softmax kernel by the CPU at run time: the emulation is of
+# the avx512_core one (16 lanes); elsewhere TensorFlow's own bits differ
+avx512 = pytest.mark.skipif("avx512f" not in _cpu_flags(),
+                            reason="oneDNN's avx512 softmax kernel needs an AVX-512 CPU")
+
+
+def _same_bits(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    return a.shape == b.shape and bool(np.all((a.view(np.int32) == b.view(np.int32))
+                                              | (np.isnan(a) & np.isnan(b))))
+
+
+_LENGTHS = [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 127, 128, 129,
+            200, 255, 256, 257, 300]
+
+
+def _inputs(n: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(n)
+    out = []
+    for rows, scale in ((1, 1.0), (3, 0.01), (8, 10.0), (9, 100.0), (17, 3.0), (5, 1e4)):
+        x = rng.normal(0.0, scale, (rows, n)).astype(np.float32)
+        out.append(x)
+    masked = rng.normal(0.0, 5.0, (6, n)).astype(np.float32)
+    if n > 1:
+        masked[:, 1::3] = -np.inf
+    out.append(masked)
+    out.append((rng.normal(0.0, 30.0, (4, n)) + 50.0).astype(np.float32))  # tiny exps flush
+    return out
+
+
+@avx512
+@pytest.mark.parametrize("n", _LENGTHS)
+def test_softmax_bits_are_tensorflows(rtf: Any, n: int) -> None:
+    for x in _inputs(n):
+        assert _same_bits(tg_tf.nn.softmax(x).numpy(), rtf.nn.softmax(x).numpy())
+
+
+@pytest.mark.parametrize("n", _LENGTHS)
+def test_log_softmax_bits_are_tensorflows(rtf: Any, n: int) -> None:
+    for x in _inputs(n):
+        assert _same_bits(tg_tf.nn.log_softmax(x).numpy(), rtf.nn.log_softmax(x).numpy())
+
+
+@avx512
+@pytest.mark.parametrize("shape,axis", [((2, 3, 5, 7), -1), ((2, 3, 5, 7), 1), ((2, 3, 5, 7), 0),
+                                        ((4, 9, 3), 1), ((37,), 0), ((3, 1000), -1),
+                                        ((2, 9000), -1)])
+def test_softmax_any_axis_and_long_rows(rtf: Any, shape: tuple[int, ...], axis: int) -> None:
+    x = np.random.default_rng(len(shape) + axis).normal(0.0, 4.0, shape).astype(np.float32)
+    assert _same_bits(tg_tf.nn.softmax(x, axis=axis).numpy(), rtf.nn.softmax(x, axis=axis).numpy())
+    assert _same_bits(tg_tf.nn.log_softmax(x, axis=axis).numpy(),
+                      rtf.nn.log_softmax(x, axis=axis).numpy())
+
+
+@avx512
+def test_keras_softmax_activation_and_masked_layer(rtf: Any) -> None:
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(5)
+    x = rng.normal(0.0, 4.0, (6, 37)).astype(np.float32)
+    mask = rng.random((6, 37)) > 0.3
+    mask[0] = False   # a fully masked row: zeros, as Keras 3
+    assert _same_bits(tg_tf.keras.activations.softmax(tg_tf.constant(x)).numpy(),
+                      keras.activations.softmax(x).numpy())
+    ours = tg_tf.keras.layers.Softmax()(tg_tf.constant(x), mask=tg_tf.constant(mask)).numpy()
+    assert _same_bits(ours, keras.layers.Softmax()(x, mask=mask).numpy())
+
+
+def test_softmax_gradient_is_unchanged_and_matches_finite_differences(rtf: Any) -> None:
+    rng = np.random.default_rng(9)
+    x = rng.normal(0.0, 2.0, (3, 11)).astype(np.float32)
+    w = rng.normal(0.0, 1.0, (3, 11)).astype(np.float32)
+    for fn in (tg_tf.nn.softmax, tg_tf.nn.log_softmax):
+        v = tg_tf.Variable(x)
+        with tg_tf.GradientTape() as tape:
+            y = tg_tf.reduce_sum(fn(v) * w)
+        g = tape.gradient(y, v).numpy().astype(np.float64)
+        real = getattr(rtf.nn, fn.__name__)
+        rv = rtf.Variable(x)
+        with rtf.GradientTape() as tape:
+            ry = rtf.reduce_sum(real(rv) * w)
+        np.testing.assert_allclose(g, tape.gradient(ry, rv).numpy(), rtol=1e-5, atol=1e-6)
+        # central differences in float64 on the same function
+        x64, eps = x.astype(np.float64), 1e-6
+        ref = np.zeros_like(x64)
+        for i in np.ndindex(x.shape):
+            d = np.zeros_like(x64)
+            d[i] = eps
+            hi = tg_tf.reduce_sum(fn(tg_tf.constant(x64 + d)) * w.astype(np.float64)).numpy()
+            lo = tg_tf.reduce_sum(fn(tg_tf.constant(x64 - d)) * w.astype(np.float64)).numpy()
+            ref[i] = (hi - lo) / (2 * eps)
+        np.testing.assert_allclose(g, ref, rtol=1e-4, atol=1e-5)
+
+
+@avx512
+@pytest.mark.parametrize("heads,key_dim,dim,t_len,s_len,seed", [
+    (2, 4, 8, 5, 7, 0), (4, 16, 32, 10, 12, 1), (3, 8, 24, 6, 6, 2), (2, 32, 64, 9, 17, 3)])
+def test_multi_head_attention_bits_are_keras(rtf: Any, heads: int, key_dim: int, dim: int,
+                                             t_len: int, s_len: int, seed: int) -> None:
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(seed)
+    q = rng.normal(0.0, 1.0, (2, t_len, dim)).astype(np.float32)
+    kv = rng.normal(0.0, 1.0, (2, s_len, dim)).astype(np.float32)
+    mask = rng.random((2, t_len, s_len)) > 0.25
+    keras.utils.set_random_seed(seed)
+    theirs = keras.layers.MultiHeadAttention(num_heads=heads, key_dim=key_dim)
+    t_out, t_scores = theirs(q, kv, attention_mask=mask, return_attention_scores=True)
+    tg_tf.keras.utils.set_random_seed(seed)
+    ours = tg_tf.keras.layers.MultiHeadAttention(num_heads=heads, key_dim=key_dim)
+    o_out, o_scores = ours(tg_tf.constant(q), tg_tf.constant(kv),
+                           attention_mask=tg_tf.constant(mask), return_attention_scores=True)
+    assert all(_same_bits(a.numpy(), b.numpy()) for a, b in zip(ours.weights, theirs.weights))
+    assert _same_bits(o_scores.numpy(), t_scores.numpy())
+    assert _same_bits(o_out.numpy(), t_out.numpy())
+
+
+@pytest.mark.parametrize("equation,sa,sb", [
+    ("ij,jk->ik", (20, 64), (64, 9)), ("bij,bjk->bik", (3, 7, 32), (3, 32, 5)),
+    ("abc,cde->abde", (2, 5, 8), (8, 2, 4)), ("aecd,abcd->acbe", (2, 7, 2, 16), (2, 5, 2, 16)),
+    ("abcd,cde->abe", (2, 5, 2, 4), (2, 4, 8)), ("ij,jk->ik", (1, 100), (100, 1)),
+    ("ij,jk->ik", (5, 3), (3, 2)), ("bij,bjk->bik", (2, 9, 256), (2, 256, 33))])
+def test_einsum_float32_bits_are_tensorflows(rtf: Any, equation: str, sa: tuple[int, ...],
+                                             sb: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(len(equation))
+    a = rng.normal(0.0, 1.0, sa).astype(np.float32)
+    b = rng.normal(0.0, 1.0, sb).astype(np.float32)
+    assert _same_bits(tg_tf.einsum(equation, a, b).numpy(), rtf.einsum(equation, a, b).numpy())
+    # the gradient still agrees with TensorFlow's to rounding
+    va, vb = tg_tf.Variable(a), tg_tf.Variable(b)
+    with tg_tf.GradientTape() as tape:
+        y = tg_tf.reduce_sum(tg_tf.einsum(equation, va, vb) ** 2)
+    ga, gb = tape.gradient(y, [va, vb])
+    ra, rb = rtf.Variable(a), rtf.Variable(b)
+    with rtf.GradientTape() as tape:
+        ry = rtf.reduce_sum(rtf.einsum(equation, ra, rb) ** 2)
+    rga, rgb = tape.gradient(ry, [ra, rb])
+    np.testing.assert_allclose(ga.numpy(), rga.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gb.numpy(), rgb.numpy(), rtol=1e-4, atol=1e-4)
