@@ -339,6 +339,24 @@ def _random_(self: Tensor, low: int = 0, high: int | None = None, *,
     return self
 
 
+def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill with 0/1 draws, PyTorch's CPU ``bernoulli_`` (``p`` a number or probabilities)."""
+    from ._random import fill_order
+    from ._tensor import bernoulli_mask
+
+    check_writable(self, "bernoulli_")
+    mask = bernoulli_mask(self._data.shape, p, generator, fill_order(self._data))
+    self._data[...] = mask
+    self._vc[0] += 1
+    return self
+
+
+def _bernoulli_m(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    from ._tensor import bernoulli
+
+    return bernoulli(self, p, generator=generator)
+
+
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return inplace(self, lambda s: O.clamp(s, min, max), "clamp_", min, max)
 
@@ -470,6 +488,7 @@ METHODS: dict[str, Any] = {
     "clamp_": _clamp_, "clip_": _clamp_, "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
     "masked_fill_": _ip("masked_fill_", O.masked_fill), "lerp_": _ip("lerp_", O.lerp),
     "uniform_": _uniform_, "normal_": _normal_, "random_": _random_, "apply_": _apply_,
+    "bernoulli_": _bernoulli_, "bernoulli": _bernoulli_m,
     "addmm": lambda self, m1, m2, *, beta=1, alpha=1: O.add(O.mul(self, beta),
                                                            O.mul(O.matmul(m1, m2), alpha)),
 }
