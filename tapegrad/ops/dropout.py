@@ -15,7 +15,8 @@ import numpy as np
 from .._core.tensor import Tensor
 from .elementwise import add, multiply
 
-__all__ = ["dropout_masked", "alpha_dropout_masked", "dropout_noise"]
+__all__ = ["dropout_masked", "alpha_dropout_masked", "alpha_dropout_factors",
+           "dropout_noise"]
 
 _SELU_ALPHA = 1.7580993408473766  # scale * alpha of SELU
 
@@ -45,16 +46,23 @@ def dropout_masked(x: Any, keep: np.ndarray, p: float, dtype: Any) -> Tensor:
     return multiply(x, dropout_noise(keep, p, dtype))
 
 
-def alpha_dropout_masked(x: Any, keep: np.ndarray, p: float, dtype: Any) -> Tensor:
-    """Alpha dropout: dropped units set to SELU's negative saturation, then an affine map
-    that keeps zero mean and unit variance (PyTorch's ``alpha_dropout``, step by step in
-    ``dtype``: ``b = (noise - 1) * (alpha a) + alpha a p``, ``x * (noise a) + b``)."""
+def alpha_dropout_factors(keep: Any, p: float, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Alpha dropout's ``(mul, add)`` for a keep-mask: ``x * mul + add``, PyTorch's steps in
+    ``dtype``: ``b = (noise - 1) * (alpha a) + alpha a p``, ``mul = noise a``."""
     dt = np.dtype(dtype)
-    if p >= 1:
-        return multiply(x, np.zeros(np.shape(keep), dtype=dt))
     ft = dt.type
     alpha = _SELU_ALPHA
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
     noise = np.asarray(keep).astype(dt)
     b = (noise + ft(-1)) * ft(alpha * a) + ft(alpha * a * p)
-    return add(multiply(x, noise * ft(a)), b)
+    return noise * ft(a), b
+
+
+def alpha_dropout_masked(x: Any, keep: np.ndarray, p: float, dtype: Any) -> Tensor:
+    """Alpha dropout: dropped units set to SELU's negative saturation, then an affine map
+    that keeps zero mean and unit variance (PyTorch's ``alpha_dropout``, step by step in
+    ``dtype``, :func:`alpha_dropout_factors`)."""
+    if p >= 1:
+        return multiply(x, np.zeros(np.shape(keep), dtype=np.dtype(dtype)))
+    mul, off = alpha_dropout_factors(keep, p, dtype)
+    return add(multiply(x, mul), off)

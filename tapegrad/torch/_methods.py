@@ -345,6 +345,10 @@ def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     from ._tensor import bernoulli_mask
 
     check_writable(self, "bernoulli_")
+    if self._lvl is not None or (isinstance(p, Tensor) and p._lvl is not None):
+        raise hinted(NotImplementedError(with_hint(
+            "bernoulli_ on a vmap-batched tensor is not supported by tapegrad",
+            "use torch.bernoulli(probs) inside vmap (randomness='different')")))
     mask = bernoulli_mask(self._data.shape, p, generator, fill_order(self._data))
     self._data[...] = mask
     self._vc[0] += 1

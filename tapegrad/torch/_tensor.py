@@ -731,9 +731,40 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None, out: Any = No
             f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
             f"{type(input).__name__}", "pass a tensor of probabilities")))
     arr = input._data
+    if _STATE.levels:
+        return _bernoulli_vmap(input, p, generator)
     # the result is a new contiguous tensor (LEGACY_CONTIGUOUS_MEMORY_FORMAT), so row-major
     mask = bernoulli_mask(arr.shape, input if p is None else p, generator)
     return _finish(mask.astype(arr.dtype), False)
+
+
+def _bernoulli_vmap(input: Tensor, p: Any, generator: Any) -> Tensor:
+    """``torch.bernoulli`` on a vmap tracer: one draw over the whole batch (``'different'``),
+    PyTorch's error for a batched input under ``'same'``."""
+    from ..autodiff.batching import vmap_randomness
+
+    lv = vmap_randomness()
+    probs = input if p is None else p
+    batched = isinstance(probs, Tensor) and probs._lvl is not None
+    if lv is None:
+        if batched or input._lvl is not None:
+            raise hinted(RuntimeError(with_hint(
+                "Vmap does not currently support same randomness with a batched tensor input. "
+                "Please file an issue with functorch",
+                "use randomness='different', or probabilities that are not batched")))
+        mask = bernoulli_mask(input._data.shape, probs, generator)
+        return _finish(mask.astype(input._data.dtype), False)
+    if batched and probs._lvl is not lv:
+        raise hinted(NotImplementedError(with_hint(
+            "torch.bernoulli under nested vmap is not supported by tapegrad",
+            "draw outside the inner vmap")))
+    full = (lv.size,) + tuple(input._data.shape)
+    if isinstance(probs, Tensor):
+        pv = lv.value(probs) if batched else probs
+        mask = bernoulli_mask(full, _wrap(np.broadcast_to(pv._data, full)), generator)
+    else:
+        mask = bernoulli_mask(full, probs, generator)
+    return lv.make(_finish(mask.astype(input._data.dtype), False))
 
 
 # ----------------------------------------------------------------------------- promotion

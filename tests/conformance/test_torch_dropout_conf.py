@@ -273,3 +273,24 @@ def test_feature_dropout_warnings_and_errors() -> None:
                 out.append(e)
         return out
     compare(prog, real, tt, rtol=0, atol=0)
+
+
+VMAP = [("dropout", lambda F, torch, t: F.dropout(t, 0.5)),
+        ("alpha_dropout", lambda F, torch, t: F.alpha_dropout(t, 0.3, True)),
+        ("dropout1d", lambda F, torch, t: F.dropout1d(t.reshape(2, 4), 0.5)),
+        ("bernoulli", lambda F, torch, t: torch.bernoulli(t.abs() / 30)),
+        ("bernoulli_p", lambda F, torch, t: torch.bernoulli(t, 0.3)),
+        ("bernoulli_unbatched", lambda F, torch, t: torch.bernoulli(torch.full((8,), 0.5)) + t)]
+
+
+@pytest.mark.parametrize("name,fn", VMAP, ids=[n for n, _ in VMAP])
+@pytest.mark.parametrize("randomness", ["different", "same", "error"])
+def test_draws_under_vmap(name: str, fn: Any, randomness: str) -> None:
+    x = np.arange(1, 25, dtype=np.float32).reshape(3, 8)
+
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        F = torch.nn.functional
+        y = torch.func.vmap(lambda t: fn(F, torch, t), randomness=randomness)(torch.tensor(x))
+        return y, torch.rand(2)
+    compare(prog, real, tt, rtol=0, atol=0)

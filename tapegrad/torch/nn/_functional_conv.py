@@ -642,9 +642,21 @@ def dropout_impl(x: Tensor, p: float, training: bool, inplace: bool = False,
         raise hinted(RuntimeError(with_hint(
             "result type Float can't be cast to the desired output type "
             f"{_INT_NAMES.get(arr.dtype.name, arr.dtype.name)}", "dropout a float tensor")))
+    from .._tensor import _different_draws, _wrap
+
+    g = gen(None)  # PyTorch's error under vmap(randomness="error")
+    lv = _different_draws()
+    if lv is not None:  # vmap(randomness="different"): one mask over the whole batch
+        keep = g.bernoulli((lv.size,) + tuple(shape), 1.0 - p)
+        if alpha:
+            mul, off = D.alpha_dropout_factors(keep, p, arr.dtype)
+            y = core.add(core.multiply(x, lv.make(_wrap(mul))), lv.make(_wrap(off)))
+        else:
+            y = core.multiply(x, lv.make(_wrap(D.dropout_noise(keep, p, arr.dtype))))
+        return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
     # the noise is empty_like(input) (it keeps a dense layout, so PyTorch's serial kernel
     # draws in memory order) or, for feature dropout, a new contiguous tensor
-    keep = gen(None).bernoulli(shape, 1.0 - p, None if feature else fill_order(arr, True))
+    keep = g.bernoulli(shape, 1.0 - p, None if feature else fill_order(arr, True))
     if alpha:
         y = D.alpha_dropout_masked(x, keep, p, arr.dtype)
         return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
