@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from .._core.registry import defop
 from .._core.tensor import Tensor
 from .elementwise import add, multiply
 
 __all__ = ["dropout_masked", "alpha_dropout_masked", "alpha_dropout_factors",
-           "dropout_noise"]
+           "dropout_noise", "bernoulli_sample"]
 
 _SELU_ALPHA = 1.7580993408473766  # scale * alpha of SELU
 
@@ -66,3 +67,21 @@ def alpha_dropout_masked(x: Any, keep: np.ndarray, p: float, dtype: Any) -> Tens
         return multiply(x, np.zeros(np.shape(keep), dtype=np.dtype(dtype)))
     mul, off = alpha_dropout_factors(keep, p, dtype)
     return add(multiply(x, mul), off)
+
+
+@defop("bernoulli_sample")
+def bernoulli_sample(probs: Any, mask: Any) -> Any:
+    """A 0/1 sample ``mask`` (drawn by the front-end) in the probabilities' dtype, recorded
+    as a function of ``probs`` with a zero gradient (PyTorch's ``BernoulliBackward0``).
+
+    >>> import numpy as np, tapegrad as tg
+    >>> p = tg.tensor(np.array([0.3, 0.8]), requires_grad=True)
+    >>> bernoulli_sample(p, np.array([False, True]))._data.tolist()
+    [0.0, 1.0]
+    """
+    return np.asarray(mask).astype(np.asarray(probs).dtype)
+
+
+@bernoulli_sample.defvjp
+def _(g: Tensor) -> Any:  # the sample is piecewise constant in p
+    return multiply(g, 0.0), None

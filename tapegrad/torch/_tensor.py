@@ -735,6 +735,10 @@ def bernoulli(input: Any, p: Any = None, *, generator: Any = None, out: Any = No
         return _bernoulli_vmap(input, p, generator)
     # the result is a new contiguous tensor (LEGACY_CONTIGUOUS_MEMORY_FORMAT), so row-major
     mask = bernoulli_mask(arr.shape, input if p is None else p, generator)
+    if p is None and input._rg and _STATE.grad_enabled:  # a zero BernoulliBackward0
+        from ..ops.dropout import bernoulli_sample
+
+        return bernoulli_sample(input, mask)
     return _finish(mask.astype(arr.dtype), False)
 
 

@@ -294,3 +294,18 @@ def test_draws_under_vmap(name: str, fn: Any, randomness: str) -> None:
         y = torch.func.vmap(lambda t: fn(F, torch, t), randomness=randomness)(torch.tensor(x))
         return y, torch.rand(2)
     compare(prog, real, tt, rtol=0, atol=0)
+
+
+def test_bernoulli_of_probabilities_that_require_grad() -> None:
+    probs = RNG.random((4, 6))
+
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        p = torch.tensor(probs, requires_grad=True)
+        y = torch.bernoulli(p)
+        z = torch.bernoulli(p * 0.5)
+        (g,) = torch.autograd.grad((y * 3 + z).sum(), [p])
+        with torch.no_grad():
+            w = torch.bernoulli(p)
+        return y, z, g, w, torch.rand(2)
+    compare(prog, real, tt, rtol=0, atol=0)
