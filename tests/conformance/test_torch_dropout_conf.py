@@ -309,3 +309,19 @@ def test_bernoulli_of_probabilities_that_require_grad() -> None:
             w = torch.bernoulli(p)
         return y, z, g, w, torch.rand(2)
     compare(prog, real, tt, rtol=0, atol=0)
+
+
+def test_dropout_straight_after_convolution_and_batch_norm() -> None:
+    x = _x((2, 3, 9, 8))
+
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        conv = torch.nn.Conv2d(3, 5, 3, padding=1)
+        bn = torch.nn.BatchNorm2d(5)
+        tconv = torch.nn.ConvTranspose2d(3, 4, 2, stride=2)
+        t = torch.tensor(x)
+        a = torch.nn.functional.dropout(torch.relu(conv(t)), 0.5)
+        b = torch.nn.Dropout(0.3)(bn(conv(t)))
+        c = torch.nn.functional.dropout(tconv(t), 0.4)
+        return [(v == 0) for v in (a, b, c)], [v.detach() for v in (a, b, c)], torch.rand(2)
+    compare(prog, real, tt, rtol=1e-5, atol=1e-6)
