@@ -339,6 +339,16 @@ def _random_(self: Tensor, low: int = 0, high: int | None = None, *,
     return self
 
 
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` when its data is row-major, else a row-major copy (``CloneBackward0``), as
+    PyTorch's; what a layout-following kernel (a dropout mask) sees next."""
+    if self._data.flags.c_contiguous or self._lvl is not None:
+        return self
+    from ..ops.elementwise import contiguous
+
+    return contiguous(self)
+
+
 def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     """Fill with 0/1 draws, PyTorch's CPU ``bernoulli_`` (``p`` a number or probabilities)."""
     from ._random import fill_order
@@ -426,7 +436,7 @@ METHODS: dict[str, Any] = {
     "byte": lambda self: _to_dtype(self, np.uint8),
     "type_as": lambda self, other: _to_dtype(self, other._data.dtype),
     "cpu": lambda self, *a, **k: self, "cuda": _cuda,
-    "contiguous": lambda self, *a, **k: self, "is_contiguous": lambda self, *a, **k: True,
+    "contiguous": _contiguous, "is_contiguous": lambda self, *a, **k: True,
     "pin_memory": lambda self: self,
     "device": property(lambda self: CPU), "_version": property(lambda self: self._vc[0]), "is_cuda": property(lambda self: False),
     "is_cpu": property(lambda self: True), "is_sparse": property(lambda self: False),

@@ -325,3 +325,16 @@ def test_dropout_straight_after_convolution_and_batch_norm() -> None:
         c = torch.nn.functional.dropout(tconv(t), 0.4)
         return [(v == 0) for v in (a, b, c)], [v.detach() for v in (a, b, c)], torch.rand(2)
     compare(prog, real, tt, rtol=1e-5, atol=1e-6)
+
+
+def test_dropout_after_contiguous_of_a_transposed_view() -> None:
+    x = _x((6, 7, 5))
+
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        t = torch.tensor(x, requires_grad=True)
+        u = t.transpose(1, 2).contiguous()
+        y = torch.nn.functional.dropout(u, 0.5)
+        (g,) = torch.autograd.grad((y * y).sum(), [t])
+        return u, y, g, t.contiguous() is t, torch.rand(2)
+    compare(prog, real, tt, rtol=0, atol=0)
