@@ -240,8 +240,7 @@ def _channels_first_rows(g: np.ndarray) -> np.ndarray:
 
 def _from_rows(y: np.ndarray, n: int, out: Ints) -> np.ndarray:
     """The matrix ``(O, N * prod(out))`` as ``(N, O, *out)``: a transposed view, no copy
-    (elementwise ops downstream keep that memory order, so the gradient arriving back is
-    already in rows)."""
+    (the ops copy their results to PyTorch's contiguous layout after adding the bias)."""
     return np.swapaxes(y.reshape((y.shape[0], n) + tuple(out)), 0, 1)
 
 
@@ -351,9 +350,11 @@ def _add_bias_batched(y: Any, b: Any, bb: bool) -> Any:
 @defop("conv", saves=("x", "w"), needs=True)
 def _conv(x: Any, w: Any, b: Any = None, *, stride: Ints, padding: Pads, dilation: Ints,
           groups: int) -> Any:
-    """``W * x + b``; ``b`` (one value per output channel) may be None."""
-    return _with_bias(_conv_raw(np.asarray(x), np.asarray(w), stride, padding, dilation,
-                                groups), b)
+    """``W * x + b``; ``b`` (one value per output channel) may be None.  The result is
+    contiguous, as PyTorch's (what a layout-following kernel downstream, such as
+    PyTorch's dropout mask, sees)."""
+    return np.ascontiguousarray(_with_bias(_conv_raw(np.asarray(x), np.asarray(w), stride,
+                                                     padding, dilation, groups), b))
 
 
 @_conv.defvjp
@@ -417,9 +418,9 @@ def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, stride: Ints,
 @defop("conv_transpose", saves=("x", "w"), needs=True)
 def _conv_t(x: Any, w: Any, b: Any = None, *, size: Ints, stride: Ints, padding: Pads,
             dilation: Ints, groups: int) -> Any:
-    """``W^T x + b``; ``b`` (one value per output channel) may be None."""
-    return _with_bias(_conv_t_raw(np.asarray(x), np.asarray(w), size, stride, padding,
-                                  dilation, groups), b)
+    """``W^T x + b``; ``b`` (one value per output channel) may be None (contiguous)."""
+    return np.ascontiguousarray(_with_bias(_conv_t_raw(np.asarray(x), np.asarray(w), size,
+                                                       stride, padding, dilation, groups), b))
 
 
 @_conv_t.defvjp
@@ -550,7 +551,8 @@ def _conv_cols(cols: Any, w: Any, b: Any = None, *, n: int, spatial: Ints,
                   _grouped(cols, groups)).reshape(o, -1)
     if b is not None:
         y += np.asarray(b, dtype=y.dtype).reshape(o, 1)
-    return _from_rows(y, n, spatial)
+    # contiguous (N, O, *out), PyTorch's layout: one copy, measured within noise on W8
+    return np.ascontiguousarray(_from_rows(y, n, spatial))
 
 
 @_conv_cols.defvjp

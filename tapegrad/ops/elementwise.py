@@ -664,6 +664,17 @@ def _(g: Tensor) -> Any:
     return (g,)
 
 
+@defop("contiguous")
+def contiguous(x: Any) -> Any:
+    """A row-major copy (PyTorch's ``Tensor.contiguous()`` on a non-contiguous tensor)."""
+    return np.array(x, copy=True, order="C")
+
+
+@contiguous.defvjp
+def _(g: Tensor) -> Any:
+    return (g,)
+
+
 @defop("identity")
 def identity(x: Any) -> Any:
     return np.asarray(x)
@@ -819,12 +830,13 @@ def _(dc: Any, dx: Any, dy: Any, cond: Any, x: Any, y: Any, *, out: Any) -> Any:
 
 cast.defjvp(lambda dx, x, *, out, dtype: cast(dx, dtype=dtype))
 clone.defjvp(lambda dx, x, *, out: clone(dx))
+contiguous.defjvp(lambda dx, x, *, out: contiguous(dx))
 identity.defjvp(lambda dx, x, *, out: dx)
 
 for _op in (add, subtract, multiply, divide, negative, power, floor_divide, remainder, sign, abs,
             exp, log, log1p, expm1, sqrt, square, reciprocal, sin, cos, tan, tanh, tanh_backward,
             sigmoid, relu, leaky_relu, elu, erf, maximum, minimum, clip, where, cast, clone,
-            identity, floor, ceil, round, equal, not_equal, less, less_equal, greater,
+            contiguous, identity, floor, ceil, round, equal, not_equal, less, less_equal, greater,
             greater_equal, logical_and, logical_or, logical_xor, logical_not, isnan, isfinite,
             isinf):
     _op.defbatch(_bw(_op))

@@ -334,8 +334,14 @@ def _(g: Tensor, x: Any, y: Any, reduction: str, needs: tuple[bool, ...]) -> Any
 
 @defop("linear", saves=("x", "w"), needs=True)
 def linear_op(x: Any, w: Any, b: Any) -> Any:
-    # y = x w^T + b for 2-D x (PyTorch records one addmm)
-    return np.add(np.matmul(x, np.swapaxes(w, -1, -2)), b)
+    # y = x w^T + b for 2-D x (PyTorch records one addmm); the bias added in place in the
+    # product's new array when that keeps the dtype (one large allocation, not two)
+    y = np.matmul(x, np.swapaxes(w, -1, -2))
+    if isinstance(y, np.ndarray) and y.ndim and np.result_type(y, b) == y.dtype \
+            and np.broadcast_shapes(y.shape, np.shape(b)) == y.shape:
+        y += b
+        return y
+    return np.add(y, b)
 
 
 @linear_op.defvjp

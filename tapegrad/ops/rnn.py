@@ -13,8 +13,8 @@ Gate layout is PyTorch's (``i, f, g, o`` along the last axis; Keras's
 ``i, f, c, o`` is the same), ``z_t = xw_t + h_{t-1} W_hh^T + b_hh``,
 ``c_t = f c_{t-1} + i g``, ``h_t = o tanh(c_t)``.  The result packs, along
 axis 0 of a ``(7 T + 1, N, H)`` array: rows ``0..T-1`` the ``h_t``, row ``T``
-the final ``c``, then for each step ``t`` six rows ``i, f, g, o, c_t,
-tanh(c_t)``: what back-propagation needs, kept in the result (as PyTorch keeps
+the final ``c``, then for each step ``t`` six rows ``i, f, o, g, c_t,
+tanh(c_t)`` (the three sigmoid gates together, so one pass computes them): what back-propagation needs, kept in the result (as PyTorch keeps
 its workspace) so the backward pass does not run the recurrence again.
 Callers read only the first ``T + 1`` rows.
 """
@@ -43,15 +43,26 @@ def _forward_np(xw: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_hh: np.ndarray
     """The recurrence, with every step's gates and cell state (the packed layout above).
 
     The gates are computed in place in their slots of the result (no temporaries per
-    step beyond the one ``z``); ``b_hh`` is added to the input projection of all steps
-    at once.
+    step beyond the one ``z``).  The recurrent weight and the input projection (with
+    ``b_hh`` added, all steps at once) are reordered to ``i, f, o, g`` and the three
+    sigmoid gates negated once per call, so the product gives ``-z`` for them and
+    ``sigmoid = 1 / (1 + exp(-z))`` is three passes over the three gates together
+    (negation is exact: the same numbers as gate by gate).
     """
     steps, n, g4 = xw.shape
     hid = g4 // 4
     dt = np.result_type(xw, h0, w_hh)
     out = np.empty((7 * steps + 1, n, hid), dtype=dt)
-    wt = np.ascontiguousarray(w_hh.T)
-    xb = np.add(xw, b_hh, dtype=dt)
+    h2, h3 = 2 * hid, 3 * hid
+    wt = np.empty((hid, g4), dtype=dt)
+    np.negative(w_hh[:h2].T, out=wt[:, :h2])  # -W_i, -W_f
+    np.negative(w_hh[h3:].T, out=wt[:, h2:h3])  # -W_o
+    wt[:, h3:] = w_hh[h2:h3].T  # W_g
+    xb = np.empty((steps, n, g4), dtype=dt)
+    bn = np.negative(np.asarray(b_hh, dtype=dt))
+    np.subtract(bn[:h2], xw[..., :h2], out=xb[..., :h2])  # -(xw + b) for i, f
+    np.subtract(bn[h3:], xw[..., h3:], out=xb[..., h2:h3])  # and o
+    np.add(xw[..., h2:h3], b_hh[h2:h3], out=xb[..., h3:])  # g
     z = np.empty((n, g4), dtype=dt)
     zt = z.reshape(n, 4, hid).transpose(1, 0, 2)
     h, c = h0, c0
@@ -59,25 +70,19 @@ def _forward_np(xw: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_hh: np.ndarray
         for t in range(steps):
             np.matmul(h, wt, out=z)
             z += xb[t]
-            st = out[steps + 1 + 6 * t: steps + 7 + 6 * t]  # i, f, g, o, c, tanh(c)
-            sg = st[0:2]
-            np.negative(zt[0:2], out=sg)  # sigmoid, in place: 1 / (1 + e^-z)
-            np.exp(sg, out=sg)
+            st = out[steps + 1 + 6 * t: steps + 7 + 6 * t]  # i, f, o, g, c, tanh(c)
+            sg = st[0:3]
+            np.exp(zt[0:3], out=sg)  # sigmoid, in place: 1 / (1 + e^-z)
             sg += 1.0
             np.reciprocal(sg, out=sg)
-            np.tanh(zt[2], out=st[2])
-            so = st[3]
-            np.negative(zt[3], out=so)
-            np.exp(so, out=so)
-            so += 1.0
-            np.reciprocal(so, out=so)
+            np.tanh(zt[3], out=st[3])
             np.multiply(st[1], c, out=st[4])
-            np.multiply(st[0], st[2], out=st[5])  # tanh(c)'s slot holds i g for a moment
+            np.multiply(st[0], st[3], out=st[5])  # tanh(c)'s slot holds i g for a moment
             st[4] += st[5]
             c = st[4]
             np.tanh(c, out=st[5])
             h = out[t]
-            np.multiply(st[3], st[5], out=h)
+            np.multiply(st[2], st[5], out=h)
     out[steps] = c
     return out
 
@@ -91,8 +96,9 @@ def lstm_seq(xw: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any) -> Any:
 
 def _bptt_np(g: np.ndarray, out: np.ndarray, xw: np.ndarray, h0: np.ndarray, c0: np.ndarray,
              w_hh: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Back-propagation through time on the saved gates, in place in a few buffers; the
-    recurrent weight's gradient is one product over all steps after the loop."""
+    """Back-propagation through time on the saved gates, in place in a few buffers (the
+    sigmoid gates' ``s (1 - s)`` in one pass for all three); the recurrent weight's
+    gradient is one product over all steps after the loop."""
     steps, n, g4 = xw.shape
     hid = g4 // 4
     dt = out.dtype
@@ -100,8 +106,10 @@ def _bptt_np(g: np.ndarray, out: np.ndarray, xw: np.ndarray, h0: np.ndarray, c0:
     dh = np.zeros((n, hid), dtype=dt)
     dc = np.array(g[steps], dtype=dt)
     tmp = np.empty((n, hid), dtype=dt)
+    ds = np.empty((3, n, hid), dtype=dt)
     for t in range(steps - 1, -1, -1):
-        i, f, gg, o, _, tc = out[steps + 1 + 6 * t: steps + 7 + 6 * t]
+        st = out[steps + 1 + 6 * t: steps + 7 + 6 * t]
+        i, f, o, gg, _, tc = st
         c_prev = out[steps + 1 + 6 * (t - 1) + 4] if t else c0
         dh += g[t]
         np.multiply(tc, tc, out=tmp)  # dc += dh o (1 - tanh^2 c)
@@ -109,23 +117,19 @@ def _bptt_np(g: np.ndarray, out: np.ndarray, xw: np.ndarray, h0: np.ndarray, c0:
         tmp *= o
         tmp *= dh
         dc += tmp
+        np.subtract(1.0, st[0:3], out=ds)  # s (1 - s) of i, f, o
+        ds *= st[0:3]
         dz = dxw[t]
         di, df, dg, do = dz[:, :hid], dz[:, hid:2 * hid], dz[:, 2 * hid:3 * hid], dz[:, 3 * hid:]
-        np.subtract(1.0, i, out=di)  # dc g i (1 - i)
-        di *= i
-        di *= gg
+        np.multiply(ds[0], gg, out=di)  # dc g i (1 - i)
         di *= dc
-        np.subtract(1.0, f, out=df)  # dc c_prev f (1 - f)
-        df *= f
-        df *= c_prev
+        np.multiply(ds[1], c_prev, out=df)  # dc c_prev f (1 - f)
         df *= dc
         np.multiply(gg, gg, out=dg)  # dc i (1 - g^2)
         np.subtract(1.0, dg, out=dg)
         dg *= i
         dg *= dc
-        np.subtract(1.0, o, out=do)  # dh tanh(c) o (1 - o)
-        do *= o
-        do *= tc
+        np.multiply(ds[2], tc, out=do)  # dh tanh(c) o (1 - o)
         do *= dh
         np.matmul(dz, w_hh, out=dh)
         dc *= f
@@ -235,7 +239,7 @@ def _(dxw: Any, dh0: Any, dc0: Any, dw: Any, db: Any, xw: Any, h0: Any, c0: Any,
             zero = multiply(dc2, 0.0)
             stash += [zero, zero, zero, zero]
         else:
-            stash += [di, df, dg, do]
+            stash += [di, df, do, dg]  # the packed order: the sigmoid gates first
         stash += [dc2, multiply(subtract(1.0, multiply(tc, tc)), dc2)]
         h, c = h2, c2
     return concatenate([stack(dhs, axis=0), expand_dims(dc, 0), stack(stash, axis=0)], axis=0)

@@ -65,6 +65,7 @@ from ._random import (
 from ._tensor import (
     arange,
     as_tensor,
+    bernoulli,
     device,
     empty,
     empty_like,
@@ -163,7 +164,7 @@ __all__ = [
     # creation and random numbers
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
-    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "manual_seed", "seed",
+    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "bernoulli", "manual_seed", "seed",
     "initial_seed", "get_rng_state", "set_rng_state", "Generator", "default_generator",
     # grad mode
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",

@@ -38,6 +38,8 @@ GRAD_NAMES: dict[str, str] = {
     "conv": "ConvolutionBackward0",
     "conv_cols": "ConvolutionBackward0",
     "conv_transpose": "ConvolutionBackward0",
+    "bernoulli_sample": "BernoulliBackward0",
+    "contiguous": "CloneBackward0",
     "det": "LinalgDetBackward0",
     "divide": "DivBackward0",
     "dot": "DotBackward0",

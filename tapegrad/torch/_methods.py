@@ -339,6 +339,38 @@ def _random_(self: Tensor, low: int = 0, high: int | None = None, *,
     return self
 
 
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` when its data is row-major, else a row-major copy (``CloneBackward0``), as
+    PyTorch's; what a layout-following kernel (a dropout mask) sees next."""
+    if self._data.flags.c_contiguous or self._lvl is not None:
+        return self
+    from ..ops.elementwise import contiguous
+
+    return contiguous(self)
+
+
+def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill with 0/1 draws, PyTorch's CPU ``bernoulli_`` (``p`` a number or probabilities)."""
+    from ._random import fill_order
+    from ._tensor import bernoulli_mask
+
+    check_writable(self, "bernoulli_")
+    if self._lvl is not None or (isinstance(p, Tensor) and p._lvl is not None):
+        raise hinted(NotImplementedError(with_hint(
+            "bernoulli_ on a vmap-batched tensor is not supported by tapegrad",
+            "use torch.bernoulli(probs) inside vmap (randomness='different')")))
+    mask = bernoulli_mask(self._data.shape, p, generator, fill_order(self._data))
+    self._data[...] = mask
+    self._vc[0] += 1
+    return self
+
+
+def _bernoulli_m(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    from ._tensor import bernoulli
+
+    return bernoulli(self, p, generator=generator)
+
+
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return inplace(self, lambda s: O.clamp(s, min, max), "clamp_", min, max)
 
@@ -404,7 +436,7 @@ METHODS: dict[str, Any] = {
     "byte": lambda self: _to_dtype(self, np.uint8),
     "type_as": lambda self, other: _to_dtype(self, other._data.dtype),
     "cpu": lambda self, *a, **k: self, "cuda": _cuda,
-    "contiguous": lambda self, *a, **k: self, "is_contiguous": lambda self, *a, **k: True,
+    "contiguous": _contiguous, "is_contiguous": lambda self, *a, **k: True,
     "pin_memory": lambda self: self,
     "device": property(lambda self: CPU), "_version": property(lambda self: self._vc[0]), "is_cuda": property(lambda self: False),
     "is_cpu": property(lambda self: True), "is_sparse": property(lambda self: False),
@@ -470,6 +502,7 @@ METHODS: dict[str, Any] = {
     "clamp_": _clamp_, "clip_": _clamp_, "zero_": _zero_, "fill_": _fill_, "copy_": _copy_,
     "masked_fill_": _ip("masked_fill_", O.masked_fill), "lerp_": _ip("lerp_", O.lerp),
     "uniform_": _uniform_, "normal_": _normal_, "random_": _random_, "apply_": _apply_,
+    "bernoulli_": _bernoulli_, "bernoulli": _bernoulli_m,
     "addmm": lambda self, m1, m2, *, beta=1, alpha=1: O.add(O.mul(self, beta),
                                                            O.mul(O.matmul(m1, m2), alpha)),
 }

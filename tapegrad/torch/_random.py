@@ -9,6 +9,16 @@ transformations below are PyTorch's (``uniform_real_distribution``,
 and ``randperm``).  So ``torch.manual_seed(0); torch.rand(3)`` gives the same
 numbers as PyTorch (float32 normals of 16+ elements to within one ulp).
 
+Bernoulli draws with a float ``p`` (``bernoulli_(p)``, so every dropout mask)
+follow the CPU kernel PyTorch picks at run time: on Intel processors (MKL
+builds) one 32-bit word seeds Intel MKL's ``VSL_BRNG_MCG31`` stream and
+``viRngBernoulli(BERNOULLI_ICDF)`` draws every element from it (a 31-bit
+multiplicative congruential generator, reproduced here with vectorised
+modular powers); on other processors (AMD, ARM) each element takes one
+double-precision uniform from the MT19937 stream (two 32-bit words) and is 1
+when it is below ``p``.  Tensor probabilities (``torch.bernoulli(probs)``)
+always take one uniform per element in the probabilities' precision.
+
 >>> import tapegrad.torch as torch
 >>> _ = torch.manual_seed(0)
 >>> torch.rand(2)
@@ -18,6 +28,9 @@ tensor([0.4963, 0.7682])
 from __future__ import annotations
 
 import math
+import os
+import platform
+import sys
 from typing import Any
 
 import numpy as np
@@ -157,6 +170,29 @@ class Generator:
             return data
         return (self._normal_doubles(n) * std + mean).astype(dtype)
 
+    def bernoulli(self, shape: tuple[int, ...], p: float, order: Any = None) -> np.ndarray:
+        """Bernoulli(p) draws as booleans of ``shape``, as PyTorch's ``bernoulli_(p)`` fills a
+        tensor whose memory visits the axes in ``order`` (see :func:`fill_order`; ``None``:
+        row-major).  The MKL kernel always fills row-major (through a contiguous buffer)."""
+        _tracing.note_break("random numbers")
+        n = int(np.prod(shape)) if shape else 1
+        if bernoulli_kernel() == "mkl":
+            # ATen's MKL kernel: seed = generator->random(), one MCG31 stream skipped ahead
+            # per parallel chunk, which is the one stream whatever the thread count
+            seed = int(self._u32(1)[0])
+            return (mcg31_uniform32(seed, n) < np.float32(p)).reshape(shape)
+        return _in_order(self.uniform(n, np.dtype(np.float64)) < p, shape, order)
+
+    def bernoulli_tensor(self, probs: np.ndarray, order: Any = None) -> np.ndarray:
+        """One Bernoulli draw per element of ``probs`` (PyTorch's ``bernoulli_(Tensor)``):
+        a uniform in double precision for float64 probabilities, single otherwise, visited
+        in ``order`` as :meth:`bernoulli`."""
+        _tracing.note_break("random numbers")
+        probs = np.asarray(probs)
+        dt = np.dtype(np.float64 if probs.dtype == np.float64 else np.float32)
+        u = _in_order(self.uniform(probs.size, dt), probs.shape, order)
+        return u < probs.astype(dt, copy=False)
+
     def integers(self, n: int, low: int, high: int) -> np.ndarray:
         """``n`` draws from [low, high) (PyTorch's ``random_(from, to)``)."""
         _tracing.note_break("random numbers")
@@ -191,6 +227,110 @@ def _normal_fill(data: np.ndarray, n: int, mean: float, std: float) -> None:
     theta = ft(2.0 * math.pi) * u2
     d[:, :8] = radius * np.cos(theta) * ft(std) + ft(mean)
     d[:, 8:] = radius * np.sin(theta) * ft(std) + ft(mean)
+
+
+def fill_order(arr: np.ndarray, dense_only: bool = False) -> tuple[int, ...] | None:
+    """The axes of ``arr`` from the outermost in memory to the innermost: the order in which
+    PyTorch's serial CPU kernels (a ``TensorIterator``) fill a tensor with these strides;
+    ``None`` when that is row-major.  ``dense_only``: the rule of ``empty_like``, which keeps
+    a layout only if it is dense and non-overlapping (otherwise the new tensor is
+    contiguous, so row-major)."""
+    if arr.ndim < 2 or arr.flags.c_contiguous:
+        return None
+    st = arr.strides
+    if any(x < 0 for x in st):
+        return None
+    perm = tuple(sorted(range(arr.ndim), key=lambda i: -st[i] if arr.shape[i] > 1 else 0))
+    if dense_only:
+        expect = arr.itemsize
+        for i in reversed(perm):
+            if arr.shape[i] > 1 and st[i] != expect:
+                return None
+            expect *= arr.shape[i]
+    return None if perm == tuple(range(arr.ndim)) else perm
+
+
+def _in_order(flat: np.ndarray, shape: tuple[int, ...], order: Any) -> np.ndarray:
+    """``flat`` laid into ``shape`` visiting the axes in ``order`` (outermost first)."""
+    if order is None:
+        return flat.reshape(shape)
+    return flat.reshape(tuple(shape[i] for i in order)).transpose(np.argsort(order))
+
+
+# --------------------------------------------------------------------------- MKL's MCG31m1
+_M31 = (1 << 31) - 1
+_A31 = 1132489760
+_BLOCK = 2048
+
+
+def _powers(base: int, n: int, x0: int = 1) -> np.ndarray:
+    """``x0 * base**j mod (2**31 - 1)`` for ``j < n``, by doubling (products < 2**62)."""
+    out = np.empty(n, dtype=np.uint64)
+    out[0] = x0 % _M31
+    m = np.uint64(_M31)
+    s, bp = 1, base % _M31
+    while s < n:
+        k = min(s, n - s)
+        np.remainder(out[:k] * np.uint64(bp), m, out=out[s:s + k])
+        bp = bp * bp % _M31
+        s += k
+    return out
+
+
+def mcg31_states(seed: int, n: int) -> np.ndarray:
+    """The first ``n`` states of Intel MKL's ``VSL_BRNG_MCG31`` stream seeded with ``seed``:
+    ``x0 = seed mod (2**31 - 1)`` (1 if that is 0), ``x[k+1] = 1132489760 * x[k] mod
+    (2**31 - 1)``.  Blocks of 2048 consecutive powers times each block's start."""
+    if n <= 0:
+        return np.zeros(0, dtype=np.uint64)
+    x0 = seed % _M31 or 1
+    b = min(n, _BLOCK)
+    within = _powers(_A31, b)
+    starts = _powers(pow(_A31, b, _M31), -(-n // b), x0)
+    return np.remainder(starts[:, None] * within[None, :], np.uint64(_M31)).reshape(-1)[:n]
+
+
+def mcg31_uniform32(seed: int, n: int) -> np.ndarray:
+    """MKL's single-precision uniforms on [0, 1) from ``VSL_BRNG_MCG31``: each state times
+    ``1 / (2**31 - 1)`` in double precision, rounded to float32 (what its Bernoulli
+    inversion compares with ``float(p)``)."""
+    return (mcg31_states(seed, n).astype(np.float64) * (1.0 / _M31)).astype(np.float32)
+
+
+_KERNEL: list[str] = []
+
+
+def _cpu_is_intel() -> bool:
+    """Whether processor 0 is an Intel one (what ATen asks cpuinfo before using MKL)."""
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return False
+    if sys.platform.startswith("linux"):
+        try:
+            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+                for line in f:
+                    if line.startswith("vendor_id"):
+                        return line.split(":", 1)[1].strip() == "GenuineIntel"
+        except OSError:
+            return False
+        return False
+    return "GenuineIntel" in platform.processor()
+
+
+def bernoulli_kernel() -> str:
+    """Which of PyTorch's CPU ``bernoulli_(p)`` kernels this machine's PyTorch runs:
+    ``"mkl"`` on Intel x86 processors (PyTorch's Linux and Windows wheels are built with
+    MKL), ``"default"`` elsewhere.  ``TAPEGRAD_TORCH_BERNOULLI=mkl`` or ``=default`` picks
+    one (to reproduce masks drawn on another machine); read once.
+
+    >>> from tapegrad.torch._random import bernoulli_kernel
+    >>> bernoulli_kernel() in ("mkl", "default")
+    True
+    """
+    if not _KERNEL:
+        env = os.environ.get("TAPEGRAD_TORCH_BERNOULLI", "").strip().lower()
+        _KERNEL.append(env if env in ("mkl", "default") else
+                       ("mkl" if _cpu_is_intel() else "default"))
+    return _KERNEL[0]
 
 
 default_generator = Generator()

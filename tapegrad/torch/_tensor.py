@@ -663,6 +663,114 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any 
                    requires_grad)
 
 
+_P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)")
+_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+               "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+               "complex128": "ComplexDouble"}
+
+
+def bernoulli_mask(shape: tuple[int, ...], p: Any, generator: Any = None,
+                   order: tuple[int, ...] | None = None) -> np.ndarray:
+    """A boolean Bernoulli mask of ``shape`` drawn as PyTorch's CPU ``bernoulli_`` draws it:
+    ``p`` a number (``bernoulli_(p)``: every dropout mask) or a tensor of probabilities that
+    broadcasts to ``shape`` (``bernoulli_(probs)``, ``torch.bernoulli(probs)``).  Invalid
+    probabilities raise PyTorch's errors before anything is drawn.  ``order``: the axes
+    from outermost to innermost in memory of the tensor filled (``_random.fill_order``)."""
+    if not isinstance(p, Tensor):
+        p = float(p)
+        if not 0 <= p <= 1:
+            raise hinted(RuntimeError(with_hint(f"bernoulli_ expects p to be in [0, 1], but got p={p}",
+                                         "pass a probability in [0, 1]")))
+        return gen(generator).bernoulli(tuple(shape), p, order)
+    probs = p._data
+    if probs.dtype.kind != "f":
+        raise hinted(NotImplementedError(with_hint(
+            f'"bernoulli_tensor_cpu_p_" not implemented for '
+            f"'{_TYPE_NAMES.get(probs.dtype.name, probs.dtype.name)}'",
+            "pass floating-point probabilities")))
+    if probs.shape != tuple(shape):
+        try:
+            probs = np.broadcast_to(probs, shape)
+        except ValueError:
+            raise hinted(RuntimeError(with_hint(_expand_message(tuple(shape), probs.shape),
+                                         "the probabilities must broadcast to the tensor's shape"))
+                         ) from None
+    if probs.size and not (np.all(probs >= 0) and np.all(probs <= 1)):
+        raise hinted(RuntimeError(with_hint(_P_RANGE, "every probability must be in [0, 1]")))
+    return gen(generator).bernoulli_tensor(probs, order)
+
+
+def _expand_message(target: tuple[int, ...], have: tuple[int, ...]) -> str:
+    lead = len(target) - len(have)
+    for i in range(len(have) - 1, -1, -1):
+        j = i + lead
+        if j < 0 or (have[i] != 1 and have[i] != target[j]):
+            if j < 0:
+                return (f"expand: the number of sizes provided ({len(target)}) must be greater "
+                        f"or equal to the number of dimensions in the tensor ({len(have)})")
+            return (f"The expanded size of the tensor ({target[j]}) must match the existing "
+                    f"size ({have[i]}) at non-singleton dimension {j}.  Target sizes: "
+                    f"{list(target)}.  Tensor sizes: {list(have)}")
+    return f"cannot expand {list(have)} to {list(target)}"
+
+
+@_tracing.random_source("torch.bernoulli")
+def bernoulli(input: Any, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
+    """0/1 samples, drawn as PyTorch's CPU generator draws them: ``bernoulli(probs)`` takes
+    each element's probability from ``probs`` (one uniform per element), ``bernoulli(x, p)``
+    one probability for every element of ``x``'s shape.  The result has the input's dtype.
+
+    >>> import tapegrad.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.bernoulli(torch.tensor([0.1, 0.9, 0.5, 0.5]))
+    tensor([0., 1., 1., 1.])
+    """
+    if not isinstance(input, Tensor):
+        raise hinted(TypeError(with_hint(
+            f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}", "pass a tensor of probabilities")))
+    arr = input._data
+    if _STATE.levels:
+        return _bernoulli_vmap(input, p, generator)
+    # the result is a new contiguous tensor (LEGACY_CONTIGUOUS_MEMORY_FORMAT), so row-major
+    mask = bernoulli_mask(arr.shape, input if p is None else p, generator)
+    if p is None and input._rg and _STATE.grad_enabled:  # a zero BernoulliBackward0
+        from ..ops.dropout import bernoulli_sample
+
+        return bernoulli_sample(input, mask)
+    return _finish(mask.astype(arr.dtype), False)
+
+
+def _bernoulli_vmap(input: Tensor, p: Any, generator: Any) -> Tensor:
+    """``torch.bernoulli`` on a vmap tracer: one draw over the whole batch (``'different'``),
+    PyTorch's error for a batched input under ``'same'``."""
+    from ..autodiff.batching import vmap_randomness
+
+    lv = vmap_randomness()
+    probs = input if p is None else p
+    batched = isinstance(probs, Tensor) and probs._lvl is not None
+    if lv is None:
+        if batched or input._lvl is not None:
+            raise hinted(RuntimeError(with_hint(
+                "Vmap does not currently support same randomness with a batched tensor input. "
+                "Please file an issue with functorch",
+                "use randomness='different', or probabilities that are not batched")))
+        mask = bernoulli_mask(input._data.shape, probs, generator)
+        return _finish(mask.astype(input._data.dtype), False)
+    if batched and probs._lvl is not lv:
+        raise hinted(NotImplementedError(with_hint(
+            "torch.bernoulli under nested vmap is not supported by tapegrad",
+            "draw outside the inner vmap")))
+    full = (lv.size,) + tuple(input._data.shape)
+    if isinstance(probs, Tensor):
+        pv = lv.value(probs) if batched else probs
+        mask = bernoulli_mask(full, _wrap(np.broadcast_to(pv._data, full)), generator)
+    else:
+        mask = bernoulli_mask(full, probs, generator)
+    return lv.make(_finish(mask.astype(input._data.dtype), False))
+
+
 # ----------------------------------------------------------------------------- promotion
 _COMPARE = frozenset(("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
 _SCALARS = (float, int)
@@ -1087,7 +1195,8 @@ def install() -> None:
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
     "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "arange",
-    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "device",
+    "linspace", "eye", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
+    "device",
 ]
 
 # keep module names referenced for re-export

@@ -91,7 +91,7 @@ def _run(lib: Any, cls: str, args: Any, kwargs: Any, shapes: list[tuple[int, ...
          call: Callable[..., Any]) -> tuple[list[np.ndarray], list[np.ndarray],
                                             list[np.ndarray], str]:
     m = _build(lib, cls, args, kwargs)
-    m.eval()  # no dropout: PyTorch's dropout masks are not reproduced
+    m.eval()  # the layers without dropout (training-mode dropout: test_torch_dropout_conf.py)
     rng = np.random.default_rng(2)
     ins = [lib.tensor(rng.standard_normal(s), dtype=lib.float64, requires_grad=True)
            for s in shapes]

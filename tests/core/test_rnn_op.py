@@ -39,9 +39,9 @@ def test_values_and_stash_match_the_step_composite() -> None:
     np.testing.assert_allclose(out[:T], np.stack([h.numpy() for h in hs]), rtol=1e-12)
     np.testing.assert_allclose(out[T], c.numpy(), rtol=1e-12)
     h, cc = tg.tensor(H0), tg.tensor(C0)
-    for t in range(T):  # the stash: i, f, g, o, c_t, tanh(c_t) of every step
+    for t in range(T):  # the stash: i, f, o, g, c_t, tanh(c_t) of every step
         h, cc, i, f, g, o, tc = _step_ops(tg.tensor(XW[t]), h, cc, tg.tensor(W), tg.tensor(B))
-        for k, v in enumerate([i, f, g, o, cc, tc]):
+        for k, v in enumerate([i, f, o, g, cc, tc]):
             np.testing.assert_allclose(out[T + 1 + 6 * t + k], v.numpy(), rtol=1e-12)
 
 

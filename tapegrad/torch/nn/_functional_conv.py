@@ -32,7 +32,7 @@ from ...ops import pool as PL
 from ...ops.embedding import embedding as _embedding
 from ...ops.embedding import renorm_rows_
 from ...ops.resize import resize
-from .._random import gen
+from .._random import fill_order, gen
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -614,49 +614,113 @@ def _check_p(p: float) -> None:
                                    "pass 0 <= p <= 1")))
 
 
-def _keep(shape: tuple[int, ...], p: float) -> np.ndarray:
-    # drawn from the PyTorch-style generator, as F.dropout draws its mask
-    return gen(None).uniform(int(np.prod(shape)), np.dtype(np.float64)).reshape(shape) >= p
+_INT_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+              "uint8": "Byte", "bool": "Bool"}
 
 
-def _feature_dropout(input: Tensor, p: float, training: bool, nsp: int, fn: str,
-                     alpha: bool = False) -> Tensor:
+def dropout_impl(x: Tensor, p: float, training: bool, inplace: bool = False,
+                 feature: bool = False, alpha: bool = False) -> Tensor:
+    """ATen's ``_dropout_impl``: ``noise = bernoulli_(1 - p)`` on the input's shape (or
+    ``(N, C, 1, ...)`` for feature dropout) drawn as PyTorch's CPU kernel draws it,
+    ``noise / (1 - p)`` (alpha dropout: its affine map), then ``input * noise``."""
+    _check_p(p)
+    arr = x._data
+    if p == 0 or not training or arr.size == 0:
+        return x
+    if p == 1:
+        zero = np.zeros((), dtype=arr.dtype)
+        return x.mul_(zero) if inplace else core.multiply(x, zero)  # type: ignore[attr-defined]
+    if feature:
+        if arr.ndim < 2:
+            raise hinted(RuntimeError(with_hint(
+                "Feature dropout requires at least 2 dimensions in the input",
+                f"the input has shape {list(arr.shape)}: one mask value per (sample, channel)")))
+        shape = arr.shape[:2] + (1,) * (arr.ndim - 2)
+    else:
+        shape = arr.shape
+    if arr.dtype.kind not in "fc":
+        raise hinted(RuntimeError(with_hint(
+            "result type Float can't be cast to the desired output type "
+            f"{_INT_NAMES.get(arr.dtype.name, arr.dtype.name)}", "dropout a float tensor")))
+    from .._tensor import _different_draws, _wrap
+
+    g = gen(None)  # PyTorch's error under vmap(randomness="error")
+    lv = _different_draws()
+    if lv is not None:  # vmap(randomness="different"): one mask over the whole batch
+        keep = g.bernoulli((lv.size,) + tuple(shape), 1.0 - p)
+        if alpha:
+            mul, off = D.alpha_dropout_factors(keep, p, arr.dtype)
+            y = core.add(core.multiply(x, lv.make(_wrap(mul))), lv.make(_wrap(off)))
+        else:
+            y = core.multiply(x, lv.make(_wrap(D.dropout_noise(keep, p, arr.dtype))))
+        return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
+    # the noise is empty_like(input) (it keeps a dense layout, so PyTorch's serial kernel
+    # draws in memory order) or, for feature dropout, a new contiguous tensor
+    keep = g.bernoulli(shape, 1.0 - p, None if feature else fill_order(arr, True))
+    if alpha:
+        y = D.alpha_dropout_masked(x, keep, p, arr.dtype)
+        return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
+    noise = D.dropout_noise(keep, p, arr.dtype)
+    return x.mul_(noise) if inplace else core.multiply(x, noise)  # type: ignore[attr-defined]
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, nsp: int,
+                     fn: str) -> Tensor:
     _check_p(p)
     x = _tensor(input, fn)
-    if not training or p == 0.0:
+    nd = x._data.ndim
+    if nsp == 1:
+        if nd not in (2, 3):
+            raise hinted(RuntimeError(with_hint(
+                f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that "
+                "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+                "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or "
+                "3D inputs).", "one mask value per (sample, channel)")))
+    elif nd not in (nsp + 1, nsp + 2):
+        warnings.warn(
+            f"{fn}: Received a {nd}-D input to {fn}, which is deprecated and will result in "
+            "an error in a future release. To retain the behavior and silence this warning, "
+            f"please use dropout instead. Note that {fn} exists to provide channel-wise "
+            f"dropout on inputs with {nsp} spatial dimensions, a channel dimension, and an "
+            f"optional batch dimension (i.e. {nsp + 1}D or {nsp + 2}D inputs).", stacklevel=3)
+    if nsp == 2:
+        # PyTorch keeps its historical rule: a 3-D input is (N, C, L), not unbatched
+        if nd == 3:
+            warnings.warn(
+                "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                "where C is the channel dim. This behavior will change in a future release to "
+                "interpret the input as one without a batch dimension, i.e. shape (C, H, W). "
+                "To maintain the 1D channel-wise dropout behavior, please switch to using "
+                "dropout1d instead.", stacklevel=3)
+        return dropout_impl(x, p, training, inplace, feature=True)
+    if nd == nsp + 2:
+        return dropout_impl(x, p, training, inplace, feature=True)
+    # unbatched: PyTorch unsqueezes a batch dimension of one, drops it again after
+    xe = core.expand_dims(x, 0)
+    y = dropout_impl(xe, p, training, False, feature=True)
+    if y is xe:
         return x
-    s = x._data.shape
-    batched = x._data.ndim == nsp + 2
-    if x._data.ndim not in (nsp + 1, nsp + 2):
-        raise hinted(RuntimeError(with_hint(
-            f"{fn}: Expected {nsp + 1}D or {nsp + 2}D input, but received a {x._data.ndim}D "
-            "input. Note that dropout2d exists to provide channel-wise dropout on inputs with "
-            "2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
-            "3D or 4D inputs)." if nsp == 2 else
-            f"{fn}: Expected {nsp + 1}D or {nsp + 2}D input, but received a {x._data.ndim}D "
-            "input", "one mask value per (sample, channel)")))
-    ms = (s[:2] if batched else s[:1]) + (1,) * nsp
-    keep = _keep(ms, p)
-    if alpha:
-        return D.alpha_dropout_masked(x, keep, p, x._data.dtype)
-    return D.dropout_masked(x, keep, p, x._data.dtype)
+    y = core.squeeze(y, 0)
+    return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` with probability ``p``, scale the rest."""
-    return _feature_dropout(input, p, training, 1, "dropout1d")
+    return _feature_dropout(input, p, training, inplace, 1, "dropout1d")
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    """Zero whole channels of ``(N, C, H, W)`` with probability ``p``, scale the rest."""
-    return _feature_dropout(input, p, training, 2, "dropout2d")
+    """Zero whole channels of ``(N, C, H, W)`` with probability ``p``, scale the rest
+    (a 3-D input is ``(N, C, L)``, with PyTorch's warning)."""
+    return _feature_dropout(input, p, training, inplace, 2, "dropout2d")
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
-    return _feature_dropout(input, p, training, 3, "dropout3d")
+    return _feature_dropout(input, p, training, inplace, 3, "dropout3d")
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
@@ -665,19 +729,14 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     map keeps mean 0 and variance 1 (identity in eval)."""
     _check_p(p)
     x = _tensor(input, "alpha_dropout")
-    if not training or p == 0.0:
-        return x
-    return D.alpha_dropout_masked(x, _keep(x._data.shape, p), p, x._data.dtype)
+    return dropout_impl(x, p, training, inplace, alpha=True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     _check_p(p)
     x = _tensor(input, "feature_alpha_dropout")
-    if not training or p == 0.0:
-        return x
-    ms = x._data.shape[:2] + (1,) * (x._data.ndim - 2)
-    return D.alpha_dropout_masked(x, _keep(ms, p), p, x._data.dtype)
+    return dropout_impl(x, p, training, inplace, feature=True, alpha=True)
 
 
 # ----------------------------------------------------------------------------- resizing

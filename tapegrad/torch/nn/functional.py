@@ -25,7 +25,6 @@ from ...ops.reduce import norm_axis
 from .. import _ops as O
 from .. import _prims as P
 from .._dtype import Size, to_np
-from .._random import gen
 
 
 def _check(x: Any, fn: str) -> Tensor:
@@ -437,18 +436,14 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training only)."""
-    if p < 0.0 or p > 1.0:
-        raise hinted(ValueError(with_hint(f"dropout probability has to be between 0 and 1, but got {p}",
-                                   "pass 0 <= p <= 1")))
-    if not training or p == 0.0:
-        return input
-    x = input
-    if p == 1.0:
-        return core.multiply(x, 0.0)
-    keep = gen(None).uniform(x._data.size, np.dtype(np.float64)).reshape(x._data.shape) >= p
-    scale = (keep / (1.0 - p)).astype(x._data.dtype)
-    return core.multiply(x, scale)
+    """Zero elements with probability ``p`` and scale the rest by ``1/(1-p)`` (training only).
+
+    The mask is PyTorch's: ``torch.manual_seed(s)`` then ``F.dropout(x)`` zeroes the elements
+    PyTorch zeroes and leaves the generator where PyTorch leaves it.
+    """
+    from ._functional_conv import _tensor, dropout_impl
+
+    return dropout_impl(_tensor(input, "dropout"), p, training, inplace)
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:

@@ -31,6 +31,7 @@ import numpy as np
 from ... import ops as core
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
+from ...ops.fused import linear_op
 from ...ops.rnn import gru_seq, lstm_seq
 from .._dtype import from_np, to_np
 from .._tensor import check_device
@@ -63,8 +64,9 @@ def _lin(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
         lead = x._data.shape[:-1]
         y = _lin(core.reshape(x, (-1, x._data.shape[-1])), w, b)
         return core.reshape(y, lead + (w._data.shape[0],))
-    y = core.matmul(x, core.swapaxes(w, 0, 1))
-    return y if b is None else core.add(y, b)
+    if b is None:
+        return core.matmul(x, core.swapaxes(w, 0, 1))
+    return linear_op(x, w, b)  # one node, the bias added in place (ops.fused)
 
 
 def _cell(mode: str, xw: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor,
