@@ -84,6 +84,13 @@ def _map(fn: Callable[[Any], Any], x: Any) -> Any:
     return fn(x)
 
 
+def _wrap(elem: Any) -> Any:
+    """A dataset element (a nest of ndarrays) as tensors; ``(x, y)`` arrays directly."""
+    if type(elem) is tuple and all(type(a) is np.ndarray for a in elem):
+        return tuple([tft(a) for a in elem])
+    return _map(tft, elem)
+
+
 def _leaves(x: Any) -> list[Any]:
     if x is None:
         return []
@@ -222,7 +229,7 @@ class _Epochs:
             if self._steps_arg is None:
                 it = self._dataset._arrays()
                 for elem in it:
-                    yield _map(tft, elem)
+                    yield _wrap(elem)
                 return
             for _ in range(int(self._steps_arg)):
                 if self._held is None:
@@ -236,7 +243,7 @@ class _Epochs:
                         "your dataset or generator can generate at least `steps_per_epoch * "
                         "epochs` batches.", UserWarning, stacklevel=2)
                     return
-                yield _map(tft, elem)
+                yield _wrap(elem)
             return
         order: np.ndarray | None = None
         if self.shuffle is True:
@@ -443,10 +450,14 @@ class CompileLoss:
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         from ... import ops
 
-        multi = isinstance(y_pred, (list, tuple, dict)) and len(_leaves(y_pred)) > 1
+        multi = not isinstance(y_pred, Tensor) and \
+            isinstance(y_pred, (list, tuple, dict)) and len(_leaves(y_pred)) > 1
         if not multi:
-            fn = _get_loss(self._spec if not isinstance(self._spec, (list, tuple)) else
-                           self._spec[0])
+            fn = self.__dict__.get("_single")
+            if fn is None:  # resolved once (a name or a function becomes a Loss object)
+                fn = _get_loss(self._spec if not isinstance(self._spec, (list, tuple)) else
+                               self._spec[0])
+                self.__dict__["_single"] = fn
             value = fn(y_true, y_pred, sample_weight)
             if self._weights is not None:
                 w = self._weights[0] if isinstance(self._weights, (list, tuple)) else \
@@ -633,8 +644,6 @@ class Trainer:
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
                      sample_weight: Any = None, training: bool = True) -> Any:
         """The compiled loss plus the losses added by layers (``self.losses``)."""
-        from ... import ops
-
         d = self._trainer_state()
         losses = []
         if d["_compile_loss"] is not None:
@@ -643,10 +652,14 @@ class Trainer:
                 losses.append(value)
         for extra in getattr(self, "losses", []) or []:
             losses.append(extra)
+        if len(losses) == 1:
+            return losses[0]
         if not losses:
             raise hinted(ValueError(with_hint(
                 "No loss to compute. Provide a `loss` argument in `compile()`.",
                 "model.compile(loss='mse') or another loss")))
+        from ... import ops
+
         total = losses[0]
         for extra in losses[1:]:
             total = ops.add(total, extra)
