@@ -698,3 +698,39 @@ def test_fit_on_a_repeated_dataset_with_steps_per_epoch() -> None:
               validation_data=ds, validation_steps=2)
     assert h.params["steps"] == 3 and len(h.history["val_loss"]) == 3
     assert int(m.optimizer.iterations.numpy()) == 9
+
+
+def _rows_per_batch(shuffle: Any, seed: int, **kw: Any) -> list[list[int]]:
+    seen: list[list[int]] = []
+
+    class Rec(keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.d = keras.layers.Dense(1)
+
+        def call(self, x: Any) -> Any:
+            return self.d(x)
+
+        def train_step(self, data: Any) -> Any:
+            seen.append([int(v) for v in data[1].numpy()])
+            return {"n": tf.constant(1.0)}
+
+    keras.utils.set_random_seed(seed)
+    m = Rec()
+    m.compile(optimizer="sgd", loss="mse")
+    m.fit(np.arange(10, dtype=np.float32)[:, None], np.arange(10, dtype=np.float32),
+          batch_size=4, epochs=2, shuffle=shuffle, verbose=0, **kw)
+    return seen
+
+
+def test_fit_shuffle_orders_are_keras_orders() -> None:
+    """The rows real Keras 3 (TensorFlow 2.21) feeds its train_step after
+    ``keras.utils.set_random_seed(1)``: one permutation, repeated every epoch."""
+    assert _rows_per_batch(True, 1) == [[2, 4, 0, 8], [9, 1, 5, 6], [3, 7]] * 2
+    assert _rows_per_batch("batch", 1) == [[0, 1, 2, 3], [7, 6, 4, 5], [8, 9]] * 2
+    assert _rows_per_batch(True, 1, validation_split=0.3) == [[1, 0, 4, 6], [3, 5, 2]] * 2
+    assert _rows_per_batch(False, 1) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]] * 2
+    tf.random.set_seed(1)
+    before = tf.random.uniform([2]).numpy()
+    _rows_per_batch(True, 1)  # fit takes no eager op seed
+    np.testing.assert_array_equal(tf.random.uniform([2]).numpy(), before)

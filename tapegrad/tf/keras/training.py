@@ -17,10 +17,15 @@ Keras:
   of the samples (taken before shuffling); a ``tf.data.Dataset`` yields
   batches ``x``, ``(x, y)`` or ``(x, y, sample_weight)``.
 
-Where tapegrad knowingly differs: ``shuffle=True`` permutes with
-``tf.random``'s NumPy generator (not TensorFlow's order); ``steps_per_execution``
-and ``jit_compile`` are accepted and ignored
-(everything runs eagerly).
+``shuffle=True`` on arrays gives Keras's orders: its array adapter permutes with
+``tf.random.shuffle`` in a ``tf.data`` map function traced when ``fit`` starts,
+so the ``RandomShuffle`` kernel has the global seed of that moment and op seed 0
+(graph op seeds count from 0), and each epoch's new iterator makes a new kernel:
+with a seed set, every epoch of one ``fit`` repeats the same permutation;
+``shuffle="batch"`` permutes inside each batch, one kernel for the epoch.
+
+Where tapegrad knowingly differs: ``steps_per_execution`` and ``jit_compile``
+are accepted and ignored (everything runs eagerly).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
+from .. import _philox
 from .. import random as _random
 from .._tensor import VariableBase, read, tft
 from ..tape import GradientTape
@@ -198,6 +204,9 @@ class _Epochs:
                     "x, y and sample_weight need the same number of rows")))
         self.batch_size = 32 if batch_size is None else int(batch_size)
         self.shuffle = shuffle
+        # Keras shuffles arrays in a tf.data map function traced when fit starts: its
+        # RandomShuffle takes the global seed of that moment and op seed 0
+        self._shuffle_seeds = _graph_op_seeds() if shuffle else None
         full = math.ceil(self.n / self.batch_size)
         steps = full if steps_per_epoch is None else int(steps_per_epoch)
         self.num_batches = steps
@@ -246,16 +255,43 @@ class _Epochs:
                 yield _wrap(elem)
             return
         order: np.ndarray | None = None
-        if self.shuffle is True:
-            order = _random._generator().permutation(self.n)
+        kernel: _philox.Philox | None = None
+        if self.shuffle:
+            # each epoch is a new iterator of Keras's dataset: a fresh RandomShuffle kernel
+            kernel = _shuffle_kernel(self._shuffle_seeds)
+            if self.shuffle != "batch":
+                order = _philox.shuffle_permutation(kernel, self.n)
         for b in range(self._array_batches):
             lo, hi = b * self.batch_size, min((b + 1) * self.batch_size, self.n)
             sel: Any = slice(lo, hi) if order is None else order[lo:hi]
+            if kernel is not None and order is None:  # shuffle="batch": within each batch
+                sel = np.arange(lo, hi)[_philox.shuffle_permutation(kernel, hi - lo)]
+                if hi - lo > 1:  # the kernel reserves its words (none for a single row)
+                    kernel = kernel.skip((hi - lo - 1 + 3) // 4)
 
             def take(a: np.ndarray, sel: Any = sel) -> Any:
                 return tft(a[sel])
             yield pack_x_y_sample_weight(_map(take, self.x), _map(take, self.y),
                                          _map(take, self.sw))
+
+
+def _graph_op_seeds() -> tuple[int, int] | None:
+    """``get_seed(None)`` for the first random op of a new graph: ``(global seed, 0)``
+    (``(0, 2**31 - 1)`` for global seed 0); ``None`` when no global seed is set."""
+    g = _random._CONTEXT["seed"]
+    if g is None:
+        return None
+    s1 = int(g) % _random._MAXINT32
+    return (s1, 0) if s1 else (0, _random._MAXINT32)
+
+
+def _shuffle_kernel(seeds: tuple[int, int] | None) -> _philox.Philox:
+    """A new ``RandomShuffle`` kernel's Philox stream: from its seeds, or (no seed set)
+    from fresh entropy, as TensorFlow seeds a kernel whose seeds are both 0."""
+    if seeds is None:
+        return _philox.Philox.from_seeds(_random._nondeterministic64(),
+                                         _random._nondeterministic64())
+    return _philox.Philox.from_seeds(*seeds)
 
 
 def _check_data(name: str, value: Any) -> None:
