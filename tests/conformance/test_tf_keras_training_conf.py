@@ -358,8 +358,8 @@ def test_fit_shuffle_orders_match_keras(rtf: Any, seed: int, shuffle: Any, batch
     np.testing.assert_array_equal(ours["after"], theirs["after"])
 
 
-def _batches_seen(tf: Any, seed: int | None, shuffle: Any, n: int, batch_size: int
-                  ) -> list[list[int]]:
+def _batches_seen(tf: Any, seed: int | None, shuffle: Any, n: int, batch_size: int,
+                  **fit_kw: Any) -> list[list[int]]:
     """The rows each ``train_step`` receives over three epochs (row ``i`` has label ``i``)."""
     k = tf.keras
     seen: list[list[int]] = []
@@ -381,22 +381,29 @@ def _batches_seen(tf: Any, seed: int | None, shuffle: Any, n: int, batch_size: i
     m = Rec()
     m.compile(optimizer="sgd", loss="mse", run_eagerly=True)
     m.fit(np.arange(n, dtype=np.float32)[:, None], np.arange(n, dtype=np.float32),
-          batch_size=batch_size, epochs=3, shuffle=shuffle, verbose=0)
+          batch_size=batch_size, epochs=3, shuffle=shuffle, verbose=0, **fit_kw)
     return seen
 
 
-@pytest.mark.parametrize("seed, shuffle, n, batch_size", [
-    (1, True, 10, 4), (3, "batch", 10, 4), (99, "batch", 23, 5), (5, True, 1, 4),
-    (8, "batch", 9, 1)])
+@pytest.mark.parametrize("seed, shuffle, n, batch_size, steps", [
+    (1, True, 10, 4, None), (3, "batch", 10, 4, None), (99, "batch", 23, 5, None),
+    (5, True, 1, 4, None), (8, "batch", 9, 1, None),
+    (1, True, 10, 4, 2), (2, "batch", 10, 3, 3), (4, False, 10, 4, 2), (6, True, 10, 4, 5)])
 def test_fit_shuffle_batches_match_keras(rtf: Any, seed: int, shuffle: Any, n: int,
-                                         batch_size: int) -> None:
+                                         batch_size: int, steps: int | None) -> None:
     """The exact rows of each batch: every epoch of a seeded fit repeats the same order
     (Keras's dataset makes a new RandomShuffle kernel per epoch's iterator); ``"batch"``
-    permutes inside each batch, the kernel going on from batch to batch."""
-    with _quiet():
-        ours = _batches_seen(tg_tf, seed, shuffle, n, batch_size)
-        theirs = _batches_seen(rtf, seed, shuffle, n, batch_size)
-    assert ours == theirs
+    permutes inside each batch, the kernel going on from batch to batch; with
+    ``steps_per_epoch`` a pass goes on into the next epoch, and an epoch that reaches
+    the pass's end stops there (warning that the input ran out)."""
+    out = []
+    for tf in (tg_tf, rtf):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seen = _batches_seen(tf, seed, shuffle, n, batch_size, steps_per_epoch=steps)
+        ran_out = [str(w.message) for w in caught if "ran out of data" in str(w.message)]
+        out.append((seen, ran_out))
+    assert out[0] == out[1]
 
 
 def test_fit_shuffle_without_a_seed_is_random_and_valid() -> None:

@@ -210,7 +210,11 @@ class _Epochs:
         full = math.ceil(self.n / self.batch_size)
         steps = full if steps_per_epoch is None else int(steps_per_epoch)
         self.num_batches = steps
-        self._array_batches = min(full, steps)
+        self._full = full
+        # Keras's epoch iterator: with ``steps_per_epoch`` a pass over the arrays goes on
+        # into the next epoch, and a new pass (a new dataset iterator) starts once one ends
+        self._pass_pos = 0
+        self._pass: list[Any] | None = None
 
     def epoch(self) -> Iterator[Any]:
         """One epoch of batches, packed as ``train_step`` receives them."""
@@ -254,25 +258,47 @@ class _Epochs:
                     return
                 yield _wrap(elem)
             return
-        order: np.ndarray | None = None
-        kernel: _philox.Philox | None = None
-        if self.shuffle:
-            # each epoch is a new iterator of Keras's dataset: a fresh RandomShuffle kernel
-            kernel = _shuffle_kernel(self._shuffle_seeds)
-            if self.shuffle != "batch":
-                order = _philox.shuffle_permutation(kernel, self.n)
-        for b in range(self._array_batches):
+        if self._steps_arg is None or self._pass is None:
+            self._pass_pos = 0
+            self._pass = self._new_pass()
+        order, _ = self._pass
+        for _step in range(self.num_batches or 0):
+            b = self._pass_pos
+            if b >= self._full:
+                if self._steps_arg is not None:
+                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
+                break
+            self._pass_pos = b + 1
             lo, hi = b * self.batch_size, min((b + 1) * self.batch_size, self.n)
             sel: Any = slice(lo, hi) if order is None else order[lo:hi]
-            if kernel is not None and order is None:  # shuffle="batch": within each batch
+            kernel = self._pass[1]
+            if kernel is not None:  # shuffle="batch": within each batch
                 sel = np.arange(lo, hi)[_philox.shuffle_permutation(kernel, hi - lo)]
                 if hi - lo > 1:  # the kernel reserves its words (none for a single row)
-                    kernel = kernel.skip((hi - lo - 1 + 3) // 4)
+                    self._pass[1] = kernel.skip((hi - lo - 1 + 3) // 4)
 
             def take(a: np.ndarray, sel: Any = sel) -> Any:
                 return tft(a[sel])
             yield pack_x_y_sample_weight(_map(take, self.x), _map(take, self.y),
                                          _map(take, self.sw))
+        if self._pass_pos >= self._full:
+            self._pass = None
+
+    def _new_pass(self) -> list[Any]:
+        """``[order, kernel]`` of a new pass: each is a new iterator of Keras's dataset, so a
+        fresh RandomShuffle kernel; the order for ``shuffle=True``, the kernel (going on
+        from batch to batch) for ``"batch"``, neither without shuffling."""
+        if not self.shuffle:
+            return [None, None]
+        kernel = _shuffle_kernel(self._shuffle_seeds)
+        if self.shuffle == "batch":
+            return [None, kernel]
+        return [_philox.shuffle_permutation(kernel, self.n), None]
+
+
+_RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
+            "or generator can generate at least `steps_per_epoch * epochs` batches. You may "
+            "need to use the `.repeat()` function when building your dataset.")
 
 
 def _graph_op_seeds() -> tuple[int, int] | None:
