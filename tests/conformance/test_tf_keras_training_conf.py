@@ -702,3 +702,27 @@ def test_keras_files_keep_the_compile_state(rtf: Any, tmp_path: Any) -> None:
             a = loaded.evaluate(X, Y_CLS, verbose=0)
             b = original.evaluate(X, Y_CLS, verbose=0)
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def _dataset_fit_warnings(tf: Any) -> list[Any]:
+    k = tf.keras
+    k.utils.set_random_seed(0)
+    m = _model(tf, 1)
+    m.compile(optimizer="sgd", loss="mse")
+    ds = tf.data.Dataset.from_tensor_slices((X, Y_REG)).batch(8)  # 5 batches
+    out: list[Any] = []
+    for kw in (dict(x=ds, steps_per_epoch=7, epochs=2), dict(x=ds.take(0), epochs=1),
+               dict(x=ds, epochs=1, shuffle=False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            h = m.fit(verbose=0, **kw)
+        out.append((h.epoch, sorted(h.history), [
+            (w.category.__name__, str(w.message)) for w in caught
+            if "data" in str(w.message) or "shuffle" in str(w.message)]))
+    return out
+
+
+def test_dataset_fit_warnings_match_keras(rtf: Any) -> None:
+    """fit on a dataset: Keras's warning that the default ``shuffle=True`` is ignored, and
+    its "ran out of data" text when ``steps_per_epoch`` asks for more (or there is none)."""
+    assert _dataset_fit_warnings(tg_tf) == _dataset_fit_warnings(rtf)

@@ -181,6 +181,11 @@ class _Epochs:
                     "When providing `x` as a tf.data.Dataset, `y` should not be passed. "
                     "Instead, the targets should be included as part of the Dataset `x`.",
                     "make the dataset yield (x, y) pairs")))
+            if shuffle:  # fit's default shuffle=True: Keras says so for every dataset
+                warnings.warn(
+                    "`shuffle=True` was passed, but will be ignored since the data `x` was "
+                    "provided as a tf.data.Dataset. The Dataset is expected to already be "
+                    "shuffled (via `.shuffle(buffer_size)`).", UserWarning, stacklevel=3)
             card = int(self._dataset._card)
             self.num_batches = steps_per_epoch if steps_per_epoch is not None else \
                 (card if card >= 0 else None)
@@ -251,10 +256,7 @@ class _Epochs:
                     elem = next(self._held)
                 except StopIteration:
                     self._held = None
-                    warnings.warn(
-                        "Your input ran out of data; interrupting training. Make sure that "
-                        "your dataset or generator can generate at least `steps_per_epoch * "
-                        "epochs` batches.", UserWarning, stacklevel=2)
+                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
                     return
                 yield _wrap(elem)
             return
@@ -845,8 +847,7 @@ class Trainer:
                 if self.__dict__["stop_training"]:
                     break
             if step < 0:
-                warnings.warn("Your input ran out of data; interrupting training.",
-                              UserWarning, stacklevel=2)
+                warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
             epoch_logs = dict(logs) if strategy is not None else self._metrics_or_logs(logs)
             if val is not None and (epoch + 1) % validation_freq == 0:
                 val_logs = self.evaluate(
