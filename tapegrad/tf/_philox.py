@@ -292,14 +292,14 @@ def truncated_normal(gen: Philox, n: int, dtype: np.dtype) -> np.ndarray:
 
 def shuffle_permutation(gen: Philox, size: int) -> np.ndarray:
     """The permutation ``RandomShuffle`` applies: Fisher-Yates with ``word % (size - i)``."""
-    perm = np.arange(size)
     if size <= 1:
-        return perm
-    w = gen.words(size - 1)
-    for i in range(size - 1):
-        k = i + int(w[i]) % (size - i)
-        perm[i], perm[k] = perm[k], perm[i]
-    return perm
+        return np.arange(size)
+    i = np.arange(size - 1, dtype=np.int64)
+    ks = (i + gen.words(size - 1).astype(np.int64) % (size - i)).tolist()  # all at once
+    perm = list(range(size))
+    for a, k in enumerate(ks):  # the swaps themselves, in order, on a list
+        perm[a], perm[k] = perm[k], perm[a]
+    return np.array(perm)
 
 
 def multinomial(gen: Philox, logits: np.ndarray, num_samples: int) -> np.ndarray:

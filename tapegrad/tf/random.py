@@ -72,7 +72,6 @@ def set_seed(seed: int | None) -> None:
         _CONTEXT["rng"] = _pyrandom.Random(seed)
     except TypeError:
         _CONTEXT["rng"] = _pyrandom.Random(int(np.array(seed)))
-    _CONTEXT["side"] = 0
     _KERNELS.clear()
 
 
@@ -828,19 +827,6 @@ def get_global_generator() -> Generator:
 def set_global_generator(generator: Generator) -> None:
     """Replace the global generator."""
     _GLOBAL_GENERATOR[0] = generator
-
-
-def _generator(seed: Any = None) -> np.random.Generator:
-    """A NumPy generator for tapegrad-internal draws that TensorFlow makes inside graphs
-    (``fit``'s shuffle orders): reproducible after ``set_seed``, and drawing no eager op
-    seed, so the ops after it see TensorFlow's seeds.  Its values are not TensorFlow's."""
-    n = _CONTEXT.get("side", 0)
-    _CONTEXT["side"] = n + 1
-    base = _CONTEXT["seed"]
-    if base is None and seed is None:
-        return np.random.default_rng()
-    return np.random.default_rng([int(np.int64(0 if base is None else base)) & _M64,
-                                  0 if seed is None else int(seed) & _M64, n])
 
 
 def dropout_with(x: Any, rate: Any, noise_shape: Any, sample: Any, step: Any) -> Tensor:

@@ -315,6 +315,116 @@ def test_fit_history_matches_keras(rtf: Any, case: str) -> None:
         np.testing.assert_allclose(ours["evaluate"], theirs["evaluate"], rtol=2e-5)
 
 
+def _shuffled_fit(tf: Any, seed: int, shuffle: Any, batch_size: int, split: float,
+                  set_with: str) -> dict[str, Any]:
+    """A fit with ``shuffle`` on arrays, after a seed: the orders shape every number."""
+    k = tf.keras
+    if set_with == "keras":
+        k.utils.set_random_seed(seed)
+    else:
+        tf.random.set_seed(seed)
+    m = _model(tf, 3)
+    m.compile(optimizer=k.optimizers.SGD(0.2),
+              loss=k.losses.SparseCategoricalCrossentropy(from_logits=True),
+              metrics=["accuracy"])
+    h = m.fit(X, Y_CLS, batch_size=batch_size, epochs=4, shuffle=shuffle,
+              validation_split=split, verbose=0)
+    # a second fit in the same seed state, then an eager draw: fit draws no eager op seed
+    h2 = m.fit(X[:23], Y_CLS[:23], batch_size=batch_size, epochs=2, shuffle=shuffle, verbose=0)
+    return {"history": h.history, "history2": h2.history, "weights": m.get_weights(),
+            "after": tf.random.uniform([3]).numpy()}
+
+
+@pytest.mark.parametrize("seed, shuffle, batch_size, split, set_with", [
+    (1, True, 7, 0.0, "keras"),       # 40 = 5 * 7 + 5: a partial last batch
+    (42, True, 16, 0.25, "tf"),       # validation_split: the training 30 are shuffled
+    (0, True, 32, 0.0, "tf"),         # global seed 0: op seeds (0, 2**31 - 1)
+    (12345, "batch", 6, 0.0, "keras"),
+    (7, "batch", 9, 0.2, "tf"),
+    (2**40 + 3, True, 5, 0.0, "tf"),  # a seed beyond 31 bits is truncated
+])
+def test_fit_shuffle_orders_match_keras(rtf: Any, seed: int, shuffle: Any, batch_size: int,
+                                        split: float, set_with: str) -> None:
+    with _quiet():
+        ours = _shuffled_fit(tg_tf, seed, shuffle, batch_size, split, set_with)
+        theirs = _shuffled_fit(rtf, seed, shuffle, batch_size, split, set_with)
+    for which in ("history", "history2"):
+        assert list(ours[which]) == list(theirs[which])
+        for key in theirs[which]:
+            np.testing.assert_allclose(ours[which][key], theirs[which][key], rtol=2e-5,
+                                       atol=1e-6, err_msg=f"{which} {key}")
+    for a, b in zip(ours["weights"], theirs["weights"]):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+    np.testing.assert_array_equal(ours["after"], theirs["after"])
+
+
+def _batches_seen(tf: Any, seed: int | None, shuffle: Any, n: int, batch_size: int,
+                  **fit_kw: Any) -> list[list[int]]:
+    """The rows each ``train_step`` receives over three epochs (row ``i`` has label ``i``)."""
+    k = tf.keras
+    seen: list[list[int]] = []
+
+    class Rec(k.Model):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.d = k.layers.Dense(1)
+
+        def call(self, x: Any) -> Any:
+            return self.d(x)
+
+        def train_step(self, data: Any) -> Any:
+            seen.append([int(v) for v in np.asarray(data[1]).reshape(-1)])
+            return {"n": tf.constant(1.0)}
+
+    if seed is not None:
+        k.utils.set_random_seed(seed)
+    m = Rec()
+    m.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+    m.fit(np.arange(n, dtype=np.float32)[:, None], np.arange(n, dtype=np.float32),
+          batch_size=batch_size, epochs=3, shuffle=shuffle, verbose=0, **fit_kw)
+    return seen
+
+
+@pytest.mark.parametrize("seed, shuffle, n, batch_size, steps", [
+    (1, True, 10, 4, None), (3, "batch", 10, 4, None), (99, "batch", 23, 5, None),
+    (5, True, 1, 4, None), (8, "batch", 9, 1, None),
+    (1, True, 10, 4, 2), (2, "batch", 10, 3, 3), (4, False, 10, 4, 2), (6, True, 10, 4, 5)])
+def test_fit_shuffle_batches_match_keras(rtf: Any, seed: int, shuffle: Any, n: int,
+                                         batch_size: int, steps: int | None) -> None:
+    """The exact rows of each batch: every epoch of a seeded fit repeats the same order
+    (Keras's dataset makes a new RandomShuffle kernel per epoch's iterator); ``"batch"``
+    permutes inside each batch, the kernel going on from batch to batch; with
+    ``steps_per_epoch`` a pass goes on into the next epoch, and an epoch that reaches
+    the pass's end stops there (warning that the input ran out)."""
+    out = []
+    for tf in (tg_tf, rtf):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seen = _batches_seen(tf, seed, shuffle, n, batch_size, steps_per_epoch=steps)
+        ran_out = [str(w.message) for w in caught if "ran out of data" in str(w.message)]
+        out.append((seen, ran_out))
+    assert out[0] == out[1]
+
+
+def test_fit_shuffle_without_a_seed_is_random_and_valid() -> None:
+    """No global seed: each epoch is a fresh random order of all the rows."""
+    import tapegrad.tf.random as tgr
+
+    saved = tgr._CONTEXT["seed"]
+    tgr.set_seed(None)
+    try:
+        for shuffle in (True, "batch"):
+            seen = _batches_seen(tg_tf, None, shuffle, 50, 8)
+            epochs = [sum(seen[i * 7:(i + 1) * 7], []) for i in range(3)]
+            assert all(sorted(e) == list(range(50)) for e in epochs)
+            assert len({tuple(e) for e in epochs}) == 3  # 50! orders: a repeat is no chance
+            if shuffle == "batch":
+                assert all(sorted(e[i:i + 8]) == list(range(i, min(i + 8, 50)))
+                           for e in epochs for i in range(0, 50, 8))
+    finally:
+        tgr.set_seed(saved)
+
+
 def _eval_predict(tf: Any) -> dict[str, Any]:
     k = tf.keras
     m = _model(tf, 3)
@@ -592,3 +702,27 @@ def test_keras_files_keep_the_compile_state(rtf: Any, tmp_path: Any) -> None:
             a = loaded.evaluate(X, Y_CLS, verbose=0)
             b = original.evaluate(X, Y_CLS, verbose=0)
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def _dataset_fit_warnings(tf: Any) -> list[Any]:
+    k = tf.keras
+    k.utils.set_random_seed(0)
+    m = _model(tf, 1)
+    m.compile(optimizer="sgd", loss="mse")
+    ds = tf.data.Dataset.from_tensor_slices((X, Y_REG)).batch(8)  # 5 batches
+    out: list[Any] = []
+    for kw in (dict(x=ds, steps_per_epoch=7, epochs=2), dict(x=ds.take(0), epochs=1),
+               dict(x=ds, epochs=1, shuffle=False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            h = m.fit(verbose=0, **kw)
+        out.append((h.epoch, sorted(h.history), [
+            (w.category.__name__, str(w.message)) for w in caught
+            if "data" in str(w.message) or "shuffle" in str(w.message)]))
+    return out
+
+
+def test_dataset_fit_warnings_match_keras(rtf: Any) -> None:
+    """fit on a dataset: Keras's warning that the default ``shuffle=True`` is ignored, and
+    its "ran out of data" text when ``steps_per_epoch`` asks for more (or there is none)."""
+    assert _dataset_fit_warnings(tg_tf) == _dataset_fit_warnings(rtf)

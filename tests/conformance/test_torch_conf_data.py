@@ -127,6 +127,34 @@ def test_samplers_match() -> None:
     assert out[0] == out[1]
 
 
+@pytest.mark.parametrize("num_samples, replacement, drop_last", [
+    (None, False, False), (None, False, True), (21, False, False), (14, False, True),
+    (7, False, False), (70, True, False), (33, True, True)])
+def test_batched_random_sampler_draws_interleave_as_pytorch(
+        num_samples: int | None, replacement: bool, drop_last: bool) -> None:
+    """BatchSampler over a RandomSampler that shares its generator with other draws: each
+    batch, and each draw made between batches, equal PyTorch's (the sampler's permutations
+    and randint blocks are drawn at the same moments), and so does the default stream."""
+    out = []
+    for T in (tt, real):
+        D = T.utils.data
+        T.manual_seed(8)
+        g = T.Generator().manual_seed(3)
+        res = []
+        for _ in range(2):
+            sampler = D.RandomSampler(range(7), replacement=replacement,
+                                      num_samples=num_samples, generator=g)
+            for batch in D.BatchSampler(sampler, 4, drop_last):
+                res.append((batch, T.randint(0, 1000, (1,), generator=g).item()))
+        res.append(T.randint(0, 1000, (2,), generator=g).tolist())
+        # without a generator: one draw of the default stream per epoch, nothing more
+        for _ in range(2):
+            res.append(list(D.BatchSampler(D.RandomSampler(range(9)), 4, drop_last)))
+        res.append(T.rand(2).tolist())
+        out.append(res)
+    assert out[0] == out[1]
+
+
 @pytest.mark.parametrize("n, replacement", [(1, True), (1, False), (3, False), (6, False),
                                             (40, True)])
 def test_weighted_sampler_draws_match(n: int, replacement: bool) -> None:

@@ -324,6 +324,10 @@ def test_shuffle_of_gathered_indices_is_the_ring_buffer_order() -> None:
     from tapegrad.tf.data.dataset import _shuffled, _shuffled_order
 
     for n, size, seed in [(10, 3, 1), (100, 100, 5), (1000, 7, 9), (5, 10, 2), (0, 4, 1),
-                          (37, 36, 3)]:
-        assert _shuffled_order(range(n), size, seed, seed + 11) == list(
-            _shuffled(iter(range(n)), size, seed, seed + 11))
+                          (37, 36, 3), (60, 59, 4), (1, 1, 8)]:
+        expected = list(_shuffled(iter(range(n)), size, seed, seed + 11))
+        assert list(_shuffled_order(range(n), size, seed, seed + 11)) == expected
+        # a second shuffle of an already shuffled pass (an index array) is the same ring
+        # buffer over those indices
+        again = [expected[i] for i in _shuffled(iter(range(n)), size, seed + 1, seed)]
+        assert list(_shuffled_order(np.asarray(expected), size, seed + 1, seed)) == again

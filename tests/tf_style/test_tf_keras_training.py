@@ -268,6 +268,70 @@ def test_callback_order_and_logs() -> None:
                      "epoch_end1:['loss', 'val_loss']", "train_end"]
 
 
+def test_batch_hooks_reach_every_kind_of_listener() -> None:
+    """Per-batch hooks go to the callbacks that define them (in the class, through the
+    older ``on_batch_*`` names, or on the instance), with float logs; others get none."""
+    seen: list[Any] = []
+
+    class OldNames(keras.callbacks.Callback):  # the base forwards on_train_batch_* here
+        def on_batch_begin(self, batch: int, logs: Any = None) -> None:
+            seen.append(("old_begin", batch))
+
+        def on_batch_end(self, batch: int, logs: Any = None) -> None:
+            seen.append(("old_end", batch, sorted(logs), type(logs["loss"])))
+
+    class Quiet(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            raise AssertionError("replaced on the instance: never called")
+
+    quiet = Quiet()
+    quiet.on_train_batch_end = lambda batch, logs=None: seen.append(("inst", batch))  # type: ignore[method-assign]
+
+    class Tests(keras.callbacks.Callback):
+        def on_test_batch_end(self, batch: int, logs: Any = None) -> None:
+            seen.append(("test", batch, sorted(logs)))
+
+        def on_predict_batch_end(self, batch: int, logs: Any = None) -> None:
+            seen.append(("predict", batch, sorted(logs)))
+
+    lam = keras.callbacks.LambdaCallback(on_train_batch_begin=lambda b, lg: seen.append(
+        ("lambda", b)))
+    m = _reg_model()
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    m.fit(X[:20], Y[:20], batch_size=10, epochs=1, verbose=0,
+          callbacks=[OldNames(), quiet, Tests(), lam, keras.callbacks.Callback()])
+    assert seen == [("old_begin", 0), ("lambda", 0), ("old_end", 0, ["loss", "mae"], float),
+                    ("inst", 0), ("old_begin", 1), ("lambda", 1),
+                    ("old_end", 1, ["loss", "mae"], float), ("inst", 1)]
+    seen.clear()
+    m.evaluate(X[:20], Y[:20], batch_size=10, verbose=0, callbacks=[Tests(), OldNames()])
+    m.predict(X[:10], batch_size=10, verbose=0, callbacks=[Tests()])
+    assert seen == [("test", 0, ["loss", "mae"]), ("test", 1, ["loss", "mae"]),
+                    ("predict", 0, ["outputs"])]
+    # a callback added to a list that fit has seen is called from the next run on
+    cbs = keras.callbacks.CallbackList([OldNames()], model=m)
+    m.fit(X[:10], Y[:10], batch_size=10, epochs=1, verbose=0, callbacks=cbs)
+    cbs.callbacks.append(lam)
+    seen.clear()
+    m.fit(X[:10], Y[:10], batch_size=10, epochs=1, verbose=0, callbacks=cbs)
+    assert [s[0] for s in seen] == ["old_begin", "lambda", "old_end"]
+
+
+def test_loss_tracker_is_the_weighted_mean_of_the_batch_losses() -> None:
+    """The trainer's loss tracker (a scalar loss weighted by an int batch size) gives the
+    same float32 state as the general ``Mean`` update with the same weights as floats."""
+    fast, general = keras.metrics.Mean(), keras.metrics.Mean()
+    rng = np.random.default_rng(3)
+    for loss, n in zip(rng.normal(size=7).astype(np.float32) * 100, [32, 32, 7, 1, 128, 3, 0]):
+        fast.update_state(tf.constant(loss), sample_weight=int(n))
+        general.update_state(np.array([loss]), sample_weight=np.array([float(n)]))
+        assert fast.total.numpy().tobytes() == general.total.numpy().tobytes()
+        assert fast.count.numpy().tobytes() == general.count.numpy().tobytes()
+        assert fast.result().numpy().tobytes() == general.result().numpy().tobytes()
+    fast.reset_state()
+    assert float(fast.result()) == 0.0 and fast.total.numpy().dtype == np.float32
+
+
 def test_lambda_callback_with_any_parameter_names() -> None:
     seen: list[Any] = []
     cb = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, lg: seen.append((e, sorted(lg))),
@@ -634,3 +698,39 @@ def test_fit_on_a_repeated_dataset_with_steps_per_epoch() -> None:
               validation_data=ds, validation_steps=2)
     assert h.params["steps"] == 3 and len(h.history["val_loss"]) == 3
     assert int(m.optimizer.iterations.numpy()) == 9
+
+
+def _rows_per_batch(shuffle: Any, seed: int, **kw: Any) -> list[list[int]]:
+    seen: list[list[int]] = []
+
+    class Rec(keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.d = keras.layers.Dense(1)
+
+        def call(self, x: Any) -> Any:
+            return self.d(x)
+
+        def train_step(self, data: Any) -> Any:
+            seen.append([int(v) for v in data[1].numpy()])
+            return {"n": tf.constant(1.0)}
+
+    keras.utils.set_random_seed(seed)
+    m = Rec()
+    m.compile(optimizer="sgd", loss="mse")
+    m.fit(np.arange(10, dtype=np.float32)[:, None], np.arange(10, dtype=np.float32),
+          batch_size=4, epochs=2, shuffle=shuffle, verbose=0, **kw)
+    return seen
+
+
+def test_fit_shuffle_orders_are_keras_orders() -> None:
+    """The rows real Keras 3 (TensorFlow 2.21) feeds its train_step after
+    ``keras.utils.set_random_seed(1)``: one permutation, repeated every epoch."""
+    assert _rows_per_batch(True, 1) == [[2, 4, 0, 8], [9, 1, 5, 6], [3, 7]] * 2
+    assert _rows_per_batch("batch", 1) == [[0, 1, 2, 3], [7, 6, 4, 5], [8, 9]] * 2
+    assert _rows_per_batch(True, 1, validation_split=0.3) == [[1, 0, 4, 6], [3, 5, 2]] * 2
+    assert _rows_per_batch(False, 1) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]] * 2
+    tf.random.set_seed(1)
+    before = tf.random.uniform([2]).numpy()
+    _rows_per_batch(True, 1)  # fit takes no eager op seed
+    np.testing.assert_array_equal(tf.random.uniform([2]).numpy(), before)

@@ -6,11 +6,11 @@ pipeline they travel as NumPy arrays and become TensorFlow-style tensors at
 the edges (when a user function is called and when the element is yielded),
 so batching and shuffling cost no graph recording.
 
+``shuffle`` is TensorFlow's ``ShuffleDataset`` (its ring buffer, drawn with the
+Philox words of its seeds), so the orders equal TensorFlow's for the same seeds.
+
 Where tapegrad.tf.data knowingly differs from TensorFlow:
 
-- ``shuffle`` draws from NumPy's generator seeded through ``tf.random``: the
-  orders are reproducible and uniformly random, but not TensorFlow's orders
-  for the same seed.
 - ``map(num_parallel_calls=...)`` and ``prefetch`` are accepted and run in
   the calling thread (results and their order are TensorFlow's
   deterministic ones).
@@ -1208,30 +1208,36 @@ def _shuffled(items: Iterator[Any], size: int, seed: int, seed2: int) -> Iterato
 
 
 def _shuffled_order(order: Any, size: int, seed: int, seed2: int) -> Any:
-    """:func:`_shuffled` of a finite order of element indices, all at once: the same ring
-    buffer on plain ints with the pass's Philox words drawn in one call (an epoch of
-    60,000 indices in a tight loop instead of a generator step per element)."""
-    if not isinstance(order, (range, list)):
+    """:func:`_shuffled` of a finite order of element indices, all at once (an int array).
+
+    The ring buffer's draws need no element values: output ``t`` takes slot
+    ``(t + word_t % filled_t) % size`` with ``filled_t = min(size, n - t)``, so the slots
+    are computed in one vectorised step and only the swaps run in a Python loop (an epoch
+    of 60,000 indices in a few milliseconds)."""
+    if not isinstance(order, (range, list, np.ndarray)):
         return _shuffled(iter(order), size, seed, seed2)
-    items = list(order)
+    items = np.asarray(order, dtype=np.intp)
     n = len(items)
-    words = _philox.Philox.from_seeds(seed, seed2).words(n).tolist() if n else []
-    buf: list[Any] = [None] * size
-    out: list[Any] = []
-    append = out.append
-    start = end = k = 0
-    for w in words:
-        while end - start < size and k < n:
-            buf[end % size] = items[k]
-            k += 1
-            end += 1
-        idx = (start + w % (end - start)) % size
-        append(buf[idx])
-        s0 = start % size
-        buf[idx] = buf[s0]
-        buf[s0] = None
-        start += 1
-    return out
+    if n == 0:
+        return items
+    words = _philox.Philox.from_seeds(seed, seed2).words(n).astype(np.int64)
+    t = np.arange(n, dtype=np.int64)
+    slots = ((t + words % np.minimum(size, n - t)) % size).tolist()
+    if size >= n:  # the whole input fits: a Fisher-Yates pass (output t = slot t after)
+        buf = items.tolist()
+        for i, j in enumerate(slots):
+            buf[i], buf[j] = buf[j], buf[i]
+        return np.array(buf, dtype=np.intp)
+    buf = items[:size].tolist()
+    rest = items[size:].tolist()
+    out: list[int] = [0] * n
+    for i, j in enumerate(slots):
+        out[i] = buf[j]
+        s0 = i % size
+        buf[j] = buf[s0]
+        if i < len(rest):  # the next input element tops the buffer up into the freed slot
+            buf[s0] = rest[i]
+    return np.array(out, dtype=np.intp)
 
 
 def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n: int,
@@ -1239,6 +1245,12 @@ def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n
     """Batches of slices taken with one indexing per component (the elements' order)."""
     structure, leaves, order_fn = gather
     order = order_fn()
+    if type(structure) is tuple and not any(_is_structure(c) for c in structure):
+        def pack(parts: list[np.ndarray]) -> Any:   # (x, y): no nest to rebuild
+            return tuple(parts)
+    else:
+        def pack(parts: list[np.ndarray]) -> Any:
+            return _pack(structure, parts)
     if isinstance(order, range):
         total = len(order)
         for lo in range(0, total, n):
@@ -1247,14 +1259,22 @@ def _gathered_batches(gather: tuple[Any, list[np.ndarray], Callable[[], Any]], n
                 return
             sel = slice(order.start + lo * order.step, order.start + hi * order.step,
                         order.step)
-            yield _pack(structure, [a[sel] for a in leaves])
+            yield pack([a[sel] for a in leaves])
+        return
+    if isinstance(order, np.ndarray):  # a shuffled pass: one index array, sliced
+        total = len(order)
+        for lo in range(0, total, n):
+            idx = order[lo:lo + n]
+            if len(idx) < n and drop:
+                return
+            yield pack([a[idx] for a in leaves])
         return
     it = iter(order)
     while True:
         idx = np.fromiter(itertools.islice(it, n), dtype=np.intp)
         if len(idx) == 0 or (len(idx) < n and drop):
             return
-        yield _pack(structure, [a[idx] for a in leaves])
+        yield pack([a[idx] for a in leaves])
         if len(idx) < n:
             return
 

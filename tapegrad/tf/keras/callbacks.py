@@ -408,15 +408,41 @@ class CallbackList(Callback):
             cb.set_params(params)
 
     def _call(self, name: str, *args: Any, logs: Any = None) -> None:
+        if name.endswith("_begin"):  # each run and epoch looks again at who listens
+            self.__dict__.pop("_listeners", None)
         logs = pythonify_logs(logs)
         for cb in self.callbacks:  # positionally, as Keras calls them (any parameter names)
             getattr(cb, name)(*args, logs)
 
+    def _batch_listeners(self, name: str) -> list[Callback]:
+        """The callbacks whose ``name`` hook (a per-batch one) does something: the others
+        are not called at all, and the batch logs are not converted when none listens."""
+        cbs = self.callbacks
+        key = (id(cbs), len(cbs))
+        cache: tuple[tuple[int, int], dict[str, list[Callback]]] | None = \
+            self.__dict__.get("_listeners")
+        if cache is None or cache[0] != key:
+            cache = (key, {})
+            self.__dict__["_listeners"] = cache
+        found = cache[1].get(name)
+        if found is None:
+            found = [cb for cb in cbs if _listens(cb, name)]
+            cache[1][name] = found
+        return found
+
+    def _call_batch(self, name: str, batch: int, logs: Any) -> None:
+        listeners = self._batch_listeners(name)
+        if not listeners:
+            return
+        logs = pythonify_logs(logs)
+        for cb in listeners:
+            getattr(cb, name)(batch, logs)
+
     def on_batch_begin(self, batch: int, logs: Any = None) -> None:
-        self._call("on_train_batch_begin", batch, logs=logs)
+        self._call_batch("on_train_batch_begin", batch, logs)
 
     def on_batch_end(self, batch: int, logs: Any = None) -> None:
-        self._call("on_train_batch_end", batch, logs=logs)
+        self._call_batch("on_train_batch_end", batch, logs)
 
     def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
         self._call("on_epoch_begin", epoch, logs=logs)
@@ -425,23 +451,23 @@ class CallbackList(Callback):
         self._call("on_epoch_end", epoch, logs=logs)
 
     def on_train_batch_begin(self, batch: int, logs: Any = None) -> None:
-        self._call("on_train_batch_begin", batch, logs=logs)
+        self._call_batch("on_train_batch_begin", batch, logs)
 
     def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
-        self._call("on_train_batch_end", batch, logs=logs)
+        self._call_batch("on_train_batch_end", batch, logs)
 
     def on_test_batch_begin(self, batch: int, logs: Any = None) -> None:
-        self._call("on_test_batch_begin", batch, logs=logs)
+        self._call_batch("on_test_batch_begin", batch, logs)
 
     def on_test_batch_end(self, batch: int, logs: Any = None) -> None:
-        self._call("on_test_batch_end", batch, logs=logs)
+        self._call_batch("on_test_batch_end", batch, logs)
 
     def on_predict_batch_begin(self, batch: int, logs: Any = None) -> None:
-        self._call("on_predict_batch_begin", batch, logs=logs)
+        self._call_batch("on_predict_batch_begin", batch, logs)
 
     def on_predict_batch_end(self, batch: int, logs: Any = None) -> None:
-        for cb in self.callbacks:  # predictions are not logs: passed through unchanged
-            cb.on_predict_batch_end(batch, logs)
+        for cb in self._batch_listeners("on_predict_batch_end"):  # predictions are not logs:
+            cb.on_predict_batch_end(batch, logs)                   # passed through unchanged
 
     def on_train_begin(self, logs: Any = None) -> None:
         self._call("on_train_begin", logs=logs)
@@ -460,6 +486,20 @@ class CallbackList(Callback):
 
     def on_predict_end(self, logs: Any = None) -> None:
         self._call("on_predict_end", logs=logs)
+
+
+#: the per-batch hooks and the older name each one forwards to in the base class
+_BATCH_ALIASES = {"on_train_batch_begin": "on_batch_begin", "on_train_batch_end": "on_batch_end"}
+
+
+def _listens(cb: Callback, name: str) -> bool:
+    """Whether ``cb``'s ``name`` hook is more than the base class's no-op: overridden in its
+    class (or, for the training hooks, ``on_batch_begin``/``on_batch_end`` overridden, which
+    the base forwards to) or set on the instance (``LambdaCallback``)."""
+    names = (name, _BATCH_ALIASES[name]) if name in _BATCH_ALIASES else (name,)
+    inst = getattr(cb, "__dict__", {})
+    cls = type(cb)
+    return any(n in inst or getattr(cls, n, None) is not getattr(Callback, n) for n in names)
 
 
 def _monitor_op(mode: str, monitor: str) -> Callable[[Any, Any], Any]:

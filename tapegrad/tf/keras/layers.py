@@ -228,8 +228,11 @@ class Layer:
         if not self.trainable:
             return []
         out = [w for w in self._own_weights if w.trainable]
+        subs = self._sublayers
+        if not subs:
+            return out
         seen = {id(w) for w in out}
-        for layer in self._sublayers:
+        for layer in subs:
             for w in layer.trainable_weights:
                 if id(w) not in seen:
                     seen.add(id(w))
@@ -334,9 +337,11 @@ class Layer:
     @property
     def losses(self) -> list[Any]:
         """The losses added by ``add_loss`` in the last call, this layer's then its sublayers'."""
-        out = list(self.__dict__.get("_added_losses", []))
+        out = list(self.__dict__.get("_added_losses", ()))
         for layer in self._sublayers:
-            out.extend(layer.losses)
+            if layer.__dict__.get("_added_losses") or layer._sublayers or \
+                    type(layer).losses is not Layer.losses:
+                out.extend(layer.losses)
         return out
 
     def _clear_losses(self) -> None:

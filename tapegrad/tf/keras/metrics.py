@@ -23,6 +23,7 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
+from ...autodiff import tracing as _tracing
 from .._tensor import VariableBase, read, tft
 from .layers import _snake, auto_name
 from .variables import KerasVariable
@@ -50,6 +51,8 @@ def _arr(x: Any, dtype: Any = None) -> np.ndarray:
 def _divide_no_nan(a: Any, b: Any) -> Any:
     a = np.asarray(a, F32)
     b = np.asarray(b, F32)
+    if a.ndim == 0 and b.ndim == 0:  # a mean's total / count: one scalar division
+        return np.array(a / b if b != 0 else 0, F32)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(b == 0, F32(0), a / np.where(b == 0, F32(1), b))
     return out.astype(F32)
@@ -174,6 +177,24 @@ class Sum(Metric):
         return tft(np.array(self.total._data, copy=True))
 
 
+def _fast_scalar(metric: Metric, values: Any) -> bool:
+    """``values`` is an eager float32 scalar tensor and ``metric``'s state is plain float32
+    scalars updated outside ``tf.function`` (no constraint, no tracing)."""
+    if not isinstance(values, Tensor) or isinstance(values, VariableBase):
+        return False
+    data = values._data
+    if type(data) is not np.ndarray or data.dtype != F32 or data.ndim != 0:
+        return False
+    if _tracing.current() is not None:
+        return False
+    for v in metric._variables:
+        vd = v._data
+        if v.__dict__.get("_constraint") is not None or type(vd) is not np.ndarray or \
+                vd.dtype != F32 or vd.ndim != 0:
+            return False
+    return True
+
+
 class Mean(Metric):
     """The (weighted) mean of the values seen: ``total / count``.
 
@@ -189,6 +210,14 @@ class Mean(Metric):
         self.count = self.add_variable(shape=(), name="count")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
+        if type(sample_weight) is int and type(values) is not np.ndarray and \
+                _fast_scalar(self, values):
+            # the trainer's loss tracker (a scalar loss weighted by the batch size): the
+            # same float32 arithmetic as below, without the general reduction's steps
+            w = F32(sample_weight)
+            self.total._data = np.array(self.total._data + values._data * w, F32)
+            self.count._data = np.array(self.count._data + w, F32)
+            return
         v, sw = _samplewise(_arr(values), sample_weight)
         self.total.assign_add(np.sum(v, dtype=F32))
         n: Any = np.sum(sw, dtype=F32) if sw is not None else \

@@ -17,10 +17,15 @@ Keras:
   of the samples (taken before shuffling); a ``tf.data.Dataset`` yields
   batches ``x``, ``(x, y)`` or ``(x, y, sample_weight)``.
 
-Where tapegrad knowingly differs: ``shuffle=True`` permutes with
-``tf.random``'s NumPy generator (not TensorFlow's order); ``steps_per_execution``
-and ``jit_compile`` are accepted and ignored
-(everything runs eagerly).
+``shuffle=True`` on arrays gives Keras's orders: its array adapter permutes with
+``tf.random.shuffle`` in a ``tf.data`` map function traced when ``fit`` starts,
+so the ``RandomShuffle`` kernel has the global seed of that moment and op seed 0
+(graph op seeds count from 0), and each epoch's new iterator makes a new kernel:
+with a seed set, every epoch of one ``fit`` repeats the same permutation;
+``shuffle="batch"`` permutes inside each batch, one kernel for the epoch.
+
+Where tapegrad knowingly differs: ``steps_per_execution`` and ``jit_compile``
+are accepted and ignored (everything runs eagerly).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
+from .. import _philox
 from .. import random as _random
 from .._tensor import VariableBase, read, tft
 from ..tape import GradientTape
@@ -82,6 +88,13 @@ def _map(fn: Callable[[Any], Any], x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(_map(fn, v) for v in x)
     return fn(x)
+
+
+def _wrap(elem: Any) -> Any:
+    """A dataset element (a nest of ndarrays) as tensors; ``(x, y)`` arrays directly."""
+    if type(elem) is tuple and all(type(a) is np.ndarray for a in elem):
+        return tuple([tft(a) for a in elem])
+    return _map(tft, elem)
 
 
 def _leaves(x: Any) -> list[Any]:
@@ -168,6 +181,11 @@ class _Epochs:
                     "When providing `x` as a tf.data.Dataset, `y` should not be passed. "
                     "Instead, the targets should be included as part of the Dataset `x`.",
                     "make the dataset yield (x, y) pairs")))
+            if shuffle:  # fit's default shuffle=True: Keras says so for every dataset
+                warnings.warn(
+                    "`shuffle=True` was passed, but will be ignored since the data `x` was "
+                    "provided as a tf.data.Dataset. The Dataset is expected to already be "
+                    "shuffled (via `.shuffle(buffer_size)`).", UserWarning, stacklevel=3)
             card = int(self._dataset._card)
             self.num_batches = steps_per_epoch if steps_per_epoch is not None else \
                 (card if card >= 0 else None)
@@ -191,10 +209,17 @@ class _Epochs:
                     "x, y and sample_weight need the same number of rows")))
         self.batch_size = 32 if batch_size is None else int(batch_size)
         self.shuffle = shuffle
+        # Keras shuffles arrays in a tf.data map function traced when fit starts: its
+        # RandomShuffle takes the global seed of that moment and op seed 0
+        self._shuffle_seeds = _graph_op_seeds() if shuffle else None
         full = math.ceil(self.n / self.batch_size)
         steps = full if steps_per_epoch is None else int(steps_per_epoch)
         self.num_batches = steps
-        self._array_batches = min(full, steps)
+        self._full = full
+        # Keras's epoch iterator: with ``steps_per_epoch`` a pass over the arrays goes on
+        # into the next epoch, and a new pass (a new dataset iterator) starts once one ends
+        self._pass_pos = 0
+        self._pass: list[Any] | None = None
 
     def epoch(self) -> Iterator[Any]:
         """One epoch of batches, packed as ``train_step`` receives them."""
@@ -222,7 +247,7 @@ class _Epochs:
             if self._steps_arg is None:
                 it = self._dataset._arrays()
                 for elem in it:
-                    yield _map(tft, elem)
+                    yield _wrap(elem)
                 return
             for _ in range(int(self._steps_arg)):
                 if self._held is None:
@@ -231,24 +256,70 @@ class _Epochs:
                     elem = next(self._held)
                 except StopIteration:
                     self._held = None
-                    warnings.warn(
-                        "Your input ran out of data; interrupting training. Make sure that "
-                        "your dataset or generator can generate at least `steps_per_epoch * "
-                        "epochs` batches.", UserWarning, stacklevel=2)
+                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
                     return
-                yield _map(tft, elem)
+                yield _wrap(elem)
             return
-        order: np.ndarray | None = None
-        if self.shuffle is True:
-            order = _random._generator().permutation(self.n)
-        for b in range(self._array_batches):
+        if self._steps_arg is None or self._pass is None:
+            self._pass_pos = 0
+            self._pass = self._new_pass()
+        order, _ = self._pass
+        for _step in range(self.num_batches or 0):
+            b = self._pass_pos
+            if b >= self._full:
+                if self._steps_arg is not None:
+                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
+                break
+            self._pass_pos = b + 1
             lo, hi = b * self.batch_size, min((b + 1) * self.batch_size, self.n)
             sel: Any = slice(lo, hi) if order is None else order[lo:hi]
+            kernel = self._pass[1]
+            if kernel is not None:  # shuffle="batch": within each batch
+                sel = np.arange(lo, hi)[_philox.shuffle_permutation(kernel, hi - lo)]
+                if hi - lo > 1:  # the kernel reserves its words (none for a single row)
+                    self._pass[1] = kernel.skip((hi - lo - 1 + 3) // 4)
 
             def take(a: np.ndarray, sel: Any = sel) -> Any:
                 return tft(a[sel])
             yield pack_x_y_sample_weight(_map(take, self.x), _map(take, self.y),
                                          _map(take, self.sw))
+        if self._pass_pos >= self._full:
+            self._pass = None
+
+    def _new_pass(self) -> list[Any]:
+        """``[order, kernel]`` of a new pass: each is a new iterator of Keras's dataset, so a
+        fresh RandomShuffle kernel; the order for ``shuffle=True``, the kernel (going on
+        from batch to batch) for ``"batch"``, neither without shuffling."""
+        if not self.shuffle:
+            return [None, None]
+        kernel = _shuffle_kernel(self._shuffle_seeds)
+        if self.shuffle == "batch":
+            return [None, kernel]
+        return [_philox.shuffle_permutation(kernel, self.n), None]
+
+
+_RAN_OUT = ("Your input ran out of data; interrupting training. Make sure that your dataset "
+            "or generator can generate at least `steps_per_epoch * epochs` batches. You may "
+            "need to use the `.repeat()` function when building your dataset.")
+
+
+def _graph_op_seeds() -> tuple[int, int] | None:
+    """``get_seed(None)`` for the first random op of a new graph: ``(global seed, 0)``
+    (``(0, 2**31 - 1)`` for global seed 0); ``None`` when no global seed is set."""
+    g = _random._CONTEXT["seed"]
+    if g is None:
+        return None
+    s1 = int(g) % _random._MAXINT32
+    return (s1, 0) if s1 else (0, _random._MAXINT32)
+
+
+def _shuffle_kernel(seeds: tuple[int, int] | None) -> _philox.Philox:
+    """A new ``RandomShuffle`` kernel's Philox stream: from its seeds, or (no seed set)
+    from fresh entropy, as TensorFlow seeds a kernel whose seeds are both 0."""
+    if seeds is None:
+        return _philox.Philox.from_seeds(_random._nondeterministic64(),
+                                         _random._nondeterministic64())
+    return _philox.Philox.from_seeds(*seeds)
 
 
 def _check_data(name: str, value: Any) -> None:
@@ -443,10 +514,14 @@ class CompileLoss:
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         from ... import ops
 
-        multi = isinstance(y_pred, (list, tuple, dict)) and len(_leaves(y_pred)) > 1
+        multi = not isinstance(y_pred, Tensor) and \
+            isinstance(y_pred, (list, tuple, dict)) and len(_leaves(y_pred)) > 1
         if not multi:
-            fn = _get_loss(self._spec if not isinstance(self._spec, (list, tuple)) else
-                           self._spec[0])
+            fn = self.__dict__.get("_single")
+            if fn is None:  # resolved once (a name or a function becomes a Loss object)
+                fn = _get_loss(self._spec if not isinstance(self._spec, (list, tuple)) else
+                               self._spec[0])
+                self.__dict__["_single"] = fn
             value = fn(y_true, y_pred, sample_weight)
             if self._weights is not None:
                 w = self._weights[0] if isinstance(self._weights, (list, tuple)) else \
@@ -633,8 +708,6 @@ class Trainer:
     def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
                      sample_weight: Any = None, training: bool = True) -> Any:
         """The compiled loss plus the losses added by layers (``self.losses``)."""
-        from ... import ops
-
         d = self._trainer_state()
         losses = []
         if d["_compile_loss"] is not None:
@@ -643,10 +716,14 @@ class Trainer:
                 losses.append(value)
         for extra in getattr(self, "losses", []) or []:
             losses.append(extra)
+        if len(losses) == 1:
+            return losses[0]
         if not losses:
             raise hinted(ValueError(with_hint(
                 "No loss to compute. Provide a `loss` argument in `compile()`.",
                 "model.compile(loss='mse') or another loss")))
+        from ... import ops
+
         total = losses[0]
         for extra in losses[1:]:
             total = ops.add(total, extra)
@@ -770,8 +847,7 @@ class Trainer:
                 if self.__dict__["stop_training"]:
                     break
             if step < 0:
-                warnings.warn("Your input ran out of data; interrupting training.",
-                              UserWarning, stacklevel=2)
+                warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
             epoch_logs = dict(logs) if strategy is not None else self._metrics_or_logs(logs)
             if val is not None and (epoch + 1) % validation_freq == 0:
                 val_logs = self.evaluate(

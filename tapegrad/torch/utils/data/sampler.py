@@ -98,19 +98,30 @@ class RandomSampler(Sampler[int]):
         return self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        for block in self._blocks():
+            yield from block
+
+    def _blocks(self) -> Iterator[list[int]]:
+        """The epoch's indices as the lists PyTorch draws them in (one ``randperm`` per pass,
+        or blocks of 32 ``randint`` draws), each drawn when the first of its indices is
+        needed, as ``__iter__`` draws them."""
         n = len(self.data_source)
-        if self.generator is None:
+        private = self.generator is None
+        if private:
             generator = _random.Generator().manual_seed(random_int64(None))
         else:
             generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from generator.integers(32, 0, n).tolist()
-            yield from generator.integers(self.num_samples % 32, 0, n).tolist()
+                yield generator.integers(32, 0, n).tolist()
+            yield generator.integers(self.num_samples % 32, 0, n).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from generator.permutation(n).tolist()
-            yield from generator.permutation(n).tolist()[: self.num_samples % n]
+                yield generator.permutation(n).tolist()
+            if self.num_samples % n or not private:
+                # PyTorch draws this last permutation even to keep none of it: it moves a
+                # caller's generator on; a private one nobody sees, so it is skipped then
+                yield generator.permutation(n).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -214,6 +225,10 @@ class BatchSampler(Sampler[list[int]]):
         self.drop_last = drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
+        blocks = _index_blocks(self.sampler)
+        if blocks is not None:  # slices of whole lists of indices instead of one at a time
+            yield from _batched(blocks, self.batch_size, self.drop_last)
+            return
         it = iter(self.sampler)
         if self.drop_last:
             for full in zip(*([it] * self.batch_size)):
@@ -229,3 +244,29 @@ class BatchSampler(Sampler[list[int]]):
         if self.drop_last:
             return n // self.batch_size
         return (n + self.batch_size - 1) // self.batch_size
+
+
+def _index_blocks(sampler: Any) -> Iterator[list[int]] | None:
+    """The indices of a built-in sampler (not one whose iteration a subclass changed) as
+    lists, drawn at the moments its ``__iter__`` would draw them; ``None`` for others."""
+    cls = type(sampler)
+    if isinstance(sampler, RandomSampler) and cls.__iter__ is RandomSampler.__iter__:
+        return sampler._blocks()
+    if isinstance(sampler, SequentialSampler) and cls.__iter__ is SequentialSampler.__iter__:
+        return iter([list(range(len(sampler.data_source)))])
+    return None
+
+
+def _batched(blocks: Iterator[list[int]], size: int, drop_last: bool) -> Iterator[list[int]]:
+    """``BatchSampler``'s lists over the concatenated blocks: a block is taken only when
+    the next list needs one of its indices, as the element-wise loop takes it."""
+    buf: list[int] = []
+    pos = 0
+    for block in blocks:
+        buf = buf[pos:] + block if pos or buf else block
+        pos = 0
+        while len(buf) - pos >= size:
+            yield buf[pos:pos + size]
+            pos += size
+    if pos < len(buf) and not drop_last:
+        yield buf[pos:]
