@@ -58,8 +58,10 @@ from .._core.tensor import Tensor, make, set_style
 __all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "random_source", "note_break",
            "trace_call", "run_program"]
 
-IN, CONST, OP, READ = 0, 1, 2, 3
-_KIND_NAMES = ("input", "const", "op", "read")
+IN, CONST, OP, READ, PARAM = 0, 1, 2, 3, 4
+_KIND_NAMES = ("input", "const", "op", "read", "loop var")
+# instructions that compute values (and may be dropped when nothing needs them)
+_VALUE_KINDS = ("op", "read", "source")
 
 # ops whose forward is exactly this ufunc of its inputs (no attributes): called directly
 # at replay, and allowed to write into a dead input's buffer
@@ -84,6 +86,82 @@ class _Lit:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class _Loop:
+    """A traced ``while_loop``: its condition and body as sub-programs over the loop
+    variables (``params``, slots of kind ``PARAM``) and the values of the enclosing
+    program they read (``caps``).  The ``while`` instruction's arguments are the
+    initial values, then ``caps``; its results are ``outs``."""
+
+    __slots__ = ("params", "caps", "cond", "cond_ref", "body", "body_refs", "outs",
+                 "max_iter", "effects", "start", "end")
+
+    def __init__(self, params: list[int], start: int, max_iter: int | None) -> None:
+        self.params = params
+        self.caps: list[int] = []
+        self.cond: list[Instr] = []
+        self.cond_ref: Any = None
+        self.body: list[Instr] = []
+        self.body_refs: list[Any] = []
+        self.outs: list[int] = []
+        self.max_iter = max_iter
+        self.effects = False
+        self.start = start
+        self.end = start
+
+
+class _Region:
+    """A loop being recorded: where its slots start and what it reads from outside."""
+
+    __slots__ = ("start", "cap_t")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.cap_t: dict[int, Tensor] = {}
+
+
+def _has_effects(instrs: Sequence[Instr]) -> bool:
+    for ins in instrs:
+        k = ins.kind
+        if k == "while":
+            if ins.obj.effects:
+                return True
+        elif k not in ("op", "read"):
+            return True  # a side effect, or a random source (it advances the generator)
+    return False
+
+
+def _dce(instrs: list[Instr], needed: set[int], dropped: list[Instr] | None = None
+         ) -> list[Instr]:
+    """The instructions that the slots in ``needed`` or a side effect need (``needed`` grows
+    by what they read)."""
+    kept: list[Instr] = []
+    for ins in reversed(instrs):
+        k = ins.kind
+        if (k in ("op", "read") and ins.out not in needed) or (
+                k == "while" and not ins.obj.effects
+                and not any(o in needed for o in ins.obj.outs)):
+            if dropped is not None:
+                dropped.append(ins)
+            continue
+        kept.append(ins)
+        needed.update(ins.slots())
+    kept.reverse()
+    return kept
+
+
+def _loop_slots(instrs: Sequence[Instr], acc: set[int]) -> set[int]:
+    """Every slot read inside the loops among ``instrs`` (recursively)."""
+    for ins in instrs:
+        if ins.kind == "while":
+            lp = ins.obj
+            for sub in (lp.cond, lp.body):
+                for j in sub:
+                    acc.update(j.slots())
+                _loop_slots(sub, acc)
+            acc.update(r for r in [lp.cond_ref, *lp.body_refs] if r.__class__ is int)
+    return acc
 
 
 class Instr:
@@ -217,6 +295,9 @@ class TraceLevel(Level):
         self.n_invalidating = 0
         self.when: list[tuple[int, bool]] = []  # the traced cond branches we are inside
         self.taken = True  # whether those branches are the ones taken now
+        self.regions: list[_Region] = []  # the while_loop bodies being recorded
+        self.closed: list[tuple[int, int]] = []  # slot ranges of recorded loop bodies
+        self.outer_tapes = list(_STATE.tapes)  # tapes that were recording before the trace
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -253,12 +334,28 @@ class TraceLevel(Level):
         """The slot of tensor ``a`` (capturing it as a read or a constant if it is new)."""
         d = a.__dict__
         if d.get("_lvl") is self:
-            return d["_slot"]
+            s = d["_slot"]
+            if self.closed or self.regions:
+                self._scoped(s, a)
+            return s
         arr = a._data
         s = self.arr_slot.get(id(arr))
         if s is not None and self.arrs[s] is arr:
+            if self.closed or self.regions:
+                self._scoped(s, a)
             return s
         return self._capture(a)
+
+    def _scoped(self, s: int, a: Tensor) -> None:
+        """Slot ``s`` used now: a capture of the loop bodies being recorded that it comes
+        from outside of, and never a value of a loop body recorded before."""
+        for lo, hi in self.closed:
+            if lo <= s < hi:
+                self._unsupported("a tensor computed inside a tf.while_loop body used "
+                                  "outside the loop")
+        for r in self.regions:
+            if s < r.start and self.kinds[s] != CONST:
+                r.cap_t.setdefault(s, a)
 
     def _state_of(self, a: Tensor) -> tuple[Any, str] | None:
         if getattr(a, "_is_variable", False) or id(a) in self.written:
@@ -614,24 +711,147 @@ class TraceLevel(Level):
 
     def control_while_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
                            loop_vars: Sequence[Any], maximum_iterations: Any) -> tuple[Any, ...]:
-        """``tf.while_loop`` while tracing: a loop whose condition is a traced tensor is not
-        recorded (the function runs eagerly for this signature); one with a Python
-        condition unrolls."""
+        """``tf.while_loop`` while tracing: one ``while`` instruction whose condition and
+        body are sub-programs, each traced once (as TensorFlow traces them), run by replay
+        until the condition is false.  Under a tape that the function itself created the
+        loop is unrolled instead (a gradient inside the function through a loop whose
+        condition depends on a traced tensor is not one program: that signature runs
+        eagerly)."""
         vs = tuple(loop_vars)
         n = None if maximum_iterations is None else int(np.asarray(
             maximum_iterations._data if isinstance(maximum_iterations, Tensor)
             else maximum_iterations))
+        st = _STATE
+        inner_tape = st.grad_enabled and any(all(t is not o for o in self.outer_tapes)
+                                             for t in st.tapes)
+        if vs and not inner_tape and all(isinstance(v, Tensor) for v in vs):
+            return self._traced_loop(cond_fn, body_fn, vs, n)
+        return self._unrolled_loop(cond_fn, body_fn, vs, n)
+
+    def _unrolled_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                       vs: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
         it = 0
         while n is None or it < n:
             c = cond_fn(*vs)
             if self._is_tracer(c):
-                self._unsupported("tf.while_loop whose condition depends on a traced tensor")
+                self._unsupported("a gradient inside tf.function through a tf.while_loop "
+                                  "whose condition depends on a traced tensor")
             if not bool(np.asarray(c._data if isinstance(c, Tensor) else c)):
                 break
             out = body_fn(*vs)
             vs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             it += 1
         return vs
+
+    def _plain(self, t: Tensor) -> Tensor:
+        """``t`` as the loop's interpretation at trace time uses it (not a tracer)."""
+        return self.lower(t) if t.__dict__.get("_lvl") is self else t
+
+    def _traced_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                     vs: tuple[Tensor, ...], n: int | None) -> tuple[Any, ...]:
+        init = [self.ref(v) for v in vs]
+        start = len(self.arrs)
+        region = _Region(start)
+        lp = _Loop([], start, n)
+        saved = (self.instrs, self.when, self.taken)
+        # the body is recorded on copies of the initial values; nothing it does (writes,
+        # effects) happens now: the loop runs afterwards, from the recorded instructions
+        self.instrs, self.when, self.taken = [], [], False
+        self.regions.append(region)
+        params: list[Tensor] = []
+        first: bool | None = None
+        try:
+            for v in vs:
+                t = make(np.array(v._data, copy=True), None, False, v._style)
+                sym = v.__dict__.get("_sym_shape")
+                if sym is not None:
+                    t.__dict__["_sym_shape"] = sym
+                s = self._new_slot(PARAM, t._data, v._style)
+                lp.params.append(s)
+                params.append(self._mark(t, s))
+            c = cond_fn(*params)
+            first = _truth(c)
+            lp.cond_ref = self.ref(c) if isinstance(c, Tensor) else _Lit(np.asarray(bool(c)))
+            lp.cond = self.instrs
+            self.instrs = []
+            try:
+                out = body_fn(*params)
+            except Exception:
+                if first:
+                    raise
+                # TensorFlow traces the body symbolically; here it ran on values it never
+                # takes (the loop does not run now): not one program
+                self._unsupported("a tf.while_loop body that fails on its initial values")
+                out = None
+            if out is not None:
+                out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+                if len(out) != len(vs) or not all(isinstance(o, Tensor) for o in out):
+                    self._unsupported("a tf.while_loop body that does not return its "
+                                      "loop variables as tensors")
+                else:
+                    lp.body_refs = [self.ref(o) for o in out]
+            lp.body = self.instrs
+        finally:
+            self.instrs, self.when, self.taken = saved
+            self.regions.pop()
+            end = len(self.arrs)
+            lp.end = end
+            self.closed.append((start, end))
+            self.arr_slot = {k: v for k, v in self.arr_slot.items() if not start <= v < end}
+        if not lp.body_refs:  # not recorded (unsupported): the loop's values, eagerly
+            with self.suspended():
+                return tuple(_ctl_eager_loop(cond_fn, body_fn, tuple(self._plain(v)
+                                                                     for v in vs), n))
+        lp.cond = _dce(lp.cond, {lp.cond_ref} if lp.cond_ref.__class__ is int else set())
+        lp.body = _dce(lp.body, {r for r in lp.body_refs if r.__class__ is int})
+        used: set[int] = set()
+        for sub, refs in ((lp.cond, [lp.cond_ref]), (lp.body, lp.body_refs)):
+            defined = set(lp.params)
+            for ins in sub:
+                for x in ins.slots():
+                    if start <= x < end and x not in defined and self.kinds[x] != CONST:
+                        self._unsupported("a tf.while_loop condition and body sharing a tensor")
+                    used.add(x)
+                if ins.kind == "while":
+                    defined.update(ins.obj.outs)
+                elif ins.out >= 0:
+                    defined.add(ins.out)
+            used.update(r for r in refs if r.__class__ is int)
+        lp.caps = sorted(x for x in used if x < start and self.kinds[x] != CONST)
+        lp.effects = _has_effects(lp.cond) or _has_effects(lp.body)
+        if any(i.kind == "write_in" for i in lp.cond + lp.body):
+            self._unsupported("a tf.while_loop that writes into an input of the function")
+        # run the loop now through the ops (an outer tape records every iteration)
+        args = [self._plain(v) for v in vs]
+        for x in lp.caps:
+            ct = region.cap_t.get(x)
+            args.append(self._plain(ct) if ct is not None else make(self.arrs[x], None, False,
+                                                                     self.styles[x]))
+        if self.taken:
+            with self.suspended():
+                final = _run_loop(lp, args, self.consts, (), False, effects=not self.dry,
+                                  outer=_STATE.grad_enabled)
+        else:  # inside a tf.cond branch not taken now: the loop does not run
+            final = args[:len(vs)]
+        outs: list[Any] = []
+        for t in final:
+            if getattr(t, "_is_variable", False):
+                t = _snapshot(t)
+            elif t.__dict__.get("_lvl") is not None:
+                t = self.lower(t)
+            arr = t._data
+            prev = self.arr_slot.get(id(arr))
+            s = self._new_slot(OP, arr, t._style)
+            if prev is not None:
+                self.arr_slot[id(arr)] = prev
+            lp.outs.append(s)
+            outs.append(self._mark(t, s))
+        ins = Instr("while", lp.outs[0] if lp.outs else -1, args=init + lp.caps, obj=lp,
+                    name="while_loop")
+        # inside traced tf.cond branches the loop runs only when its branch is taken (its
+        # results are then the initial values, which the branches' select discards)
+        self._side(ins)
+        return tuple(outs)
 
     def source(self, fn: Callable[[], Tensor], name: str) -> Tensor:
         """A tensor that ``fn()`` makes anew on every call (random numbers): its value now,
@@ -786,18 +1006,10 @@ class Program:
         instrs = head + lv.instrs
         # dead instructions: neither an output nor a side effect needs them
         needed = {r for r in out_refs if r.__class__ is int}
-        kept: list[Instr] = []
         self.dropped: list[Instr] = []
-        for ins in reversed(instrs):
-            if ins.kind in ("op", "read", "source") and ins.out not in needed \
-                    and ins.kind != "source":
-                self.dropped.append(ins)
-                continue
-            kept.append(ins)
-            needed.update(ins.slots())
-        kept.reverse()
+        self.instrs = _dce(instrs, needed, self.dropped)
         self.dropped.reverse()
-        self.instrs = kept
+        _loop_slots(self.instrs, needed)  # the constants the loops' bodies use
         self.used_consts = {s for s in needed if self.kinds[s] == CONST}
         self.vc_guards = [(t, v) for (t, v) in self.vc_guards
                           if any(self.const_t.get(s) is t for s in self.used_consts)]
@@ -816,14 +1028,25 @@ class Program:
     def _codegen(self, arrs: list[Any]) -> tuple[str, dict[str, Any]]:
         g: dict[str, Any] = {"_winp": _winp, "_winput": _winput, "_sgrad": _sgrad,
                              "_sgrad_own": _sgrad_own, "_sgrad_alias": _sgrad_alias,
-                             "_agrad": _agrad, "_np": np}
+                             "_agrad": _agrad, "_np": np, "_while": _while}
+        extra: list[str] = []
+        src = self._gen(arrs, g, extra, self.instrs, self.inputs, self.outputs, "_replay", "",
+                        True)
+        return "".join(extra) + src, g
+
+    def _gen(self, arrs: list[Any], g: dict[str, Any], extra: list[str],
+             instrs: list[Instr], params: list[int], outputs: list[Any], fname_: str,
+             prefix: str, reuse: bool) -> str:
+        """The source of one function ``fname_(*params) -> outputs`` running ``instrs``; the
+        loops among them become functions too (appended to ``extra``).  ``reuse``: let
+        elementwise kernels write into dead intermediates (not inside a loop's body)."""
         names: dict[int, str] = {}
         nlit = [0]
 
         def lit(v: Any) -> str:
             if v is None or v.__class__ in (bool, int) or (v.__class__ is float and np.isfinite(v)):
                 return repr(v)
-            k = f"L{nlit[0]}"
+            k = f"{prefix}L{nlit[0]}"
             nlit[0] += 1
             g[k] = v
             return k
@@ -844,18 +1067,18 @@ class Program:
         # last use of each slot; escaping slots (outputs, side effects) are never reused
         last: dict[int, int] = {}
         escaped: set[int] = set()
-        for i, ins in enumerate(self.instrs):
+        for i, ins in enumerate(instrs):
             for s in ins.slots():
                 last[s] = i
-            if ins.kind not in ("op", "read", "source"):
+            if ins.kind not in _VALUE_KINDS:
                 escaped.update(ins.slots())
-        for r in self.outputs:
+        for r in outputs:
             if r.__class__ is int:
-                last[r] = len(self.instrs)
+                last[r] = len(instrs)
                 escaped.add(r)
         # buffers another value can see (views of them) are never written into
         aliased: set[int] = set()
-        for ins in self.instrs:
+        for ins in instrs:
             if ins.kind == "op":
                 a = arrs[ins.out]
                 if isinstance(a, np.ndarray) and a.base is not None:
@@ -872,14 +1095,14 @@ class Program:
             if isinstance(a, np.ndarray):
                 seen[id(a)] = seen.get(id(a), 0) + 1
         owned = set()
-        for ins in self.instrs:
+        for ins in instrs if reuse else ():
             if ins.kind == "op":
                 a = arrs[ins.out]
                 if isinstance(a, np.ndarray) and a.base is None and a.flags.writeable \
                         and a.ndim > 0 and id(a) not in aliased and seen.get(id(a)) == 1:
                     owned.add(ins.out)
-        lines = ["def _replay(" + ", ".join(f"v{s}" for s in self.inputs) + "):"]
-        for s in self.inputs:
+        lines = [f"def {fname_}(" + ", ".join(f"v{s}" for s in params) + "):"]
+        for s in params:
             names[s] = f"v{s}"
         nobj = [0]
         objs: dict[int, str] = {}
@@ -887,14 +1110,14 @@ class Program:
         def objname(o: Any) -> str:
             k = objs.get(id(o))
             if k is None:
-                k = f"o{nobj[0]}"
+                k = f"{prefix}o{nobj[0]}"
                 nobj[0] += 1
                 objs[id(o)] = k
                 g[k] = o
             return k
 
         nfn = [0]
-        for i, ins in enumerate(self.instrs):
+        for i, ins in enumerate(instrs):
             k = ins.kind
             if k == "op":
                 args = [name(a) for a in ins.args]
@@ -926,7 +1149,7 @@ class Program:
                     else:
                         lines.append(f"    {name(ins.out)} = {fname}({', '.join(args)})")
                 else:
-                    fname = f"f{nfn[0]}"
+                    fname = f"{prefix}f{nfn[0]}"
                     nfn[0] += 1
                     fwd = ins.op.fwd
                     if ins.attrs:
@@ -953,8 +1176,8 @@ class Program:
                 if a.__class__ is not int:
                     lines.append(f"    {objname(ins.obj)}._grad = None")
                 elif a in owned and last.get(a) == i and sum(
-                        1 for j in self.instrs if a in j.slots()) == 1 and \
-                        a not in {r for r in self.outputs if r.__class__ is int} and \
+                        1 for j in instrs if a in j.slots()) == 1 and \
+                        a not in {r for r in outputs if r.__class__ is int} and \
                         arrs[a].dtype == ins.obj._data.dtype:
                     lines.append(f"    _sgrad_own({objname(ins.obj)}, {name(a)})")
                 else:
@@ -965,30 +1188,52 @@ class Program:
             elif k == "addgrad":
                 lines.append(f"    _agrad({objname(ins.obj)}, {name(ins.args[0])})")
             elif k == "source":
-                fname = f"s{nfn[0]}"
+                fname = f"{prefix}s{nfn[0]}"
                 nfn[0] += 1
                 g[fname] = ins.fn
                 lines.append(f"    {name(ins.out)} = {fname}()._data")
+            elif k == "while":
+                lp = ins.obj
+                wname = f"{prefix}w{nfn[0]}"
+                nfn[0] += 1
+                inner = lp.params + lp.caps
+                extra.append(self._gen(arrs, g, extra, lp.cond, inner, [lp.cond_ref],
+                                       f"{wname}_cond", f"{wname}c_", False))
+                extra.append(self._gen(arrs, g, extra, lp.body, inner, lp.body_refs,
+                                       f"{wname}_body", f"{wname}b_", False))
+                n0 = len(lp.params)
+                init = "".join(name(a) + ", " for a in ins.args[:n0])
+                caps = "".join(name(a) + ", " for a in ins.args[n0:])
+                outs_ = "".join(name(o) + ", " for o in lp.outs)
+                call = (f"({outs_}) = _while({wname}_cond, {wname}_body, ({init}), ({caps}), "
+                        f"{lp.max_iter!r})")
+                if ins.when:
+                    test = " and ".join(name(w) if pol else f"not {name(w)}"
+                                        for w, pol in ins.when)
+                    lines.append(f"    if {test}:\n        {call}\n    else:\n"
+                                 f"        ({outs_}) = ({init})")
+                else:
+                    lines.append(f"    {call}")
             elif k == "effect":
-                fname = f"e{nfn[0]}"
+                fname = f"{prefix}e{nfn[0]}"
                 nfn[0] += 1
                 g[fname] = ins.fn
                 lines.append(f"    {fname}({', '.join(name(a) for a in ins.args)})")
-            if ins.when and len(lines) > 1 and lines[-1] is not lines[0]:
+            if ins.when and k != "while" and len(lines) > 1 and lines[-1] is not lines[0]:
                 test = " and ".join(name(w) if pol else f"not {name(w)}" for w, pol in ins.when)
                 lines[-1] = f"    if {test}:\n    " + lines[-1]
             dead = [s for s in ins.slots() if last.get(s) == i and self.kinds[s] != CONST
-                    and s not in self.inputs]
-            if ins.kind in ("op", "read", "source") and ins.out not in last:
+                    and s not in params]
+            if ins.kind in _VALUE_KINDS and ins.out not in last:
                 dead.append(ins.out)
             if dead:
                 lines.append("    del " + ", ".join(sorted({names[s] for s in dead if s in
                                                               names})))
-        outs = [name(r) for r in self.outputs]
+        outs = [name(r) for r in outputs]
         lines.append("    return (" + "".join(o + ", " for o in outs) + ")")
         # a del of a name never bound (an unused read) would fail: filter empty dels
         src = "\n".join(line for line in lines if line.strip() != "del")
-        return src + "\n", g
+        return src + "\n"
 
     # ------------------------------------------------------------------ running it
     def check(self) -> str | None:
@@ -1033,66 +1278,10 @@ class Program:
         TensorFlow's graph gradients are; eager code records them under an outer tape too).
         ``reads``: tensors to use for the program's reads, in order (the VJP of a
         replayed call differentiates with respect to them)."""
-        from .._core.registry import get_acc
-
         env: dict[int, Any] = dict(zip(self.inputs, inputs))
         read_iter = iter(reads) if reads is not None else None
-        for s, t in self.const_t.items():
-            env[s] = t
-        state = _STATE
-        outer = state.grad_enabled
-
-        def val(a: Any) -> Any:
-            return env[a] if a.__class__ is int else a.value
-
-        try:
-            for ins in self.instrs:
-                k = ins.kind
-                if ins.when and not all(bool(np.asarray(env[w]._data)) == pol
-                                        for w, pol in ins.when):
-                    continue
-                if k == "op":
-                    state.grad_enabled = outer and (ins.gm or (record_backward and ins.bwd))
-                    env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
-                elif k == "read" and read_iter is not None:
-                    env[ins.out] = next(read_iter)
-                elif k == "read":
-                    obj = ins.obj
-                    if ins.what == "grad":
-                        g = obj._grad
-                        env[ins.out] = make(g._data, None, False, g._style)
-                    elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
-                        snap = make(obj._data, None, obj._rg, obj._style)
-                        if obj._data.dtype.kind in "fc":
-                            snap._acc = obj._acc or get_acc(obj)
-                        snap._tv = obj._tv
-                        snap._vc = obj._vc
-                        env[ins.out] = snap
-                    else:
-                        env[ins.out] = obj
-                elif k == "source":
-                    env[ins.out] = ins.fn()
-                elif k == "write_inplace":
-                    _winp(ins.obj, val(ins.args[0])._data)
-                elif k == "write_in":
-                    _winput(inputs[ins.obj]._data, val(ins.args[0])._data)
-                elif k == "write_var":
-                    ins.obj._set(val(ins.args[0])._data, False)
-                elif k == "setgrad":
-                    a = ins.args[0]
-                    if a.__class__ is not int:
-                        ins.obj._grad = None
-                    else:
-                        _sgrad(ins.obj, env[a]._data)
-                elif k == "setgrad_alias":
-                    ins.obj._grad = env[ins.args[0]]
-                elif k == "addgrad":
-                    _agrad(ins.obj, env[ins.args[0]]._data)
-                elif k == "effect":
-                    ins.fn(*[v._data if isinstance(v, Tensor) else v
-                             for v in (val(a) for a in ins.args)])
-        finally:
-            state.grad_enabled = outer
+        _interp(self.instrs, env, self.const_t, inputs, read_iter, record_backward)
+        env.update(self.const_t)
         self.calls += 1
         res: list[Any] = []
         for r in self.outputs:
@@ -1121,6 +1310,141 @@ class Program:
         n_op = sum(1 for i in self.instrs if i.kind == "op")
         return (f"<tapegrad Program {self.name}: {len(self.inputs)} inputs, {n_op} ops, "
                 f"{len(self.folded)} folded, {len(self.dropped)} dropped>")
+
+
+def _ctl_eager_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                    vs: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
+    it = 0
+    while n is None or it < n:
+        if not _truth(cond_fn(*vs)):
+            break
+        out = body_fn(*vs)
+        vs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        it += 1
+    return vs
+
+
+# ---------------------------------------------------------------------------- interpreting
+def _interp(instrs: Sequence[Instr], env: dict[int, Any], consts: dict[int, Any],
+            inputs: Sequence[Tensor] = (), read_iter: Any = None, record_backward: bool = False,
+            effects: bool = True, outer: bool | None = None) -> None:
+    """Run ``instrs`` through the ops on tensors (``env``: slot -> tensor, filled in), so
+    that reverse mode records every op (a loop runs its body once per iteration, as eager
+    code: the tape keeps each iteration's values, as TensorFlow's loop accumulators do).
+    ``effects=False``: opaque effects (``tf.print``, ...) are skipped (a dry trace)."""
+    from .._core.registry import get_acc
+
+    state = _STATE
+    if outer is None:
+        outer = state.grad_enabled
+
+    def val(a: Any) -> Any:
+        if a.__class__ is int:
+            v = env.get(a)
+            return consts[a] if v is None else v
+        return a.value
+
+    try:
+        for ins in instrs:
+            k = ins.kind
+            if ins.when and not all(bool(np.asarray(val(w)._data)) == pol
+                                    for w, pol in ins.when):
+                if k == "while":  # a loop in a branch not taken: its initial values
+                    lp = ins.obj
+                    env.update(zip(lp.outs, [val(a) for a in ins.args[:len(lp.params)]]))
+                continue
+            if k == "op":
+                state.grad_enabled = outer and (ins.gm or (record_backward and ins.bwd))
+                env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
+            elif k == "read" and read_iter is not None:
+                env[ins.out] = next(read_iter)
+            elif k == "read":
+                obj = ins.obj
+                if ins.what == "grad":
+                    g = obj._grad
+                    env[ins.out] = make(g._data, None, False, g._style)
+                elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
+                    snap = make(obj._data, None, obj._rg, obj._style)
+                    if obj._data.dtype.kind in "fc":
+                        snap._acc = obj._acc or get_acc(obj)
+                    snap._tv = obj._tv
+                    snap._vc = obj._vc
+                    env[ins.out] = snap
+                else:
+                    env[ins.out] = obj
+            elif k == "while":
+                state.grad_enabled = outer
+                lp = ins.obj
+                outs = _run_loop(lp, [val(a) for a in ins.args], consts, inputs,
+                                 record_backward, effects, outer)
+                env.update(zip(lp.outs, outs))
+            elif k == "source":
+                env[ins.out] = ins.fn()
+            elif k == "write_inplace":
+                _winp(ins.obj, val(ins.args[0])._data)
+            elif k == "write_in":
+                _winput(inputs[ins.obj]._data, val(ins.args[0])._data)
+            elif k == "write_var":
+                ins.obj._set(val(ins.args[0])._data, False)
+            elif k == "setgrad":
+                a = ins.args[0]
+                if a.__class__ is not int:
+                    ins.obj._grad = None
+                else:
+                    _sgrad(ins.obj, val(a)._data)
+            elif k == "setgrad_alias":
+                ins.obj._grad = val(ins.args[0])
+            elif k == "addgrad":
+                _agrad(ins.obj, val(ins.args[0])._data)
+            elif k == "effect" and effects:
+                ins.fn(*[v._data if isinstance(v, Tensor) else v
+                         for v in (val(a) for a in ins.args)])
+    finally:
+        state.grad_enabled = outer
+
+
+def _truth(c: Any) -> bool:
+    return bool(np.asarray(c._data if isinstance(c, Tensor) else c))
+
+
+def _run_loop(lp: _Loop, args: Sequence[Any], consts: dict[int, Any],
+              inputs: Sequence[Tensor], record_backward: bool, effects: bool,
+              outer: bool) -> list[Any]:
+    """A traced loop run through the ops (:func:`_interp`): the final loop variables."""
+    n0 = len(lp.params)
+    vs = list(args[:n0])
+    base = dict(zip(lp.caps, args[n0:]))
+    it = 0
+    while lp.max_iter is None or it < lp.max_iter:
+        env = dict(base)
+        env.update(zip(lp.params, vs))
+        _interp(lp.cond, env, consts, inputs, None, record_backward, effects, outer)
+        r = lp.cond_ref
+        c = (env.get(r) if r in env else consts[r]) if r.__class__ is int else r.value
+        if not _truth(c):
+            break
+        _interp(lp.body, env, consts, inputs, None, record_backward, effects, outer)
+        vs = [(env[r] if r in env else consts[r]) if r.__class__ is int else r.value
+              for r in lp.body_refs]
+        it += 1
+    # a loop variable that comes out as it went in (no iteration, or a body returning a
+    # value of the enclosing program) is the identity of it, for reverse mode
+    from .. import ops
+
+    return [ops.identity(v) if isinstance(v, Tensor) and any(v is a for a in args) else v
+            for v in vs]
+
+
+def _while(cond: Callable[..., Any], body: Callable[..., Any], vs: tuple[Any, ...],
+           caps: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
+    """A traced loop at replay: ``cond``/``body`` are the compiled sub-programs."""
+    it = 0
+    while n is None or it < n:
+        if not cond(*vs, *caps)[0]:
+            break
+        vs = body(*vs, *caps)
+        it += 1
+    return vs
 
 
 def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[Any, Any]],

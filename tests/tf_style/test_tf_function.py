@@ -209,3 +209,67 @@ def test_keras_subclass_method_traced_per_instance() -> None:
         m(x)
         # Keras variables made while tracing are lifted out (tf.init_scope): one trace
         assert m.call.experimental_get_tracing_count() == 1
+
+
+def test_while_loop_on_traced_condition_is_one_program() -> None:
+    with pytest.warns(RuntimeWarning, match="a gradient inside tf.function through a "
+                      "tf.while_loop") as rec:
+        r = cases.while_loop_traced(tf)
+    assert len(rec) == 1  # only the loop under a tape created inside the function
+    # TensorFlow 2.21's results (tests/conformance compares every entry with it)
+    assert [a.tolist() for a in r["grow"][0]] == [[64.0, 128.0], 6]
+    assert [a.tolist() for a in r["grow"][2]] == [[300.0, 2.0], 0]
+    assert r["grow_count"] == 1 and r["nested_count"] == 1 and r["ranged_count"] == 1
+    assert [float(a) for a in r["accumulate"]] == [6.0, 9.0] and r["accumulate_v"] == 9.0
+    assert [[float(a) for a in c] for c in r["capped"]] == [[3, 8.0], [7, 2187.0],
+                                                             [10, 1024.0]]
+    assert r["doubling"][1][0].tolist() == [7.0, 8.0, 8.0, 9.0, 8.0, 9.0, 9.0, 10.0]
+    assert [int(a) for a in r["nested"]] == [35, 175]
+    assert r["powers"][0].tolist() == [2.0, 4.0, 8.0, 0.0, 0.0]
+    assert [float(a) for a in r["in_branch"]] == [2.0, 162.0, 135.0]
+    assert r["empty_first"][1].tolist() == [3.0, 6.0]
+    assert [float(r["ranged"][1][0])] + r["ranged"][1][1].tolist() == [6.0, 2.0, 2.0]
+    assert [int(a) for a in r["concrete"]] == [8, 4]
+    assert r["traced"] == ["grow body", "steps"]  # Python runs once per trace
+    np.testing.assert_allclose([float(a) for a in r["orbit_grads"][2]], [0.7, 1.0])
+    np.testing.assert_allclose([float(a) for a in r["inner"][1]],
+                               [float(a) for a in r["orbit_grads"][1]], rtol=1e-6)
+
+
+def test_traced_while_loop_program_and_gradient_by_finite_differences() -> None:
+    from tapegrad.debug import list_program
+
+    @tf.function
+    def orbit(x: Any, n: Any) -> Any:
+        _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * x + tf.sin(s)),
+                             (0, x))
+        return s
+
+    x = tf.Variable(np.float64(0.6))
+    for n in (1, 4, 6):
+        with tf.GradientTape() as tape:
+            y = orbit(x, tf.constant(n))
+        g = float(tape.gradient(y, x))
+        eps = 1e-6
+        hi = float(orbit(tf.constant(0.6 + eps, tf.float64), tf.constant(n)))
+        lo = float(orbit(tf.constant(0.6 - eps, tf.float64), tf.constant(n)))
+        np.testing.assert_allclose(g, (hi - lo) / (2 * eps), rtol=1e-6)
+    kinds = [e["kind"] for e in list_program(orbit)]
+    assert "while" in kinds  # one loop instruction, not an unrolled body
+    assert orbit.experimental_get_tracing_count() == 2  # a Variable, then a constant
+
+
+def test_traced_while_loop_prints_every_iteration(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    @tf.function
+    def count(n: Any) -> Any:
+        i = tf.constant(0)
+        while i < n:
+            tf.print("step", i, output_stream=sys.stdout)
+            i += 1
+        return i
+
+    assert int(count(tf.constant(2))) == 2 and int(count(tf.constant(3))) == 3
+    assert capsys.readouterr().out.count("step") == 5
+    assert count.experimental_get_tracing_count() == 1

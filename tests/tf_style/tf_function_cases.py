@@ -228,6 +228,172 @@ def jit_compile_and_get_concrete(tf: Any) -> dict[str, Any]:
             "cf_out": cf(tf.constant([1.0, -1.0, 3.0])).numpy().tolist()}
 
 
+def _vals(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return [_vals(x) for x in v]
+    return None if v is None else np.asarray(v.numpy() if hasattr(v, "numpy") else v)
+
+
+def while_loop_traced(tf: Any) -> dict[str, Any]:
+    """``tf.while_loop`` and AutoGraph ``while``/``for`` loops whose condition depends on
+    the function's inputs: one trace runs for every trip count (values, side effects in
+    the body on every iteration, Python side effects once per trace, gradients)."""
+    res: dict[str, Any] = {}
+    traced: list[str] = []
+
+    @tf.function
+    def grow(x: Any) -> Any:
+        n = tf.constant(0)
+        while tf.reduce_sum(x) < 100.0:  # AutoGraph: a tensor condition
+            traced.append("grow body")
+            x = x * 2.0
+            n += 1
+        return x, n
+
+    res["grow"] = _vals([grow(tf.constant([1.0, 2.0])), grow(tf.constant([30.0, 2.0])),
+                         grow(tf.constant([300.0, 2.0]))])
+    res["grow_count"] = grow.experimental_get_tracing_count()
+
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def accumulate(n: Any) -> Any:
+        i = tf.constant(0)
+        while i < n:
+            v.assign_add(tf.cast(i, tf.float32))  # a side effect of every iteration
+            i += 1
+        return v.read_value() * 1.0
+
+    res["accumulate"] = _vals([accumulate(tf.constant(4)), accumulate(tf.constant(3))])
+    res["accumulate_v"] = float(v.numpy())
+    res["accumulate_count"] = accumulate.experimental_get_tracing_count()
+
+    @tf.function
+    def capped(x: Any, m: Any) -> Any:
+        return tf.while_loop(lambda i, s: s < 1000.0, lambda i, s: (i + 1, s * x), (0, 1.0),
+                             maximum_iterations=m, parallel_iterations=4)
+
+    res["capped"] = _vals([capped(tf.constant(2.0), 3), capped(tf.constant(3.0), 30),
+                           capped(tf.constant(2.0), 30)])
+
+    @tf.function
+    def doubling(x: Any) -> Any:
+        return tf.while_loop(lambda s: tf.reduce_sum(s) < 50.0,
+                             lambda s: (tf.concat([s, s + 1.0], 0),), [x],
+                             shape_invariants=[tf.TensorShape([None])])
+
+    res["doubling"] = _vals([doubling(tf.constant([1.0])), doubling(tf.constant([7.0]))])
+
+    @tf.function
+    def nested(n: Any) -> Any:
+        i, tot = tf.constant(0), tf.constant(0)
+        while i < n:
+            j = tf.constant(0)
+            while j < i:
+                tot += i * j
+                j += 1
+            i += 1
+        return tot
+
+    res["nested"] = _vals([nested(tf.constant(5)), nested(tf.constant(7))])
+    res["nested_count"] = nested.experimental_get_tracing_count()
+
+    @tf.function
+    def powers(x: Any, n: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=5, element_shape=[])
+
+        def body(i: Any, ta: Any, s: Any) -> Any:
+            s = s * x
+            return i + 1, ta.write(i, s), s
+
+        _, ta, _ = tf.while_loop(lambda i, ta, s: i < n, body, (0, ta, tf.constant(1.0)))
+        return ta.stack()
+
+    res["powers"] = _vals([powers(tf.constant(2.0), tf.constant(3)),
+                           powers(tf.constant(3.0), tf.constant(5))])
+
+    @tf.function
+    def orbit(x: Any, n: Any) -> Any:
+        _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * x + tf.sin(s)),
+                             (0, x))
+        return s
+
+    w = tf.Variable(0.7)
+    grads = []
+    for n in (3, 5, 0):
+        with tf.GradientTape() as tape:
+            r = orbit(w, tf.constant(n))
+        grads.append([r, tape.gradient(r, w)])
+    c = tf.constant(0.3)
+    with tf.GradientTape() as t2:
+        t2.watch(c)
+        with tf.GradientTape() as t1:
+            t1.watch(c)
+            r = orbit(c, tf.constant(4))
+        g = t1.gradient(r, c)
+    grads.append([r, g, t2.gradient(g, c)])
+    res["orbit_grads"] = _vals(grads)
+    res["orbit_count"] = orbit.experimental_get_tracing_count()
+
+    @tf.function
+    def inner(x: Any, n: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * x + tf.sin(s)),
+                                 (0, x))
+        return s, tape.gradient(s, x)
+
+    res["inner"] = _vals([inner(tf.constant(0.7), tf.constant(3)),
+                          inner(tf.constant(0.7), tf.constant(5))])
+
+    @tf.function
+    def empty_first(x: Any, n: Any) -> Any:
+        _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + x),
+                             (0, tf.zeros_like(x)))
+        return s
+
+    res["empty_first"] = _vals([empty_first(tf.constant([1.0, 2.0]), tf.constant(0)),
+                                empty_first(tf.constant([1.0, 2.0]), tf.constant(3))])
+
+    @tf.function
+    def in_branch(x: Any) -> Any:
+        if x > 0:  # the loop would never end for x <= 0: it runs only when taken
+            y = tf.while_loop(lambda s: s < 100.0, lambda s: (s * 3.0,), [x])[0]
+        else:
+            y = -x
+        return y
+
+    res["in_branch"] = _vals([in_branch(tf.constant(-2.0)), in_branch(tf.constant(2.0)),
+                              in_branch(tf.constant(5.0))])
+
+    u = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def ranged(x: Any, n: Any) -> Any:
+        s = tf.zeros([2])
+        for i in tf.range(n):  # a traced bound: one trace for every n
+            s = s + u * x * tf.cast(i, tf.float32)
+        return tf.reduce_sum(s)
+
+    out = []
+    for n in (4, 2):
+        with tf.GradientTape() as tape:
+            r = ranged(tf.constant(2.0), tf.constant(n))
+        out.append([r, tape.gradient(r, u)])
+    res["ranged"] = _vals(out)
+    res["ranged_count"] = ranged.experimental_get_tracing_count()
+
+    @tf.function
+    def steps(n: Any) -> Any:
+        traced.append("steps")
+        return tf.while_loop(lambda i: i < n, lambda i: (i + 2,), (0,))
+
+    cf = steps.get_concrete_function(tf.TensorSpec([], tf.int32))
+    res["concrete"] = _vals([cf(tf.constant(7))[0], steps(tf.constant(4))[0]])
+    res["traced"] = list(traced)
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,
@@ -239,4 +405,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "tape_outside": tape_outside,
     "graph_mode_errors": graph_mode_errors,
     "jit_compile_and_get_concrete": jit_compile_and_get_concrete,
+    "while_loop_traced": while_loop_traced,
 }
