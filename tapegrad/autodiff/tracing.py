@@ -56,7 +56,7 @@ from .._core.node import FREED
 from .._core.tensor import Tensor, make, set_style
 
 __all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "random_source", "note_break",
-           "trace_call", "run_program"]
+           "trace_call", "run_program", "same_program"]
 
 IN, CONST, OP, READ, PARAM = 0, 1, 2, 3, 4
 _KIND_NAMES = ("input", "const", "op", "read", "loop var")
@@ -298,6 +298,7 @@ class TraceLevel(Level):
         self.regions: list[_Region] = []  # the while_loop bodies being recorded
         self.closed: list[tuple[int, int]] = []  # slot ranges of recorded loop bodies
         self.outer_tapes = list(_STATE.tapes)  # tapes that were recording before the trace
+        self.n_static = 0  # tracers marked by mark_static
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -439,7 +440,20 @@ class TraceLevel(Level):
         ins = Instr("op", s, op=op, args=refs, attrs=attrs)
         self._shape(ins, out._data)
         self.instrs.append(ins)
-        return self._mark(out, s)
+        self._mark(out, s)
+        if self.n_static:  # computed from shapes only (tf.shape): its value may be read
+            trs = [a for a in args if isinstance(a, Tensor) and a.__dict__.get("_lvl") is self]
+            if trs and all(a.__dict__.get("_static") for a in trs):
+                out.__dict__["_static"] = True
+        return out
+
+    def mark_static(self, t: Tensor) -> Tensor:
+        """Tracer ``t`` holds only the input shapes (``tf.shape``): reading its value is
+        allowed and bakes it into the program (which then holds for those shapes only)."""
+        if t.__dict__.get("_lvl") is self:
+            t.__dict__["_static"] = True
+            self.n_static += 1
+        return t
 
     def lower(self, t: Tensor) -> Any:
         return make(t._data, t._node, t._rg, t._style)
@@ -450,6 +464,8 @@ class TraceLevel(Level):
         return self._mark(d, t.__dict__["_slot"])
 
     def read(self, t: Tensor, what: str) -> None:
+        if t.__dict__.get("_static"):
+            return  # a value of the input shapes: read as the shapes are
         if self.on_read is not None:
             self.on_read(t, what)
         self.breaks.append((what, _user_frame()))
@@ -1445,6 +1461,114 @@ def _while(cond: Callable[..., Any], body: Callable[..., Any], vs: tuple[Any, ..
         vs = body(*vs, *caps)
         it += 1
     return vs
+
+
+# ---------------------------------------------------------------------------- comparing
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=True)))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(
+            _same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype,
+                      slice, type)) and type(a) is type(b):
+        try:
+            return bool(a == b)
+        except Exception:  # noqa: BLE001 - incomparable: not the same
+            return False
+    if callable(a) and callable(b):
+        return _same_fn(a, b)
+    return False
+
+
+def _same_fn(f: Any, g: Any) -> bool:
+    """Two closures made by the same code over the same values (``tf.print``'s effect,
+    a random source): the same instruction in two traces."""
+    if f is g:
+        return True
+    import functools
+
+    if isinstance(f, functools.partial) and isinstance(g, functools.partial):
+        return _same_fn(f.func, g.func) and _same_value(f.args, g.args) and \
+            _same_value(f.keywords, g.keywords)
+    cf, cg = getattr(f, "__code__", None), getattr(g, "__code__", None)
+    if cf is None or cf is not cg:
+        return False
+    a, b = f.__closure__ or (), g.__closure__ or ()
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        try:
+            vx, vy = x.cell_contents, y.cell_contents
+        except ValueError:
+            return False
+        if not _same_value(vx, vy):
+            return False
+    return _same_value(getattr(f, "__self__", None), getattr(g, "__self__", None))
+
+
+def _same_instrs(p: Program, q: Program, a: Sequence[Instr], b: Sequence[Instr]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x.kind != y.kind or x.op is not y.op or x.out != y.out or x.what != y.what \
+                or x.obj is not y.obj and x.kind != "while" or x.when != y.when \
+                or x.gm != y.gm or x.bwd != y.bwd or len(x.args) != len(y.args):
+            return False
+        for r, t in zip(x.args, y.args):
+            if r.__class__ is int or t.__class__ is int:
+                if r != t:
+                    return False
+            elif not _same_value(r.value, t.value):
+                return False
+        if not _same_value(x.attrs, y.attrs):
+            return False
+        if x.fn is not None or y.fn is not None:
+            if not _same_fn(x.fn, y.fn):
+                return False
+        if x.kind == "while":
+            lx, ly = x.obj, y.obj
+            if (lx.params, lx.caps, lx.outs, lx.max_iter) != (ly.params, ly.caps, ly.outs,
+                                                              ly.max_iter):
+                return False
+            refs = [lx.cond_ref, *lx.body_refs], [ly.cond_ref, *ly.body_refs]
+            for r, t in zip(*refs):
+                if (r.__class__ is int) != (t.__class__ is int) or (
+                        r.__class__ is int and r != t) or (
+                        r.__class__ is not int and not _same_value(r.value, t.value)):
+                    return False
+            if not (_same_instrs(p, q, lx.cond, ly.cond) and _same_instrs(p, q, lx.body,
+                                                                            ly.body)):
+                return False
+    return True
+
+
+def same_program(p: Program, q: Program) -> bool:
+    """Whether two traces of one function (at different input shapes) recorded the same
+    program: the same instructions, attributes, literals and constants.  Then nothing in
+    it depends on those shapes (a shape baked in would differ), and it runs any shape."""
+    if len(p.inputs) != len(q.inputs) or p.inputs != q.inputs or p.kinds != q.kinds:
+        return False
+    if len(p.outputs) != len(q.outputs):
+        return False
+    for r, t in zip(p.outputs, q.outputs):
+        if (r.__class__ is int) != (t.__class__ is int):
+            return False
+        if r.__class__ is int:
+            if r != t:
+                return False
+        elif not _same_value(r.value, t.value):
+            return False
+    if p.used_consts != q.used_consts or any(
+            not _same_value(np.asarray(p.const_vals[s]), np.asarray(q.const_vals[s]))
+            for s in p.used_consts):
+        return False
+    return _same_instrs(p, q, p.instrs, q.instrs)
 
 
 def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[Any, Any]],

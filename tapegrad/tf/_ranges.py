@@ -82,10 +82,20 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
                     "pass numbers or numeric tensors")))
         npd = builtins.max((a._data.dtype for a in args), key=_HIERARCHY.index)
     s, lim, d = (_scalar(a, w) for a, w in zip(args, ("start", "limit", "delta")))
-    if any(a._lvl is not None for a in args):
+    if any(_traced(a) for a in args):
         # a traced bound (inside tf.function): an op, so the program computes the range
         return _range_op(*args, dtype=npd)
     return tft(_values(s, lim, d, npd))
+
+
+def _traced(x: Any) -> bool:
+    """Whether ``x`` is a tracer of a trace in progress (``tf.function``)."""
+    lv = x._lvl
+    if lv is None or not lv.active:
+        return False
+    from ..autodiff.tracing import TraceLevel
+
+    return isinstance(lv, TraceLevel)
 
 
 def _values(s: Any, lim: Any, d: Any, npd: np.dtype) -> Any:

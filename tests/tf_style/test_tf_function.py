@@ -273,3 +273,45 @@ def test_traced_while_loop_prints_every_iteration(capsys: pytest.CaptureFixture[
     assert int(count(tf.constant(2))) == 2 and int(count(tf.constant(3))) == 3
     assert capsys.readouterr().out.count("step") == 5
     assert count.experimental_get_tracing_count() == 1
+
+
+def test_retracing_policy_and_one_program_for_every_size() -> None:
+    r = cases.retracing_policy(tf)
+    # TensorFlow 2.21's counts (the conformance suite compares the whole scenario)
+    assert r["default"]["counts"] == [1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 9]
+    assert r["relaxed"]["counts"] == [1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3]
+    assert r["relaxed"]["printed"] == "trace (1,)\ntrace (None,)\ntrace <unknown>\n"
+    assert r["relaxed"]["short"].splitlines()[1] == \
+        "(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None)) -> " \
+        "TensorSpec(shape=(), dtype=tf.float32, name=None)"
+    assert r["relaxed"]["values"][:4] == [3.0, 6.0, 9.0, 12.0]
+    assert r["signature"]["count"] == 1 and r["signature"]["printed"] == "trace g (None, 2)\n"
+    assert r["signature"]["values"][1] == [[6.0, 9.0], [0, 1, 2]]
+    assert r["eye"][1] == np.eye(3).tolist() and r["eye"][2] == [[1.0]]
+
+
+def test_generalized_signature_replays_one_program_without_python() -> None:
+    calls: list[int] = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return tf.reduce_mean(x * x) + tf.cast(tf.size(x), tf.float32)
+
+    for n in (2, 5, 3, 7, 11):
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_allclose(float(f(tf.constant(x))), np.mean(x * x) + n, rtol=1e-6)
+    # the body runs for the trace and once more at a second size, to check that the
+    # program does not depend on the size; every later size replays it
+    assert len(calls) == 2 and f.experimental_get_tracing_count() == 1
+    tr = f._traces[0]
+    assert tr.generic is not None and len(tr.programs) == 2
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def g(x: Any) -> Any:  # a size baked in (a Python number of the shape)
+        calls.append(2)
+        return x * float(x.shape[0] or int(tf.shape(x)[0]))
+
+    for n in (2, 5, 3):
+        assert g(tf.ones([n])).numpy().tolist() == [float(n)] * n
+    assert calls.count(2) == 3 and g._traces[0].generic is None  # one program per size

@@ -394,6 +394,53 @@ def while_loop_traced(tf: Any) -> dict[str, Any]:
     return res
 
 
+def retracing_policy(tf: Any) -> dict[str, Any]:
+    """TensorFlow's retracing over a sequence of shapes: by default every new shape traces;
+    ``reduce_retracing=True`` traces the second shape as ``None`` dimensions (later shapes
+    of that rank reuse it) and a new rank as unknown; ``input_signature`` with ``None``
+    runs one trace for every size.  ``print`` shows what each counted trace saw."""
+    res: dict[str, Any] = {}
+    seq = [[1], [2], [3], [4], [2, 2], [3, 3], [3, 4], [5], [1], [1, 1, 1], [2]]
+    for relax in (False, True):
+        @tf.function(reduce_retracing=relax)
+        def f(x: Any) -> Any:
+            print("trace", x.shape)
+            return tf.reduce_sum(x) * 2.0 + tf.cast(tf.shape(x)[0], tf.float32)
+
+        counts, vals = [], []
+        with captured() as (out, _):
+            for sh in seq:
+                vals.append(float(f(tf.ones(sh))))
+                counts.append(f.experimental_get_tracing_count())
+        key = "relaxed" if relax else "default"
+        res[key] = {"counts": counts, "values": vals, "printed": out.getvalue(),
+                    "signatures": f.pretty_printed_concrete_signatures(),
+                    "short": f.pretty_printed_concrete_signatures(verbose=False)}
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def g(x: Any) -> Any:
+        print("trace g", x.shape)
+        n = tf.shape(x)[0]
+        return tf.reduce_mean(x, axis=0) * tf.cast(n, tf.float32), tf.range(n)
+
+    outs = []
+    with captured() as (out, _):
+        for n in (1, 3, 2, 6):
+            a, b = g(tf.reshape(tf.range(2 * n, dtype=tf.float32), [n, 2]))
+            outs.append([a.numpy().tolist(), b.numpy().tolist()])
+    res["signature"] = {"values": outs, "count": g.experimental_get_tracing_count(),
+                        "printed": out.getvalue(),
+                        "signatures": g.pretty_printed_concrete_signatures()}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def h(x: Any) -> Any:  # a value read from the shape (tf.eye's size) holds per size
+        return tf.eye(tf.shape(x)[0]) * x
+
+    res["eye"] = [h(tf.ones([n])).numpy().tolist() for n in (2, 3, 1, 3)]
+    res["eye_count"] = h.experimental_get_tracing_count()
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,
@@ -406,4 +453,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "graph_mode_errors": graph_mode_errors,
     "jit_compile_and_get_concrete": jit_compile_and_get_concrete,
     "while_loop_traced": while_loop_traced,
+    "retracing_policy": retracing_policy,
 }
