@@ -95,7 +95,7 @@ class _Loop:
     initial values, then ``caps``; its results are ``outs``."""
 
     __slots__ = ("params", "caps", "cond", "cond_ref", "body", "body_refs", "outs",
-                 "max_iter", "effects", "start", "end")
+                 "max_iter", "effects", "start", "end", "stack")
 
     def __init__(self, params: list[int], start: int, max_iter: int | None) -> None:
         self.params = params
@@ -109,6 +109,55 @@ class _Loop:
         self.effects = False
         self.start = start
         self.end = start
+        self.stack = -1  # the slot of the per-iteration loop variables (for a gradient)
+
+
+class _LoopGrad:
+    """The VJP of a traced loop for one output's cotangent (a ``while_grad`` instruction):
+    the body's VJP program run backwards over the loop variables each iteration had (the
+    forward ``while`` keeps them, as TensorFlow's loop accumulators do).  Arguments: the
+    cotangent, the stack, the final loop variables, the captures; results: the cotangents
+    of the float initial values and the float captures, in ``outs``."""
+
+    __slots__ = ("loop", "j", "vjp", "prog", "fvars", "fcaps", "outs")
+
+    def __init__(self, loop: _Loop, j: int, prog: Program, fvars: list[int], fcaps: list[int]
+                 ) -> None:
+        self.loop = loop
+        self.j = j
+        self.prog = prog
+        self.vjp = prog.run
+        self.fvars = fvars
+        self.fcaps = fcaps
+        self.outs: list[int] = []
+
+    def run(self, g: Any, stack: list[Any], finals: Sequence[Any], caps: Sequence[Any]
+            ) -> list[Any]:
+        ct = [np.asarray(g) if k == self.j else np.zeros_like(np.asarray(finals[k]))
+              for k in self.fvars]
+        cc = [np.zeros_like(np.asarray(caps[k])) for k in self.fcaps]
+        nf = len(self.fvars)
+        for vs in reversed(stack):
+            r = self.vjp(*vs, *caps, *ct)
+            ct = [np.asarray(x) for x in r[:nf]]
+            for k, x in enumerate(r[nf:]):
+                cc[k] = cc[k] + np.asarray(x)
+        return ct + cc
+
+    def run_tensors(self, g: Tensor, stack: list[Any], finals: Sequence[Tensor],
+                    caps: Sequence[Tensor]) -> list[Any]:
+        """:meth:`run` through the ops (a tape outside records it: higher orders)."""
+        from .. import ops
+
+        ct: list[Any] = [g if k == self.j else ops.multiply(finals[k], 0.0)
+                         for k in self.fvars]
+        cc: list[Any] = [ops.multiply(caps[k], 0.0) for k in self.fcaps]
+        nf = len(self.fvars)
+        for vs in reversed(stack):
+            r = self.prog.run_tensors([*vs, *caps, *ct], record_backward=True)
+            ct = list(r[:nf])
+            cc = [ops.add(a, b) for a, b in zip(cc, r[nf:])]
+        return ct + cc
 
 
 class _Region:
@@ -127,7 +176,7 @@ def _has_effects(instrs: Sequence[Instr]) -> bool:
         if k == "while":
             if ins.obj.effects:
                 return True
-        elif k not in ("op", "read"):
+        elif k not in ("op", "read", "while_grad"):
             return True  # a side effect, or a random source (it advances the generator)
     return False
 
@@ -140,8 +189,9 @@ def _dce(instrs: list[Instr], needed: set[int], dropped: list[Instr] | None = No
     for ins in reversed(instrs):
         k = ins.kind
         if (k in ("op", "read") and ins.out not in needed) or (
-                k == "while" and not ins.obj.effects
-                and not any(o in needed for o in ins.obj.outs)):
+                k == "while" and not ins.obj.effects and ins.obj.stack not in needed
+                and not any(o in needed for o in ins.obj.outs)) or (
+                k == "while_grad" and not any(o in needed for o in ins.obj.outs)):
             if dropped is not None:
                 dropped.append(ins)
             continue
@@ -740,8 +790,8 @@ class TraceLevel(Level):
         st = _STATE
         inner_tape = st.grad_enabled and any(all(t is not o for o in self.outer_tapes)
                                              for t in st.tapes)
-        if vs and not inner_tape and all(isinstance(v, Tensor) for v in vs):
-            return self._traced_loop(cond_fn, body_fn, vs, n)
+        if vs and all(isinstance(v, Tensor) for v in vs):
+            return self._traced_loop(cond_fn, body_fn, vs, n, inner_tape)
         return self._unrolled_loop(cond_fn, body_fn, vs, n)
 
     def _unrolled_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
@@ -759,12 +809,131 @@ class TraceLevel(Level):
             it += 1
         return vs
 
+    def _hoist_reads(self, lp: _Loop, region: _Region) -> None:
+        """The Variables a pure loop body reads become captures read before the loop (so
+        that a tape's gradient reaches them through the loop's node)."""
+        moved: dict[int, int] = {}
+        for sub in (lp.cond, lp.body):
+            keep = []
+            for ins in sub:
+                if ins.kind == "read" and ins.what == "data" and not ins.when:
+                    moved[ins.out] = ins.out
+                    self.instrs.append(ins)  # now read by the enclosing program, first
+                    region.cap_t[ins.out] = ins.obj
+                else:
+                    keep.append(ins)
+            sub[:] = keep
+        if moved:
+            lp.caps = sorted(set(lp.caps) | set(moved))
+
+    def _grad_loop(self, lp: _Loop, init: list[int], vs: tuple[Tensor, ...],
+                   args: list[Any], orig: list[Any]) -> tuple[Any, ...]:
+        """The loop under a tape the function made: run now without recording, then each
+        float result is one node (inputs: the initial values and captures) whose VJP runs
+        the body's VJP backwards over the iterations kept by the forward loop (and is
+        recorded as a ``while_grad`` instruction)."""
+        from .._core.registry import Op
+
+        n0 = len(vs)
+        stack: list[tuple[Any, ...]] = []
+        if self.taken:
+            with self.suspended():
+                final = _run_loop(lp, args, self.consts, (), False, effects=not self.dry,
+                                  outer=False, stack=stack)
+        else:
+            final = list(args[:n0])
+        floats = [k for k, t in enumerate(args) if t._data.dtype.kind == "f"]
+        fvars = [k for k in floats if k < n0]
+        fcaps = [k - n0 for k in floats if k >= n0]
+        vjp_prog = self._body_vjp(lp, args, fvars, fcaps)
+        lp.stack = self._new_slot(OP, stack, 0)
+        self.arrs[lp.stack] = stack
+        outs: list[Any] = []
+        slots: list[int] = []
+        for t in final:
+            if t.__dict__.get("_lvl") is not None:
+                t = self.lower(t)
+            slots.append(-1)
+            outs.append(t)
+        ins = Instr("while", -1, args=init + lp.caps, obj=lp, name="while_loop")
+        self._side(ins)
+        lv = self
+        results: list[Any] = []
+        for j, t in enumerate(outs):
+            arr = t._data
+            if j in fvars:
+                grad_op = Op("while_loop", lambda *a, _v=arr: _v, ("*",), "WhileBackward")
+                grad_op.vjp = _make_loop_vjp(lv, lp, j, vjp_prog, fvars, fcaps, n0)
+                with self.suspended():  # the node's inputs: the tensors the tapes watch
+                    t = grad_op._general(tuple(orig), {})
+            prev = self.arr_slot.get(id(arr))
+            s = self._new_slot(OP, t._data, t._style)
+            if prev is not None:
+                self.arr_slot[id(arr)] = prev
+            lp.outs.append(s)
+            results.append(self._mark(t, s))
+        ins.out = lp.outs[0] if lp.outs else -1
+        self._stack_vals = getattr(self, "_stack_vals", {})
+        self._stack_vals[lp.stack] = stack
+        return tuple(results)
+
+    def _body_vjp(self, lp: _Loop, args: list[Any], fvars: list[int], fcaps: list[int]
+                  ) -> Program:
+        """A program ``(loop vars, captures, cotangents of the float vars) -> cotangents of
+        the float vars and captures`` for one iteration of the body."""
+        from .. import engine
+        from .._core.mode import enable_grad
+
+        n0 = len(lp.params)
+        consts = self.consts
+        nf = len(fvars)
+
+        def body(*a: Any) -> tuple[Any, ...]:
+            ins, cots = list(a[:len(args)]), a[len(args):]
+            env: dict[int, Any] = dict(zip(lp.params + lp.caps, ins))
+            _interp(lp.body, env, consts)
+            outs = [(env[r] if r in env else consts[r]) if r.__class__ is int else r.value
+                    for r in lp.body_refs]
+            srcs = [ins[k] for k in fvars] + [ins[n0 + k] for k in fcaps]
+            pairs = [(outs[k], c) for k, c in zip(fvars, cots)
+                     if isinstance(outs[k], Tensor) and (outs[k]._rg or outs[k]._node)]
+            if not pairs:
+                return tuple(ops_zeros(x) for x in srcs)
+            gs = engine.grad([o for o, _ in pairs], srcs, [c for _, c in pairs],
+                             create_graph=True, allow_unused=True, materialize_grads=True)
+            return tuple(gs[:nf]) + tuple(gs[nf:])
+
+        def build(lv: TraceLevel) -> tuple[Any, Any]:
+            new = []
+            for x in args:
+                t = lv.add_input(make(np.array(x._data, copy=True), None, False, x._style))
+                t._rg = x._data.dtype.kind == "f"
+                new.append(t)
+            for k in fvars:
+                a = args[k]
+                new.append(lv.add_input(make(np.zeros_like(a._data), None, False, a._style)))
+            return tuple(new), {}
+
+        with self.suspended(), enable_grad():
+            saved_tapes = _STATE.tapes
+            _STATE.tapes = ()  # the function's tapes do not see the body's VJP being traced
+            try:
+                vp, _, sub = trace_call(body, build, lambda r: (list(r), None),
+                                        f"{self.name}_while_vjp")
+            finally:
+                _STATE.tapes = saved_tapes
+        if vp is None:
+            raise RuntimeError(f"the gradient of a tf.while_loop body could not be traced: "
+                               f"{sub.unsupported or sub.breaks}")
+        return vp
+
     def _plain(self, t: Tensor) -> Tensor:
         """``t`` as the loop's interpretation at trace time uses it (not a tracer)."""
         return self.lower(t) if t.__dict__.get("_lvl") is self else t
 
     def _traced_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
-                     vs: tuple[Tensor, ...], n: int | None) -> tuple[Any, ...]:
+                     vs: tuple[Tensor, ...], n: int | None, grad: bool = False
+                     ) -> tuple[Any, ...]:
         init = [self.ref(v) for v in vs]
         start = len(self.arrs)
         region = _Region(start)
@@ -835,6 +1004,12 @@ class TraceLevel(Level):
             used.update(r for r in refs if r.__class__ is int)
         lp.caps = sorted(x for x in used if x < start and self.kinds[x] != CONST)
         lp.effects = _has_effects(lp.cond) or _has_effects(lp.body)
+        if grad:  # a tape of the function records the loop: it must be differentiable
+            if lp.effects:
+                self._unsupported("a gradient inside tf.function through a tf.while_loop "
+                                  "with side effects in its body")
+            else:
+                self._hoist_reads(lp, region)
         if any(i.kind == "write_in" for i in lp.cond + lp.body):
             self._unsupported("a tf.while_loop that writes into an input of the function")
         # run the loop now through the ops (an outer tape records every iteration)
@@ -843,6 +1018,9 @@ class TraceLevel(Level):
             ct = region.cap_t.get(x)
             args.append(self._plain(ct) if ct is not None else make(self.arrs[x], None, False,
                                                                      self.styles[x]))
+        if grad and not self.unsupported:
+            orig = list(vs) + [region.cap_t.get(x, a) for x, a in zip(lp.caps, args[len(vs):])]
+            return self._grad_loop(lp, init, vs, args, orig)
         if self.taken:
             with self.suspended():
                 final = _run_loop(lp, args, self.consts, (), False, effects=not self.dry,
@@ -1221,7 +1399,12 @@ class Program:
                 init = "".join(name(a) + ", " for a in ins.args[:n0])
                 caps = "".join(name(a) + ", " for a in ins.args[n0:])
                 outs_ = "".join(name(o) + ", " for o in lp.outs)
-                call = (f"({outs_}) = _while({wname}_cond, {wname}_body, ({init}), ({caps}), "
+                fn_ = "_while"
+                if lp.stack >= 0 and lp.stack in last:
+                    fn_ = "_while_acc"
+                    g["_while_acc"] = _while_acc
+                    outs_ += name(lp.stack) + ", "
+                call = (f"({outs_}) = {fn_}({wname}_cond, {wname}_body, ({init}), ({caps}), "
                         f"{lp.max_iter!r})")
                 if ins.when:
                     test = " and ".join(name(w) if pol else f"not {name(w)}"
@@ -1230,6 +1413,19 @@ class Program:
                                  f"        ({outs_}) = ({init})")
                 else:
                     lines.append(f"    {call}")
+            elif k == "while_grad":
+                wg = ins.obj
+                wn = f"{prefix}g{nfn[0]}"
+                nfn[0] += 1
+                g[wn] = wg
+                g["_while_grad"] = _while_grad
+                n0 = len(wg.loop.params)
+                a_ = [name(x) for x in ins.args]
+                fin = "".join(x + ", " for x in a_[2:2 + n0])
+                cps = "".join(x + ", " for x in a_[2 + n0:])
+                outs_ = "".join(name(o) + ", " for o in wg.outs)
+                lines.append(f"    ({outs_}) = _while_grad({wn}, {a_[0]}, {a_[1]}, ({fin}), "
+                             f"({cps}))")
             elif k == "effect":
                 fname = f"{prefix}e{nfn[0]}"
                 nfn[0] += 1
@@ -1351,8 +1547,9 @@ def _interp(instrs: Sequence[Instr], env: dict[int, Any], consts: dict[int, Any]
     from .._core.registry import get_acc
 
     state = _STATE
+    prev = state.grad_enabled
     if outer is None:
-        outer = state.grad_enabled
+        outer = prev
 
     def val(a: Any) -> Any:
         if a.__class__ is int:
@@ -1391,9 +1588,19 @@ def _interp(instrs: Sequence[Instr], env: dict[int, Any], consts: dict[int, Any]
             elif k == "while":
                 state.grad_enabled = outer
                 lp = ins.obj
+                stack: list[Any] | None = [] if lp.stack >= 0 else None
                 outs = _run_loop(lp, [val(a) for a in ins.args], consts, inputs,
-                                 record_backward, effects, outer)
+                                 record_backward, effects, outer, stack)
                 env.update(zip(lp.outs, outs))
+                if stack is not None:
+                    env[lp.stack] = stack
+            elif k == "while_grad":
+                wg = ins.obj
+                a = [val(x) for x in ins.args]
+                n0 = len(wg.loop.params)
+                state.grad_enabled = outer
+                res = wg.run_tensors(a[0], a[1], a[2:2 + n0], a[2 + n0:])
+                env.update(zip(wg.outs, res))
             elif k == "source":
                 env[ins.out] = ins.fn()
             elif k == "write_inplace":
@@ -1416,7 +1623,7 @@ def _interp(instrs: Sequence[Instr], env: dict[int, Any], consts: dict[int, Any]
                 ins.fn(*[v._data if isinstance(v, Tensor) else v
                          for v in (val(a) for a in ins.args)])
     finally:
-        state.grad_enabled = outer
+        state.grad_enabled = prev
 
 
 def _truth(c: Any) -> bool:
@@ -1425,7 +1632,7 @@ def _truth(c: Any) -> bool:
 
 def _run_loop(lp: _Loop, args: Sequence[Any], consts: dict[int, Any],
               inputs: Sequence[Tensor], record_backward: bool, effects: bool,
-              outer: bool) -> list[Any]:
+              outer: bool, stack: list[Any] | None = None) -> list[Any]:
     """A traced loop run through the ops (:func:`_interp`): the final loop variables."""
     n0 = len(lp.params)
     vs = list(args[:n0])
@@ -1439,6 +1646,8 @@ def _run_loop(lp: _Loop, args: Sequence[Any], consts: dict[int, Any],
         c = (env.get(r) if r in env else consts[r]) if r.__class__ is int else r.value
         if not _truth(c):
             break
+        if stack is not None:
+            stack.append(tuple(vs))
         _interp(lp.body, env, consts, inputs, None, record_backward, effects, outer)
         vs = [(env[r] if r in env else consts[r]) if r.__class__ is int else r.value
               for r in lp.body_refs]
@@ -1449,6 +1658,58 @@ def _run_loop(lp: _Loop, args: Sequence[Any], consts: dict[int, Any],
 
     return [ops.identity(v) if isinstance(v, Tensor) and any(v is a for a in args) else v
             for v in vs]
+
+
+def _while_acc(cond: Callable[..., Any], body: Callable[..., Any], vs: tuple[Any, ...],
+               caps: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
+    """:func:`_while` that also returns the loop variables of every iteration."""
+    it = 0
+    stack: list[Any] = []
+    while n is None or it < n:
+        if not cond(*vs, *caps)[0]:
+            break
+        stack.append(vs)
+        vs = body(*vs, *caps)
+        it += 1
+    return (*vs, stack)
+
+
+def _while_grad(wg: _LoopGrad, g: Any, stack: list[Any], finals: tuple[Any, ...],
+                caps: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(wg.run(g, stack, finals, caps))
+
+
+def ops_zeros(x: Tensor) -> Tensor:
+    from .. import ops
+
+    return ops.multiply(x, 0.0) if x._data.dtype.kind in "fc" else x
+
+
+def _make_loop_vjp(lv: TraceLevel, lp: _Loop, j: int, vjp_prog: Program, fvars: list[int],
+                   fcaps: list[int], n0: int) -> Callable[..., tuple[Any, ...]]:
+    """The VJP of loop output ``j`` (a node made while tracing): the reverse loop now, on
+    the trace's values, and a ``while_grad`` instruction that runs it at replay."""
+    wg = _LoopGrad(lp, j, vjp_prog, fvars, fcaps)
+
+    def vjp(g: Tensor, *xs: Any) -> tuple[Any, ...]:
+        stack = [tuple(np.asarray(v._data) for v in vs) for vs in lv.arrs[lp.stack]]
+        finals = [lv.arrs[o] for o in lp.outs]
+        caps = [x._data for x in xs[n0:]]
+        res = wg.run(g._data, stack, finals, caps)
+        gs = lv.ref(g)
+        ins = Instr("while_grad", -1, args=(gs, lp.stack, *lp.outs, *lp.caps), obj=wg,
+                    name="while_loop_grad")
+        out: list[Any] = [None] * len(xs)
+        for k, r in zip(list(fvars) + [n0 + c for c in fcaps], res):
+            t = make(np.asarray(r, dtype=xs[k]._data.dtype), None, False, g._style)
+            s = lv._new_slot(OP, t._data, t._style)
+            wg.outs.append(s)
+            out[k] = lv._mark(t, s)
+        ins.out = wg.outs[0] if wg.outs else -1
+        lv._side(ins)
+        return tuple(out)
+
+    return vjp
 
 
 def _while(cond: Callable[..., Any], body: Callable[..., Any], vs: tuple[Any, ...],

@@ -345,6 +345,26 @@ def while_loop_traced(tf: Any) -> dict[str, Any]:
 
     res["inner"] = _vals([inner(tf.constant(0.7), tf.constant(3)),
                           inner(tf.constant(0.7), tf.constant(5))])
+    c = tf.constant(0.7)
+    with tf.GradientTape() as tape:  # a tape outside differentiates the inner gradient
+        tape.watch(c)
+        s, g = inner(c, tf.constant(4))
+    res["inner_second"] = _vals([s, g, tape.gradient(g, c)])
+
+    w_rnn = tf.Variable([[0.5, -0.2], [0.1, 0.3]])
+
+    @tf.function
+    def rnn(xs: Any) -> Any:
+        with tf.GradientTape() as tape:
+            h = tf.zeros([1, 2])
+            for i in tf.range(tf.shape(xs)[0]):  # the Variable read in the body: a capture
+                h = tf.tanh(tf.matmul(h, w_rnn) + xs[i])
+            loss = tf.reduce_sum(h * h)
+        return loss, tape.gradient(loss, w_rnn)
+
+    res["rnn"] = _vals([rnn(tf.reshape(tf.range(2 * n, dtype=tf.float32) / 10.0, [n, 1, 2]))
+                        for n in (3, 5)])
+    res["rnn_count"] = rnn.experimental_get_tracing_count()
 
     @tf.function
     def empty_first(x: Any, n: Any) -> Any:
