@@ -44,6 +44,8 @@ notes a *graph break* and the front-end runs that function eagerly.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -931,10 +933,10 @@ class TraceLevel(Level):
         """``t`` as the loop's interpretation at trace time uses it (not a tracer)."""
         return self.lower(t) if t.__dict__.get("_lvl") is self else t
 
-    def _traced_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
-                     vs: tuple[Tensor, ...], n: int | None, grad: bool = False
-                     ) -> tuple[Any, ...]:
-        init = [self.ref(v) for v in vs]
+    def _record_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                     vals: Sequence[Tensor], n: int | None) -> tuple[_Loop, _Region]:
+        """Record the condition and the body once on copies of ``vals`` (a loop with no
+        ``body_refs`` could not be recorded); its captures are found, dead code dropped."""
         start = len(self.arrs)
         region = _Region(start)
         lp = _Loop([], start, n)
@@ -943,10 +945,9 @@ class TraceLevel(Level):
         # effects) happens now: the loop runs afterwards, from the recorded instructions
         self.instrs, self.when, self.taken = [], [], False
         self.regions.append(region)
-        params: list[Tensor] = []
-        first: bool | None = None
         try:
-            for v in vs:
+            params: list[Tensor] = []
+            for v in vals:
                 t = make(np.array(v._data, copy=True), None, False, v._style)
                 sym = v.__dict__.get("_sym_shape")
                 if sym is not None:
@@ -970,7 +971,7 @@ class TraceLevel(Level):
                 out = None
             if out is not None:
                 out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-                if len(out) != len(vs) or not all(isinstance(o, Tensor) for o in out):
+                if len(out) != len(vals) or not all(isinstance(o, Tensor) for o in out):
                     self._unsupported("a tf.while_loop body that does not return its "
                                       "loop variables as tensors")
                 else:
@@ -983,10 +984,8 @@ class TraceLevel(Level):
             lp.end = end
             self.closed.append((start, end))
             self.arr_slot = {k: v for k, v in self.arr_slot.items() if not start <= v < end}
-        if not lp.body_refs:  # not recorded (unsupported): the loop's values, eagerly
-            with self.suspended():
-                return tuple(_ctl_eager_loop(cond_fn, body_fn, tuple(self._plain(v)
-                                                                     for v in vs), n))
+        if not lp.body_refs:
+            return lp, region
         lp.cond = _dce(lp.cond, {lp.cond_ref} if lp.cond_ref.__class__ is int else set())
         lp.body = _dce(lp.body, {r for r in lp.body_refs if r.__class__ is int})
         used: set[int] = set()
@@ -1003,6 +1002,56 @@ class TraceLevel(Level):
                     defined.add(ins.out)
             used.update(r for r in refs if r.__class__ is int)
         lp.caps = sorted(x for x in used if x < start and self.kinds[x] != CONST)
+        return lp, region
+
+    def _cap_args(self, lp: _Loop, region: _Region) -> list[Any]:
+        out = []
+        for x in lp.caps:
+            ct = region.cap_t.get(x)
+            out.append(self._plain(ct) if ct is not None else make(self.arrs[x], None, False,
+                                                                    self.styles[x]))
+        return out
+
+    def _reads_loop_values(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                           vs: tuple[Tensor, ...], lp: _Loop, region: _Region) -> bool:
+        """Whether the body used a loop variable's value as a Python value (an index read
+        with ``int``, a shape): recorded again on the values after one iteration, it would
+        differ.  Checked for bodies without side effects whose first iteration runs."""
+        args = [self._plain(v) for v in vs] + self._cap_args(lp, region)
+        n, lp.max_iter = lp.max_iter, 1
+        try:
+            with self.suspended():
+                step = _run_loop(lp, args, self.consts, (), False, effects=False,
+                                 outer=False)
+        except Exception:  # noqa: BLE001 - the step fails: the real loop will tell
+            return False
+        finally:
+            lp.max_iter = n
+        if all(x is a for x, a in zip(step, args)):
+            return False  # no iteration: nothing to compare
+        if any(np.shape(x._data) != np.shape(a._data) for x, a in zip(step, args)):
+            return False  # shapes change (shape_invariants): shape attributes differ anyway
+        quiet = contextlib.redirect_stdout(io.StringIO())
+        with quiet:
+            lp2, _ = self._record_loop(cond_fn, body_fn, step, n)
+        return not _isomorphic(self, lp, lp2)
+
+    def _traced_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                     vs: tuple[Tensor, ...], n: int | None, grad: bool = False
+                     ) -> tuple[Any, ...]:
+        init = [self.ref(v) for v in vs]
+        lp, region = self._record_loop(cond_fn, body_fn, vs, n)
+        eager = not lp.body_refs
+        if not eager and not self.unsupported and not (
+                _has_effects(lp.cond) or _has_effects(lp.body)) and self.taken \
+                and self._reads_loop_values(cond_fn, body_fn, vs, lp, region):
+            self._unsupported("a tf.while_loop body that reads a loop variable's value "
+                              "(an int() or a shape of it)")
+            eager = True
+        if eager:  # not recorded (unsupported): the loop's values, eagerly
+            with self.suspended():
+                return tuple(_ctl_eager_loop(cond_fn, body_fn, tuple(self._plain(v)
+                                                                     for v in vs), n))
         lp.effects = _has_effects(lp.cond) or _has_effects(lp.body)
         if grad:  # a tape of the function records the loop: it must be differentiable
             if lp.effects:
@@ -1013,11 +1062,7 @@ class TraceLevel(Level):
         if any(i.kind == "write_in" for i in lp.cond + lp.body):
             self._unsupported("a tf.while_loop that writes into an input of the function")
         # run the loop now through the ops (an outer tape records every iteration)
-        args = [self._plain(v) for v in vs]
-        for x in lp.caps:
-            ct = region.cap_t.get(x)
-            args.append(self._plain(ct) if ct is not None else make(self.arrs[x], None, False,
-                                                                     self.styles[x]))
+        args = [self._plain(v) for v in vs] + self._cap_args(lp, region)
         if grad and not self.unsupported:
             orig = list(vs) + [region.cap_t.get(x, a) for x, a in zip(lp.caps, args[len(vs):])]
             return self._grad_loop(lp, init, vs, args, orig)
@@ -1744,6 +1789,10 @@ def _same_value(a: Any, b: Any) -> bool:
             return False
     if callable(a) and callable(b):
         return _same_fn(a, b)
+    if type(a) is type(b):  # a small value object (an index spec's slot): by its fields
+        slots = getattr(type(a), "__slots__", None)
+        if isinstance(slots, tuple) and slots and not hasattr(a, "__dict__"):
+            return all(_same_value(getattr(a, k, None), getattr(b, k, None)) for k in slots)
     return False
 
 
@@ -1830,6 +1879,57 @@ def same_program(p: Program, q: Program) -> bool:
             for s in p.used_consts):
         return False
     return _same_instrs(p, q, p.instrs, q.instrs)
+
+
+def _isomorphic(lv: TraceLevel, a: _Loop, b: _Loop) -> bool:
+    """Whether two recordings of one loop are the same program up to their own slots."""
+    m: dict[int, int] = dict(zip(a.params, b.params))
+
+    def same_ref(x: Any, y: Any) -> bool:
+        if (x.__class__ is int) != (y.__class__ is int):
+            return False
+        if x.__class__ is not int:
+            return _same_value(x.value, y.value)
+        if lv.kinds[x] == CONST or lv.kinds[y] == CONST:
+            return lv.kinds[x] == lv.kinds[y] == CONST and _same_value(
+                np.asarray(lv.arrs[x]), np.asarray(lv.arrs[y]))
+        if x < a.start or y < b.start:
+            return x == y
+        return m.get(x) == y
+
+    def same_list(p: Sequence[Instr], q: Sequence[Instr]) -> bool:
+        if len(p) != len(q):
+            return False
+        for x, y in zip(p, q):
+            if x.kind != y.kind or x.op is not y.op or x.what != y.what or (
+                    x.kind != "while" and x.obj is not y.obj) or len(x.args) != len(y.args) \
+                    or len(x.when) != len(y.when) or not _same_value(x.attrs, y.attrs):
+                return False
+            if (x.fn is not None or y.fn is not None) and not _same_fn(x.fn, y.fn):
+                return False
+            if not all(same_ref(r, t) for r, t in zip(x.args, y.args)):
+                return False
+            if not all(pa == pb and same_ref(wa, wb) for (wa, pa), (wb, pb) in zip(x.when,
+                                                                                   y.when)):
+                return False
+            if x.kind == "while":
+                lx, ly = x.obj, y.obj
+                if len(lx.params) != len(ly.params) or lx.max_iter != ly.max_iter:
+                    return False
+                m.update(zip(lx.params, ly.params))
+                if not (same_list(lx.cond, ly.cond) and same_ref(lx.cond_ref, ly.cond_ref)
+                        and same_list(lx.body, ly.body) and len(lx.body_refs) == len(
+                            ly.body_refs) and all(same_ref(r, t) for r, t in zip(
+                                lx.body_refs, ly.body_refs))):
+                    return False
+                m.update(zip(lx.outs, ly.outs))
+            elif x.out >= 0 or y.out >= 0:
+                m[x.out] = y.out
+        return True
+
+    return (same_list(a.cond, b.cond) and same_ref(a.cond_ref, b.cond_ref)
+            and same_list(a.body, b.body) and len(a.body_refs) == len(b.body_refs)
+            and all(same_ref(r, t) for r, t in zip(a.body_refs, b.body_refs)))
 
 
 def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[Any, Any]],

@@ -231,7 +231,7 @@ def test_while_loop_on_traced_condition_is_one_program() -> None:
     assert r["empty_first"][1].tolist() == [3.0, 6.0]
     assert [float(r["ranged"][1][0])] + r["ranged"][1][1].tolist() == [6.0, 2.0, 2.0]
     assert [int(a) for a in r["concrete"]] == [8, 4]
-    assert r["traced"] == ["grow body", "steps"]  # Python runs once per trace
+    assert r["traced"] == ["grow", "steps"]  # Python runs once per trace
     np.testing.assert_allclose([float(a) for a in r["orbit_grads"][2]], [0.7, 1.0])
     np.testing.assert_allclose([float(a) for a in r["inner"][1]],
                                [float(a) for a in r["orbit_grads"][1]], rtol=1e-6)
@@ -319,3 +319,35 @@ def test_generalized_signature_replays_one_program_without_python() -> None:
     for n in (2, 5, 3):
         assert g(tf.ones([n])).numpy().tolist() == [float(n)] * n
     assert calls.count(2) == 3 and g._traces[0].generic is None  # one program per size
+
+
+def test_loop_body_reading_a_loop_variable_value_runs_eagerly() -> None:
+    @tf.function
+    def f(n: Any) -> Any:
+        i, s = tf.constant(1), tf.constant(0.0)
+        while i < n:
+            s += tf.reduce_sum(tf.ones(tf.reshape(i, [1])))  # a shape read from the counter
+            i += 1
+        return s
+
+    # recorded again on the second iteration's values, the body differs: the loop does not
+    # become one program, and every call gives TensorFlow's value (3.0, 10.0)
+    with pytest.warns(RuntimeWarning, match="reads a loop variable's value"):
+        assert float(f(tf.constant(3))) == 3.0
+    assert float(f(tf.constant(5))) == 10.0
+
+    @tf.function
+    def g(x: Any, n: Any) -> Any:
+        i, s = tf.constant(0), tf.constant(0.0)
+        while i < n:
+            s += x[i] * tf.cast(i, tf.float32)  # a traced index: an input of the op
+            i += 1
+        return s
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        xs = tf.constant([1.0, 2.0, 3.0, 4.0])
+        assert [float(g(xs, tf.constant(k))) for k in (2, 4)] == [2.0, 20.0]
+    assert g.experimental_get_tracing_count() == 1

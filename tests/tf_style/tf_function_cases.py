@@ -244,8 +244,8 @@ def while_loop_traced(tf: Any) -> dict[str, Any]:
     @tf.function
     def grow(x: Any) -> Any:
         n = tf.constant(0)
+        traced.append("grow")
         while tf.reduce_sum(x) < 100.0:  # AutoGraph: a tensor condition
-            traced.append("grow body")
             x = x * 2.0
             n += 1
         return x, n
