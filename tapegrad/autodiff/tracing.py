@@ -829,7 +829,7 @@ class TraceLevel(Level):
             lp.caps = sorted(set(lp.caps) | set(moved))
 
     def _grad_loop(self, lp: _Loop, init: list[int], vs: tuple[Tensor, ...],
-                   args: list[Any], orig: list[Any]) -> tuple[Any, ...]:
+                   args: list[Any], orig: list[Any]) -> tuple[Any, ...] | None:
         """The loop under a tape the function made: run now without recording, then each
         float result is one node (inputs: the initial values and captures) whose VJP runs
         the body's VJP backwards over the iterations kept by the forward loop (and is
@@ -848,14 +848,15 @@ class TraceLevel(Level):
         fvars = [k for k in floats if k < n0]
         fcaps = [k - n0 for k in floats if k >= n0]
         vjp_prog = self._body_vjp(lp, args, fvars, fcaps)
+        if vjp_prog is None:  # the body's VJP is not one program: this signature is eager
+            self._unsupported("a tf.while_loop body whose gradient cannot be traced")
+            return None
         lp.stack = self._new_slot(OP, stack, 0)
         self.arrs[lp.stack] = stack
         outs: list[Any] = []
-        slots: list[int] = []
         for t in final:
             if t.__dict__.get("_lvl") is not None:
                 t = self.lower(t)
-            slots.append(-1)
             outs.append(t)
         ins = Instr("while", -1, args=init + lp.caps, obj=lp, name="while_loop")
         self._side(ins)
@@ -875,12 +876,10 @@ class TraceLevel(Level):
             lp.outs.append(s)
             results.append(self._mark(t, s))
         ins.out = lp.outs[0] if lp.outs else -1
-        self._stack_vals = getattr(self, "_stack_vals", {})
-        self._stack_vals[lp.stack] = stack
         return tuple(results)
 
     def _body_vjp(self, lp: _Loop, args: list[Any], fvars: list[int], fcaps: list[int]
-                  ) -> Program:
+                  ) -> Program | None:
         """A program ``(loop vars, captures, cotangents of the float vars) -> cotangents of
         the float vars and captures`` for one iteration of the body."""
         from .. import engine
@@ -924,9 +923,6 @@ class TraceLevel(Level):
                                         f"{self.name}_while_vjp")
             finally:
                 _STATE.tapes = saved_tapes
-        if vp is None:
-            raise RuntimeError(f"the gradient of a tf.while_loop body could not be traced: "
-                               f"{sub.unsupported or sub.breaks}")
         return vp
 
     def _plain(self, t: Tensor) -> Tensor:
@@ -1065,7 +1061,12 @@ class TraceLevel(Level):
         args = [self._plain(v) for v in vs] + self._cap_args(lp, region)
         if grad and not self.unsupported:
             orig = list(vs) + [region.cap_t.get(x, a) for x, a in zip(lp.caps, args[len(vs):])]
-            return self._grad_loop(lp, init, vs, args, orig)
+            res = self._grad_loop(lp, init, vs, args, orig)
+            if res is not None:
+                return res
+            with self.suspended():
+                return tuple(_ctl_eager_loop(cond_fn, body_fn, tuple(self._plain(v)
+                                                                     for v in vs), n))
         if self.taken:
             with self.suspended():
                 final = _run_loop(lp, args, self.consts, (), False, effects=not self.dry,
