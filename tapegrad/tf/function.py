@@ -166,6 +166,13 @@ class Function:
             python_function, "__get__") else python_function
         self._target = self._converted(target) if instance is not None else self._fn
         self._sig = inspect.signature(target) if callable(target) else None
+        # the parameter names when every parameter is plain positional-or-keyword: a call
+        # with exactly that many positional arguments binds without inspect (hot path)
+        self._plain_names: list[str] | None = None
+        if self._sig is not None and all(
+                p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                for p in self._sig.parameters.values()):
+            self._plain_names = list(self._sig.parameters)
         self._traces: list[_Trace] = []
         self._count = 0
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
@@ -271,6 +278,10 @@ class Function:
         """The call's leaves (signature order, defaults applied), its structure and arg names."""
         if self._input_signature is not None:
             return self._check_signature(args, kwargs, specs_ok)
+        pn = self._plain_names
+        if pn is not None and not kwargs and len(args) == len(pn):
+            plain: tuple[tuple[Any, ...], dict[str, Any]] = (tuple(args), {})
+            return _nest.flatten(plain), plain, list(pn)
         if self._sig is not None:
             try:
                 b = self._sig.bind(*args, **kwargs)
