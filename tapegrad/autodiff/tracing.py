@@ -44,6 +44,8 @@ notes a *graph break* and the front-end runs that function eagerly.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -56,10 +58,12 @@ from .._core.node import FREED
 from .._core.tensor import Tensor, make, set_style
 
 __all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "random_source", "note_break",
-           "trace_call", "run_program"]
+           "trace_call", "run_program", "same_program"]
 
-IN, CONST, OP, READ = 0, 1, 2, 3
-_KIND_NAMES = ("input", "const", "op", "read")
+IN, CONST, OP, READ, PARAM = 0, 1, 2, 3, 4
+_KIND_NAMES = ("input", "const", "op", "read", "loop var")
+# instructions that compute values (and may be dropped when nothing needs them)
+_VALUE_KINDS = ("op", "read", "source")
 
 # ops whose forward is exactly this ufunc of its inputs (no attributes): called directly
 # at replay, and allowed to write into a dead input's buffer
@@ -84,6 +88,132 @@ class _Lit:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class _Loop:
+    """A traced ``while_loop``: its condition and body as sub-programs over the loop
+    variables (``params``, slots of kind ``PARAM``) and the values of the enclosing
+    program they read (``caps``).  The ``while`` instruction's arguments are the
+    initial values, then ``caps``; its results are ``outs``."""
+
+    __slots__ = ("params", "caps", "cond", "cond_ref", "body", "body_refs", "outs",
+                 "max_iter", "effects", "start", "end", "stack")
+
+    def __init__(self, params: list[int], start: int, max_iter: int | None) -> None:
+        self.params = params
+        self.caps: list[int] = []
+        self.cond: list[Instr] = []
+        self.cond_ref: Any = None
+        self.body: list[Instr] = []
+        self.body_refs: list[Any] = []
+        self.outs: list[int] = []
+        self.max_iter = max_iter
+        self.effects = False
+        self.start = start
+        self.end = start
+        self.stack = -1  # the slot of the per-iteration loop variables (for a gradient)
+
+
+class _LoopGrad:
+    """The VJP of a traced loop for one output's cotangent (a ``while_grad`` instruction):
+    the body's VJP program run backwards over the loop variables each iteration had (the
+    forward ``while`` keeps them, as TensorFlow's loop accumulators do).  Arguments: the
+    cotangent, the stack, the final loop variables, the captures; results: the cotangents
+    of the float initial values and the float captures, in ``outs``."""
+
+    __slots__ = ("loop", "j", "vjp", "prog", "fvars", "fcaps", "outs")
+
+    def __init__(self, loop: _Loop, j: int, prog: Program, fvars: list[int], fcaps: list[int]
+                 ) -> None:
+        self.loop = loop
+        self.j = j
+        self.prog = prog
+        self.vjp = prog.run
+        self.fvars = fvars
+        self.fcaps = fcaps
+        self.outs: list[int] = []
+
+    def run(self, g: Any, stack: list[Any], finals: Sequence[Any], caps: Sequence[Any]
+            ) -> list[Any]:
+        ct = [np.asarray(g) if k == self.j else np.zeros_like(np.asarray(finals[k]))
+              for k in self.fvars]
+        cc = [np.zeros_like(np.asarray(caps[k])) for k in self.fcaps]
+        nf = len(self.fvars)
+        for vs in reversed(stack):
+            r = self.vjp(*vs, *caps, *ct)
+            ct = [np.asarray(x) for x in r[:nf]]
+            for k, x in enumerate(r[nf:]):
+                cc[k] = cc[k] + np.asarray(x)
+        return ct + cc
+
+    def run_tensors(self, g: Tensor, stack: list[Any], finals: Sequence[Tensor],
+                    caps: Sequence[Tensor]) -> list[Any]:
+        """:meth:`run` through the ops (a tape outside records it: higher orders)."""
+        from .. import ops
+
+        ct: list[Any] = [g if k == self.j else ops.multiply(finals[k], 0.0)
+                         for k in self.fvars]
+        cc: list[Any] = [ops.multiply(caps[k], 0.0) for k in self.fcaps]
+        nf = len(self.fvars)
+        for vs in reversed(stack):
+            r = self.prog.run_tensors([*vs, *caps, *ct], record_backward=True)
+            ct = list(r[:nf])
+            cc = [ops.add(a, b) for a, b in zip(cc, r[nf:])]
+        return ct + cc
+
+
+class _Region:
+    """A loop being recorded: where its slots start and what it reads from outside."""
+
+    __slots__ = ("start", "cap_t")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.cap_t: dict[int, Tensor] = {}
+
+
+def _has_effects(instrs: Sequence[Instr]) -> bool:
+    for ins in instrs:
+        k = ins.kind
+        if k == "while":
+            if ins.obj.effects:
+                return True
+        elif k not in ("op", "read", "while_grad"):
+            return True  # a side effect, or a random source (it advances the generator)
+    return False
+
+
+def _dce(instrs: list[Instr], needed: set[int], dropped: list[Instr] | None = None
+         ) -> list[Instr]:
+    """The instructions that the slots in ``needed`` or a side effect need (``needed`` grows
+    by what they read)."""
+    kept: list[Instr] = []
+    for ins in reversed(instrs):
+        k = ins.kind
+        if (k in ("op", "read") and ins.out not in needed) or (
+                k == "while" and not ins.obj.effects and ins.obj.stack not in needed
+                and not any(o in needed for o in ins.obj.outs)) or (
+                k == "while_grad" and not any(o in needed for o in ins.obj.outs)):
+            if dropped is not None:
+                dropped.append(ins)
+            continue
+        kept.append(ins)
+        needed.update(ins.slots())
+    kept.reverse()
+    return kept
+
+
+def _loop_slots(instrs: Sequence[Instr], acc: set[int]) -> set[int]:
+    """Every slot read inside the loops among ``instrs`` (recursively)."""
+    for ins in instrs:
+        if ins.kind == "while":
+            lp = ins.obj
+            for sub in (lp.cond, lp.body):
+                for j in sub:
+                    acc.update(j.slots())
+                _loop_slots(sub, acc)
+            acc.update(r for r in [lp.cond_ref, *lp.body_refs] if r.__class__ is int)
+    return acc
 
 
 class Instr:
@@ -217,6 +347,10 @@ class TraceLevel(Level):
         self.n_invalidating = 0
         self.when: list[tuple[int, bool]] = []  # the traced cond branches we are inside
         self.taken = True  # whether those branches are the ones taken now
+        self.regions: list[_Region] = []  # the while_loop bodies being recorded
+        self.closed: list[tuple[int, int]] = []  # slot ranges of recorded loop bodies
+        self.outer_tapes = list(_STATE.tapes)  # tapes that were recording before the trace
+        self.n_static = 0  # tracers marked by mark_static
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -253,12 +387,28 @@ class TraceLevel(Level):
         """The slot of tensor ``a`` (capturing it as a read or a constant if it is new)."""
         d = a.__dict__
         if d.get("_lvl") is self:
-            return d["_slot"]
+            s = d["_slot"]
+            if self.closed or self.regions:
+                self._scoped(s, a)
+            return s
         arr = a._data
         s = self.arr_slot.get(id(arr))
         if s is not None and self.arrs[s] is arr:
+            if self.closed or self.regions:
+                self._scoped(s, a)
             return s
         return self._capture(a)
+
+    def _scoped(self, s: int, a: Tensor) -> None:
+        """Slot ``s`` used now: a capture of the loop bodies being recorded that it comes
+        from outside of, and never a value of a loop body recorded before."""
+        for lo, hi in self.closed:
+            if lo <= s < hi:
+                self._unsupported("a tensor computed inside a tf.while_loop body used "
+                                  "outside the loop")
+        for r in self.regions:
+            if s < r.start and self.kinds[s] != CONST:
+                r.cap_t.setdefault(s, a)
 
     def _state_of(self, a: Tensor) -> tuple[Any, str] | None:
         if getattr(a, "_is_variable", False) or id(a) in self.written:
@@ -342,7 +492,20 @@ class TraceLevel(Level):
         ins = Instr("op", s, op=op, args=refs, attrs=attrs)
         self._shape(ins, out._data)
         self.instrs.append(ins)
-        return self._mark(out, s)
+        self._mark(out, s)
+        if self.n_static:  # computed from shapes only (tf.shape): its value may be read
+            trs = [a for a in args if isinstance(a, Tensor) and a.__dict__.get("_lvl") is self]
+            if trs and all(a.__dict__.get("_static") for a in trs):
+                out.__dict__["_static"] = True
+        return out
+
+    def mark_static(self, t: Tensor) -> Tensor:
+        """Tracer ``t`` holds only the input shapes (``tf.shape``): reading its value is
+        allowed and bakes it into the program (which then holds for those shapes only)."""
+        if t.__dict__.get("_lvl") is self:
+            t.__dict__["_static"] = True
+            self.n_static += 1
+        return t
 
     def lower(self, t: Tensor) -> Any:
         return make(t._data, t._node, t._rg, t._style)
@@ -353,6 +516,8 @@ class TraceLevel(Level):
         return self._mark(d, t.__dict__["_slot"])
 
     def read(self, t: Tensor, what: str) -> None:
+        if t.__dict__.get("_static"):
+            return  # a value of the input shapes: read as the shapes are
         if self.on_read is not None:
             self.on_read(t, what)
         self.breaks.append((what, _user_frame()))
@@ -614,24 +779,319 @@ class TraceLevel(Level):
 
     def control_while_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
                            loop_vars: Sequence[Any], maximum_iterations: Any) -> tuple[Any, ...]:
-        """``tf.while_loop`` while tracing: a loop whose condition is a traced tensor is not
-        recorded (the function runs eagerly for this signature); one with a Python
-        condition unrolls."""
+        """``tf.while_loop`` while tracing: one ``while`` instruction whose condition and
+        body are sub-programs, each traced once (as TensorFlow traces them), run by replay
+        until the condition is false.  Under a tape that the function itself created the
+        loop is unrolled instead (a gradient inside the function through a loop whose
+        condition depends on a traced tensor is not one program: that signature runs
+        eagerly)."""
         vs = tuple(loop_vars)
         n = None if maximum_iterations is None else int(np.asarray(
             maximum_iterations._data if isinstance(maximum_iterations, Tensor)
             else maximum_iterations))
+        st = _STATE
+        inner_tape = st.grad_enabled and any(all(t is not o for o in self.outer_tapes)
+                                             for t in st.tapes)
+        if vs and all(isinstance(v, Tensor) for v in vs):
+            return self._traced_loop(cond_fn, body_fn, vs, n, inner_tape)
+        return self._unrolled_loop(cond_fn, body_fn, vs, n)
+
+    def _unrolled_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                       vs: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
         it = 0
         while n is None or it < n:
             c = cond_fn(*vs)
             if self._is_tracer(c):
-                self._unsupported("tf.while_loop whose condition depends on a traced tensor")
+                self._unsupported("a gradient inside tf.function through a tf.while_loop "
+                                  "whose condition depends on a traced tensor")
             if not bool(np.asarray(c._data if isinstance(c, Tensor) else c)):
                 break
             out = body_fn(*vs)
             vs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             it += 1
         return vs
+
+    def _hoist_reads(self, lp: _Loop, region: _Region) -> None:
+        """The Variables a pure loop body reads become captures read before the loop (so
+        that a tape's gradient reaches them through the loop's node)."""
+        moved: dict[int, int] = {}
+        for sub in (lp.cond, lp.body):
+            keep = []
+            for ins in sub:
+                if ins.kind == "read" and ins.what == "data" and not ins.when:
+                    moved[ins.out] = ins.out
+                    self.instrs.append(ins)  # now read by the enclosing program, first
+                    region.cap_t[ins.out] = ins.obj
+                else:
+                    keep.append(ins)
+            sub[:] = keep
+        if moved:
+            lp.caps = sorted(set(lp.caps) | set(moved))
+
+    def _grad_loop(self, lp: _Loop, init: list[int], vs: tuple[Tensor, ...],
+                   args: list[Any], orig: list[Any]) -> tuple[Any, ...] | None:
+        """The loop under a tape the function made: run now without recording, then each
+        float result is one node (inputs: the initial values and captures) whose VJP runs
+        the body's VJP backwards over the iterations kept by the forward loop (and is
+        recorded as a ``while_grad`` instruction)."""
+        from .._core.registry import Op
+
+        n0 = len(vs)
+        stack: list[tuple[Any, ...]] = []
+        if self.taken:
+            with self.suspended():
+                final = _run_loop(lp, args, self.consts, (), False, effects=not self.dry,
+                                  outer=False, stack=stack)
+        else:
+            final = list(args[:n0])
+        floats = [k for k, t in enumerate(args) if t._data.dtype.kind == "f"]
+        fvars = [k for k in floats if k < n0]
+        fcaps = [k - n0 for k in floats if k >= n0]
+        vjp_prog = self._body_vjp(lp, args, fvars, fcaps)
+        if vjp_prog is None:  # the body's VJP is not one program: this signature is eager
+            self._unsupported("a tf.while_loop body whose gradient cannot be traced")
+            return None
+        lp.stack = self._new_slot(OP, stack, 0)
+        self.arrs[lp.stack] = stack
+        outs: list[Any] = []
+        for t in final:
+            if t.__dict__.get("_lvl") is not None:
+                t = self.lower(t)
+            outs.append(t)
+        ins = Instr("while", -1, args=init + lp.caps, obj=lp, name="while_loop")
+        self._side(ins)
+        lv = self
+        results: list[Any] = []
+        for j, t in enumerate(outs):
+            arr = t._data
+            if j in fvars:
+                grad_op = Op("while_loop", lambda *a, _v=arr: _v, ("*",), "WhileBackward")
+                grad_op.vjp = _make_loop_vjp(lv, lp, j, vjp_prog, fvars, fcaps, n0)
+                with self.suspended():  # the node's inputs: the tensors the tapes watch
+                    t = grad_op._general(tuple(orig), {})
+            prev = self.arr_slot.get(id(arr))
+            s = self._new_slot(OP, t._data, t._style)
+            if prev is not None:
+                self.arr_slot[id(arr)] = prev
+            lp.outs.append(s)
+            results.append(self._mark(t, s))
+        ins.out = lp.outs[0] if lp.outs else -1
+        return tuple(results)
+
+    def _body_vjp(self, lp: _Loop, args: list[Any], fvars: list[int], fcaps: list[int]
+                  ) -> Program | None:
+        """A program ``(loop vars, captures, cotangents of the float vars) -> cotangents of
+        the float vars and captures`` for one iteration of the body."""
+        from .. import engine
+        from .._core.mode import enable_grad
+
+        n0 = len(lp.params)
+        consts = self.consts
+        nf = len(fvars)
+
+        def body(*a: Any) -> tuple[Any, ...]:
+            ins, cots = list(a[:len(args)]), a[len(args):]
+            env: dict[int, Any] = dict(zip(lp.params + lp.caps, ins))
+            _interp(lp.body, env, consts)
+            outs = [(env[r] if r in env else consts[r]) if r.__class__ is int else r.value
+                    for r in lp.body_refs]
+            srcs = [ins[k] for k in fvars] + [ins[n0 + k] for k in fcaps]
+            pairs = [(outs[k], c) for k, c in zip(fvars, cots)
+                     if isinstance(outs[k], Tensor) and (outs[k]._rg or outs[k]._node)]
+            if not pairs:
+                return tuple(ops_zeros(x) for x in srcs)
+            gs = engine.grad([o for o, _ in pairs], srcs, [c for _, c in pairs],
+                             create_graph=True, allow_unused=True, materialize_grads=True)
+            return tuple(gs[:nf]) + tuple(gs[nf:])
+
+        def build(lv: TraceLevel) -> tuple[Any, Any]:
+            new = []
+            for x in args:
+                t = lv.add_input(make(np.array(x._data, copy=True), None, False, x._style))
+                t._rg = x._data.dtype.kind == "f"
+                new.append(t)
+            for k in fvars:
+                a = args[k]
+                new.append(lv.add_input(make(np.zeros_like(a._data), None, False, a._style)))
+            return tuple(new), {}
+
+        with self.suspended(), enable_grad():
+            saved_tapes = _STATE.tapes
+            _STATE.tapes = ()  # the function's tapes do not see the body's VJP being traced
+            try:
+                vp, _, sub = trace_call(body, build, lambda r: (list(r), None),
+                                        f"{self.name}_while_vjp")
+            finally:
+                _STATE.tapes = saved_tapes
+        return vp
+
+    def _plain(self, t: Tensor) -> Tensor:
+        """``t`` as the loop's interpretation at trace time uses it (not a tracer)."""
+        return self.lower(t) if t.__dict__.get("_lvl") is self else t
+
+    def _record_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                     vals: Sequence[Tensor], n: int | None) -> tuple[_Loop, _Region]:
+        """Record the condition and the body once on copies of ``vals`` (a loop with no
+        ``body_refs`` could not be recorded); its captures are found, dead code dropped."""
+        start = len(self.arrs)
+        region = _Region(start)
+        lp = _Loop([], start, n)
+        saved = (self.instrs, self.when, self.taken)
+        # the body is recorded on copies of the initial values; nothing it does (writes,
+        # effects) happens now: the loop runs afterwards, from the recorded instructions
+        self.instrs, self.when, self.taken = [], [], False
+        self.regions.append(region)
+        try:
+            params: list[Tensor] = []
+            for v in vals:
+                t = make(np.array(v._data, copy=True), None, False, v._style)
+                sym = v.__dict__.get("_sym_shape")
+                if sym is not None:
+                    t.__dict__["_sym_shape"] = sym
+                s = self._new_slot(PARAM, t._data, v._style)
+                lp.params.append(s)
+                params.append(self._mark(t, s))
+            c = cond_fn(*params)
+            first = _truth(c)
+            lp.cond_ref = self.ref(c) if isinstance(c, Tensor) else _Lit(np.asarray(bool(c)))
+            lp.cond = self.instrs
+            self.instrs = []
+            try:
+                out = body_fn(*params)
+            except Exception:
+                if first:
+                    raise
+                # TensorFlow traces the body symbolically; here it ran on values it never
+                # takes (the loop does not run now): not one program
+                self._unsupported("a tf.while_loop body that fails on its initial values")
+                out = None
+            if out is not None:
+                out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+                if len(out) != len(vals) or not all(isinstance(o, Tensor) for o in out):
+                    self._unsupported("a tf.while_loop body that does not return its "
+                                      "loop variables as tensors")
+                else:
+                    lp.body_refs = [self.ref(o) for o in out]
+            lp.body = self.instrs
+        finally:
+            self.instrs, self.when, self.taken = saved
+            self.regions.pop()
+            end = len(self.arrs)
+            lp.end = end
+            self.closed.append((start, end))
+            self.arr_slot = {k: v for k, v in self.arr_slot.items() if not start <= v < end}
+        if not lp.body_refs:
+            return lp, region
+        lp.cond = _dce(lp.cond, {lp.cond_ref} if lp.cond_ref.__class__ is int else set())
+        lp.body = _dce(lp.body, {r for r in lp.body_refs if r.__class__ is int})
+        used: set[int] = set()
+        for sub, refs in ((lp.cond, [lp.cond_ref]), (lp.body, lp.body_refs)):
+            defined = set(lp.params)
+            for ins in sub:
+                for x in ins.slots():
+                    if start <= x < end and x not in defined and self.kinds[x] != CONST:
+                        self._unsupported("a tf.while_loop condition and body sharing a tensor")
+                    used.add(x)
+                if ins.kind == "while":
+                    defined.update(ins.obj.outs)
+                elif ins.out >= 0:
+                    defined.add(ins.out)
+            used.update(r for r in refs if r.__class__ is int)
+        lp.caps = sorted(x for x in used if x < start and self.kinds[x] != CONST)
+        return lp, region
+
+    def _cap_args(self, lp: _Loop, region: _Region) -> list[Any]:
+        out = []
+        for x in lp.caps:
+            ct = region.cap_t.get(x)
+            out.append(self._plain(ct) if ct is not None else make(self.arrs[x], None, False,
+                                                                    self.styles[x]))
+        return out
+
+    def _reads_loop_values(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                           vs: tuple[Tensor, ...], lp: _Loop, region: _Region) -> bool:
+        """Whether the body used a loop variable's value as a Python value (an index read
+        with ``int``, a shape): recorded again on the values after one iteration, it would
+        differ.  Checked for bodies without side effects whose first iteration runs."""
+        args = [self._plain(v) for v in vs] + self._cap_args(lp, region)
+        n, lp.max_iter = lp.max_iter, 1
+        try:
+            with self.suspended():
+                step = _run_loop(lp, args, self.consts, (), False, effects=False,
+                                 outer=False)
+        except Exception:  # noqa: BLE001 - the step fails: the real loop will tell
+            return False
+        finally:
+            lp.max_iter = n
+        if all(x is a for x, a in zip(step, args)):
+            return False  # no iteration: nothing to compare
+        if any(np.shape(x._data) != np.shape(a._data) for x, a in zip(step, args)):
+            return False  # shapes change (shape_invariants): shape attributes differ anyway
+        quiet = contextlib.redirect_stdout(io.StringIO())
+        with quiet:
+            lp2, _ = self._record_loop(cond_fn, body_fn, step, n)
+        return not _isomorphic(self, lp, lp2)
+
+    def _traced_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                     vs: tuple[Tensor, ...], n: int | None, grad: bool = False
+                     ) -> tuple[Any, ...]:
+        init = [self.ref(v) for v in vs]
+        lp, region = self._record_loop(cond_fn, body_fn, vs, n)
+        eager = not lp.body_refs
+        if not eager and not self.unsupported and not (
+                _has_effects(lp.cond) or _has_effects(lp.body)) and self.taken \
+                and self._reads_loop_values(cond_fn, body_fn, vs, lp, region):
+            self._unsupported("a tf.while_loop body that reads a loop variable's value "
+                              "(an int() or a shape of it)")
+            eager = True
+        if eager:  # not recorded (unsupported): the loop's values, eagerly
+            with self.suspended():
+                return tuple(_ctl_eager_loop(cond_fn, body_fn, tuple(self._plain(v)
+                                                                     for v in vs), n))
+        lp.effects = _has_effects(lp.cond) or _has_effects(lp.body)
+        if grad:  # a tape of the function records the loop: it must be differentiable
+            if lp.effects:
+                self._unsupported("a gradient inside tf.function through a tf.while_loop "
+                                  "with side effects in its body")
+            else:
+                self._hoist_reads(lp, region)
+        if any(i.kind == "write_in" for i in lp.cond + lp.body):
+            self._unsupported("a tf.while_loop that writes into an input of the function")
+        # run the loop now through the ops (an outer tape records every iteration)
+        args = [self._plain(v) for v in vs] + self._cap_args(lp, region)
+        if grad and not self.unsupported:
+            orig = list(vs) + [region.cap_t.get(x, a) for x, a in zip(lp.caps, args[len(vs):])]
+            res = self._grad_loop(lp, init, vs, args, orig)
+            if res is not None:
+                return res
+            with self.suspended():
+                return tuple(_ctl_eager_loop(cond_fn, body_fn, tuple(self._plain(v)
+                                                                     for v in vs), n))
+        if self.taken:
+            with self.suspended():
+                final = _run_loop(lp, args, self.consts, (), False, effects=not self.dry,
+                                  outer=_STATE.grad_enabled)
+        else:  # inside a tf.cond branch not taken now: the loop does not run
+            final = args[:len(vs)]
+        outs: list[Any] = []
+        for t in final:
+            if getattr(t, "_is_variable", False):
+                t = _snapshot(t)
+            elif t.__dict__.get("_lvl") is not None:
+                t = self.lower(t)
+            arr = t._data
+            prev = self.arr_slot.get(id(arr))
+            s = self._new_slot(OP, arr, t._style)
+            if prev is not None:
+                self.arr_slot[id(arr)] = prev
+            lp.outs.append(s)
+            outs.append(self._mark(t, s))
+        ins = Instr("while", lp.outs[0] if lp.outs else -1, args=init + lp.caps, obj=lp,
+                    name="while_loop")
+        # inside traced tf.cond branches the loop runs only when its branch is taken (its
+        # results are then the initial values, which the branches' select discards)
+        self._side(ins)
+        return tuple(outs)
 
     def source(self, fn: Callable[[], Tensor], name: str) -> Tensor:
         """A tensor that ``fn()`` makes anew on every call (random numbers): its value now,
@@ -786,18 +1246,10 @@ class Program:
         instrs = head + lv.instrs
         # dead instructions: neither an output nor a side effect needs them
         needed = {r for r in out_refs if r.__class__ is int}
-        kept: list[Instr] = []
         self.dropped: list[Instr] = []
-        for ins in reversed(instrs):
-            if ins.kind in ("op", "read", "source") and ins.out not in needed \
-                    and ins.kind != "source":
-                self.dropped.append(ins)
-                continue
-            kept.append(ins)
-            needed.update(ins.slots())
-        kept.reverse()
+        self.instrs = _dce(instrs, needed, self.dropped)
         self.dropped.reverse()
-        self.instrs = kept
+        _loop_slots(self.instrs, needed)  # the constants the loops' bodies use
         self.used_consts = {s for s in needed if self.kinds[s] == CONST}
         self.vc_guards = [(t, v) for (t, v) in self.vc_guards
                           if any(self.const_t.get(s) is t for s in self.used_consts)]
@@ -816,14 +1268,25 @@ class Program:
     def _codegen(self, arrs: list[Any]) -> tuple[str, dict[str, Any]]:
         g: dict[str, Any] = {"_winp": _winp, "_winput": _winput, "_sgrad": _sgrad,
                              "_sgrad_own": _sgrad_own, "_sgrad_alias": _sgrad_alias,
-                             "_agrad": _agrad, "_np": np}
+                             "_agrad": _agrad, "_np": np, "_while": _while}
+        extra: list[str] = []
+        src = self._gen(arrs, g, extra, self.instrs, self.inputs, self.outputs, "_replay", "",
+                        True)
+        return "".join(extra) + src, g
+
+    def _gen(self, arrs: list[Any], g: dict[str, Any], extra: list[str],
+             instrs: list[Instr], params: list[int], outputs: list[Any], fname_: str,
+             prefix: str, reuse: bool) -> str:
+        """The source of one function ``fname_(*params) -> outputs`` running ``instrs``; the
+        loops among them become functions too (appended to ``extra``).  ``reuse``: let
+        elementwise kernels write into dead intermediates (not inside a loop's body)."""
         names: dict[int, str] = {}
         nlit = [0]
 
         def lit(v: Any) -> str:
             if v is None or v.__class__ in (bool, int) or (v.__class__ is float and np.isfinite(v)):
                 return repr(v)
-            k = f"L{nlit[0]}"
+            k = f"{prefix}L{nlit[0]}"
             nlit[0] += 1
             g[k] = v
             return k
@@ -844,18 +1307,18 @@ class Program:
         # last use of each slot; escaping slots (outputs, side effects) are never reused
         last: dict[int, int] = {}
         escaped: set[int] = set()
-        for i, ins in enumerate(self.instrs):
+        for i, ins in enumerate(instrs):
             for s in ins.slots():
                 last[s] = i
-            if ins.kind not in ("op", "read", "source"):
+            if ins.kind not in _VALUE_KINDS:
                 escaped.update(ins.slots())
-        for r in self.outputs:
+        for r in outputs:
             if r.__class__ is int:
-                last[r] = len(self.instrs)
+                last[r] = len(instrs)
                 escaped.add(r)
         # buffers another value can see (views of them) are never written into
         aliased: set[int] = set()
-        for ins in self.instrs:
+        for ins in instrs:
             if ins.kind == "op":
                 a = arrs[ins.out]
                 if isinstance(a, np.ndarray) and a.base is not None:
@@ -872,14 +1335,14 @@ class Program:
             if isinstance(a, np.ndarray):
                 seen[id(a)] = seen.get(id(a), 0) + 1
         owned = set()
-        for ins in self.instrs:
+        for ins in instrs if reuse else ():
             if ins.kind == "op":
                 a = arrs[ins.out]
                 if isinstance(a, np.ndarray) and a.base is None and a.flags.writeable \
                         and a.ndim > 0 and id(a) not in aliased and seen.get(id(a)) == 1:
                     owned.add(ins.out)
-        lines = ["def _replay(" + ", ".join(f"v{s}" for s in self.inputs) + "):"]
-        for s in self.inputs:
+        lines = [f"def {fname_}(" + ", ".join(f"v{s}" for s in params) + "):"]
+        for s in params:
             names[s] = f"v{s}"
         nobj = [0]
         objs: dict[int, str] = {}
@@ -887,14 +1350,14 @@ class Program:
         def objname(o: Any) -> str:
             k = objs.get(id(o))
             if k is None:
-                k = f"o{nobj[0]}"
+                k = f"{prefix}o{nobj[0]}"
                 nobj[0] += 1
                 objs[id(o)] = k
                 g[k] = o
             return k
 
         nfn = [0]
-        for i, ins in enumerate(self.instrs):
+        for i, ins in enumerate(instrs):
             k = ins.kind
             if k == "op":
                 args = [name(a) for a in ins.args]
@@ -926,7 +1389,7 @@ class Program:
                     else:
                         lines.append(f"    {name(ins.out)} = {fname}({', '.join(args)})")
                 else:
-                    fname = f"f{nfn[0]}"
+                    fname = f"{prefix}f{nfn[0]}"
                     nfn[0] += 1
                     fwd = ins.op.fwd
                     if ins.attrs:
@@ -953,8 +1416,8 @@ class Program:
                 if a.__class__ is not int:
                     lines.append(f"    {objname(ins.obj)}._grad = None")
                 elif a in owned and last.get(a) == i and sum(
-                        1 for j in self.instrs if a in j.slots()) == 1 and \
-                        a not in {r for r in self.outputs if r.__class__ is int} and \
+                        1 for j in instrs if a in j.slots()) == 1 and \
+                        a not in {r for r in outputs if r.__class__ is int} and \
                         arrs[a].dtype == ins.obj._data.dtype:
                     lines.append(f"    _sgrad_own({objname(ins.obj)}, {name(a)})")
                 else:
@@ -965,30 +1428,70 @@ class Program:
             elif k == "addgrad":
                 lines.append(f"    _agrad({objname(ins.obj)}, {name(ins.args[0])})")
             elif k == "source":
-                fname = f"s{nfn[0]}"
+                fname = f"{prefix}s{nfn[0]}"
                 nfn[0] += 1
                 g[fname] = ins.fn
                 lines.append(f"    {name(ins.out)} = {fname}()._data")
+            elif k == "while":
+                lp = ins.obj
+                wname = f"{prefix}w{nfn[0]}"
+                nfn[0] += 1
+                inner = lp.params + lp.caps
+                extra.append(self._gen(arrs, g, extra, lp.cond, inner, [lp.cond_ref],
+                                       f"{wname}_cond", f"{wname}c_", False))
+                extra.append(self._gen(arrs, g, extra, lp.body, inner, lp.body_refs,
+                                       f"{wname}_body", f"{wname}b_", False))
+                n0 = len(lp.params)
+                init = "".join(name(a) + ", " for a in ins.args[:n0])
+                caps = "".join(name(a) + ", " for a in ins.args[n0:])
+                outs_ = "".join(name(o) + ", " for o in lp.outs)
+                fn_ = "_while"
+                if lp.stack >= 0 and lp.stack in last:
+                    fn_ = "_while_acc"
+                    g["_while_acc"] = _while_acc
+                    outs_ += name(lp.stack) + ", "
+                call = (f"({outs_}) = {fn_}({wname}_cond, {wname}_body, ({init}), ({caps}), "
+                        f"{lp.max_iter!r})")
+                if ins.when:
+                    test = " and ".join(name(w) if pol else f"not {name(w)}"
+                                        for w, pol in ins.when)
+                    lines.append(f"    if {test}:\n        {call}\n    else:\n"
+                                 f"        ({outs_}) = ({init})")
+                else:
+                    lines.append(f"    {call}")
+            elif k == "while_grad":
+                wg = ins.obj
+                wn = f"{prefix}g{nfn[0]}"
+                nfn[0] += 1
+                g[wn] = wg
+                g["_while_grad"] = _while_grad
+                n0 = len(wg.loop.params)
+                a_ = [name(x) for x in ins.args]
+                fin = "".join(x + ", " for x in a_[2:2 + n0])
+                cps = "".join(x + ", " for x in a_[2 + n0:])
+                outs_ = "".join(name(o) + ", " for o in wg.outs)
+                lines.append(f"    ({outs_}) = _while_grad({wn}, {a_[0]}, {a_[1]}, ({fin}), "
+                             f"({cps}))")
             elif k == "effect":
-                fname = f"e{nfn[0]}"
+                fname = f"{prefix}e{nfn[0]}"
                 nfn[0] += 1
                 g[fname] = ins.fn
                 lines.append(f"    {fname}({', '.join(name(a) for a in ins.args)})")
-            if ins.when and len(lines) > 1 and lines[-1] is not lines[0]:
+            if ins.when and k != "while" and len(lines) > 1 and lines[-1] is not lines[0]:
                 test = " and ".join(name(w) if pol else f"not {name(w)}" for w, pol in ins.when)
                 lines[-1] = f"    if {test}:\n    " + lines[-1]
             dead = [s for s in ins.slots() if last.get(s) == i and self.kinds[s] != CONST
-                    and s not in self.inputs]
-            if ins.kind in ("op", "read", "source") and ins.out not in last:
+                    and s not in params]
+            if ins.kind in _VALUE_KINDS and ins.out not in last:
                 dead.append(ins.out)
             if dead:
                 lines.append("    del " + ", ".join(sorted({names[s] for s in dead if s in
                                                               names})))
-        outs = [name(r) for r in self.outputs]
+        outs = [name(r) for r in outputs]
         lines.append("    return (" + "".join(o + ", " for o in outs) + ")")
         # a del of a name never bound (an unused read) would fail: filter empty dels
         src = "\n".join(line for line in lines if line.strip() != "del")
-        return src + "\n", g
+        return src + "\n"
 
     # ------------------------------------------------------------------ running it
     def check(self) -> str | None:
@@ -1033,66 +1536,10 @@ class Program:
         TensorFlow's graph gradients are; eager code records them under an outer tape too).
         ``reads``: tensors to use for the program's reads, in order (the VJP of a
         replayed call differentiates with respect to them)."""
-        from .._core.registry import get_acc
-
         env: dict[int, Any] = dict(zip(self.inputs, inputs))
         read_iter = iter(reads) if reads is not None else None
-        for s, t in self.const_t.items():
-            env[s] = t
-        state = _STATE
-        outer = state.grad_enabled
-
-        def val(a: Any) -> Any:
-            return env[a] if a.__class__ is int else a.value
-
-        try:
-            for ins in self.instrs:
-                k = ins.kind
-                if ins.when and not all(bool(np.asarray(env[w]._data)) == pol
-                                        for w, pol in ins.when):
-                    continue
-                if k == "op":
-                    state.grad_enabled = outer and (ins.gm or (record_backward and ins.bwd))
-                    env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
-                elif k == "read" and read_iter is not None:
-                    env[ins.out] = next(read_iter)
-                elif k == "read":
-                    obj = ins.obj
-                    if ins.what == "grad":
-                        g = obj._grad
-                        env[ins.out] = make(g._data, None, False, g._style)
-                    elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
-                        snap = make(obj._data, None, obj._rg, obj._style)
-                        if obj._data.dtype.kind in "fc":
-                            snap._acc = obj._acc or get_acc(obj)
-                        snap._tv = obj._tv
-                        snap._vc = obj._vc
-                        env[ins.out] = snap
-                    else:
-                        env[ins.out] = obj
-                elif k == "source":
-                    env[ins.out] = ins.fn()
-                elif k == "write_inplace":
-                    _winp(ins.obj, val(ins.args[0])._data)
-                elif k == "write_in":
-                    _winput(inputs[ins.obj]._data, val(ins.args[0])._data)
-                elif k == "write_var":
-                    ins.obj._set(val(ins.args[0])._data, False)
-                elif k == "setgrad":
-                    a = ins.args[0]
-                    if a.__class__ is not int:
-                        ins.obj._grad = None
-                    else:
-                        _sgrad(ins.obj, env[a]._data)
-                elif k == "setgrad_alias":
-                    ins.obj._grad = env[ins.args[0]]
-                elif k == "addgrad":
-                    _agrad(ins.obj, env[ins.args[0]]._data)
-                elif k == "effect":
-                    ins.fn(*[v._data if isinstance(v, Tensor) else v
-                             for v in (val(a) for a in ins.args)])
-        finally:
-            state.grad_enabled = outer
+        _interp(self.instrs, env, self.const_t, inputs, read_iter, record_backward)
+        env.update(self.const_t)
         self.calls += 1
         res: list[Any] = []
         for r in self.outputs:
@@ -1121,6 +1568,369 @@ class Program:
         n_op = sum(1 for i in self.instrs if i.kind == "op")
         return (f"<tapegrad Program {self.name}: {len(self.inputs)} inputs, {n_op} ops, "
                 f"{len(self.folded)} folded, {len(self.dropped)} dropped>")
+
+
+def _ctl_eager_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
+                    vs: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
+    it = 0
+    while n is None or it < n:
+        if not _truth(cond_fn(*vs)):
+            break
+        out = body_fn(*vs)
+        vs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        it += 1
+    return vs
+
+
+# ---------------------------------------------------------------------------- interpreting
+def _interp(instrs: Sequence[Instr], env: dict[int, Any], consts: dict[int, Any],
+            inputs: Sequence[Tensor] = (), read_iter: Any = None, record_backward: bool = False,
+            effects: bool = True, outer: bool | None = None) -> None:
+    """Run ``instrs`` through the ops on tensors (``env``: slot -> tensor, filled in), so
+    that reverse mode records every op (a loop runs its body once per iteration, as eager
+    code: the tape keeps each iteration's values, as TensorFlow's loop accumulators do).
+    ``effects=False``: opaque effects (``tf.print``, ...) are skipped (a dry trace)."""
+    from .._core.registry import get_acc
+
+    state = _STATE
+    prev = state.grad_enabled
+    if outer is None:
+        outer = prev
+
+    def val(a: Any) -> Any:
+        if a.__class__ is int:
+            v = env.get(a)
+            return consts[a] if v is None else v
+        return a.value
+
+    try:
+        for ins in instrs:
+            k = ins.kind
+            if ins.when and not all(bool(np.asarray(val(w)._data)) == pol
+                                    for w, pol in ins.when):
+                if k == "while":  # a loop in a branch not taken: its initial values
+                    lp = ins.obj
+                    env.update(zip(lp.outs, [val(a) for a in ins.args[:len(lp.params)]]))
+                continue
+            if k == "op":
+                state.grad_enabled = outer and (ins.gm or (record_backward and ins.bwd))
+                env[ins.out] = ins.op(*[val(a) for a in ins.args], **ins.attrs)
+            elif k == "read" and read_iter is not None:
+                env[ins.out] = next(read_iter)
+            elif k == "read":
+                obj = ins.obj
+                if ins.what == "grad":
+                    g = obj._grad
+                    env[ins.out] = make(g._data, None, False, g._style)
+                elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
+                    snap = make(obj._data, None, obj._rg, obj._style)
+                    if obj._data.dtype.kind in "fc":
+                        snap._acc = obj._acc or get_acc(obj)
+                    snap._tv = obj._tv
+                    snap._vc = obj._vc
+                    env[ins.out] = snap
+                else:
+                    env[ins.out] = obj
+            elif k == "while":
+                state.grad_enabled = outer
+                lp = ins.obj
+                stack: list[Any] | None = [] if lp.stack >= 0 else None
+                outs = _run_loop(lp, [val(a) for a in ins.args], consts, inputs,
+                                 record_backward, effects, outer, stack)
+                env.update(zip(lp.outs, outs))
+                if stack is not None:
+                    env[lp.stack] = stack
+            elif k == "while_grad":
+                wg = ins.obj
+                a = [val(x) for x in ins.args]
+                n0 = len(wg.loop.params)
+                state.grad_enabled = outer
+                res = wg.run_tensors(a[0], a[1], a[2:2 + n0], a[2 + n0:])
+                env.update(zip(wg.outs, res))
+            elif k == "source":
+                env[ins.out] = ins.fn()
+            elif k == "write_inplace":
+                _winp(ins.obj, val(ins.args[0])._data)
+            elif k == "write_in":
+                _winput(inputs[ins.obj]._data, val(ins.args[0])._data)
+            elif k == "write_var":
+                ins.obj._set(val(ins.args[0])._data, False)
+            elif k == "setgrad":
+                a = ins.args[0]
+                if a.__class__ is not int:
+                    ins.obj._grad = None
+                else:
+                    _sgrad(ins.obj, val(a)._data)
+            elif k == "setgrad_alias":
+                ins.obj._grad = val(ins.args[0])
+            elif k == "addgrad":
+                _agrad(ins.obj, val(ins.args[0])._data)
+            elif k == "effect" and effects:
+                ins.fn(*[v._data if isinstance(v, Tensor) else v
+                         for v in (val(a) for a in ins.args)])
+    finally:
+        state.grad_enabled = prev
+
+
+def _truth(c: Any) -> bool:
+    return bool(np.asarray(c._data if isinstance(c, Tensor) else c))
+
+
+def _run_loop(lp: _Loop, args: Sequence[Any], consts: dict[int, Any],
+              inputs: Sequence[Tensor], record_backward: bool, effects: bool,
+              outer: bool, stack: list[Any] | None = None) -> list[Any]:
+    """A traced loop run through the ops (:func:`_interp`): the final loop variables."""
+    n0 = len(lp.params)
+    vs = list(args[:n0])
+    base = dict(zip(lp.caps, args[n0:]))
+    it = 0
+    while lp.max_iter is None or it < lp.max_iter:
+        env = dict(base)
+        env.update(zip(lp.params, vs))
+        _interp(lp.cond, env, consts, inputs, None, record_backward, effects, outer)
+        r = lp.cond_ref
+        c = (env.get(r) if r in env else consts[r]) if r.__class__ is int else r.value
+        if not _truth(c):
+            break
+        if stack is not None:
+            stack.append(tuple(vs))
+        _interp(lp.body, env, consts, inputs, None, record_backward, effects, outer)
+        vs = [(env[r] if r in env else consts[r]) if r.__class__ is int else r.value
+              for r in lp.body_refs]
+        it += 1
+    # a loop variable that comes out as it went in (no iteration, or a body returning a
+    # value of the enclosing program) is the identity of it, for reverse mode
+    from .. import ops
+
+    return [ops.identity(v) if isinstance(v, Tensor) and any(v is a for a in args) else v
+            for v in vs]
+
+
+def _while_acc(cond: Callable[..., Any], body: Callable[..., Any], vs: tuple[Any, ...],
+               caps: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
+    """:func:`_while` that also returns the loop variables of every iteration."""
+    it = 0
+    stack: list[Any] = []
+    while n is None or it < n:
+        if not cond(*vs, *caps)[0]:
+            break
+        stack.append(vs)
+        vs = body(*vs, *caps)
+        it += 1
+    return (*vs, stack)
+
+
+def _while_grad(wg: _LoopGrad, g: Any, stack: list[Any], finals: tuple[Any, ...],
+                caps: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(wg.run(g, stack, finals, caps))
+
+
+def ops_zeros(x: Tensor) -> Tensor:
+    from .. import ops
+
+    return ops.multiply(x, 0.0) if x._data.dtype.kind in "fc" else x
+
+
+def _make_loop_vjp(lv: TraceLevel, lp: _Loop, j: int, vjp_prog: Program, fvars: list[int],
+                   fcaps: list[int], n0: int) -> Callable[..., tuple[Any, ...]]:
+    """The VJP of loop output ``j`` (a node made while tracing): the reverse loop now, on
+    the trace's values, and a ``while_grad`` instruction that runs it at replay."""
+    wg = _LoopGrad(lp, j, vjp_prog, fvars, fcaps)
+
+    def vjp(g: Tensor, *xs: Any) -> tuple[Any, ...]:
+        stack = [tuple(np.asarray(v._data) for v in vs) for vs in lv.arrs[lp.stack]]
+        finals = [lv.arrs[o] for o in lp.outs]
+        caps = [x._data for x in xs[n0:]]
+        res = wg.run(g._data, stack, finals, caps)
+        gs = lv.ref(g)
+        ins = Instr("while_grad", -1, args=(gs, lp.stack, *lp.outs, *lp.caps), obj=wg,
+                    name="while_loop_grad")
+        out: list[Any] = [None] * len(xs)
+        for k, r in zip(list(fvars) + [n0 + c for c in fcaps], res):
+            t = make(np.asarray(r, dtype=xs[k]._data.dtype), None, False, g._style)
+            s = lv._new_slot(OP, t._data, t._style)
+            wg.outs.append(s)
+            out[k] = lv._mark(t, s)
+        ins.out = wg.outs[0] if wg.outs else -1
+        lv._side(ins)
+        return tuple(out)
+
+    return vjp
+
+
+def _while(cond: Callable[..., Any], body: Callable[..., Any], vs: tuple[Any, ...],
+           caps: tuple[Any, ...], n: int | None) -> tuple[Any, ...]:
+    """A traced loop at replay: ``cond``/``body`` are the compiled sub-programs."""
+    it = 0
+    while n is None or it < n:
+        if not cond(*vs, *caps)[0]:
+            break
+        vs = body(*vs, *caps)
+        it += 1
+    return vs
+
+
+# ---------------------------------------------------------------------------- comparing
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=True)))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(
+            _same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype,
+                      slice, type)) and type(a) is type(b):
+        try:
+            return bool(a == b)
+        except Exception:  # noqa: BLE001 - incomparable: not the same
+            return False
+    if callable(a) and callable(b):
+        return _same_fn(a, b)
+    if type(a) is type(b):  # a small value object (an index spec's slot): by its fields
+        slots = getattr(type(a), "__slots__", None)
+        if isinstance(slots, tuple) and slots and not hasattr(a, "__dict__"):
+            return all(_same_value(getattr(a, k, None), getattr(b, k, None)) for k in slots)
+    return False
+
+
+def _same_fn(f: Any, g: Any) -> bool:
+    """Two closures made by the same code over the same values (``tf.print``'s effect,
+    a random source): the same instruction in two traces."""
+    if f is g:
+        return True
+    import functools
+
+    if isinstance(f, functools.partial) and isinstance(g, functools.partial):
+        return _same_fn(f.func, g.func) and _same_value(f.args, g.args) and \
+            _same_value(f.keywords, g.keywords)
+    cf, cg = getattr(f, "__code__", None), getattr(g, "__code__", None)
+    if cf is None or cf is not cg:
+        return False
+    a, b = f.__closure__ or (), g.__closure__ or ()
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        try:
+            vx, vy = x.cell_contents, y.cell_contents
+        except ValueError:
+            return False
+        if not _same_value(vx, vy):
+            return False
+    return _same_value(getattr(f, "__self__", None), getattr(g, "__self__", None))
+
+
+def _same_instrs(p: Program, q: Program, a: Sequence[Instr], b: Sequence[Instr]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x.kind != y.kind or x.op is not y.op or x.out != y.out or x.what != y.what \
+                or x.obj is not y.obj and x.kind != "while" or x.when != y.when \
+                or x.gm != y.gm or x.bwd != y.bwd or len(x.args) != len(y.args):
+            return False
+        for r, t in zip(x.args, y.args):
+            if r.__class__ is int or t.__class__ is int:
+                if r != t:
+                    return False
+            elif not _same_value(r.value, t.value):
+                return False
+        if not _same_value(x.attrs, y.attrs):
+            return False
+        if x.fn is not None or y.fn is not None:
+            if not _same_fn(x.fn, y.fn):
+                return False
+        if x.kind == "while":
+            lx, ly = x.obj, y.obj
+            if (lx.params, lx.caps, lx.outs, lx.max_iter) != (ly.params, ly.caps, ly.outs,
+                                                              ly.max_iter):
+                return False
+            refs = [lx.cond_ref, *lx.body_refs], [ly.cond_ref, *ly.body_refs]
+            for r, t in zip(*refs):
+                if (r.__class__ is int) != (t.__class__ is int) or (
+                        r.__class__ is int and r != t) or (
+                        r.__class__ is not int and not _same_value(r.value, t.value)):
+                    return False
+            if not (_same_instrs(p, q, lx.cond, ly.cond) and _same_instrs(p, q, lx.body,
+                                                                            ly.body)):
+                return False
+    return True
+
+
+def same_program(p: Program, q: Program) -> bool:
+    """Whether two traces of one function (at different input shapes) recorded the same
+    program: the same instructions, attributes, literals and constants.  Then nothing in
+    it depends on those shapes (a shape baked in would differ), and it runs any shape."""
+    if len(p.inputs) != len(q.inputs) or p.inputs != q.inputs or p.kinds != q.kinds:
+        return False
+    if len(p.outputs) != len(q.outputs):
+        return False
+    for r, t in zip(p.outputs, q.outputs):
+        if (r.__class__ is int) != (t.__class__ is int):
+            return False
+        if r.__class__ is int:
+            if r != t:
+                return False
+        elif not _same_value(r.value, t.value):
+            return False
+    if p.used_consts != q.used_consts or any(
+            not _same_value(np.asarray(p.const_vals[s]), np.asarray(q.const_vals[s]))
+            for s in p.used_consts):
+        return False
+    return _same_instrs(p, q, p.instrs, q.instrs)
+
+
+def _isomorphic(lv: TraceLevel, a: _Loop, b: _Loop) -> bool:
+    """Whether two recordings of one loop are the same program up to their own slots."""
+    m: dict[int, int] = dict(zip(a.params, b.params))
+
+    def same_ref(x: Any, y: Any) -> bool:
+        if (x.__class__ is int) != (y.__class__ is int):
+            return False
+        if x.__class__ is not int:
+            return _same_value(x.value, y.value)
+        if lv.kinds[x] == CONST or lv.kinds[y] == CONST:
+            return lv.kinds[x] == lv.kinds[y] == CONST and _same_value(
+                np.asarray(lv.arrs[x]), np.asarray(lv.arrs[y]))
+        if x < a.start or y < b.start:
+            return x == y
+        return m.get(x) == y
+
+    def same_list(p: Sequence[Instr], q: Sequence[Instr]) -> bool:
+        if len(p) != len(q):
+            return False
+        for x, y in zip(p, q):
+            if x.kind != y.kind or x.op is not y.op or x.what != y.what or (
+                    x.kind != "while" and x.obj is not y.obj) or len(x.args) != len(y.args) \
+                    or len(x.when) != len(y.when) or not _same_value(x.attrs, y.attrs):
+                return False
+            if (x.fn is not None or y.fn is not None) and not _same_fn(x.fn, y.fn):
+                return False
+            if not all(same_ref(r, t) for r, t in zip(x.args, y.args)):
+                return False
+            if not all(pa == pb and same_ref(wa, wb) for (wa, pa), (wb, pb) in zip(x.when,
+                                                                                   y.when)):
+                return False
+            if x.kind == "while":
+                lx, ly = x.obj, y.obj
+                if len(lx.params) != len(ly.params) or lx.max_iter != ly.max_iter:
+                    return False
+                m.update(zip(lx.params, ly.params))
+                if not (same_list(lx.cond, ly.cond) and same_ref(lx.cond_ref, ly.cond_ref)
+                        and same_list(lx.body, ly.body) and len(lx.body_refs) == len(
+                            ly.body_refs) and all(same_ref(r, t) for r, t in zip(
+                                lx.body_refs, ly.body_refs))):
+                    return False
+                m.update(zip(lx.outs, ly.outs))
+            elif x.out >= 0 or y.out >= 0:
+                m[x.out] = y.out
+        return True
+
+    return (same_list(a.cond, b.cond) and same_ref(a.cond_ref, b.cond_ref)
+            and same_list(a.body, b.body) and len(a.body_refs) == len(b.body_refs)
+            and all(same_ref(r, t) for r, t in zip(a.body_refs, b.body_refs)))
 
 
 def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[Any, Any]],

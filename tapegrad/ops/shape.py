@@ -16,6 +16,28 @@ def _shape_of(x: Any) -> tuple[int, ...]:
     return x._data.shape if isinstance(x, Tensor) else np.shape(x)
 
 
+@defop("dim_size")
+def _dim_size(x: Any, *, axis: int) -> Any:
+    return np.asarray(np.shape(x)[axis], np.int32)
+
+
+_dim_size.vjp = None  # type: ignore[assignment]  # an integer: never recorded
+
+
+def dim_size(x: Any, axis: int = 0) -> Tensor:
+    """The length of ``x`` along ``axis`` as an int32 tensor.
+
+    An op (not a Python number), so that a trace keeps it: a traced loop over a
+    tensor whose length differs between calls runs as many times as it is long.
+
+    >>> import tapegrad as tg
+    >>> from tapegrad.ops.shape import dim_size
+    >>> dim_size(tg.tensor([[1.0, 2.0, 3.0]]), 1)
+    tensor(3, dtype=torch.int32)
+    """
+    return _dim_size(x, axis=axis)
+
+
 @defop("reshape", saves=("x_shape",))
 def _reshape(x: Any, *, shape: tuple[int, ...]) -> Any:
     try:

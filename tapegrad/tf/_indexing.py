@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
+from .._core.mode import STATE as _STATE
 from .._core.tensor import Tensor
 from ..ops.scatter import scatter_extreme
 from . import dtypes as _dt
@@ -111,9 +112,30 @@ def tf_index(shape: tuple[int, ...], key: Any, op: str = "StridedSlice") -> Any:
     return tuple(out)
 
 
+def _traced_index(key: Any) -> bool:
+    """Whether an index component is a tensor being traced (``tf.function``): its value
+    differs between calls (a loop counter), so the index is an input of the op."""
+    from ..autodiff.tracing import TraceLevel
+
+    for k in key if isinstance(key, (tuple, list)) else (key,):
+        if isinstance(k, Tensor) and isinstance(k._lvl, TraceLevel) and k._lvl.active \
+                and k._data.dtype.kind in "iu" and k._data.ndim == 0 \
+                and not k.__dict__.get("_static"):
+            return True
+    return False
+
+
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` with TensorFlow's rules (recorded: the gradient scatters back)."""
     idx = tf_index(t._data.shape, key)
+    if _STATE.levels and isinstance(idx, tuple) and not isinstance(t, VariableBase) \
+            and _traced_index(key):
+        # checked on the trace's values as TensorFlow checks it; the op takes the index
+        keys = list(key) if isinstance(key, (list, tuple)) else [key]
+        if len(idx) == len(keys) and not any(k is None or k is Ellipsis for k in keys):
+            dyn = tuple(k if isinstance(k, Tensor) and _traced_index(k) else i
+                        for k, i in zip(keys, idx))
+            return ops.getitem(t, dyn)
     if isinstance(idx, tuple) and len(idx) == 2 and idx[0] == "mask":
         from ._ops import boolean_mask
 

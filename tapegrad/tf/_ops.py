@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
+from .._core.registry import defop
 from .._core.tensor import Tensor
 from ..ops._raw import data
 from ..ops.fused import erfc_op, power_tf_op, stop_gradient_op
@@ -316,7 +317,43 @@ def shape(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Ten
     >>> tf.shape(tf.ones([2, 3]))
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
     """
-    return tft(np.asarray(_t(input)._data.shape, dtype=_dt.np_dtype(out_type)))
+    x = _t(input)
+    if _traced(x):  # traced (tf.function): an op, so the program reads the shape
+        return _mark_static(_shape_op(x, dtype=_dt.np_dtype(out_type)))
+    return tft(np.asarray(x._data.shape, dtype=_dt.np_dtype(out_type)))
+
+
+def _traced(x: Tensor) -> bool:
+    """Whether ``x`` is a tracer of a trace in progress (``tf.function``)."""
+    lv = x._lvl
+    if lv is None or not lv.active:
+        return False
+    from ..autodiff.tracing import TraceLevel
+
+    return isinstance(lv, TraceLevel)
+
+
+def _mark_static(t: Tensor) -> Tensor:
+    from ..autodiff.tracing import TraceLevel
+
+    lv = t._lvl
+    return lv.mark_static(t) if isinstance(lv, TraceLevel) else t
+
+
+@defop("shape")
+def _shape_op(x: Any, *, dtype: np.dtype) -> Any:
+    return np.asarray(np.shape(x), dtype=dtype)
+
+
+_shape_op.vjp = None  # type: ignore[assignment]  # integers: never recorded
+
+
+@defop("size")
+def _size_op(x: Any, *, dtype: np.dtype) -> Any:
+    return np.asarray(np.size(x), dtype=dtype)
+
+
+_size_op.vjp = None  # type: ignore[assignment]  # an integer: never recorded
 
 
 def size(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Tensor:
@@ -326,7 +363,10 @@ def size(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Tens
     >>> tf.size(tf.ones([2, 3]))
     <tf.Tensor: shape=(), dtype=int32, numpy=6>
     """
-    return tft(np.asarray(_t(input)._data.size, dtype=_dt.np_dtype(out_type)))
+    x = _t(input)
+    if _traced(x):  # traced: an op of the program
+        return _mark_static(_size_op(x, dtype=_dt.np_dtype(out_type)))
+    return tft(np.asarray(x._data.size, dtype=_dt.np_dtype(out_type)))
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:

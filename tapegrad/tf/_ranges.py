@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
+from .._core.registry import defop
 from .._core.tensor import Tensor
 from . import dtypes as _dt
 from ._tensor import convert, tft
@@ -81,6 +82,24 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
                     "pass numbers or numeric tensors")))
         npd = builtins.max((a._data.dtype for a in args), key=_HIERARCHY.index)
     s, lim, d = (_scalar(a, w) for a, w in zip(args, ("start", "limit", "delta")))
+    if any(_traced(a) for a in args):
+        # a traced bound (inside tf.function): an op, so the program computes the range
+        return _range_op(*args, dtype=npd)
+    return tft(_values(s, lim, d, npd))
+
+
+def _traced(x: Any) -> bool:
+    """Whether ``x`` is a tracer of a trace in progress (``tf.function``)."""
+    lv = x._lvl
+    if lv is None or not lv.active:
+        return False
+    from ..autodiff.tracing import TraceLevel
+
+    return isinstance(lv, TraceLevel)
+
+
+def _values(s: Any, lim: Any, d: Any, npd: np.dtype) -> Any:
+    """The values of ``tf.range(s, lim, d)`` in dtype ``npd`` (TensorFlow's checks)."""
     s, lim, d = (npd.type(v) for v in (s, lim, d))
     if d == 0:
         raise _invalid("Requires delta != 0: 0", "delta must not be 0", "Range")
@@ -102,7 +121,15 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
             n = int(size)
             # start + i * delta, every operation in the result dtype
             vals = (s + np.arange(n).astype(npd) * d).astype(npd)
-    return tft(vals)
+    return vals
+
+
+@defop("range")
+def _range_op(start: Any, limit: Any, delta: Any, *, dtype: np.dtype) -> Any:
+    return _values(np.asarray(start)[()], np.asarray(limit)[()], np.asarray(delta)[()], dtype)
+
+
+_range_op.vjp = None  # type: ignore[assignment]  # integers or a grid: never recorded
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:

@@ -484,16 +484,20 @@ def for_stmt(iter_: Any, extra_test: Fn | None, body: Fn, get_state: Fn, set_sta
     if iter_._data.ndim == 0:
         raise hinted(TypeError(with_hint("Cannot iterate over a scalar tensor.",
                                          "iterate over a tensor of rank 1 or more")))
-    n = int(iter_._data.shape[0])
+    n: Any = int(iter_._data.shape[0])
     traced = _tracing("while_loop")
     if not traced:
         # eagerly the loop is the tensor loop with a Python counter: the same ops run
         i0: Any = 0
     else:
+        from ..ops.shape import dim_size
+
         i0 = tft(np.asarray(0, np.int32))
+        n = dim_size(iter_, 0)  # the traced length: the program loops as long as it is
 
     def test(i: Any) -> Any:
-        more = i < n if not _is_tensor(i) else ops.less(i, tft(np.asarray(n, np.int32)))
+        more = i < n if not _is_tensor(i) else ops.less(i, n if _is_tensor(n) else
+                                                       tft(np.asarray(n, np.int32)))
         if extra_test is None:
             return more
         if not _is_tensor(more) and not more:

@@ -149,7 +149,16 @@ def _shape_text(shape: Sequence[int | None] | None) -> str:
 
 def _name(t: Any, i: int) -> str:
     n = getattr(t, "_trace_name", None)
-    return n if isinstance(n, str) else f"loop_var_{i}:0"
+    if isinstance(n, str):
+        return n
+    from ..autodiff import tracing
+
+    lv = t.__dict__.get("_lvl") if isinstance(t, _Core) else None
+    if isinstance(lv, tracing.TraceLevel):  # a function's input keeps its name (x:0)
+        s = t.__dict__.get("_slot")
+        if s is not None and lv.kinds[s] == tracing.IN and lv.names[s]:
+            return f"{lv.names[s]}:0"
+    return f"loop_var_{i}:0"
 
 
 class _Branch:

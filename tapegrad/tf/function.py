@@ -138,6 +138,13 @@ class _Trace:
         self.programs: dict[tuple[Any, ...], tracing.Program] = {}
         self.structure: Any = None
         self.eager = False
+        self.tree: Any = None  # the call's structure and argument names, for its signature
+        self.names: list[str] = []
+        # a generalized signature's program that depends on no concrete size (two traces at
+        # different shapes gave the same program): it runs every shape the key matches
+        self.generic: tracing.Program | None = None
+        self.specific = False  # those two traces differed: one program per shape
+        self.out_shapes: list[list[Any]] = []  # each trace's output shapes (flat order)
 
 
 class Function:
@@ -159,6 +166,13 @@ class Function:
             python_function, "__get__") else python_function
         self._target = self._converted(target) if instance is not None else self._fn
         self._sig = inspect.signature(target) if callable(target) else None
+        # the parameter names when every parameter is plain positional-or-keyword: a call
+        # with exactly that many positional arguments binds without inspect (hot path)
+        self._plain_names: list[str] | None = None
+        if self._sig is not None and all(
+                p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                for p in self._sig.parameters.values()):
+            self._plain_names = list(self._sig.parameters)
         self._traces: list[_Trace] = []
         self._count = 0
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
@@ -220,6 +234,7 @@ class Function:
         tr = self._lookup(leaves)
         if tr is None:
             tr = self._new_trace(leaves)
+            tr.tree, tr.names = tree, names
         return self._call_trace(tr, flat, tree, names, leaves, dry=False)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
@@ -238,11 +253,21 @@ class Function:
             else:
                 leaves.append(_leaf_key(x))
                 dummies.append(x)
-        tr = self._find_exact(leaves) or self._new_trace(leaves, exact=True)
+        tr = self._find_exact(leaves)
+        if tr is None:
+            tr = self._new_trace(leaves, exact=True)
+            tr.tree, tr.names = tree, names
         if not tr.programs:
             self._call_trace(tr, dummies, tree, names, [_leaf_key(d) for d in dummies],
                              dry=True)
         return ConcreteFunction(self, tr)
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """Every traced signature, as TensorFlow prints them: the inputs (tensors as
+        ``TensorSpec``, Python values as ``Literal``), the output type and the captured
+        Variables; ``verbose=False``: one line ``(x: ...) -> ...`` per signature."""
+        return ("\n\n" if verbose else "\n").join(
+            _pretty_signature(self, tr, verbose) for tr in self._traces if tr.tree is not None)
 
     def __repr__(self) -> str:
         return f"<tapegrad.tf.function {self._name} at {id(self):#x}>"
@@ -253,6 +278,10 @@ class Function:
         """The call's leaves (signature order, defaults applied), its structure and arg names."""
         if self._input_signature is not None:
             return self._check_signature(args, kwargs, specs_ok)
+        pn = self._plain_names
+        if pn is not None and not kwargs and len(args) == len(pn):
+            plain: tuple[tuple[Any, ...], dict[str, Any]] = (tuple(args), {})
+            return _nest.flatten(plain), plain, list(pn)
         if self._sig is not None:
             try:
                 b = self._sig.bind(*args, **kwargs)
@@ -364,6 +393,8 @@ class Function:
             a, k = _nest.pack_sequence_as(tree, flat)
             return None if dry else self._target(*a, **k)
         prog = tr.programs.get(ckey)
+        if prog is None:
+            prog = tr.generic
         tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray))
                    and not isinstance(x, VariableBase)]
         if prog is not None and prog.check() is None:
@@ -387,6 +418,7 @@ class Function:
         if count and not hidden:
             self._count += 1
         key_shapes = {i: k[1] for i, k in enumerate(tr.key) if k[0] == "T"}
+        unknown = object()
 
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
             new: list[Any] = []
@@ -397,8 +429,10 @@ class Function:
                 if isinstance(x, Tensor) and not isinstance(x, VariableBase):
                     nm = names[ti] if ti < len(names) else f"args_{ti}"
                     t = lv.add_input(x, nm)
-                    sym = key_shapes.get(i)
-                    if sym is not None and sym != tuple(x._data.shape):
+                    sym = key_shapes.get(i, unknown)
+                    if sym is None:  # a generalized signature of unknown rank
+                        t.__dict__["_sym_shape"] = None
+                    elif sym is not unknown and sym != tuple(x._data.shape):
                         t.__dict__["_sym_shape"] = sym
                     new.append(t)
                     ti += 1
@@ -409,7 +443,10 @@ class Function:
 
         def flat_out(r: Any) -> tuple[list[Any], Any]:
             tr.structure = r
-            return _nest.flatten(r), None
+            flat_r = _nest.flatten(r)
+            tr.out_shapes.append([tuple(t._data.shape) if isinstance(t, Tensor) else None
+                                  for t in flat_r])
+            return flat_r, None
 
         def on_create(v: Any) -> None:
             if not allow_create:
@@ -432,6 +469,11 @@ class Function:
             tr.eager = True
             self.eager_reasons.append(what)
             return None if dry else result
+        if hidden and tr.generic is None and not tr.specific and len(tr.programs) == 1:
+            if tracing.same_program(next(iter(tr.programs.values())), prog):
+                tr.generic = prog
+            else:
+                tr.specific = True
         tr.programs[ckey] = prog
         if dry:
             return None
@@ -452,6 +494,103 @@ def _why_retrace(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
                 return f"input {i}: Python value {a[2]!r} -> {b[2]!r} (traced by value)"
             return f"input {i}: {what.get(a[0], a[0])} -> {what.get(b[0], b[0])}"
     return "a guard failed (a captured tensor or a .grad changed)"
+
+
+class _Key:
+    """A signature leaf's key as one leaf of the call's structure."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: Any) -> None:
+        self.k = k
+
+
+def _leaf_text(key: Any) -> str:
+    k = key.k if isinstance(key, _Key) else key
+    if isinstance(k, tuple) and k and k[0] == "T":
+        return _spec_text(k[1], np.dtype(k[2]))
+    if isinstance(k, tuple) and k and k[0] == "P":
+        return f"Literal[{k[2]!r}]"
+    if isinstance(k, tuple) and k and k[0] == "V":
+        return "TensorSpec(shape=(), dtype=tf.resource, name=None)"
+    return f"Literal[{k!r}]"
+
+
+def _struct_text(x: Any, leaf: Callable[[Any], str]) -> str:
+    if isinstance(x, dict):
+        return "Dict[" + ", ".join(f"[{k!r}, {_struct_text(x[k], leaf)}]"
+                                   for k in _nest._sorted_keys(x)) + "]"
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return "Tuple[" + ", ".join(_struct_text(v, leaf) for v in x) + "]"
+    if isinstance(x, list):
+        return "List[" + ", ".join(_struct_text(v, leaf) for v in x) + "]"
+    return leaf(x)
+
+
+def _pretty_signature(f: Function, tr: _Trace, verbose: bool) -> str:
+    """One concrete signature in TensorFlow's ``pretty_printed_concrete_signatures`` form."""
+    args, kwargs = tr.tree
+    packed_a, packed_k = _nest.pack_sequence_as((tuple(args), dict(kwargs)),
+                                                [_Key(k) for k in tr.key])
+    params = list(f._sig.parameters.values()) if f._sig is not None else []
+    kinds = {p.name: p.kind.name for p in params}
+    ins: list[tuple[str, str, str]] = []
+    for i, v in enumerate(packed_a):
+        nm = tr.names[i] if i < len(tr.names) else f"args_{i}"
+        ins.append((nm, kinds.get(nm, "POSITIONAL_ONLY"), _struct_text(v, _leaf_text)))
+    for nm, v in packed_k.items():
+        ins.append((nm, kinds.get(nm, "KEYWORD_ONLY"), _struct_text(v, _leaf_text)))
+    # output shapes: the trace's values, with the dimensions a generalized input left open
+    # (a dimension of a relaxed input's size) as None
+    relaxed: set[int] = set()
+    unknown = False
+    prog = next(iter(tr.programs.values()), None)
+    shapes = iter(prog.in_shapes if prog is not None else [])
+    for k in tr.key:
+        if k[0] != "T":
+            continue
+        concrete = next(shapes, None)
+        if k[1] is None:
+            unknown = True
+        elif concrete is not None:
+            relaxed.update(c for d, c in zip(k[1], concrete) if d is None)
+
+    pos = [0]
+
+    def out_leaf(t: Any) -> str:
+        i = pos[0]
+        pos[0] += 1
+        if isinstance(t, Tensor):
+            shape: tuple[int | None, ...] | None = tuple(t._data.shape)
+            seen = [s[i] for s in tr.out_shapes if i < len(s) and s[i] is not None]
+            if unknown and shape:
+                shape = None
+            elif shape is not None and (relaxed or len(seen) > 1):
+                # a dimension that differed between this signature's traces, or (one trace)
+                # one of a relaxed input dimension's size, is left open
+                shape = tuple(None if (d in relaxed and len(seen) < 2) or any(
+                    len(o) != len(shape) or o[j] != d for o in seen) else d
+                    for j, d in enumerate(shape))
+            return _spec_text(shape, t._data.dtype)
+        return f"Literal[{t!r}]"
+
+    out = _struct_text(tr.structure, out_leaf)
+    caps: list[str] = []
+    if prog is not None:
+        seen: set[int] = set()
+        for ins_ in prog.instrs:
+            if ins_.kind == "read" and isinstance(ins_.obj, VariableBase) and \
+                    id(ins_.obj) not in seen:
+                seen.add(id(ins_.obj))
+                caps.append(f"  {id(ins_.obj)}: TensorSpec(shape=(), dtype=tf.resource, "
+                            "name=None)")
+    if not verbose:
+        return "(" + ", ".join(f"{n}: {t}" for n, _, t in ins) + f") -> {out}"
+    lines = ["Input Parameters:"]
+    lines += [f"  {n} ({k}): {t}" for n, k, t in ins]
+    lines += ["Output Type:", f"  {out}", "Captures:"]
+    lines += caps or ["  None"]
+    return "\n".join(lines)
 
 
 def _run(prog: tracing.Program, tensors: list[Tensor]) -> list[Any]:

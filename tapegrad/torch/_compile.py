@@ -5,8 +5,10 @@ tracing interpreter (:mod:`tapegrad.autodiff.tracing`) while it runs for
 real, so that call is eager by construction.  Later calls with the same
 guards replay the recorded program.  The guards: each tensor argument's
 shape, dtype, ``requires_grad`` and style, Python arguments by value, grad
-mode, and for a compiled ``nn.Module`` the identity of its parameters and
-buffers and its ``training`` flag; the program itself guards the version of
+mode, for a compiled ``nn.Module`` the identity of its parameters and buffers
+and its ``training`` flag, and the globals and closure variables the function
+(and the user functions it names) reads: numbers and strings by value,
+tensors by identity (dynamo's guards); the program itself guards the version of
 every tensor it captured as a constant and the presence of every ``.grad`` it
 read.  A failed guard retraces (``torch._dynamo`` recompiles).
 
@@ -49,6 +51,96 @@ _PRINT = (
 
 _LIVE: weakref.WeakSet[_Compiled] = weakref.WeakSet()
 _EAGER = object()  # a guard set whose trace broke: run eagerly
+_MISSING = object()
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+# ---------------------------------------------------------------------------- value guards
+def _guardable(v: Any) -> bool:
+    """A value the trace may have used as a constant: a number, a string, a tensor, an
+    array, or a tuple of them (what dynamo guards by value or by identity)."""
+    if isinstance(v, _SCALARS) or isinstance(v, (Tensor, np.ndarray, np.generic)):
+        return True
+    return isinstance(v, tuple) and len(v) <= 16 and all(_guardable(x) for x in v)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, (Tensor, np.ndarray)) or isinstance(b, (Tensor, np.ndarray)):
+        return False  # a tensor rebound to another one (in-place changes: the program's)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable: changed
+        return False
+
+
+def _user_code(fn: Any) -> bool:
+    mod = getattr(fn, "__module__", "") or ""
+    return not (mod.startswith("tapegrad") or mod.startswith("numpy") or mod == "builtins")
+
+
+def _value_guards(fn: Any) -> list[tuple[Any, Any, Any, str]]:
+    """The globals and closure cells ``fn`` (and the user functions it names) reads, with
+    their values now: ``(namespace dict or cell, name, value, label)``.  A call whose value
+    differs recompiles, as dynamo's guards on globals and closures do."""
+    out: list[tuple[Any, Any, Any, str]] = []
+    seen: set[int] = set()
+
+    def codes(co: Any) -> list[Any]:
+        res = [co]
+        for c in co.co_consts:
+            if hasattr(c, "co_names"):
+                res += codes(c)
+        return res
+
+    def visit(f: Any, depth: int) -> None:
+        f = getattr(f, "__func__", f)  # a bound method's function
+        code = getattr(f, "__code__", None)
+        if code is None or id(f) in seen or depth > 3 or not _user_code(f):
+            return
+        seen.add(id(f))
+        g = getattr(f, "__globals__", {})
+        for co in codes(code):
+            for nm in co.co_names:
+                v = g.get(nm, _MISSING)
+                if v is _MISSING:
+                    continue
+                if _guardable(v):
+                    out.append((g, nm, v, f"global {nm!r}"))
+                elif callable(v) and hasattr(v, "__code__"):
+                    visit(v, depth + 1)
+        for nm, cell in zip(code.co_freevars, f.__closure__ or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if _guardable(v):
+                out.append((cell, None, v, f"closure variable {nm!r}"))
+            elif callable(v) and hasattr(v, "__code__"):
+                visit(v, depth + 1)
+
+    visit(fn, 0)
+    return out
+
+
+def _failed_guard(guards: list[tuple[Any, Any, Any, str]]) -> str | None:
+    """The first global or closure value that changed since the trace, or ``None``."""
+    for ns, nm, v, label in guards:
+        if nm is None:
+            try:
+                now = ns.cell_contents
+            except ValueError:
+                now = _MISSING
+        else:
+            now = ns.get(nm, _MISSING)
+        if now is not v and not _same(now, v):
+            return f"{label} changed"
+    return None
 
 
 def _flatten(x: Any, out: list[Any]) -> Any:
@@ -126,8 +218,8 @@ class _Compiled:
         if entry is _EAGER:
             return self._fn(*args, **kwargs)
         if entry is not None:
-            prog, structure = entry
-            why = prog.check()
+            prog, structure, guards = entry
+            why = prog.check() if not guards else (_failed_guard(guards) or prog.check())
             if why is None:
                 tensors = [x for x in leaves if isinstance(x, Tensor)]
                 vals = tracing.run_program(prog, tensors)
@@ -160,6 +252,7 @@ class _Compiled:
             return out, None
 
         self.traces += 1
+        guards = _value_guards(self._fn)
         prog, result, lv = tracing.trace_call(self._fn, build, flat_out,
                                               getattr(self._fn, "__name__", "fn"),
                                               on_read=on_read)
@@ -168,7 +261,7 @@ class _Compiled:
             self.graph_breaks.extend(lv.breaks or [(lv.unsupported or "?", "")])
             self._cache[key] = _EAGER
         else:
-            self._cache[key] = (prog, out_struct[0])
+            self._cache[key] = (prog, out_struct[0], guards)
         return result
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:

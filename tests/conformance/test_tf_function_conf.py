@@ -35,7 +35,8 @@ def _same(a: Any, b: Any, path: str = "") -> None:
 
 @pytest.mark.parametrize("name", ["counts_and_side_effects", "python_print_is_symbolic",
                                   "reduce_retracing", "train_step_gradients", "tape_outside",
-                                  "jit_compile_and_get_concrete"])
+                                  "jit_compile_and_get_concrete", "while_loop_traced",
+                                  "retracing_policy"])
 def test_same_as_tensorflow(rtf: Any, name: str) -> None:
     mine, real = cases.SCENARIOS[name](tg), cases.SCENARIOS[name](rtf)
     mine.pop("tf_print", None), real.pop("tf_print", None)  # TF's print bypasses sys.stderr

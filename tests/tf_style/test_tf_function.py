@@ -209,3 +209,145 @@ def test_keras_subclass_method_traced_per_instance() -> None:
         m(x)
         # Keras variables made while tracing are lifted out (tf.init_scope): one trace
         assert m.call.experimental_get_tracing_count() == 1
+
+
+def test_while_loop_on_traced_condition_is_one_program() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no signature falls back to eager
+        r = cases.while_loop_traced(tf)
+    # TensorFlow 2.21's results (tests/conformance compares every entry with it)
+    assert [a.tolist() for a in r["grow"][0]] == [[64.0, 128.0], 6]
+    assert [a.tolist() for a in r["grow"][2]] == [[300.0, 2.0], 0]
+    assert r["grow_count"] == 1 and r["nested_count"] == 1 and r["ranged_count"] == 1
+    assert [float(a) for a in r["accumulate"]] == [6.0, 9.0] and r["accumulate_v"] == 9.0
+    assert [[float(a) for a in c] for c in r["capped"]] == [[3, 8.0], [7, 2187.0],
+                                                             [10, 1024.0]]
+    assert r["doubling"][1][0].tolist() == [7.0, 8.0, 8.0, 9.0, 8.0, 9.0, 9.0, 10.0]
+    assert [int(a) for a in r["nested"]] == [35, 175]
+    assert r["powers"][0].tolist() == [2.0, 4.0, 8.0, 0.0, 0.0]
+    assert [float(a) for a in r["in_branch"]] == [2.0, 162.0, 135.0]
+    assert r["empty_first"][1].tolist() == [3.0, 6.0]
+    assert [float(r["ranged"][1][0])] + r["ranged"][1][1].tolist() == [6.0, 2.0, 2.0]
+    assert [int(a) for a in r["concrete"]] == [8, 4]
+    assert r["traced"] == ["grow", "steps"]  # Python runs once per trace
+    np.testing.assert_allclose([float(a) for a in r["orbit_grads"][2]], [0.7, 1.0])
+    np.testing.assert_allclose([float(a) for a in r["inner"][1]],
+                               [float(a) for a in r["orbit_grads"][1]], rtol=1e-6)
+    np.testing.assert_allclose(float(r["inner_second"][2]), -4.5354915, rtol=1e-5)
+    np.testing.assert_allclose(r["rnn"][1][1], [[0.380207, 0.55955], [0.342006, 0.515296]],
+                               rtol=1e-5)
+
+
+def test_traced_while_loop_program_and_gradient_by_finite_differences() -> None:
+    from tapegrad.debug import list_program
+
+    @tf.function
+    def orbit(x: Any, n: Any) -> Any:
+        _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * x + tf.sin(s)),
+                             (0, x))
+        return s
+
+    x = tf.Variable(np.float64(0.6))
+    for n in (1, 4, 6):
+        with tf.GradientTape() as tape:
+            y = orbit(x, tf.constant(n))
+        g = float(tape.gradient(y, x))
+        eps = 1e-6
+        hi = float(orbit(tf.constant(0.6 + eps, tf.float64), tf.constant(n)))
+        lo = float(orbit(tf.constant(0.6 - eps, tf.float64), tf.constant(n)))
+        np.testing.assert_allclose(g, (hi - lo) / (2 * eps), rtol=1e-6)
+    kinds = [e["kind"] for e in list_program(orbit)]
+    assert "while" in kinds  # one loop instruction, not an unrolled body
+    assert orbit.experimental_get_tracing_count() == 2  # a Variable, then a constant
+
+
+def test_traced_while_loop_prints_every_iteration(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    @tf.function
+    def count(n: Any) -> Any:
+        i = tf.constant(0)
+        while i < n:
+            tf.print("step", i, output_stream=sys.stdout)
+            i += 1
+        return i
+
+    assert int(count(tf.constant(2))) == 2 and int(count(tf.constant(3))) == 3
+    assert capsys.readouterr().out.count("step") == 5
+    assert count.experimental_get_tracing_count() == 1
+
+
+def test_retracing_policy_and_one_program_for_every_size() -> None:
+    r = cases.retracing_policy(tf)
+    # TensorFlow 2.21's counts (the conformance suite compares the whole scenario)
+    assert r["default"]["counts"] == [1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 9]
+    assert r["relaxed"]["counts"] == [1, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3]
+    assert r["relaxed"]["printed"] == "trace (1,)\ntrace (None,)\ntrace <unknown>\n"
+    assert r["relaxed"]["short"].splitlines()[1] == \
+        "(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None)) -> " \
+        "TensorSpec(shape=(), dtype=tf.float32, name=None)"
+    assert r["relaxed"]["values"][:4] == [3.0, 6.0, 9.0, 12.0]
+    assert r["signature"]["count"] == 1 and r["signature"]["printed"] == "trace g (None, 2)\n"
+    assert r["signature"]["values"][1] == [[6.0, 9.0], [0, 1, 2]]
+    assert r["eye"][1] == np.eye(3).tolist() and r["eye"][2] == [[1.0]]
+
+
+def test_generalized_signature_replays_one_program_without_python() -> None:
+    calls: list[int] = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return tf.reduce_mean(x * x) + tf.cast(tf.size(x), tf.float32)
+
+    for n in (2, 5, 3, 7, 11):
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_allclose(float(f(tf.constant(x))), np.mean(x * x) + n, rtol=1e-6)
+    # the body runs for the trace and once more at a second size, to check that the
+    # program does not depend on the size; every later size replays it
+    assert len(calls) == 2 and f.experimental_get_tracing_count() == 1
+    tr = f._traces[0]
+    assert tr.generic is not None and len(tr.programs) == 2
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def g(x: Any) -> Any:  # a size baked in (a Python number of the shape)
+        calls.append(2)
+        return x * float(x.shape[0] or int(tf.shape(x)[0]))
+
+    for n in (2, 5, 3):
+        assert g(tf.ones([n])).numpy().tolist() == [float(n)] * n
+    assert calls.count(2) == 3 and g._traces[0].generic is None  # one program per size
+
+
+def test_loop_body_reading_a_loop_variable_value_runs_eagerly() -> None:
+    @tf.function
+    def f(n: Any) -> Any:
+        i, s = tf.constant(1), tf.constant(0.0)
+        while i < n:
+            s += tf.reduce_sum(tf.ones(tf.reshape(i, [1])))  # a shape read from the counter
+            i += 1
+        return s
+
+    # recorded again on the second iteration's values, the body differs: the loop does not
+    # become one program, and every call gives TensorFlow's value (3.0, 10.0)
+    with pytest.warns(RuntimeWarning, match="reads a loop variable's value"):
+        assert float(f(tf.constant(3))) == 3.0
+    assert float(f(tf.constant(5))) == 10.0
+
+    @tf.function
+    def g(x: Any, n: Any) -> Any:
+        i, s = tf.constant(0), tf.constant(0.0)
+        while i < n:
+            s += x[i] * tf.cast(i, tf.float32)  # a traced index: an input of the op
+            i += 1
+        return s
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        xs = tf.constant([1.0, 2.0, 3.0, 4.0])
+        assert [float(g(xs, tf.constant(k))) for k in (2, 4)] == [2.0, 20.0]
+    assert g.experimental_get_tracing_count() == 1

@@ -228,6 +228,239 @@ def jit_compile_and_get_concrete(tf: Any) -> dict[str, Any]:
             "cf_out": cf(tf.constant([1.0, -1.0, 3.0])).numpy().tolist()}
 
 
+def _vals(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return [_vals(x) for x in v]
+    return None if v is None else np.asarray(v.numpy() if hasattr(v, "numpy") else v)
+
+
+def while_loop_traced(tf: Any) -> dict[str, Any]:
+    """``tf.while_loop`` and AutoGraph ``while``/``for`` loops whose condition depends on
+    the function's inputs: one trace runs for every trip count (values, side effects in
+    the body on every iteration, Python side effects once per trace, gradients)."""
+    res: dict[str, Any] = {}
+    traced: list[str] = []
+
+    @tf.function
+    def grow(x: Any) -> Any:
+        n = tf.constant(0)
+        traced.append("grow")
+        while tf.reduce_sum(x) < 100.0:  # AutoGraph: a tensor condition
+            x = x * 2.0
+            n += 1
+        return x, n
+
+    res["grow"] = _vals([grow(tf.constant([1.0, 2.0])), grow(tf.constant([30.0, 2.0])),
+                         grow(tf.constant([300.0, 2.0]))])
+    res["grow_count"] = grow.experimental_get_tracing_count()
+
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def accumulate(n: Any) -> Any:
+        i = tf.constant(0)
+        while i < n:
+            v.assign_add(tf.cast(i, tf.float32))  # a side effect of every iteration
+            i += 1
+        return v.read_value() * 1.0
+
+    res["accumulate"] = _vals([accumulate(tf.constant(4)), accumulate(tf.constant(3))])
+    res["accumulate_v"] = float(v.numpy())
+    res["accumulate_count"] = accumulate.experimental_get_tracing_count()
+
+    @tf.function
+    def capped(x: Any, m: Any) -> Any:
+        return tf.while_loop(lambda i, s: s < 1000.0, lambda i, s: (i + 1, s * x), (0, 1.0),
+                             maximum_iterations=m, parallel_iterations=4)
+
+    res["capped"] = _vals([capped(tf.constant(2.0), 3), capped(tf.constant(3.0), 30),
+                           capped(tf.constant(2.0), 30)])
+
+    @tf.function
+    def doubling(x: Any) -> Any:
+        return tf.while_loop(lambda s: tf.reduce_sum(s) < 50.0,
+                             lambda s: (tf.concat([s, s + 1.0], 0),), [x],
+                             shape_invariants=[tf.TensorShape([None])])
+
+    res["doubling"] = _vals([doubling(tf.constant([1.0])), doubling(tf.constant([7.0]))])
+
+    @tf.function
+    def nested(n: Any) -> Any:
+        i, tot = tf.constant(0), tf.constant(0)
+        while i < n:
+            j = tf.constant(0)
+            while j < i:
+                tot += i * j
+                j += 1
+            i += 1
+        return tot
+
+    res["nested"] = _vals([nested(tf.constant(5)), nested(tf.constant(7))])
+    res["nested_count"] = nested.experimental_get_tracing_count()
+
+    @tf.function
+    def powers(x: Any, n: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=5, element_shape=[])
+
+        def body(i: Any, ta: Any, s: Any) -> Any:
+            s = s * x
+            return i + 1, ta.write(i, s), s
+
+        _, ta, _ = tf.while_loop(lambda i, ta, s: i < n, body, (0, ta, tf.constant(1.0)))
+        return ta.stack()
+
+    res["powers"] = _vals([powers(tf.constant(2.0), tf.constant(3)),
+                           powers(tf.constant(3.0), tf.constant(5))])
+
+    @tf.function
+    def orbit(x: Any, n: Any) -> Any:
+        _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * x + tf.sin(s)),
+                             (0, x))
+        return s
+
+    w = tf.Variable(0.7)
+    grads = []
+    for n in (3, 5, 0):
+        with tf.GradientTape() as tape:
+            r = orbit(w, tf.constant(n))
+        grads.append([r, tape.gradient(r, w)])
+    c = tf.constant(0.3)
+    with tf.GradientTape() as t2:
+        t2.watch(c)
+        with tf.GradientTape() as t1:
+            t1.watch(c)
+            r = orbit(c, tf.constant(4))
+        g = t1.gradient(r, c)
+    grads.append([r, g, t2.gradient(g, c)])
+    res["orbit_grads"] = _vals(grads)
+    res["orbit_count"] = orbit.experimental_get_tracing_count()
+
+    @tf.function
+    def inner(x: Any, n: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * x + tf.sin(s)),
+                                 (0, x))
+        return s, tape.gradient(s, x)
+
+    res["inner"] = _vals([inner(tf.constant(0.7), tf.constant(3)),
+                          inner(tf.constant(0.7), tf.constant(5))])
+    c = tf.constant(0.7)
+    with tf.GradientTape() as tape:  # a tape outside differentiates the inner gradient
+        tape.watch(c)
+        s, g = inner(c, tf.constant(4))
+    res["inner_second"] = _vals([s, g, tape.gradient(g, c)])
+
+    w_rnn = tf.Variable([[0.5, -0.2], [0.1, 0.3]])
+
+    @tf.function
+    def rnn(xs: Any) -> Any:
+        with tf.GradientTape() as tape:
+            h = tf.zeros([1, 2])
+            for i in tf.range(tf.shape(xs)[0]):  # the Variable read in the body: a capture
+                h = tf.tanh(tf.matmul(h, w_rnn) + xs[i])
+            loss = tf.reduce_sum(h * h)
+        return loss, tape.gradient(loss, w_rnn)
+
+    res["rnn"] = _vals([rnn(tf.reshape(tf.range(2 * n, dtype=tf.float32) / 10.0, [n, 1, 2]))
+                        for n in (3, 5)])
+    res["rnn_count"] = rnn.experimental_get_tracing_count()
+
+    @tf.function
+    def empty_first(x: Any, n: Any) -> Any:
+        _, s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + x),
+                             (0, tf.zeros_like(x)))
+        return s
+
+    res["empty_first"] = _vals([empty_first(tf.constant([1.0, 2.0]), tf.constant(0)),
+                                empty_first(tf.constant([1.0, 2.0]), tf.constant(3))])
+
+    @tf.function
+    def in_branch(x: Any) -> Any:
+        if x > 0:  # the loop would never end for x <= 0: it runs only when taken
+            y = tf.while_loop(lambda s: s < 100.0, lambda s: (s * 3.0,), [x])[0]
+        else:
+            y = -x
+        return y
+
+    res["in_branch"] = _vals([in_branch(tf.constant(-2.0)), in_branch(tf.constant(2.0)),
+                              in_branch(tf.constant(5.0))])
+
+    u = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def ranged(x: Any, n: Any) -> Any:
+        s = tf.zeros([2])
+        for i in tf.range(n):  # a traced bound: one trace for every n
+            s = s + u * x * tf.cast(i, tf.float32)
+        return tf.reduce_sum(s)
+
+    out = []
+    for n in (4, 2):
+        with tf.GradientTape() as tape:
+            r = ranged(tf.constant(2.0), tf.constant(n))
+        out.append([r, tape.gradient(r, u)])
+    res["ranged"] = _vals(out)
+    res["ranged_count"] = ranged.experimental_get_tracing_count()
+
+    @tf.function
+    def steps(n: Any) -> Any:
+        traced.append("steps")
+        return tf.while_loop(lambda i: i < n, lambda i: (i + 2,), (0,))
+
+    cf = steps.get_concrete_function(tf.TensorSpec([], tf.int32))
+    res["concrete"] = _vals([cf(tf.constant(7))[0], steps(tf.constant(4))[0]])
+    res["traced"] = list(traced)
+    return res
+
+
+def retracing_policy(tf: Any) -> dict[str, Any]:
+    """TensorFlow's retracing over a sequence of shapes: by default every new shape traces;
+    ``reduce_retracing=True`` traces the second shape as ``None`` dimensions (later shapes
+    of that rank reuse it) and a new rank as unknown; ``input_signature`` with ``None``
+    runs one trace for every size.  ``print`` shows what each counted trace saw."""
+    res: dict[str, Any] = {}
+    seq = [[1], [2], [3], [4], [2, 2], [3, 3], [3, 4], [5], [1], [1, 1, 1], [2]]
+    for relax in (False, True):
+        @tf.function(reduce_retracing=relax)
+        def f(x: Any) -> Any:
+            print("trace", x.shape)
+            return tf.reduce_sum(x) * 2.0 + tf.cast(tf.shape(x)[0], tf.float32)
+
+        counts, vals = [], []
+        with captured() as (out, _):
+            for sh in seq:
+                vals.append(float(f(tf.ones(sh))))
+                counts.append(f.experimental_get_tracing_count())
+        key = "relaxed" if relax else "default"
+        res[key] = {"counts": counts, "values": vals, "printed": out.getvalue(),
+                    "signatures": f.pretty_printed_concrete_signatures(),
+                    "short": f.pretty_printed_concrete_signatures(verbose=False)}
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def g(x: Any) -> Any:
+        print("trace g", x.shape)
+        n = tf.shape(x)[0]
+        return tf.reduce_mean(x, axis=0) * tf.cast(n, tf.float32), tf.range(n)
+
+    outs = []
+    with captured() as (out, _):
+        for n in (1, 3, 2, 6):
+            a, b = g(tf.reshape(tf.range(2 * n, dtype=tf.float32), [n, 2]))
+            outs.append([a.numpy().tolist(), b.numpy().tolist()])
+    res["signature"] = {"values": outs, "count": g.experimental_get_tracing_count(),
+                        "printed": out.getvalue(),
+                        "signatures": g.pretty_printed_concrete_signatures()}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def h(x: Any) -> Any:  # a value read from the shape (tf.eye's size) holds per size
+        return tf.eye(tf.shape(x)[0]) * x
+
+    res["eye"] = [h(tf.ones([n])).numpy().tolist() for n in (2, 3, 1, 3)]
+    res["eye_count"] = h.experimental_get_tracing_count()
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,
@@ -239,4 +472,6 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "tape_outside": tape_outside,
     "graph_mode_errors": graph_mode_errors,
     "jit_compile_and_get_concrete": jit_compile_and_get_concrete,
+    "while_loop_traced": while_loop_traced,
+    "retracing_policy": retracing_policy,
 }

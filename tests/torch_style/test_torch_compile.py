@@ -105,3 +105,27 @@ def test_outputs_keep_their_graph() -> None:
         assert y.grad_fn is not None
         y.backward()
     np.testing.assert_allclose(w.grad.numpy(), [2.0, 2.0])
+
+
+_RATE = 0.5
+
+
+def test_globals_and_closure_cells_are_guarded() -> None:
+    global _RATE
+    _RATE = 0.5
+    k = 2
+
+    def f(x: Any) -> Any:
+        return x * _RATE + k
+
+    c = torch.compile(f)
+    x = torch.tensor([1.0, 2.0])
+    assert c(x).tolist() == [2.5, 3.0] and c(x).tolist() == [2.5, 3.0]
+    assert c.traces == 1  # unchanged values replay
+    _RATE = 1.5
+    assert c(x).tolist() == [3.5, 5.0]
+    k = 10
+    assert c(x).tolist() == [11.5, 13.0] and c.traces == 3
+    text = torch._dynamo.explain(c)
+    assert "global '_RATE' changed" in text and "closure variable 'k' changed" in text
+    _RATE = 0.5

@@ -154,6 +154,45 @@ def random_inside(torch: Any, compiled: bool) -> Any:
     return lambda i: [_np(f(torch.zeros(3)))], lambda: []
 
 
+# module globals that the next program's compiled function reads and the program changes
+_SCALE = 2.0
+_POWER = 2
+_SHIFT: Any = None
+
+
+def _shifted(t: Any) -> Any:  # a helper that reads a global too
+    return t + _SHIFT
+
+
+def globals_and_closures(torch: Any, compiled: bool) -> Any:
+    """A changed global number, a global tensor rebound, a closure cell and a global read
+    by a called helper: dynamo's guards recompile, so every call gives eager's result."""
+    global _SCALE, _POWER, _SHIFT
+    _SCALE, _POWER = 2.0, 2
+    _SHIFT = torch.ones(3)
+    bias = 0.5
+    x = torch.tensor([1.0, 2.0, 3.0])
+
+    def step(x: Any) -> Any:
+        return _shifted(x ** _POWER * _SCALE) + bias
+
+    f = _wrap(torch, step, compiled)
+
+    def call(i: int) -> list[Any]:
+        global _SCALE, _POWER, _SHIFT
+        nonlocal bias
+        if i == 1:
+            _SCALE = 3.0
+        elif i == 2:
+            _SHIFT = torch.full((3,), -1.0)
+            bias = 10.0
+        elif i == 3:
+            _POWER = 3
+        return [_np(f(x))]
+
+    return call, lambda: []
+
+
 PROGRAMS: dict[str, Program] = {
     "train_mlp": train_mlp,
     "sgd_momentum_manual": sgd_momentum_manual,
@@ -164,6 +203,7 @@ PROGRAMS: dict[str, Program] = {
     "python_args_and_dtypes": python_args_and_dtypes,
     "module_compile": module_compile,
     "random_inside": random_inside,
+    "globals_and_closures": globals_and_closures,
 }
 
 
