@@ -882,8 +882,8 @@ class TraceLevel(Level):
                   ) -> Program | None:
         """A program ``(loop vars, captures, cotangents of the float vars) -> cotangents of
         the float vars and captures`` for one iteration of the body."""
-        from .. import engine
         from .._core.mode import enable_grad
+        from . import entry
 
         n0 = len(lp.params)
         consts = self.consts
@@ -900,7 +900,7 @@ class TraceLevel(Level):
                      if isinstance(outs[k], Tensor) and (outs[k]._rg or outs[k]._node)]
             if not pairs:
                 return tuple(ops_zeros(x) for x in srcs)
-            gs = engine.grad([o for o, _ in pairs], srcs, [c for _, c in pairs],
+            gs = entry.grad([o for o, _ in pairs], srcs, [c for _, c in pairs],
                              create_graph=True, allow_unused=True, materialize_grads=True)
             return tuple(gs[:nf]) + tuple(gs[nf:])
 
