@@ -1623,6 +1623,7 @@ def _interp(instrs: Sequence[Instr], env: dict[int, Any], consts: dict[int, Any]
                     g = obj._grad
                     env[ins.out] = make(g._data, None, False, g._style)
                 elif getattr(obj, "_is_variable", False) or (obj._rg and obj._node is None):
+                    # _snapshot, inlined: this loop runs every instruction of every replay
                     snap = make(obj._data, None, obj._rg, obj._style)
                     if obj._data.dtype.kind in "fc":
                         snap._acc = obj._acc or get_acc(obj)
