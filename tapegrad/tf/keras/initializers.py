@@ -19,6 +19,7 @@ import numpy as np
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import dtypes as _dt
+from .._eigen_qr import eigen_qr_f32
 from .._tensor import tft
 from . import random as _kr
 
@@ -305,7 +306,8 @@ class Identity(Initializer):
 class Orthogonal(RandomInitializer):
     """A (semi-)orthogonal matrix from the QR decomposition of normal samples, times ``gain``.
 
-    The normal matrix comes from Keras's stream for the initializer's seed.
+    The normal matrix comes from Keras's stream for the initializer's seed; in float32 the QR is
+    TensorFlow's CPU one bit for bit (Eigen's Householder QR) while ``min(rows, cols) <= 47``.
     """
 
     def __init__(self, gain: float = 1.0, seed: Any = None) -> None:
@@ -321,11 +323,13 @@ class Orthogonal(RandomInitializer):
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
         a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype).numpy()
-        q, r = np.linalg.qr(a)
-        q = q * np.sign(np.diag(r))
+        # TensorFlow's float32 QR (Eigen) bit for bit where emulated, NumPy's otherwise
+        qr = eigen_qr_f32(a) if a.dtype == np.float32 else None
+        q, r = qr if qr is not None else np.linalg.qr(a)
+        q = (q * np.sign(np.diag(r))).astype(a.dtype, copy=False)
         if rows < cols:
             q = q.T
-        return tft((self.gain * q.reshape(shape)).astype(a.dtype, copy=False))
+        return tft(q.reshape(shape) * np.asarray(self.gain, a.dtype))
 
     def get_config(self) -> dict[str, Any]:
         return {"seed": self._init_seed, "gain": self.gain}
