@@ -63,7 +63,8 @@ def test_cond_gradient_first_and_second_order_match_finite_differences() -> None
 def test_cond_records_only_what_ran() -> None:
     x = t(2.0, rg=True)
     (y,) = control.cond(x > 0, lambda: (x * x,), lambda: (ops.exp(x),))
-    assert type(y.grad_fn).__name__ == "MulBackward0"
+    # the core's name, or PyTorch's once tapegrad.torch is imported (by another test)
+    assert type(y.grad_fn).__name__ in ("MultiplyBackward0", "MulBackward0")
 
 
 def test_cond_predicate_must_be_scalar() -> None:
