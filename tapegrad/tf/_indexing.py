@@ -127,15 +127,20 @@ def _traced_index(key: Any) -> bool:
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` with TensorFlow's rules (recorded: the gradient scatters back)."""
-    idx = tf_index(t._data.shape, key)
-    if _STATE.levels and isinstance(idx, tuple) and not isinstance(t, VariableBase) \
-            and _traced_index(key):
+    if _STATE.levels and not isinstance(t, VariableBase) and _traced_index(key):
+        from ..autodiff.tracing import quiet_values
+
         # checked on the trace's values as TensorFlow checks it; the op takes the index
-        keys = list(key) if isinstance(key, (list, tuple)) else [key]
-        if len(idx) == len(keys) and not any(k is None or k is Ellipsis for k in keys):
-            dyn = tuple(k if isinstance(k, Tensor) and _traced_index(k) else i
-                        for k, i in zip(keys, idx))
-            return ops.getitem(t, dyn)
+        # (so this read of a loop counter's value is not one the program depends on)
+        with quiet_values():
+            idx = tf_index(t._data.shape, key)
+        if isinstance(idx, tuple):
+            keys = list(key) if isinstance(key, (list, tuple)) else [key]
+            if len(idx) == len(keys) and not any(k is None or k is Ellipsis for k in keys):
+                dyn = tuple(k if isinstance(k, Tensor) and _traced_index(k) else i
+                            for k, i in zip(keys, idx))
+                return ops.getitem(t, dyn)
+    idx = tf_index(t._data.shape, key)
     if isinstance(idx, tuple) and len(idx) == 2 and idx[0] == "mask":
         from ._ops import boolean_mask
 

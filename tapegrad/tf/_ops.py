@@ -175,7 +175,8 @@ def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 0], dtype=int32)>
     """
     x = _t(input)
-    return tft(np.zeros_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
+    return tft(np.zeros_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype),
+                            subok=False))  # a shape only: not a loop variable's value
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
@@ -186,7 +187,8 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
     """
     x = _t(input)
-    return tft(np.ones_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
+    return tft(np.ones_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype),
+                           subok=False))  # a shape only: not a loop variable's value
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -1946,7 +1948,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     a, b = binary_args(x, y, function=True, name="SelectV2")
     check_broadcast(c, a, "SelectV2")
     check_broadcast(c, b, "SelectV2")
-    return ops.where(c._data, a, b)
+    return ops.where(c, a, b)  # the condition is an input (traced: not a constant)
 
 
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
