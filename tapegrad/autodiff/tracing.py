@@ -217,6 +217,11 @@ class _LoopValue(np.ndarray):
         # a reduction to one number stays an array (and keeps saying where it came from)
         return np.ndarray.__array_wrap__(self, arr, context, False)
 
+    def _value_taken(self) -> np.ndarray:
+        """``np.asarray(t)`` of the tensor (``Tensor.__array__``): its value, plain."""
+        _note_loop_value()
+        return self.view(np.ndarray)
+
     def tolist(self) -> Any:
         _note_loop_value()
         return np.ndarray.tolist(self)

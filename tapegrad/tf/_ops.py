@@ -1122,7 +1122,8 @@ def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     <tf.Tensor: shape=(), dtype=bool, numpy=True>
     """
     t = _t(input_tensor)
-    return tft(np.any(t._data, axis=_axes(axis, t, "Any"), keepdims=bool(keepdims)))
+    # an op (not NumPy on the array): inside tf.function it is part of the program
+    return ops.any(t, axis=_axes(axis, t, "Any"), keepdims=bool(keepdims))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -1134,7 +1135,7 @@ def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     <tf.Tensor: shape=(), dtype=bool, numpy=False>
     """
     t = _t(input_tensor)
-    return tft(np.all(t._data, axis=_axes(axis, t, "All"), keepdims=bool(keepdims)))
+    return ops.all(t, axis=_axes(axis, t, "All"), keepdims=bool(keepdims))
 
 
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -1188,7 +1189,8 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     if not -nd <= ax < nd:
         raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
                        f"the input has {t._data.ndim} dimensions", "ArgMax")
-    return tft(np.argmax(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
+    # an op (not NumPy on the array): inside tf.function it is part of the program
+    return ops.cast(ops.argmax(t, axis=ax), dtype=_dt.np_dtype(output_type))
 
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
@@ -1205,7 +1207,7 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     if not -nd <= ax < nd:
         raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
                        f"the input has {t._data.ndim} dimensions", "ArgMin")
-    return tft(np.argmin(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
+    return ops.cast(ops.argmin(t, axis=ax), dtype=_dt.np_dtype(output_type))
 
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,

@@ -343,14 +343,18 @@ def test_loop_body_python_runs_once_per_trace() -> None:
         "loop variable's value" in shown[0]
 
 
-def test_where_condition_is_an_input_of_the_program() -> None:
-    r = cases.where_traced(tf)
+def test_where_condition_and_arg_reductions_are_part_of_the_program() -> None:
+    r = cases.value_ops_traced(tf)
     # TensorFlow 2.21's values (tests/conformance compares them): the second call selects
     # by its own condition (it used to replay the first call's)
     assert [a.tolist() for a in r["mag"]] == [[1.0, 2.0], [1.0, 2.0]]
     assert r["mag_grad"].tolist() == [3.0, -5.0]
     assert [a.tolist() for a in r["doubled"]] == [[2.0, 4.0], [4.0, 4.0]]
     assert r["doubled_count"] == 1
+    # the second call's own argmax/argmin/any/all (they were the first call's)
+    assert [[a.tolist() for a in p] for p in r["picks"]] == [[1, 0, True, [True]],
+                                                             [0, 1, True, [False]]]
+    assert r["picks_count"] == 1
 
 
 def test_loop_value_reads_seen_while_recording() -> None:
@@ -379,7 +383,7 @@ def test_loop_value_reads_seen_while_recording() -> None:
         "index": lambda i: tf.cast(len(range(i)), tf.float32),  # Tensor.__index__
         "element": lambda i: tf.reduce_sum(tf.zeros(tf.reshape(i, [1])[0])) + 1.0,
         "slice": lambda i: tf.reduce_sum(xs[:i]),  # a slice bound is not an op input
-        "numpy_value": lambda i: tf.where(tf.reduce_any(tf.reshape(i, [1]) > 2), 5.0, 1.0),
+        "asarray": lambda i: tf.constant(float(np.asarray(i))),  # NumPy's view of it
         "range_size": lambda i: tf.reduce_sum(tf.random.stateless_uniform(
             tf.reshape(i, [1]), seed=[1, 2]) * 0.0) + tf.cast(i, tf.float32),
     }
@@ -393,6 +397,7 @@ def test_loop_value_reads_seen_while_recording() -> None:
         "shape": lambda i: tf.reduce_sum(tf.ones(tf.shape(xs)[0])) + tf.cast(i, tf.float32),
         "captured": lambda i: tf.reduce_sum(xs[:3]) * tf.cast(i, tf.float32),
         "where": lambda i: tf.where(i > 1, 2.0, 1.0),  # the condition: an op input
+        "any": lambda i: tf.where(tf.reduce_any(tf.reshape(i, [1]) > 2), 5.0, 1.0),
         "zeros_like": lambda i: tf.reduce_sum(tf.ones_like(xs) + tf.zeros_like(xs)) * 0.0
         + tf.cast(i, tf.float32),
     }

@@ -500,9 +500,11 @@ def loop_body_python_once(tf: Any) -> dict[str, Any]:
     return res
 
 
-def where_traced(tf: Any) -> dict[str, Any]:
+def value_ops_traced(tf: Any) -> dict[str, Any]:
     """``tf.where`` on a traced condition, in a function and in a loop body: the condition
-    is an input of the program (each call selects by its own values), with gradients."""
+    is an input of the program (each call selects by its own values), with gradients;
+    ``argmax``/``argmin``/``reduce_any``/``reduce_all`` of a traced tensor are ops of the
+    program, not constants of the first call."""
     res: dict[str, Any] = {}
 
     @tf.function
@@ -525,6 +527,14 @@ def where_traced(tf: Any) -> dict[str, Any]:
 
     res["doubled"] = _vals([doubled(tf.constant([1.0, 2.0]), tf.constant(k)) for k in (1, 3)])
     res["doubled_count"] = doubled.experimental_get_tracing_count()
+
+    @tf.function
+    def picks(x: Any) -> Any:  # ops whose result is not a float: part of the program too
+        return (tf.argmax(x), tf.argmin(x, output_type=tf.int32), tf.reduce_any(x > 2.0),
+                tf.reduce_all(x > 0.0, axis=0, keepdims=True))
+
+    res["picks"] = _vals([picks(tf.constant(v)) for v in ([1.0, 3.0, 2.0], [5.0, -1.0, 0.0])])
+    res["picks_count"] = picks.experimental_get_tracing_count()
     return res
 
 
@@ -588,6 +598,6 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "jit_compile_and_get_concrete": jit_compile_and_get_concrete,
     "while_loop_traced": while_loop_traced,
     "loop_body_python_once": loop_body_python_once,
-    "where_traced": where_traced,
+    "value_ops_traced": value_ops_traced,
     "retracing_policy": retracing_policy,
 }
