@@ -188,6 +188,20 @@ def _note_loop_value() -> None:
         _WATCHING[-1].note_loop_value()
 
 
+_SHAPE_ONLY = frozenset((np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim,
+                         np.size))
+
+
+def _loop_result(r: Any) -> Any:
+    if isinstance(r, np.ndarray):
+        return r if r.__class__ is _LoopValue else r.view(_LoopValue)
+    if isinstance(r, np.generic):
+        return np.asarray(r).view(_LoopValue)
+    if isinstance(r, (list, tuple)) and r and all(isinstance(x, np.ndarray) for x in r):
+        return type(r)(_loop_result(x) for x in r)
+    return r  # shapes, sizes, Python values
+
+
 class quiet_values:  # noqa: N801 - used as a context manager, like contextlib's
     """``with quiet_values():`` values read now from loop-variable tensors are checks on
     the trace's values (an index validated before it becomes an input of the op), not
@@ -216,6 +230,13 @@ class _LoopValue(np.ndarray):
                        ) -> Any:
         # a reduction to one number stays an array (and keeps saying where it came from)
         return np.ndarray.__array_wrap__(self, arr, context, False)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # NumPy functions (np.stack, np.argwhere, np.argmax, ...) on it: what they compute from
+        # a loop variable says so too (a constant made from it is a value the program
+        # would hold; the arrays of ops' results are plain, see TraceLevel.process)
+        r = super().__array_function__(func, types, args, kwargs)
+        return r if func in _SHAPE_ONLY else _loop_result(r)
 
     def _value_taken(self) -> np.ndarray:
         """``np.asarray(t)`` of the tensor (``Tensor.__array__``): its value, plain."""
@@ -581,6 +602,9 @@ class TraceLevel(Level):
         for v in attrs.values():
             if isinstance(v, Tensor) and v.__dict__.get("_lvl") is self:
                 self._unsupported(f"a traced tensor as the static attribute of {op.name}")
+            elif self.regions and (v.__class__ is _LoopValue or isinstance(v, tuple) and any(
+                    x.__class__ is _LoopValue for x in v)):
+                self.note_loop_value()  # a loop variable's array as a static attribute
         if not self.regions:
             out = op._general(args, attrs)
         else:  # recording a loop body: the kernel reads loop-variable values freely

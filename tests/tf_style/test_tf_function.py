@@ -384,6 +384,9 @@ def test_loop_value_reads_seen_while_recording() -> None:
         "element": lambda i: tf.reduce_sum(tf.zeros(tf.reshape(i, [1])[0])) + 1.0,
         "slice": lambda i: tf.reduce_sum(xs[:i]),  # a slice bound is not an op input
         "asarray": lambda i: tf.constant(float(np.asarray(i))),  # NumPy's view of it
+        # NumPy computing from its array in the front-end: a constant, or an attribute
+        "one_hot": lambda i: tf.reduce_sum(tf.one_hot(i % 3, 3) * xs[:3]),
+        "sort": lambda i: tf.sort(tf.cast(tf.stack([i, 4 - i]), tf.float32))[0],
         "range_size": lambda i: tf.reduce_sum(tf.random.stateless_uniform(
             tf.reshape(i, [1]), seed=[1, 2]) * 0.0) + tf.cast(i, tf.float32),
     }
