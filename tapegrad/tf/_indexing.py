@@ -245,6 +245,16 @@ def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
     """
     t = convert(tensor)
     u = _updates_for(t, updates, "TensorScatterUpdate")
+    if isinstance(indices, Tensor) and indices._lvl is not None and indices._lvl.active:
+        from ..autodiff.tracing import quiet_values
+
+        with quiet_values():  # checked on the trace's values, as TensorFlow checks them
+            _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterUpdate")
+        # indices that differ between calls (tf.function): index components are op inputs
+        k = indices._data.shape[-1]
+        index: tuple[Any, ...] = tuple(ops.getitem(indices, (Ellipsis, j))
+                                       for j in builtins.range(k))
+        return ops.setitem(t, index, u)
     index = _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterUpdate")
     return ops.setitem(t, index, u)
 

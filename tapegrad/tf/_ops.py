@@ -203,6 +203,8 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     if v._data.ndim:
         raise _invalid(f"value must represent a scalar, got shape {fmt_shape(v._data.shape)}",
                        "fill takes a scalar value", "Fill", None)
+    if _traced(v):  # a value that differs between calls of a tf.function: an op on it
+        return ops.broadcast_to(v, tuple(int(d) for d in shp))
     return tft(_alloc(np.full, shp, v._data.dtype, v._data))
 
 
@@ -325,8 +327,11 @@ def shape(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Ten
     return tft(np.asarray(x._data.shape, dtype=_dt.np_dtype(out_type)))
 
 
-def _traced(x: Tensor) -> bool:
-    """Whether ``x`` is a tracer of a trace in progress (``tf.function``)."""
+def _traced(x: Any) -> bool:
+    """Whether ``x`` is a tracer of a trace in progress (``tf.function``): its value differs
+    between calls, so an op must take it as an input instead of its first value."""
+    if not isinstance(x, Tensor):
+        return False
     lv = x._lvl
     if lv is None or not lv.active:
         return False
@@ -1736,7 +1741,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([30., 10.], dtype=float32)>
     """
     t = _t(params)
-    idx = _indices(indices)
+    traced = _traced(indices)
+    if traced:
+        from ..autodiff.tracing import quiet_values
+
+        with quiet_values():  # checked on the trace's values, as TensorFlow checks them
+            idx = _indices(indices)
+    else:
+        idx = _indices(indices)
     if idx.dtype.kind not in "iu":
         raise _invalid(
             f"Value for attr 'Tindices' of {_dt.kernel_name(idx.dtype)} is not in the list of "
@@ -1765,7 +1777,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
         where = "indices" + "".join(f"[{p}]" for p in pos)
         raise _invalid(f"{where} = {int(idx[pos])} is not in [0, {n})",
                        f"axis {ax} of params has size {n}", "GatherV2", None)
-    return ops.take(t, idx, axis=ax)
+    return ops.take(t, indices if traced else idx, axis=ax)
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:

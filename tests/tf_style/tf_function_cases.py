@@ -585,6 +585,64 @@ def retracing_policy(tf: Any) -> dict[str, Any]:
     return res
 
 
+def index_values_traced(tf: Any) -> dict[str, Any]:
+    """``tf.gather`` with traced indices (a function argument, a stack of a loop counter),
+    ``tf.fill`` of a traced value and ``tf.tensor_scatter_nd_update`` at traced indices:
+    each call (and each loop iteration) uses its own values, with gradients; one trace."""
+    res: dict[str, Any] = {}
+    x = tf.constant([10.0, 20.0, 30.0])
+
+    @tf.function
+    def pick(x: Any, i: Any) -> Any:
+        return tf.gather(x, i)
+
+    res["pick"] = _vals([pick(x, tf.constant([0])), pick(x, tf.constant([2, 1]))])
+    res["pick_count"] = pick.experimental_get_tracing_count()
+
+    @tf.function
+    def pair(x: Any, i: Any) -> Any:
+        return tf.gather(x, tf.stack([i, i + 1]))
+
+    res["pair"] = _vals([pair(x, tf.constant(0)), pair(x, tf.constant(1))])
+
+    @tf.function
+    def filled(v: Any) -> Any:
+        return tf.fill([2], v)
+
+    res["filled"] = _vals([filled(tf.constant(1.5)), filled(tf.constant(-4.0))])
+
+    @tf.function
+    def put(t: Any, idx: Any, u: Any) -> Any:
+        return tf.tensor_scatter_nd_update(t, idx, u)
+
+    z = tf.zeros([4])
+    res["put"] = _vals([put(z, tf.constant([[1]]), tf.constant([5.0])),
+                        put(z, tf.constant([[3], [0]]), tf.constant([7.0, 8.0]))])
+
+    @tf.function
+    def windows(xs: Any) -> Any:
+        i = tf.constant(0)
+        acc = tf.constant(0.0)
+        while i < 2:
+            acc += tf.reduce_sum(tf.gather(xs, tf.stack([i, i + 1])))
+            i += 1
+        return acc
+
+    res["windows"] = _vals([windows(tf.constant([1.0, 2.0, 4.0])),
+                            windows(tf.constant([10.0, 20.0, 40.0]))])
+    v = tf.Variable([1.0, 2.0, 3.0])
+
+    @tf.function
+    def grad_of_pick(i: Any) -> Any:
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather(v, i) ** 2)
+        return tape.gradient(y, v)
+
+    res["grad"] = _vals([tf.convert_to_tensor(grad_of_pick(tf.constant([0, 0]))),
+                         tf.convert_to_tensor(grad_of_pick(tf.constant([2])))])
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,
@@ -599,5 +657,6 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "while_loop_traced": while_loop_traced,
     "loop_body_python_once": loop_body_python_once,
     "value_ops_traced": value_ops_traced,
+    "index_values_traced": index_values_traced,
     "retracing_policy": retracing_policy,
 }
