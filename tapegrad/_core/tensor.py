@@ -375,6 +375,10 @@ class Tensor:
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         arr = self._data
+        if arr.__class__ is not np.ndarray:  # a loop variable's value while it is traced
+            taken = getattr(arr, "_value_taken", None)
+            if taken is not None:
+                arr = taken()
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)
         if copy:

@@ -40,12 +40,17 @@ graph records them: gradients of any order flow through a compiled function.
 Reading a tracer's value (``item``, ``bool``, ``numpy``) calls the level's
 ``on_read`` policy: ``tf.function`` raises TensorFlow's error, ``torch.compile``
 notes a *graph break* and the front-end runs that function eagerly.
+
+A ``tf.while_loop``'s condition and body are recorded once each.  While they
+are, the arrays of the loop variables and of the tensors ops compute from them
+are :class:`_LoopValue` views, which note any Python value taken from them (a
+front-end reading ``t._data.tolist()`` for a shape, ``int(t)``): the program
+would hold that value, so the loop is not one program and that signature runs
+eagerly.  The kernels' own reads are not noted (they run again at replay).
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -165,11 +170,116 @@ class _LoopGrad:
 class _Region:
     """A loop being recorded: where its slots start and what it reads from outside."""
 
-    __slots__ = ("start", "cap_t")
+    __slots__ = ("start", "cap_t", "value_read")
 
     def __init__(self, start: int) -> None:
         self.start = start
         self.cap_t: dict[int, Tensor] = {}
+        self.value_read = False  # a loop variable's value was taken as a Python value
+
+
+# the levels recording a tf.while_loop body now (innermost last)
+_WATCHING: list[TraceLevel] = []
+
+
+def _note_loop_value() -> None:
+    """A Python value was taken from an array that depends on a loop variable."""
+    if _WATCHING:
+        _WATCHING[-1].note_loop_value()
+
+
+_SHAPE_ONLY = frozenset((np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim,
+                         np.size))
+
+
+def _loop_result(r: Any) -> Any:
+    if isinstance(r, np.ndarray):
+        return r if r.__class__ is _LoopValue else r.view(_LoopValue)
+    if isinstance(r, np.generic):
+        return np.asarray(r).view(_LoopValue)
+    if isinstance(r, (list, tuple)) and r and all(isinstance(x, np.ndarray) for x in r):
+        return type(r)(_loop_result(x) for x in r)
+    return r  # shapes, sizes, Python values
+
+
+class quiet_values:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with quiet_values():`` values read now from loop-variable tensors are checks on
+    the trace's values (an index validated before it becomes an input of the op), not
+    values the recorded program holds."""
+
+    __slots__ = ("lv",)
+
+    def __enter__(self) -> None:
+        self.lv = _WATCHING[-1] if _WATCHING else None
+        if self.lv is not None:
+            self.lv.quiet += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.lv is not None:
+            self.lv.quiet -= 1
+
+
+class _LoopValue(np.ndarray):
+    """The array of a tensor computed from a ``tf.while_loop``'s loop variables while its
+    condition and body are recorded.  Taking a Python value from it (``tolist``, ``item``,
+    ``int``, ``float``, ``bool``, an index, iterating, reading one element) is noted: the
+    recorded program would hold that value as a constant, so it would not hold for the
+    next iteration.  The ops' kernels read it freely (they run again at replay)."""
+
+    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False
+                       ) -> Any:
+        # a reduction to one number stays an array (and keeps saying where it came from)
+        return np.ndarray.__array_wrap__(self, arr, context, False)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # NumPy functions (np.stack, np.argwhere, np.argmax, ...) on it: what they compute from
+        # a loop variable says so too (a constant made from it is a value the program
+        # would hold; the arrays of ops' results are plain, see TraceLevel.process)
+        r = super().__array_function__(func, types, args, kwargs)
+        return r if func in _SHAPE_ONLY else _loop_result(r)
+
+    def _value_taken(self) -> np.ndarray:
+        """``np.asarray(t)`` of the tensor (``Tensor.__array__``): its value, plain."""
+        _note_loop_value()
+        return self.view(np.ndarray)
+
+    def tolist(self) -> Any:
+        _note_loop_value()
+        return np.ndarray.tolist(self)
+
+    def item(self, *args: Any) -> Any:
+        _note_loop_value()
+        return np.ndarray.item(self, *args)
+
+    def __int__(self) -> int:
+        _note_loop_value()
+        return int(self.view(np.ndarray))
+
+    def __float__(self) -> float:
+        _note_loop_value()
+        return float(self.view(np.ndarray))
+
+    def __complex__(self) -> complex:
+        _note_loop_value()
+        return complex(self.view(np.ndarray))
+
+    def __index__(self) -> int:
+        _note_loop_value()
+        return self.view(np.ndarray).__index__()
+
+    def __bool__(self) -> bool:
+        _note_loop_value()
+        return bool(self.view(np.ndarray))
+
+    def __iter__(self) -> Any:
+        _note_loop_value()
+        return iter(self.view(np.ndarray))
+
+    def __getitem__(self, key: Any) -> Any:
+        r = np.ndarray.__getitem__(self, key)
+        if not isinstance(r, np.ndarray):  # one element, as a NumPy scalar
+            _note_loop_value()
+        return r
 
 
 def _has_effects(instrs: Sequence[Instr]) -> bool:
@@ -349,6 +459,7 @@ class TraceLevel(Level):
         self.taken = True  # whether those branches are the ones taken now
         self.regions: list[_Region] = []  # the while_loop bodies being recorded
         self.closed: list[tuple[int, int]] = []  # slot ranges of recorded loop bodies
+        self.quiet = 0  # > 0: values read now are the kernels' own (not noted)
         self.outer_tapes = list(_STATE.tapes)  # tapes that were recording before the trace
         self.n_static = 0  # tracers marked by mark_static
 
@@ -433,6 +544,11 @@ class TraceLevel(Level):
         arr = a._data
         st = self._state_of(a)
         if st is None:
+            if arr.__class__ is _LoopValue:
+                # computed from a loop variable by NumPy, not by an op: its value is baked
+                self.note_loop_value()
+                arr = arr.view(np.ndarray)
+                a._data = arr
             s = self._new_slot(CONST, arr, a._style)
             self.consts[s] = a
             return s
@@ -467,6 +583,8 @@ class TraceLevel(Level):
             return s, self.kinds[s] != CONST
         if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
             self._unsupported("a list of tensors passed as one op argument")
+        elif a.__class__ is _LoopValue:  # a loop variable's array as a constant argument
+            self.note_loop_value()
         return _Lit(a), False
 
     def _unsupported(self, what: str) -> None:
@@ -484,7 +602,20 @@ class TraceLevel(Level):
         for v in attrs.values():
             if isinstance(v, Tensor) and v.__dict__.get("_lvl") is self:
                 self._unsupported(f"a traced tensor as the static attribute of {op.name}")
-        out = op._general(args, attrs)
+            elif self.regions and (v.__class__ is _LoopValue or isinstance(v, tuple) and any(
+                    x.__class__ is _LoopValue for x in v)):
+                self.note_loop_value()  # a loop variable's array as a static attribute
+        if not self.regions:
+            out = op._general(args, attrs)
+        else:  # recording a loop body: the kernel reads loop-variable values freely
+            self.quiet += 1
+            try:
+                out = op._general(args, attrs)
+            finally:
+                self.quiet -= 1
+            if live and any(isinstance(a, Tensor) and a._data.__class__ is _LoopValue
+                            for a in args):
+                out._data = out._data.view(_LoopValue)
         if not live:
             self.folded.append(op.name)
             return out
@@ -505,6 +636,14 @@ class TraceLevel(Level):
         if t.__dict__.get("_lvl") is self:
             t.__dict__["_static"] = True
             self.n_static += 1
+            arr = t._data
+            if arr.__class__ is _LoopValue:  # a shape, not a loop variable's value
+                plain = arr.view(np.ndarray)
+                s = t.__dict__["_slot"]
+                self.arrs[s] = plain
+                if self.arr_slot.pop(id(arr), None) is not None:
+                    self.arr_slot[id(plain)] = s
+                t._data = plain
         return t
 
     def lower(self, t: Tensor) -> Any:
@@ -518,9 +657,17 @@ class TraceLevel(Level):
     def read(self, t: Tensor, what: str) -> None:
         if t.__dict__.get("_static"):
             return  # a value of the input shapes: read as the shapes are
+        if t._data.__class__ is _LoopValue:
+            self.note_loop_value()
         if self.on_read is not None:
             self.on_read(t, what)
         self.breaks.append((what, _user_frame()))
+
+    def note_loop_value(self) -> None:
+        """A Python value was taken from a tensor that depends on the loop variables of
+        the ``tf.while_loop`` being recorded: that loop is not one program."""
+        if not self.quiet and self.regions:
+            self.regions[-1].value_read = True
 
     def show(self, t: Tensor) -> str | None:
         """What printing tracer ``t`` shows: the front-end's ``on_show`` (TensorFlow's
@@ -588,6 +735,10 @@ class TraceLevel(Level):
                                          name="write input"))
             self._copy_into(t, result._data)
             d["_slot"] = s
+            if self.regions:  # t now holds result's value: from a loop variable or not
+                dep = result._data.__class__ is _LoopValue
+                if (t._data.__class__ is _LoopValue) != dep:
+                    t._data = t._data.view(_LoopValue if dep else np.ndarray)
             return
         self._save_undo(t, "data")
         self._side(Instr("write_inplace", obj=t, args=(s,), name="write in place"))
@@ -786,6 +937,9 @@ class TraceLevel(Level):
         condition depends on a traced tensor is not one program: that signature runs
         eagerly)."""
         vs = tuple(loop_vars)
+        if isinstance(maximum_iterations, Tensor) and \
+                maximum_iterations._data.__class__ is _LoopValue:
+            self.note_loop_value()  # an enclosing loop's variable, as this loop's bound
         n = None if maximum_iterations is None else int(np.asarray(
             maximum_iterations._data if isinstance(maximum_iterations, Tensor)
             else maximum_iterations))
@@ -941,10 +1095,15 @@ class TraceLevel(Level):
         # effects) happens now: the loop runs afterwards, from the recorded instructions
         self.instrs, self.when, self.taken = [], [], False
         self.regions.append(region)
+        _WATCHING.append(self)
+        n_tracers = len(self.tracers)
         try:
             params: list[Tensor] = []
             for v in vals:
-                t = make(np.array(v._data, copy=True), None, False, v._style)
+                # the loop variables' arrays note any Python value taken from them (or
+                # from what is computed from them): such a body is not one program
+                t = make(np.array(v._data, copy=True).view(_LoopValue), None, False,
+                         v._style)
                 sym = v.__dict__.get("_sym_shape")
                 if sym is not None:
                     t.__dict__["_sym_shape"] = sym
@@ -952,7 +1111,11 @@ class TraceLevel(Level):
                 lp.params.append(s)
                 params.append(self._mark(t, s))
             c = cond_fn(*params)
-            first = _truth(c)
+            self.quiet += 1
+            try:
+                first = _truth(c)
+            finally:
+                self.quiet -= 1
             lp.cond_ref = self.ref(c) if isinstance(c, Tensor) else _Lit(np.asarray(bool(c)))
             lp.cond = self.instrs
             self.instrs = []
@@ -976,7 +1139,16 @@ class TraceLevel(Level):
         finally:
             self.instrs, self.when, self.taken = saved
             self.regions.pop()
+            _WATCHING.pop()
             end = len(self.arrs)
+            # what the recording made is plain again (a tensor the body kept, the slots)
+            for k in range(start, end):
+                a = self.arrs[k]
+                if a.__class__ is _LoopValue:
+                    self.arrs[k] = a.view(np.ndarray)
+            for tr in self.tracers[n_tracers:]:
+                if tr._data.__class__ is _LoopValue:
+                    tr._data = tr._data.view(np.ndarray)
             lp.end = end
             self.closed.append((start, end))
             self.arr_slot = {k: v for k, v in self.arr_slot.items() if not start <= v < end}
@@ -1008,39 +1180,15 @@ class TraceLevel(Level):
                                                                     self.styles[x]))
         return out
 
-    def _reads_loop_values(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
-                           vs: tuple[Tensor, ...], lp: _Loop, region: _Region) -> bool:
-        """Whether the body used a loop variable's value as a Python value (an index read
-        with ``int``, a shape): recorded again on the values after one iteration, it would
-        differ.  Checked for bodies without side effects whose first iteration runs."""
-        args = [self._plain(v) for v in vs] + self._cap_args(lp, region)
-        n, lp.max_iter = lp.max_iter, 1
-        try:
-            with self.suspended():
-                step = _run_loop(lp, args, self.consts, (), False, effects=False,
-                                 outer=False)
-        except Exception:  # noqa: BLE001 - the step fails: the real loop will tell
-            return False
-        finally:
-            lp.max_iter = n
-        if all(x is a for x, a in zip(step, args)):
-            return False  # no iteration: nothing to compare
-        if any(np.shape(x._data) != np.shape(a._data) for x, a in zip(step, args)):
-            return False  # shapes change (shape_invariants): shape attributes differ anyway
-        quiet = contextlib.redirect_stdout(io.StringIO())
-        with quiet:
-            lp2, _ = self._record_loop(cond_fn, body_fn, step, n)
-        return not _isomorphic(self, lp, lp2)
-
     def _traced_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
                      vs: tuple[Tensor, ...], n: int | None, grad: bool = False
                      ) -> tuple[Any, ...]:
         init = [self.ref(v) for v in vs]
         lp, region = self._record_loop(cond_fn, body_fn, vs, n)
         eager = not lp.body_refs
-        if not eager and not self.unsupported and not (
-                _has_effects(lp.cond) or _has_effects(lp.body)) and self.taken \
-                and self._reads_loop_values(cond_fn, body_fn, vs, lp, region):
+        if not eager and region.value_read:
+            # the condition or body took a loop variable's value as a Python value (a
+            # shape, an index read with int()): recorded once, the program would hold it
             self._unsupported("a tf.while_loop body that reads a loop variable's value "
                               "(an int() or a shape of it)")
             eager = True
@@ -1881,57 +2029,6 @@ def same_program(p: Program, q: Program) -> bool:
             for s in p.used_consts):
         return False
     return _same_instrs(p, q, p.instrs, q.instrs)
-
-
-def _isomorphic(lv: TraceLevel, a: _Loop, b: _Loop) -> bool:
-    """Whether two recordings of one loop are the same program up to their own slots."""
-    m: dict[int, int] = dict(zip(a.params, b.params))
-
-    def same_ref(x: Any, y: Any) -> bool:
-        if (x.__class__ is int) != (y.__class__ is int):
-            return False
-        if x.__class__ is not int:
-            return _same_value(x.value, y.value)
-        if lv.kinds[x] == CONST or lv.kinds[y] == CONST:
-            return lv.kinds[x] == lv.kinds[y] == CONST and _same_value(
-                np.asarray(lv.arrs[x]), np.asarray(lv.arrs[y]))
-        if x < a.start or y < b.start:
-            return x == y
-        return m.get(x) == y
-
-    def same_list(p: Sequence[Instr], q: Sequence[Instr]) -> bool:
-        if len(p) != len(q):
-            return False
-        for x, y in zip(p, q):
-            if x.kind != y.kind or x.op is not y.op or x.what != y.what or (
-                    x.kind != "while" and x.obj is not y.obj) or len(x.args) != len(y.args) \
-                    or len(x.when) != len(y.when) or not _same_value(x.attrs, y.attrs):
-                return False
-            if (x.fn is not None or y.fn is not None) and not _same_fn(x.fn, y.fn):
-                return False
-            if not all(same_ref(r, t) for r, t in zip(x.args, y.args)):
-                return False
-            if not all(pa == pb and same_ref(wa, wb) for (wa, pa), (wb, pb) in zip(x.when,
-                                                                                   y.when)):
-                return False
-            if x.kind == "while":
-                lx, ly = x.obj, y.obj
-                if len(lx.params) != len(ly.params) or lx.max_iter != ly.max_iter:
-                    return False
-                m.update(zip(lx.params, ly.params))
-                if not (same_list(lx.cond, ly.cond) and same_ref(lx.cond_ref, ly.cond_ref)
-                        and same_list(lx.body, ly.body) and len(lx.body_refs) == len(
-                            ly.body_refs) and all(same_ref(r, t) for r, t in zip(
-                                lx.body_refs, ly.body_refs))):
-                    return False
-                m.update(zip(lx.outs, ly.outs))
-            elif x.out >= 0 or y.out >= 0:
-                m[x.out] = y.out
-        return True
-
-    return (same_list(a.cond, b.cond) and same_ref(a.cond_ref, b.cond_ref)
-            and same_list(a.body, b.body) and len(a.body_refs) == len(b.body_refs)
-            and all(same_ref(r, t) for r, t in zip(a.body_refs, b.body_refs)))
 
 
 def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[Any, Any]],

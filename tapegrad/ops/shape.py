@@ -389,11 +389,16 @@ def setitem(x: Any, index: Any, value: Any) -> Tensor:
 
 def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     """Gather ``indices`` along ``axis`` (flattened input when None)."""
-    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    # an index that a transform is tracing (tf.function, vmap) is an input of the op, not
+    # a value taken from the first call
+    idx = indices if _has_tracer(indices) else \
+        indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if axis is None:
         return getitem(reshape(x, (-1,)), (idx,))
     n = len(_shape_of(x))
     ax = int(axis) % max(n, 1)
+    if isinstance(idx, Tensor):
+        return getitem(x, (slice(None),) * ax + (idx,))
     return _getitem(x, index=(slice(None),) * ax + (idx,))
 
 

@@ -127,15 +127,20 @@ def _traced_index(key: Any) -> bool:
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` with TensorFlow's rules (recorded: the gradient scatters back)."""
-    idx = tf_index(t._data.shape, key)
-    if _STATE.levels and isinstance(idx, tuple) and not isinstance(t, VariableBase) \
-            and _traced_index(key):
+    if _STATE.levels and not isinstance(t, VariableBase) and _traced_index(key):
+        from ..autodiff.tracing import quiet_values
+
         # checked on the trace's values as TensorFlow checks it; the op takes the index
-        keys = list(key) if isinstance(key, (list, tuple)) else [key]
-        if len(idx) == len(keys) and not any(k is None or k is Ellipsis for k in keys):
-            dyn = tuple(k if isinstance(k, Tensor) and _traced_index(k) else i
-                        for k, i in zip(keys, idx))
-            return ops.getitem(t, dyn)
+        # (so this read of a loop counter's value is not one the program depends on)
+        with quiet_values():
+            idx = tf_index(t._data.shape, key)
+        if isinstance(idx, tuple):
+            keys = list(key) if isinstance(key, (list, tuple)) else [key]
+            if len(idx) == len(keys) and not any(k is None or k is Ellipsis for k in keys):
+                dyn = tuple(k if isinstance(k, Tensor) and _traced_index(k) else i
+                            for k, i in zip(keys, idx))
+                return ops.getitem(t, dyn)
+    idx = tf_index(t._data.shape, key)
     if isinstance(idx, tuple) and len(idx) == 2 and idx[0] == "mask":
         from ._ops import boolean_mask
 
@@ -240,6 +245,16 @@ def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
     """
     t = convert(tensor)
     u = _updates_for(t, updates, "TensorScatterUpdate")
+    if isinstance(indices, Tensor) and indices._lvl is not None and indices._lvl.active:
+        from ..autodiff.tracing import quiet_values
+
+        with quiet_values():  # checked on the trace's values, as TensorFlow checks them
+            _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterUpdate")
+        # indices that differ between calls (tf.function): index components are op inputs
+        k = indices._data.shape[-1]
+        index: tuple[Any, ...] = tuple(ops.getitem(indices, (Ellipsis, j))
+                                       for j in builtins.range(k))
+        return ops.setitem(t, index, u)
     index = _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterUpdate")
     return ops.setitem(t, index, u)
 

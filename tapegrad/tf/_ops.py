@@ -175,7 +175,8 @@ def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 0], dtype=int32)>
     """
     x = _t(input)
-    return tft(np.zeros_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
+    return tft(np.zeros_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype),
+                            subok=False))  # a shape only: not a loop variable's value
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
@@ -186,7 +187,8 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
     """
     x = _t(input)
-    return tft(np.ones_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype)))
+    return tft(np.ones_like(x._data, dtype=None if dtype is None else _dt.np_dtype(dtype),
+                           subok=False))  # a shape only: not a loop variable's value
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -201,6 +203,8 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     if v._data.ndim:
         raise _invalid(f"value must represent a scalar, got shape {fmt_shape(v._data.shape)}",
                        "fill takes a scalar value", "Fill", None)
+    if _traced(v):  # a value that differs between calls of a tf.function: an op on it
+        return ops.broadcast_to(v, tuple(int(d) for d in shp))
     return tft(_alloc(np.full, shp, v._data.dtype, v._data))
 
 
@@ -323,8 +327,11 @@ def shape(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Ten
     return tft(np.asarray(x._data.shape, dtype=_dt.np_dtype(out_type)))
 
 
-def _traced(x: Tensor) -> bool:
-    """Whether ``x`` is a tracer of a trace in progress (``tf.function``)."""
+def _traced(x: Any) -> bool:
+    """Whether ``x`` is a tracer of a trace in progress (``tf.function``): its value differs
+    between calls, so an op must take it as an input instead of its first value."""
+    if not isinstance(x, Tensor):
+        return False
     lv = x._lvl
     if lv is None or not lv.active:
         return False
@@ -1120,7 +1127,8 @@ def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     <tf.Tensor: shape=(), dtype=bool, numpy=True>
     """
     t = _t(input_tensor)
-    return tft(np.any(t._data, axis=_axes(axis, t, "Any"), keepdims=bool(keepdims)))
+    # an op (not NumPy on the array): inside tf.function it is part of the program
+    return ops.any(t, axis=_axes(axis, t, "Any"), keepdims=bool(keepdims))
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -1132,7 +1140,7 @@ def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     <tf.Tensor: shape=(), dtype=bool, numpy=False>
     """
     t = _t(input_tensor)
-    return tft(np.all(t._data, axis=_axes(axis, t, "All"), keepdims=bool(keepdims)))
+    return ops.all(t, axis=_axes(axis, t, "All"), keepdims=bool(keepdims))
 
 
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -1186,7 +1194,8 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     if not -nd <= ax < nd:
         raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
                        f"the input has {t._data.ndim} dimensions", "ArgMax")
-    return tft(np.argmax(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
+    # an op (not NumPy on the array): inside tf.function it is part of the program
+    return ops.cast(ops.argmax(t, axis=ax), dtype=_dt.np_dtype(output_type))
 
 
 def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
@@ -1203,7 +1212,7 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     if not -nd <= ax < nd:
         raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
                        f"the input has {t._data.ndim} dimensions", "ArgMin")
-    return tft(np.argmin(t._data, axis=ax).astype(_dt.np_dtype(output_type)))
+    return ops.cast(ops.argmin(t, axis=ax), dtype=_dt.np_dtype(output_type))
 
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
@@ -1732,7 +1741,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([30., 10.], dtype=float32)>
     """
     t = _t(params)
-    idx = _indices(indices)
+    traced = _traced(indices)
+    if traced:
+        from ..autodiff.tracing import quiet_values
+
+        with quiet_values():  # checked on the trace's values, as TensorFlow checks them
+            idx = _indices(indices)
+    else:
+        idx = _indices(indices)
     if idx.dtype.kind not in "iu":
         raise _invalid(
             f"Value for attr 'Tindices' of {_dt.kernel_name(idx.dtype)} is not in the list of "
@@ -1761,7 +1777,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
         where = "indices" + "".join(f"[{p}]" for p in pos)
         raise _invalid(f"{where} = {int(idx[pos])} is not in [0, {n})",
                        f"axis {ax} of params has size {n}", "GatherV2", None)
-    return ops.take(t, idx, axis=ax)
+    return ops.take(t, indices if traced else idx, axis=ax)
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:
@@ -1946,7 +1962,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     a, b = binary_args(x, y, function=True, name="SelectV2")
     check_broadcast(c, a, "SelectV2")
     check_broadcast(c, b, "SelectV2")
-    return ops.where(c._data, a, b)
+    return ops.where(c, a, b)  # the condition is an input (traced: not a constant)
 
 
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,

@@ -36,6 +36,7 @@ def _same(a: Any, b: Any, path: str = "") -> None:
 @pytest.mark.parametrize("name", ["counts_and_side_effects", "python_print_is_symbolic",
                                   "reduce_retracing", "train_step_gradients", "tape_outside",
                                   "jit_compile_and_get_concrete", "while_loop_traced",
+                                  "loop_body_python_once", "value_ops_traced", "index_values_traced",
                                   "retracing_policy"])
 def test_same_as_tensorflow(rtf: Any, name: str) -> None:
     mine, real = cases.SCENARIOS[name](tg), cases.SCENARIOS[name](rtf)

@@ -321,6 +321,95 @@ def test_generalized_signature_replays_one_program_without_python() -> None:
     assert calls.count(2) == 3 and g._traces[0].generic is None  # one program per size
 
 
+def test_loop_body_python_runs_once_per_trace() -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        r = cases.loop_body_python_once(tf)
+    # TensorFlow 2.21's figures (tests/conformance compares every entry with it): the
+    # condition and body's Python ran once per trace, not once more to check the body
+    assert r["summed_python"] == [1, 1, 1] and r["squared_python"] == 1
+    assert r["row_sum_python"] == [2, 2] and r["fixed_python"] == 1
+    assert [float(a) for a in r["summed"]] == [6.0, 15.0, 0.0]
+    assert [float(a) for a in r["squared"]] == [5.0, 30.0]
+    assert [a.tolist() for a in r["row_sum"]] == [[3.0, 3.0], [6.0, 6.0], [4.0, 4.0]]
+    assert [float(a) for a in r["fixed"]] == [6.0, 12.0]
+    # a shape taken from the counter, in a body with a side effect: seen while recording
+    # the body once, so that signature runs eagerly and gives TensorFlow's values
+    assert [float(a) for a in r["counted"]] == [3.0, 10.0] and r["counted_v"] == 6.0
+    shown = [str(w.message) for w in caught]
+    assert len(shown) == 1 and "tf.function(counted): a tf.while_loop body that reads a " \
+        "loop variable's value" in shown[0]
+
+
+def test_where_condition_and_arg_reductions_are_part_of_the_program() -> None:
+    r = cases.value_ops_traced(tf)
+    # TensorFlow 2.21's values (tests/conformance compares them): the second call selects
+    # by its own condition (it used to replay the first call's)
+    assert [a.tolist() for a in r["mag"]] == [[1.0, 2.0], [1.0, 2.0]]
+    assert r["mag_grad"].tolist() == [3.0, -5.0]
+    assert [a.tolist() for a in r["doubled"]] == [[2.0, 4.0], [4.0, 4.0]]
+    assert r["doubled_count"] == 1
+    # the second call's own argmax/argmin/any/all (they were the first call's)
+    assert [[a.tolist() for a in p] for p in r["picks"]] == [[1, 0, True, [True]],
+                                                             [0, 1, True, [False]]]
+    assert r["picks_count"] == 1
+
+
+def test_loop_value_reads_seen_while_recording() -> None:
+    """Each way of taking a loop variable's value as a Python value is seen during the one
+    recording (the signature runs eagerly, with the right values); an index that becomes
+    an input of the op, and shapes from tf.shape, are not value reads."""
+    import warnings
+
+    def run(step: Any, n: int) -> tuple[float, list[str]]:
+        @tf.function
+        def f(k: Any) -> Any:
+            i, s = tf.constant(1), tf.constant(0.0)
+            while i < k:
+                s += step(i)
+                i += 1
+            return s
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            out = float(f(tf.constant(n)))
+        return out, [str(w.message) for w in caught]
+
+    xs = tf.constant([1.0, 2.0, 4.0, 8.0, 16.0])
+    baked = {
+        "tolist": lambda i: tf.reduce_sum(tf.ones(tf.reshape(i + 1, [1]))),
+        "index": lambda i: tf.cast(len(range(i)), tf.float32),  # Tensor.__index__
+        "element": lambda i: tf.reduce_sum(tf.zeros(tf.reshape(i, [1])[0])) + 1.0,
+        "slice": lambda i: tf.reduce_sum(xs[:i]),  # a slice bound is not an op input
+        "asarray": lambda i: tf.constant(float(np.asarray(i))),  # NumPy's view of it
+        # NumPy computing from its array in the front-end: a constant, or an attribute
+        "one_hot": lambda i: tf.reduce_sum(tf.one_hot(i % 3, 3) * xs[:3]),
+        "sort": lambda i: tf.sort(tf.cast(tf.stack([i, 4 - i]), tf.float32))[0],
+        "range_size": lambda i: tf.reduce_sum(tf.random.stateless_uniform(
+            tf.reshape(i, [1]), seed=[1, 2]) * 0.0) + tf.cast(i, tf.float32),
+    }
+    for name, step in baked.items():
+        eager = sum(float(step(tf.constant(j))) for j in range(1, 4))
+        out, shown = run(step, 4)
+        assert out == pytest.approx(eager), name
+        assert len(shown) == 1 and "reads a loop variable's value" in shown[0], name
+    fine = {
+        "gather": lambda i: xs[i],  # a traced index: an input of the op
+        "shape": lambda i: tf.reduce_sum(tf.ones(tf.shape(xs)[0])) + tf.cast(i, tf.float32),
+        "captured": lambda i: tf.reduce_sum(xs[:3]) * tf.cast(i, tf.float32),
+        "where": lambda i: tf.where(i > 1, 2.0, 1.0),  # the condition: an op input
+        "any": lambda i: tf.where(tf.reduce_any(tf.reshape(i, [1]) > 2), 5.0, 1.0),
+        "zeros_like": lambda i: tf.reduce_sum(tf.ones_like(xs) + tf.zeros_like(xs)) * 0.0
+        + tf.cast(i, tf.float32),
+    }
+    for name, step in fine.items():
+        eager = sum(float(step(tf.constant(j))) for j in range(1, 4))
+        out, shown = run(step, 4)
+        assert out == pytest.approx(eager) and shown == [], name
+
+
 def test_loop_body_reading_a_loop_variable_value_runs_eagerly() -> None:
     @tf.function
     def f(n: Any) -> Any:

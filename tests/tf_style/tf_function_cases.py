@@ -414,6 +414,130 @@ def while_loop_traced(tf: Any) -> dict[str, Any]:
     return res
 
 
+def loop_body_python_once(tf: Any) -> dict[str, Any]:
+    """A loop body's Python (list appends, a counter) runs once per trace, as TensorFlow
+    traces ``tf.while_loop``'s condition and body once: with ``tf.while_loop``, AutoGraph
+    ``while`` and ``for ... in tf.range``; a value baked from a capture is still one
+    program; a body with a side effect that takes a loop counter's value as a shape gives
+    TensorFlow's values (tapegrad runs that signature eagerly)."""
+    res: dict[str, Any] = {}
+    seen: list[int] = []
+    ticks = {"cond": 0, "body": 0}
+
+    @tf.function
+    def summed(n: Any) -> Any:
+        def cond(i: Any, s: Any) -> Any:
+            ticks["cond"] += 1
+            return i < n
+
+        def body(i: Any, s: Any) -> Any:
+            seen.append(1)
+            ticks["body"] += 1
+            return i + 1, s + tf.cast(i, tf.float32)
+
+        return tf.while_loop(cond, body, (tf.constant(0), tf.constant(0.0)))[1]
+
+    res["summed"] = _vals([summed(tf.constant(4)), summed(tf.constant(6)),
+                           summed(tf.constant(0))])
+    res["summed_python"] = [len(seen), ticks["cond"], ticks["body"]]
+
+    squares: list[int] = []
+
+    @tf.function
+    def squared(n: Any) -> Any:
+        s, i = tf.constant(0.0), tf.constant(0)
+        while i < n:  # AutoGraph
+            squares.append(1)
+            s += tf.cast(i * i, tf.float32)
+            i += 1
+        return s
+
+    res["squared"] = _vals([squared(tf.constant(3)), squared(tf.constant(5))])
+    res["squared_python"] = len(squares)
+
+    rows: list[int] = []
+
+    @tf.function
+    def row_sum(xs: Any) -> Any:
+        s = tf.zeros([2])
+        for i in tf.range(tf.shape(xs)[0]):  # AutoGraph over tf.range
+            rows.append(1)
+            s += xs[i]
+        return s
+
+    res["row_sum"] = _vals([row_sum(tf.ones([3, 2])), row_sum(tf.ones([3, 2]) * 2.0),
+                            row_sum(tf.ones([4, 2]))])
+    res["row_sum_python"] = [len(rows), row_sum.experimental_get_tracing_count()]
+
+    const_seen: list[int] = []
+
+    @tf.function
+    def fixed(n: Any) -> Any:
+        three = tf.constant(3)  # not a loop variable: its value may be used as a shape
+        i, s = tf.constant(0), tf.constant(0.0)
+        while i < n:
+            const_seen.append(1)
+            s += tf.reduce_sum(tf.ones(tf.reshape(three, [1])))
+            i += 1
+        return s
+
+    res["fixed"] = _vals([fixed(tf.constant(2)), fixed(tf.constant(4))])
+    res["fixed_python"] = len(const_seen)
+
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def counted(n: Any) -> Any:
+        i, s = tf.constant(1), tf.constant(0.0)
+        while i < n:
+            v.assign_add(1.0)  # a side effect on every iteration
+            s += tf.reduce_sum(tf.ones(tf.reshape(i, [1])))  # a shape from the counter
+            i += 1
+        return s
+
+    res["counted"] = _vals([counted(tf.constant(3)), counted(tf.constant(5))])
+    res["counted_v"] = float(v.numpy())
+    return res
+
+
+def value_ops_traced(tf: Any) -> dict[str, Any]:
+    """``tf.where`` on a traced condition, in a function and in a loop body: the condition
+    is an input of the program (each call selects by its own values), with gradients;
+    ``argmax``/``argmin``/``reduce_any``/``reduce_all`` of a traced tensor are ops of the
+    program, not constants of the first call."""
+    res: dict[str, Any] = {}
+
+    @tf.function
+    def mag(x: Any) -> Any:
+        return tf.where(x > 0.0, x, -x)
+
+    res["mag"] = _vals([mag(tf.constant([1.0, -2.0])), mag(tf.constant([-1.0, 2.0]))])
+    x = tf.Variable([1.0, -2.0])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(mag(x) * tf.constant([3.0, 5.0]))
+    res["mag_grad"] = _vals(tape.gradient(y, x))
+
+    @tf.function
+    def doubled(x: Any, n: Any) -> Any:
+        i = tf.constant(0)
+        while i < n:
+            x = tf.where(x > 3.0, x, x * 2.0)  # the condition changes every iteration
+            i += 1
+        return x
+
+    res["doubled"] = _vals([doubled(tf.constant([1.0, 2.0]), tf.constant(k)) for k in (1, 3)])
+    res["doubled_count"] = doubled.experimental_get_tracing_count()
+
+    @tf.function
+    def picks(x: Any) -> Any:  # ops whose result is not a float: part of the program too
+        return (tf.argmax(x), tf.argmin(x, output_type=tf.int32), tf.reduce_any(x > 2.0),
+                tf.reduce_all(x > 0.0, axis=0, keepdims=True))
+
+    res["picks"] = _vals([picks(tf.constant(v)) for v in ([1.0, 3.0, 2.0], [5.0, -1.0, 0.0])])
+    res["picks_count"] = picks.experimental_get_tracing_count()
+    return res
+
+
 def retracing_policy(tf: Any) -> dict[str, Any]:
     """TensorFlow's retracing over a sequence of shapes: by default every new shape traces;
     ``reduce_retracing=True`` traces the second shape as ``None`` dimensions (later shapes
@@ -461,6 +585,64 @@ def retracing_policy(tf: Any) -> dict[str, Any]:
     return res
 
 
+def index_values_traced(tf: Any) -> dict[str, Any]:
+    """``tf.gather`` with traced indices (a function argument, a stack of a loop counter),
+    ``tf.fill`` of a traced value and ``tf.tensor_scatter_nd_update`` at traced indices:
+    each call (and each loop iteration) uses its own values, with gradients; one trace."""
+    res: dict[str, Any] = {}
+    x = tf.constant([10.0, 20.0, 30.0])
+
+    @tf.function
+    def pick(x: Any, i: Any) -> Any:
+        return tf.gather(x, i)
+
+    res["pick"] = _vals([pick(x, tf.constant([0])), pick(x, tf.constant([2, 1]))])
+    res["pick_count"] = pick.experimental_get_tracing_count()
+
+    @tf.function
+    def pair(x: Any, i: Any) -> Any:
+        return tf.gather(x, tf.stack([i, i + 1]))
+
+    res["pair"] = _vals([pair(x, tf.constant(0)), pair(x, tf.constant(1))])
+
+    @tf.function
+    def filled(v: Any) -> Any:
+        return tf.fill([2], v)
+
+    res["filled"] = _vals([filled(tf.constant(1.5)), filled(tf.constant(-4.0))])
+
+    @tf.function
+    def put(t: Any, idx: Any, u: Any) -> Any:
+        return tf.tensor_scatter_nd_update(t, idx, u)
+
+    z = tf.zeros([4])
+    res["put"] = _vals([put(z, tf.constant([[1]]), tf.constant([5.0])),
+                        put(z, tf.constant([[3], [0]]), tf.constant([7.0, 8.0]))])
+
+    @tf.function
+    def windows(xs: Any) -> Any:
+        i = tf.constant(0)
+        acc = tf.constant(0.0)
+        while i < 2:
+            acc += tf.reduce_sum(tf.gather(xs, tf.stack([i, i + 1])))
+            i += 1
+        return acc
+
+    res["windows"] = _vals([windows(tf.constant([1.0, 2.0, 4.0])),
+                            windows(tf.constant([10.0, 20.0, 40.0]))])
+    v = tf.Variable([1.0, 2.0, 3.0])
+
+    @tf.function
+    def grad_of_pick(i: Any) -> Any:
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather(v, i) ** 2)
+        return tape.gradient(y, v)
+
+    res["grad"] = _vals([tf.convert_to_tensor(grad_of_pick(tf.constant([0, 0]))),
+                         tf.convert_to_tensor(grad_of_pick(tf.constant([2])))])
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,
@@ -473,5 +655,8 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "graph_mode_errors": graph_mode_errors,
     "jit_compile_and_get_concrete": jit_compile_and_get_concrete,
     "while_loop_traced": while_loop_traced,
+    "loop_body_python_once": loop_body_python_once,
+    "value_ops_traced": value_ops_traced,
+    "index_values_traced": index_values_traced,
     "retracing_policy": retracing_policy,
 }
