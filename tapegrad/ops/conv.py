@@ -124,7 +124,12 @@ def col2im(cols: np.ndarray, size: Ints, kernel: Ints, stride: Ints, padding: Pa
     kk = math.prod(kernel)
     c = cols.shape[1] // kk
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(size, padding))
-    res = np.zeros((n, c) + padded, dtype=cols.dtype)
+    # batch-last columns (what :func:`_wt_times` makes): sum into batch-last memory too, so
+    # each add runs over (output row, batch) as one long contiguous stretch instead of
+    # many short output rows; the result is copied back to the contiguous (N, C, *size)
+    nlast = cols.ndim == 3 and cols.strides[0] < min(abs(t) for t in cols.strides[1:])
+    res = np.moveaxis(np.zeros((c,) + padded + (n,), dtype=cols.dtype), -1, 0) if nlast \
+        else np.zeros((n, c) + padded, dtype=cols.dtype)
     v = cols.reshape((n, c) + tuple(kernel) + tuple(out))
     for off in itertools.product(*(range(k) for k in kernel)):
         dst = (slice(None), slice(None)) + tuple(
@@ -133,7 +138,9 @@ def col2im(cols: np.ndarray, size: Ints, kernel: Ints, stride: Ints, padding: Pa
         res[dst] += v[(slice(None), slice(None)) + off]
     crop = (slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
                                               zip(size, padding))
-    return res[crop] if any(lo or hi for lo, hi in padding) else res
+    if any(lo or hi for lo, hi in padding):
+        res = res[crop]
+    return np.ascontiguousarray(res) if nlast else res
 
 
 # ---------------------------------------------------------------- unfold / fold
@@ -235,6 +242,17 @@ def _gsplit(m: np.ndarray, groups: int) -> np.ndarray:
                                            m.shape[2])
 
 
+def _wt_times(w: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
+    """``W^T g`` per sample: columns ``(N, C/G * K * G, L)`` from ``g`` ``(N, O, *S)`` and
+    ``w`` ``(O, C/G, *k)``, as a view of batch-last memory ``(C * K, L, N)``: one GEMM
+    (per group) over all samples, and the layout :func:`col2im` sums fastest."""
+    n, o = g.shape[:2]
+    gt = np.ascontiguousarray(np.moveaxis(g.reshape(n, o, -1), 0, -1))  # (O, L, N): small
+    rows = gt.reshape(groups, o // groups, -1) if groups > 1 else gt.reshape(o, -1)
+    cols = np.matmul(np.swapaxes(_wmat(w, groups), -1, -2), rows)
+    return np.moveaxis(cols.reshape(-1, gt.shape[1], n), -1, 0)
+
+
 def _conv_raw(x: np.ndarray, w: np.ndarray, stride: Ints, padding: Pads, dilation: Ints,
               groups: int) -> np.ndarray:
     """``W * x`` as a contiguous ``(N, O, *out)``."""
@@ -248,12 +266,7 @@ def _conv_raw(x: np.ndarray, w: np.ndarray, stride: Ints, padding: Pads, dilatio
 def _conv_t_raw(x: np.ndarray, w: np.ndarray, size: Ints, stride: Ints, padding: Pads,
                 dilation: Ints, groups: int) -> np.ndarray:
     """``W^T x``: columns ``W^T x`` summed back by col2im into ``(N, C_out, *size)``."""
-    kernel = w.shape[2:]
-    n, cin = x.shape[:2]
-    xm = _gsplit(np.ascontiguousarray(x).reshape(n, cin, -1), groups)
-    cols = np.matmul(np.swapaxes(_wmat(w, groups), -1, -2), xm)  # (N, [G,] Cout/G*K, L)
-    return col2im(cols.reshape(n, -1, cols.shape[-1]), size, kernel, stride, padding,
-                  dilation)
+    return col2im(_wt_times(w, x, groups), size, w.shape[2:], stride, padding, dilation)
 
 
 def _wgrad_raw(x: np.ndarray, g: np.ndarray, kernel: Ints, stride: Ints, padding: Pads,
@@ -480,9 +493,8 @@ def _(g: Tensor, cols: Any, w: Any, spatial: Ints, groups: int,
         gm = ga.reshape(ga.shape[0], o, -1)  # (N, O, L)
         gb = wrap(gm.sum(axis=(0, 2)), g) if len(needs) > 2 and needs[2] else None
         gg = _gsplit(gm, groups)
-        if needs[0]:
-            gca = np.matmul(np.swapaxes(_wmat(data(w), groups), -1, -2), gg)
-            gc = wrap(gca.reshape(gca.shape[0], -1, gca.shape[-1]), g)
+        if needs[0]:  # batch-last, for the col2im of the unfold's adjoint
+            gc = wrap(_wt_times(data(w), ga, groups), g)
         if needs[1]:
             dw = np.matmul(gg, np.swapaxes(_gsplit(data(cols), groups), -1, -2))
             gw = wrap(dw.sum(axis=0).reshape(ws), g)
