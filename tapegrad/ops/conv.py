@@ -33,6 +33,7 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from . import _scratch
 from ._raw import data, raw, wrap
 from .elementwise import add
 from .linalg import _matmul
@@ -111,7 +112,9 @@ def im2col(x: np.ndarray, kernel: Ints, stride: Ints, padding: Pads, dilation: I
     n, c = x.shape[:2]
     # (N, C, *out, *k) -> (N, C, *k, *out): one copy, straight into the columns
     perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
-    cols = np.ascontiguousarray(w.transpose(perm))
+    wt = w.transpose(perm)
+    cols = _scratch.empty(wt.shape, x.dtype)  # recycled memory: no fresh page faults
+    np.copyto(cols, wt)
     return cols.reshape(n, c * math.prod(kernel), math.prod(out))
 
 
@@ -128,8 +131,10 @@ def col2im(cols: np.ndarray, size: Ints, kernel: Ints, stride: Ints, padding: Pa
     # each add runs over (output row, batch) as one long contiguous stretch instead of
     # many short output rows; the result is copied back to the contiguous (N, C, *size)
     nlast = cols.ndim == 3 and cols.strides[0] < min(abs(t) for t in cols.strides[1:])
-    res = np.moveaxis(np.zeros((c,) + padded + (n,), dtype=cols.dtype), -1, 0) if nlast \
-        else np.zeros((n, c) + padded, dtype=cols.dtype)
+    res = _scratch.empty((c,) + padded + (n,) if nlast else (n, c) + padded, cols.dtype)
+    res.fill(0)
+    if nlast:
+        res = np.moveaxis(res, -1, 0)
     v = cols.reshape((n, c) + tuple(kernel) + tuple(out))
     for off in itertools.product(*(range(k) for k in kernel)):
         dst = (slice(None), slice(None)) + tuple(
@@ -249,7 +254,9 @@ def _wt_times(w: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
     n, o = g.shape[:2]
     gt = np.ascontiguousarray(np.moveaxis(g.reshape(n, o, -1), 0, -1))  # (O, L, N): small
     rows = gt.reshape(groups, o // groups, -1) if groups > 1 else gt.reshape(o, -1)
-    cols = np.matmul(np.swapaxes(_wmat(w, groups), -1, -2), rows)
+    wt = np.swapaxes(_wmat(w, groups), -1, -2)
+    cols = np.matmul(wt, rows, out=_scratch.empty(wt.shape[:-1] + rows.shape[-1:],
+                                                   np.result_type(wt, rows)))
     return np.moveaxis(cols.reshape(-1, gt.shape[1], n), -1, 0)
 
 
