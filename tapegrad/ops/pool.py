@@ -178,9 +178,14 @@ def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Int
     xp = _pad_input(xa, pads, fill)
     # a running maximum over the kernel offsets (strided views of the input, no copy):
     # ``>`` keeps the first maximum, PyTorch's and TensorFlow's tie rule; a NaN always
-    # takes over, as in PyTorch's kernel
+    # takes over, as in PyTorch's kernel.  The winning offset is the last one that updated
+    # the maximum, i.e. the largest ``j * updated_j``: kept as small integers with two
+    # plain ufuncs per offset (a masked ``copyto`` costs about 3x as much)
     best: Any = None
-    k = np.zeros(xa.shape[:2] + tuple(out), dtype=np.int64)
+    nk = math.prod(kernel)
+    kdt = np.uint8 if nk <= 256 else np.int64
+    k = np.zeros(xa.shape[:2] + tuple(out), dtype=kdt)
+    t = np.empty_like(k)
     nan = xa.dtype.kind == "f" and bool(np.isnan(xa).any())
     for j, off in enumerate(itertools.product(*(range(kk) for kk in kernel))):
         v = xp[(slice(None), slice(None)) + tuple(
@@ -195,22 +200,27 @@ def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Int
             np.copyto(best, v, where=upd)
         else:
             np.maximum(best, v, out=best)
-        np.copyto(k, j, where=upd)
-    # flat index = the window start's flat index + the kernel offset's flat step (two small
-    # tables, one gather and one add over the output)
+        np.multiply(upd.view(np.uint8), kdt(j), out=t)
+        np.maximum(k, t, out=k)
+    # flat index = the window start's flat index (a small table, broadcast) + the kernel
+    # offset's flat step (the offset unravelled per axis: integer arithmetic, no gather)
     plane = [math.prod(size[ax + 1:]) for ax in range(nsp)]
     base = np.zeros(tuple(out), dtype=np.int64)
-    step = np.zeros(tuple(kernel), dtype=np.int64)
     for ax in range(nsp):
         shape = [1] * nsp
         shape[ax] = out[ax]
         base = base + ((np.arange(out[ax]) * stride[ax] - padding[ax][0]) * plane[ax]).reshape(
             shape)
-        shape = [1] * nsp
-        shape[ax] = kernel[ax]
-        step = step + (np.arange(kernel[ax]) * dilation[ax] * plane[ax]).reshape(shape)
-    flat = step.reshape(-1)[k]
-    flat += base
+    flat = np.empty(k.shape, dtype=np.int64)
+    flat[...] = base
+    rest = k
+    for ax in reversed(range(nsp)):
+        if kernel[ax] == 1:
+            continue
+        r = rest % kdt(kernel[ax]) if ax else rest
+        if ax:
+            rest = rest // kdt(kernel[ax])
+        flat += r * np.int64(dilation[ax] * plane[ax])
     return flat
 
 

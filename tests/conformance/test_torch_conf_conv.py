@@ -163,6 +163,41 @@ def test_max_pool2d(case: dict[str, Any]) -> None:
     compare(prog, real, tt, rtol=1e-7, atol=1e-10)
 
 
+def _tie_pool_cases() -> list[tuple[int, dict[str, Any], bool]]:
+    rng = np.random.default_rng(5)
+    cases = []
+    for i in range(24):
+        nsp = 1 + i % 3
+        k = tuple(int(v) for v in rng.integers(1, 4, nsp))
+        cases.append((nsp, dict(kernel_size=k,
+                                stride=tuple(int(v) for v in rng.integers(1, 4, nsp)),
+                                padding=tuple(int(rng.integers(0, kk // 2 + 1)) for kk in k),
+                                dilation=tuple(int(v) for v in rng.integers(1, 3, nsp)),
+                                ceil_mode=bool(i % 2)), i % 4 == 0))
+    # the W8 shape: 2x2 windows tiling the input
+    cases.append((2, dict(kernel_size=2), False))
+    return cases
+
+
+@pytest.mark.parametrize("nsp,case,nan", _tie_pool_cases())
+def test_max_pool_ties_and_nans(nsp: int, case: dict[str, Any], nan: bool) -> None:
+    # values from {0, 1, 2} (float32): most windows hold several maxima, and the index and
+    # the gradient go to the first in row-major window order; a NaN wins, the last one
+    rng = np.random.default_rng(nsp)
+    xt = rng.integers(0, 3, (2, 3) + (8, 7, 6)[:nsp]).astype(np.float32)
+    if nan:
+        xt[xt == 2] = np.nan
+
+    def prog(torch: Any) -> Any:
+        x = _t(torch, xt)
+        y, i = getattr(torch.nn.functional, f"max_pool{nsp}d")(x, return_indices=True,
+                                                                **case)
+        # PyTorch's 1-d pooling is its 2-d kernel and a squeeze (grad_fn SqueezeBackward1,
+        # tapegrad's MaxPool1DWithIndicesBackward0): compare the numbers only there
+        return (y.detach() if nsp == 1 else y), i, _grads(torch, y, x)
+    compare(prog, real, tt, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("case", POOLS[:2] + [dict(kernel_size=3, stride=2, padding=1,
                                                    ceil_mode=True, count_include_pad=False),
                                               dict(kernel_size=2, divisor_override=3)])

@@ -104,8 +104,10 @@ def test_recorded_conv_is_columns_times_weights() -> None:
     x = tg.tensor(RNG.standard_normal((2, 3, 5, 4)), requires_grad=True)
     w = tg.tensor(RNG.standard_normal((4, 3, 2, 2)), requires_grad=True)
     y = C.conv(x, w, (1, 1), P1, (1, 1))
-    assert y._node.op is C._conv_cols
-    assert y._node.next[0].op is C._im2col_rows
+    node = y._node
+    assert node is not None and node.op is C._conv_cols
+    prev = node.next[0]
+    assert prev is not None and prev.op is C._unfold
     plain = C._conv.fwd(x._data, w._data, stride=(1, 1), padding=P1, dilation=(1, 1), groups=1)
     np.testing.assert_allclose(y._data, plain, rtol=1e-12)
 
@@ -179,15 +181,12 @@ JVP_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("unfold", C._unfold, [(2, 2, 5, 6)], dict(K, kernel=(3, 2))),
     ("fold", C._fold, [(2, 12, 12)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
                                            dilation=(1, 1), size=(4, 6))),
-    ("im2col_rows", C._im2col_rows, [(2, 2, 5, 6)], dict(K, kernel=(3, 2))),
-    ("col2im_rows", C._col2im_r, [(12, 24)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
-                                                 dilation=(1, 1), size=(4, 6), n=2)),
-    ("conv_cols", C._conv_cols, [(12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
+    ("conv_cols", C._conv_cols, [(2, 12, 20), (6, 3, 2)], dict(spatial=(4, 5), groups=2)),
     ("avg_pool", PL._avg_pool, [(2, 3, 5, 6)], dict(AVG)),
     ("resample", R._resample, [(2, 3, 4, 5)], dict(MATS)),
     ("avg_pool_backward", PL._avg_pool_t, [(2, 3, 3, 6)], dict(AVG, size=(5, 6))),
-    ("conv_cols_bias", C._conv_cols, [(12, 40), (6, 3, 2), (6,)],
-     dict(n=2, spatial=(4, 5), groups=2)),
+    ("conv_cols_bias", C._conv_cols, [(2, 12, 20), (6, 3, 2), (6,)],
+     dict(spatial=(4, 5), groups=2)),
     ("batch_norm_train", N._bn_train, [(4, 3, 2, 2), (3,), (3,)], dict(axis=1, eps=1e-5)),
     ("batch_norm_train_channels_last", N._bn_train, [(5, 2, 3)], dict(axis=2, eps=1e-3)),
 ]
@@ -253,11 +252,7 @@ BATCH_CASES: list[tuple[str, Op, list[Any], dict[str, Any]]] = [
     ("unfold", C._unfold, [(3, 2, 2, 5, 6)], dict(K, kernel=(3, 2))),
     ("fold", C._fold, [(3, 2, 12, 12)], dict(kernel=(3, 2), stride=(1, 2), padding=P1,
                                               dilation=(1, 1), size=(4, 6))),
-    ("im2col_rows", C._im2col_rows, [(3, 2, 2, 5, 6)], dict(K, kernel=(3, 2))),
-    ("col2im_rows", C._col2im_r, [(3, 12, 24)], dict(kernel=(3, 2), stride=(1, 2),
-                                                    padding=P1, dilation=(1, 1), size=(4, 6),
-                                                    n=2)),
-    ("conv_cols", C._conv_cols, [(3, 12, 40), (6, 3, 2)], dict(n=2, spatial=(4, 5), groups=2)),
+    ("conv_cols", C._conv_cols, [(3, 2, 12, 20), (6, 3, 2)], dict(spatial=(4, 5), groups=2)),
     ("avg_pool", PL._avg_pool, [(3, 2, 3, 5, 6)], dict(AVG)),
     ("resample", R._resample, [(3, 2, 3, 4, 5)], dict(MATS)),
     ("avg_pool_backward", PL._avg_pool_t, [(3, 2, 3, 3, 6)], dict(AVG, size=(5, 6))),
@@ -277,12 +272,16 @@ def test_batching_rule_against_loop(name: str, op: Op, shapes: list[Any],
 
 @pytest.mark.parametrize("batched", [(False, True), (True, True), (True, True, True),
                                      (False, True, False), (True, False, True)])
-@pytest.mark.parametrize("op", [C._conv, C._conv_t], ids=["conv", "conv_t"])
+@pytest.mark.parametrize("op", [C._conv, C._conv_t, C._conv_cols],
+                         ids=["conv", "conv_t", "conv_cols"])
 def test_batched_weights_and_bias(op: Op, batched: tuple[bool, ...]) -> None:
     nb = 3
     if op is C._conv:
         shapes = [(2, 4, 6, 5), (6, 2, 3, 2), (6,)]
         attrs: dict[str, Any] = dict(K, groups=2)
+    elif op is C._conv_cols:
+        shapes = [(2, 12, 20), (6, 3, 2), (6,)]
+        attrs = dict(spatial=(4, 5), groups=2)
     else:
         shapes = [(2, 6, 3, 4), (6, 2, 3, 2), (6,)]
         attrs = dict(K, groups=3, size=(6, 5))
@@ -317,8 +316,8 @@ def test_gather_batching_rules() -> None:
 
 
 def test_every_new_primitive_has_all_rules() -> None:
-    for op in (C._conv, C._conv_t, C._unfold, C._fold, C._im2col_rows, C._col2im_r,
-               C._conv_cols, PL._pool_take, PL._pool_put, E._gather, N._bn_train,
+    for op in (C._conv, C._conv_t, C._unfold, C._fold, C._conv_cols,
+               PL._pool_take, PL._pool_put, E._gather, N._bn_train,
                PL._avg_pool, PL._avg_pool_t, R._resample):
         assert op.vjp is not None and op.jvp is not None and op.batch is not None, op
     assert E._scatter.vjp is not None and E._scatter.jvp is not None
@@ -342,3 +341,38 @@ def test_errors() -> None:
         N.batch_norm(t(1, 3), None, None, None, None, training=True, eps=1e-5)
     with pytest.raises(ValueError, match="divisible by num_groups"):
         N.group_norm(t(2, 3, 4), 2, None, None, 1e-5)
+
+
+@pytest.mark.parametrize("tracked", [False, True])
+@pytest.mark.parametrize("groups,bias", [(1, False), (1, True), (2, True)])
+def test_conv_output_is_contiguous_like_pytorch(tracked: bool, groups: int,
+                                                bias: bool) -> None:
+    # PyTorch's conv returns a contiguous (N, O, *out) tensor, which layout-following
+    # kernels downstream (its dropout mask) see; the batched-matmul columns give it directly
+    x = tg.tensor(RNG.standard_normal((3, 4, 7, 6)).astype(np.float32), requires_grad=tracked)
+    w = tg.tensor(RNG.standard_normal((6, 4 // groups, 3, 2)).astype(np.float32),
+                  requires_grad=tracked)
+    b = tg.tensor(RNG.standard_normal(6).astype(np.float32)) if bias else None
+    y = C.conv(x, w, (2, 1), P1, (1, 1), groups=groups, bias=b)
+    assert (y._node is not None) == tracked
+    assert y._data.flags.c_contiguous and y._data.dtype == np.float32
+    ref = _loop_conv(x._data, w._data, groups) if not bias else \
+        _loop_conv(x._data, w._data, groups) + b._data.reshape(1, -1, 1, 1)  # type: ignore[union-attr]
+    np.testing.assert_allclose(y._data, ref, rtol=1e-4, atol=1e-4)
+
+
+def _loop_conv(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """Direct convolution by loops over output positions (stride (2, 1), padding P1)."""
+    xp = np.pad(x, ((0, 0), (0, 0)) + P1)
+    n, _, hp, wp = xp.shape
+    o, cg, kh, kw = w.shape
+    ho, wo = (hp - kh) // 2 + 1, wp - kw + 1
+    out = np.zeros((n, o, ho, wo))
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for i in range(ho):
+            for j in range(wo):
+                win = xp[:, g * cg:(g + 1) * cg, 2 * i:2 * i + kh, j:j + kw]
+                out[:, oc, i, j] = np.einsum("nckl,ckl->n", win, w[oc])
+    return out
