@@ -29,6 +29,7 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.tensor import Tensor
 from ..ops.scatter import scatter_extreme
+from ..ops.shape import _has_tracer
 from . import dtypes as _dt
 from ._tensor import VariableBase, convert, convert_like, read, tft
 from .errors import InvalidArgumentError, kernel_message
@@ -245,7 +246,7 @@ def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
     """
     t = convert(tensor)
     u = _updates_for(t, updates, "TensorScatterUpdate")
-    if isinstance(indices, Tensor) and indices._lvl is not None and indices._lvl.active:
+    if _has_tracer(indices):
         from ..autodiff.tracing import quiet_values
 
         with quiet_values():  # checked on the trace's values, as TensorFlow checks them
