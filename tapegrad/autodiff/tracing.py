@@ -41,12 +41,14 @@ Reading a tracer's value (``item``, ``bool``, ``numpy``) calls the level's
 ``on_read`` policy: ``tf.function`` raises TensorFlow's error, ``torch.compile``
 notes a *graph break* and the front-end runs that function eagerly.
 
-A ``tf.while_loop``'s condition and body are recorded once each.  While they
-are, the arrays of the loop variables and of the tensors ops compute from them
-are :class:`_LoopValue` views, which note any Python value taken from them (a
-front-end reading ``t._data.tolist()`` for a shape, ``int(t)``): the program
-would hold that value, so the loop is not one program and that signature runs
-eagerly.  The kernels' own reads are not noted (they run again at replay).
+While a function is traced, the arrays of its inputs, of every op's result and of
+random draws are :class:`_LoopValue` views, which note any Python value taken from
+them (a front-end reading ``t._data.tolist()`` for a shape, ``int(t)``, NumPy
+computing a constant or a static attribute from them): the program would hold that
+value, so that signature runs eagerly (the front-end warns).  A ``tf.while_loop``'s
+condition and body are recorded once each; a value taken from a loop variable there
+makes the loop not one program.  The kernels' own reads are not noted (they run again
+at replay), and no array keeps the mark after the trace.
 """
 
 from __future__ import annotations
@@ -178,14 +180,32 @@ class _Region:
         self.value_read = False  # a loop variable's value was taken as a Python value
 
 
-# the levels recording a tf.while_loop body now (innermost last)
-_WATCHING: list[TraceLevel] = []
+# the traces running now (innermost last); ``None`` while one is suspended (its eager
+# fallbacks and effects run as at replay: nothing they read is noted)
+_WATCHING: list[TraceLevel | None] = []
 
 
 def _note_loop_value() -> None:
-    """A Python value was taken from an array that depends on a loop variable."""
+    """A Python value was taken from an array that depends on the trace's inputs."""
     if _WATCHING:
-        _WATCHING[-1].note_loop_value()
+        lv = _WATCHING[-1]
+        if lv is not None:
+            lv.note_loop_value()
+
+
+def _propagating() -> bool:
+    """Whether NumPy results computed from marked arrays are marked too: only while a
+    front-end computes them in a trace (not in the ops' kernels, whose results the trace
+    marks itself, nor after the trace, for an array that outlived it)."""
+    if _WATCHING:
+        lv = _WATCHING[-1]
+        return lv is not None and not lv.quiet
+    return False
+
+
+def _plain(arr: Any) -> Any:
+    """``arr`` without the trace's mark (what is stored beyond the trace)."""
+    return arr.view(np.ndarray) if arr.__class__ is _LoopValue else arr
 
 
 _SHAPE_ONLY = frozenset((np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim,
@@ -200,6 +220,14 @@ def _loop_result(r: Any) -> Any:
     if isinstance(r, (list, tuple)) and r and all(isinstance(x, np.ndarray) for x in r):
         return type(r)(_loop_result(x) for x in r)
     return r  # shapes, sizes, Python values
+
+
+def _plain_result(r: Any) -> Any:
+    if r.__class__ is _LoopValue:
+        return r.view(np.ndarray)
+    if isinstance(r, (list, tuple)) and any(x.__class__ is _LoopValue for x in r):
+        return type(r)(_plain(x) for x in r)
+    return r
 
 
 class quiet_values:  # noqa: N801 - used as a context manager, like contextlib's
@@ -220,23 +248,32 @@ class quiet_values:  # noqa: N801 - used as a context manager, like contextlib's
 
 
 class _LoopValue(np.ndarray):
-    """The array of a tensor computed from a ``tf.while_loop``'s loop variables while its
-    condition and body are recorded.  Taking a Python value from it (``tolist``, ``item``,
-    ``int``, ``float``, ``bool``, an index, iterating, reading one element) is noted: the
-    recorded program would hold that value as a constant, so it would not hold for the
-    next iteration.  The ops' kernels read it freely (they run again at replay)."""
+    """The array of a traced value while it is traced: a tensor computed from the
+    function's inputs, reads or random draws (and, while a ``tf.while_loop`` body is
+    recorded, from its loop variables).  Taking a Python value from it (``tolist``,
+    ``item``, ``int``, ``float``, ``bool``, an index, iterating, reading one element) is
+    noted, and so is a constant that front-end code computed from it with NumPy: the
+    recorded program would hold that value, so it would not hold for the next call (or
+    iteration).  The ops' kernels read it freely (they run again at replay)."""
+
+    __slots__ = ()
 
     def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False
                        ) -> Any:
+        if not _propagating():  # a kernel's temporaries, or an array that outlived its trace
+            a = arr if arr.__class__ is np.ndarray else arr.view(np.ndarray)
+            return a[()] if return_scalar else a
         # a reduction to one number stays an array (and keeps saying where it came from)
         return np.ndarray.__array_wrap__(self, arr, context, False)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         # NumPy functions (np.stack, np.argwhere, np.argmax, ...) on it: what they compute from
-        # a loop variable says so too (a constant made from it is a value the program
-        # would hold; the arrays of ops' results are plain, see TraceLevel.process)
+        # a traced value says so too (a constant made from it is a value the program
+        # would hold; the arrays of ops' results are marked by TraceLevel.process)
         r = super().__array_function__(func, types, args, kwargs)
-        return r if func in _SHAPE_ONLY else _loop_result(r)
+        if func in _SHAPE_ONLY or not _propagating():
+            return _plain_result(r)
+        return _loop_result(r)
 
     def _value_taken(self) -> np.ndarray:
         """``np.asarray(t)`` of the tensor (``Tensor.__array__``): its value, plain."""
@@ -280,6 +317,28 @@ class _LoopValue(np.ndarray):
         if not isinstance(r, np.ndarray):  # one element, as a NumPy scalar
             _note_loop_value()
         return r
+
+
+def _frontend_frame() -> str:
+    """`` by NAME (module)`` for the outermost tapegrad function on the stack below the
+    user's code: the front-end function that took a traced value as a Python value."""
+    import sys
+
+    f: Any = sys._getframe(2)
+    found = ""
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if not mod.startswith("tapegrad.") or mod in _TRACERS:
+            if found:
+                break
+        elif not mod.startswith("tapegrad.autodiff.tracing"):
+            found = f" by {f.f_code.co_name} ({mod})"
+        f = f.f_back
+    return found
+
+
+# the modules that run a traced function (frames above the front-end function that read)
+_TRACERS = frozenset(("tapegrad.tf.autograph", "tapegrad.tf.function", "tapegrad.torch._compile"))
 
 
 def _has_effects(instrs: Sequence[Instr]) -> bool:
@@ -440,6 +499,8 @@ class TraceLevel(Level):
         self.styles: list[int] = []
         self.names: list[str] = []
         self.arr_slot: dict[int, int] = {}  # id(array) -> slot (non-tracer lookups)
+        self.unmarked: dict[int, Any] = {}  # slot -> its array before it was marked
+        self._orig: dict[int, Any] = {}  # id(marked array) -> its array, once unmarked
         self.tracers: list[Tensor] = []
         self.consts: dict[int, Tensor] = {}
         self.inputs: list[int] = []
@@ -474,6 +535,12 @@ class TraceLevel(Level):
             self.arr_slot[id(arr)] = s
         return s
 
+    def _unmarked(self, s: int, orig: Any) -> None:
+        """Slot ``s``'s array before it was marked (what a node saved, what a front-end
+        wrapped) is the same value."""
+        self.unmarked[s] = orig
+        self.arr_slot[id(orig)] = s
+
     def _mark(self, t: Tensor, s: int) -> Tensor:
         d = t.__dict__
         d["_lvl"] = self
@@ -490,7 +557,10 @@ class TraceLevel(Level):
         else:
             tr = make(t._data, None, False, t._style)
         tr._vc = t._vc
+        orig = tr._data
+        tr._data = orig.view(_LoopValue)  # a value taken from it is noted
         s = self._new_slot(IN, tr._data, t._style, name)
+        self._unmarked(s, orig)
         self.inputs.append(s)
         return self._mark(tr, s)
 
@@ -504,7 +574,7 @@ class TraceLevel(Level):
             return s
         arr = a._data
         s = self.arr_slot.get(id(arr))
-        if s is not None and self.arrs[s] is arr:
+        if s is not None and (self.arrs[s] is arr or self.unmarked.get(s) is arr):
             if self.closed or self.regions:
                 self._scoped(s, a)
             return s
@@ -602,32 +672,35 @@ class TraceLevel(Level):
         for v in attrs.values():
             if isinstance(v, Tensor) and v.__dict__.get("_lvl") is self:
                 self._unsupported(f"a traced tensor as the static attribute of {op.name}")
-            elif self.regions and (v.__class__ is _LoopValue or isinstance(v, tuple) and any(
-                    x.__class__ is _LoopValue for x in v)):
-                self.note_loop_value()  # a loop variable's array as a static attribute
-        if not self.regions:
+            elif v.__class__ is _LoopValue or isinstance(v, tuple) and any(
+                    x.__class__ is _LoopValue for x in v):
+                self.note_loop_value()  # a traced value's array as a static attribute
+        self.quiet += 1  # the kernel reads traced values freely (it runs again at replay)
+        try:
             out = op._general(args, attrs)
-        else:  # recording a loop body: the kernel reads loop-variable values freely
-            self.quiet += 1
-            try:
-                out = op._general(args, attrs)
-            finally:
-                self.quiet -= 1
-            if live and any(isinstance(a, Tensor) and a._data.__class__ is _LoopValue
-                            for a in args):
-                out._data = out._data.view(_LoopValue)
+        finally:
+            self.quiet -= 1
         if not live:
             self.folded.append(op.name)
             return out
-        s = self._new_slot(OP, out._data, out._style)
-        ins = Instr("op", s, op=op, args=refs, attrs=attrs)
-        self._shape(ins, out._data)
-        self.instrs.append(ins)
-        self._mark(out, s)
+        static = False
         if self.n_static:  # computed from shapes only (tf.shape): its value may be read
             trs = [a for a in args if isinstance(a, Tensor) and a.__dict__.get("_lvl") is self]
-            if trs and all(a.__dict__.get("_static") for a in trs):
-                out.__dict__["_static"] = True
+            static = bool(trs) and all(a.__dict__.get("_static") for a in trs)
+        arr = orig = out._data
+        if static:
+            out.__dict__["_static"] = True
+            if arr.__class__ is _LoopValue:
+                arr = out._data = arr.view(np.ndarray)
+        elif arr.__class__ is not _LoopValue and isinstance(arr, np.ndarray):
+            arr = out._data = arr.view(_LoopValue)  # a value taken from it is noted
+        s = self._new_slot(OP, arr, out._style)
+        if arr is not orig:
+            self._unmarked(s, orig)
+        ins = Instr("op", s, op=op, args=refs, attrs=attrs)
+        self._shape(ins, arr)
+        self.instrs.append(ins)
+        self._mark(out, s)
         return out
 
     def mark_static(self, t: Tensor) -> Tensor:
@@ -663,11 +736,20 @@ class TraceLevel(Level):
             self.on_read(t, what)
         self.breaks.append((what, _user_frame()))
 
-    def note_loop_value(self) -> None:
-        """A Python value was taken from a tensor that depends on the loop variables of
-        the ``tf.while_loop`` being recorded: that loop is not one program."""
-        if not self.quiet and self.regions:
+    def note_loop_value(self, what: str = "") -> None:
+        """A Python value was taken from a traced tensor (by front-end code, for a static
+        argument: ``int()`` of it, a shape or an index made from its values): the program
+        would hold that value.  Inside a ``tf.while_loop`` body being recorded, that loop
+        is not one program; elsewhere the function is not (it runs eagerly, so every
+        value is right)."""
+        if self.quiet:
+            return
+        if self.regions:
             self.regions[-1].value_read = True
+        elif self.unsupported is None:
+            self._unsupported(what or "a traced tensor's value taken as a Python value"
+                              + _frontend_frame())
+
 
     def show(self, t: Tensor) -> str | None:
         """What printing tracer ``t`` shows: the front-end's ``on_show`` (TensorFlow's
@@ -752,7 +834,7 @@ class TraceLevel(Level):
         if t._data.flags.writeable:
             np.copyto(t._data, data, casting="unsafe")
         else:
-            t._data = data.astype(t._data.dtype)
+            t._data = _plain(data).astype(t._data.dtype)
 
     # ------------------------------------------------------------------ gradients
     def control_accumulate_grad(self, t: Tensor, g: Tensor, create_graph: bool) -> None:
@@ -771,6 +853,8 @@ class TraceLevel(Level):
             ng = make(arr, new._node if create_graph else None, new._rg if create_graph
                       else False, t._style)
             if self.kinds[s] != CONST:
+                ng._data = arr.view(_LoopValue)
+                self._unmarked(s, arr)
                 self._mark(ng, s)
             self.instrs.append(Instr("setgrad", obj=t, args=(s,), name="set .grad"))
             t._grad = ng
@@ -809,7 +893,7 @@ class TraceLevel(Level):
                          name=f"assign {getattr(v, 'name', '')}".rstrip()))
         self.written.add(id(v))
         if self.taken:
-            v._set(new._data, False)  # later uses read the new value (a new array)
+            v._set(_plain(new._data), False)  # later uses read the new value (a new array)
         else:
             self.arr_slot.pop(id(v._data), None)
 
@@ -827,7 +911,7 @@ class TraceLevel(Level):
             self.grad_arrays = {}
         if self.dry or not self.taken:
             return None
-        arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
+        arrays = [_plain(t._data) if isinstance(t, Tensor) else t for t in tensors]
         with self.suspended():  # the effect's own ops are not part of the program
             return fn(*arrays)
 
@@ -1232,6 +1316,9 @@ class TraceLevel(Level):
             s = self._new_slot(OP, arr, t._style)
             if prev is not None:
                 self.arr_slot[id(arr)] = prev
+            if arr.__class__ is np.ndarray:  # a value taken from it is noted
+                t._data = self.arrs[s] = arr.view(_LoopValue)
+                self.arr_slot[id(t._data)] = s
             lp.outs.append(s)
             outs.append(self._mark(t, s))
         ins = Instr("while", lp.outs[0] if lp.outs else -1, args=init + lp.caps, obj=lp,
@@ -1247,6 +1334,8 @@ class TraceLevel(Level):
         eager code)."""
         with self.suspended():
             t = fn()
+        if isinstance(t._data, np.ndarray):
+            t._data = t._data.view(_LoopValue)  # a new value at every call
         s = self._new_slot(READ, t._data, t._style)
         ins = Instr("source", s, fn=fn, name=name)
         self._shape(ins, t._data)
@@ -1285,16 +1374,35 @@ class TraceLevel(Level):
                 out_refs.append(_Lit(o))
                 graph.append(False)
                 freed.append(False)
+        self._unmark_slots()
         prog = Program(self, out_refs, graph, freed)
         self.release()
         return prog
 
+    def _unmark_slots(self) -> None:
+        """The slots' arrays as the kernels made them (the trace is over)."""
+        arrs = self.arrs
+        unmarked = self.unmarked
+        for k, a in enumerate(arrs):
+            if a.__class__ is _LoopValue:
+                o = unmarked.get(k)
+                if o is None:
+                    o = a.view(np.ndarray)
+                self._orig[id(a)] = o
+                arrs[k] = o
+
     def release(self) -> None:
         """Turn every tracer back into a plain tensor (the trace is over)."""
+        self._unmark_slots()
+        orig = self._orig
         for t in self.tracers:
             d = t.__dict__
             d.pop("_lvl", None)
             d.pop("_slot", None)
+            a = t._data
+            if a.__class__ is _LoopValue:
+                o = orig.get(id(a))
+                t._data = o if o is not None else a.view(np.ndarray)
         self.tracers = []
 
 
@@ -1320,9 +1428,11 @@ class _Suspend:
     def __enter__(self) -> None:
         self.saved = _STATE.levels
         _STATE.levels = []
+        _WATCHING.append(None)
 
     def __exit__(self, *exc: object) -> None:
         _STATE.levels = self.saved
+        _WATCHING.pop()
 
 
 # ---------------------------------------------------------------------------- replay
@@ -2049,6 +2159,7 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
     lv.on_show = on_show
     args, kwargs = build_args(lv)
     flat: list[Any] = []
+    _WATCHING.append(lv)
     try:
         with lv:
             result = fn(*args, **kwargs)
@@ -2058,6 +2169,22 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
         if dry:
             lv.rollback()
         raise
+    finally:
+        _WATCHING.pop()
+    for o in flat:  # a front-end's wrapper of a traced array, returned: plain again
+        if isinstance(o, Tensor) and o._data.__class__ is _LoopValue:
+            if o.__dict__.get("_lvl") is not lv and lv.arr_slot.get(id(o._data)) is None:
+                # computed from traced values by NumPy, not by an op
+                lv.note_loop_value("a tensor computed from a traced tensor's values outside "
+                                   "the ops (by NumPy), returned")
+            elif o.__dict__.get("_lvl") is lv:
+                continue  # a tracer: plain again when the level releases it
+            else:
+                s = lv.arr_slot.get(id(o._data))
+                u = lv.unmarked.get(s) if s is not None else None
+                o._data = u if u is not None else o._data.view(np.ndarray)
+                continue
+            o._data = o._data.view(np.ndarray)
     if lv.unsupported is not None or lv.breaks:
         lv.release()
         if dry:

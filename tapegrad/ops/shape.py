@@ -402,6 +402,15 @@ def take(x: Any, indices: Any, axis: int | None = None) -> Tensor:
     return _getitem(x, index=(slice(None),) * ax + (idx,))
 
 
+def index_add(g: Any, index: Any, shape: tuple[int, ...]) -> Tensor:
+    """``zeros(shape)`` with ``g`` added at ``index`` (repeated indices accumulate); the
+    index may hold tensors that a transform traces (they are then inputs of the op)."""
+    if _has_tracer(index):
+        spec, idx = _split_index(index)
+        return _index_add_dyn(g, *idx, spec=spec, shape=tuple(shape))
+    return index_add_zeros(g, index=index, shape=tuple(shape))
+
+
 @defop("pad", saves=("x_shape",))
 def _pad(x: Any, *, pad_width: tuple[tuple[int, int], ...], value: float) -> Any:
     return np.pad(x, pad_width, mode="constant", constant_values=value)

@@ -186,7 +186,8 @@ def slice_assign(var: Any, index: tuple[Any, ...], value: Any) -> Any:
 def _nd_index(shape: tuple[int, ...], indices: Any, updates_shape: tuple[int, ...],
               op: str) -> tuple[Any, ...]:
     """``indices[..., k]`` as a NumPy index into ``shape``, checked as TensorFlow checks it."""
-    idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices)
+    # a traced tensor's array keeps its mark (a value taken from it is noted)
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if idx.dtype.kind not in "iu":
         raise hinted(TypeError(with_hint(
             f"Value passed to parameter 'indices' has DataType {idx.dtype.name} not in list of "
@@ -246,22 +247,27 @@ def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
     """
     t = convert(tensor)
     u = _updates_for(t, updates, "TensorScatterUpdate")
+    return ops.setitem(t, _nd_parts(t._data.shape, indices, u._data.shape,
+                                    "TensorScatterUpdate"), u)
+
+
+def _nd_parts(shape: tuple[int, ...], indices: Any, updates_shape: tuple[int, ...],
+              op: str) -> tuple[Any, ...]:
+    """:func:`_nd_index`; for indices a trace follows (``tf.function``), which differ
+    between calls, the index components are tensors (inputs of the op), checked now on
+    the trace's values as TensorFlow checks them."""
     if _has_tracer(indices):
         from ..autodiff.tracing import quiet_values
 
-        with quiet_values():  # checked on the trace's values, as TensorFlow checks them
-            _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterUpdate")
-        # indices that differ between calls (tf.function): index components are op inputs
+        with quiet_values():
+            _nd_index(shape, indices, updates_shape, op)
         k = indices._data.shape[-1]
-        index: tuple[Any, ...] = tuple(ops.getitem(indices, (Ellipsis, j))
-                                       for j in builtins.range(k))
-        return ops.setitem(t, index, u)
-    index = _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterUpdate")
-    return ops.setitem(t, index, u)
+        return tuple(ops.getitem(indices, (Ellipsis, j)) for j in builtins.range(k))
+    return _nd_index(shape, indices, updates_shape, op)
 
 
 def _scatter_add(t: Tensor, index: tuple[Any, ...], u: Tensor) -> Tensor:
-    return ops.index_add_zeros(u, index=index, shape=t._data.shape)
+    return ops.index_add(u, index, t._data.shape)
 
 
 def tensor_scatter_nd_add(tensor: Any, indices: Any, updates: Any,
@@ -274,7 +280,7 @@ def tensor_scatter_nd_add(tensor: Any, indices: Any, updates: Any,
     """
     t = convert(tensor)
     u = _updates_for(t, updates, "TensorScatterAdd")
-    index = _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterAdd")
+    index = _nd_parts(t._data.shape, indices, u._data.shape, "TensorScatterAdd")
     return ops.add(t, _scatter_add(t, index, u))
 
 
@@ -283,7 +289,7 @@ def tensor_scatter_nd_sub(tensor: Any, indices: Any, updates: Any,
     """``tensor`` minus ``updates`` at ``indices`` (repeated indices accumulate)."""
     t = convert(tensor)
     u = _updates_for(t, updates, "TensorScatterSub")
-    index = _nd_index(t._data.shape, indices, u._data.shape, "TensorScatterSub")
+    index = _nd_parts(t._data.shape, indices, u._data.shape, "TensorScatterSub")
     return ops.subtract(t, _scatter_add(t, index, u))
 
 

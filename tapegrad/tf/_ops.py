@@ -1788,7 +1788,19 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None =
     <tf.Tensor: shape=(1,), dtype=float32, numpy=array([3.], dtype=float32)>
     """
     t = _t(params)
-    idx = _indices(indices)
+    traced = _traced(indices)
+    if traced:
+        from ..autodiff.tracing import quiet_values
+
+        with quiet_values():  # checked on the trace's values, as TensorFlow checks them
+            _gather_nd_index(t, _indices(indices))
+        # indices that differ between calls (tf.function): index components are op inputs
+        k = indices._data.shape[-1]
+        return ops.getitem(t, tuple(ops.getitem(indices, (Ellipsis, j)) for j in _brange(k)))
+    return ops.getitem(t, _gather_nd_index(t, _indices(indices)))
+
+
+def _gather_nd_index(t: Tensor, idx: np.ndarray) -> tuple[Any, ...]:
     k = idx.shape[-1]
     index = tuple(idx[..., i] for i in _brange(k))
     for i, part in enumerate(index):
@@ -1796,7 +1808,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None =
         if np.any((part < 0) | (part >= n)):
             raise _invalid(f"indices contains an index out of bounds for axis {i} (size {n})",
                            f"params has shape {tuple(t._data.shape)}", "GatherNd")
-    return ops.getitem(t, index)
+    return index
 
 
 def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Tensor:
@@ -1930,6 +1942,15 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
     if d < 0:
         raise _invalid(f"depth must be non-negative, got: {d}", "depth is the number "
                        "of classes", "OneHot", kname)
+    if isinstance(indices, Tensor) and _traced(indices):
+        # indices that differ between calls (tf.function): the encoding is ops on them
+        ind = read(indices) if isinstance(indices, VariableBase) else indices
+        hot_t = ops.equal(ops.expand_dims(ops.cast(ind, dtype=np.int64), -1),
+                          np.arange(d, dtype=np.int64))
+        res = ops.where(hot_t, on_arr, off_arr)
+        if res._data.dtype != npd:
+            res = ops.cast(res, dtype=npd)
+        return res if ax == -1 else ops.moveaxis(res, -1, ax)
     hot = idx.astype(np.int64)[..., None] == np.arange(d)
     out = np.where(hot, on_arr, off_arr).astype(npd)
     if ax != -1:

@@ -81,8 +81,15 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
                     "int32, int64, uint16, uint32",
                     "pass numbers or numeric tensors")))
         npd = builtins.max((a._data.dtype for a in args), key=_HIERARCHY.index)
-    s, lim, d = (_scalar(a, w) for a, w in zip(args, ("start", "limit", "delta")))
-    if any(_traced(a) for a in args):
+    traced = any(_traced(a) for a in args)
+    if traced:
+        from ..autodiff.tracing import quiet_values
+
+        with quiet_values():  # checked on the trace's values; the op checks them again
+            s, lim, d = (_scalar(a, w) for a, w in zip(args, ("start", "limit", "delta")))
+    else:
+        s, lim, d = (_scalar(a, w) for a, w in zip(args, ("start", "limit", "delta")))
+    if traced:
         # a traced bound (inside tf.function): an op, so the program computes the range
         return _range_op(*args, dtype=npd)
     return tft(_values(s, lim, d, npd))

@@ -385,7 +385,6 @@ def test_loop_value_reads_seen_while_recording() -> None:
         "slice": lambda i: tf.reduce_sum(xs[:i]),  # a slice bound is not an op input
         "asarray": lambda i: tf.constant(float(np.asarray(i))),  # NumPy's view of it
         # NumPy computing from its array in the front-end: a constant, or an attribute
-        "one_hot": lambda i: tf.reduce_sum(tf.one_hot(i % 3, 3) * xs[:3]),
         "sort": lambda i: tf.sort(tf.cast(tf.stack([i, 4 - i]), tf.float32))[0],
         "range_size": lambda i: tf.reduce_sum(tf.random.stateless_uniform(
             tf.reshape(i, [1]), seed=[1, 2]) * 0.0) + tf.cast(i, tf.float32),
@@ -400,6 +399,7 @@ def test_loop_value_reads_seen_while_recording() -> None:
         "shape": lambda i: tf.reduce_sum(tf.ones(tf.shape(xs)[0])) + tf.cast(i, tf.float32),
         "captured": lambda i: tf.reduce_sum(xs[:3]) * tf.cast(i, tf.float32),
         "where": lambda i: tf.where(i > 1, 2.0, 1.0),  # the condition: an op input
+        "one_hot": lambda i: tf.reduce_sum(tf.one_hot(i % 3, 3) * xs[:3]),  # ops on it
         "any": lambda i: tf.where(tf.reduce_any(tf.reshape(i, [1]) > 2), 5.0, 1.0),
         "zeros_like": lambda i: tf.reduce_sum(tf.ones_like(xs) + tf.zeros_like(xs)) * 0.0
         + tf.cast(i, tf.float32),
@@ -440,3 +440,109 @@ def test_loop_body_reading_a_loop_variable_value_runs_eagerly() -> None:
         xs = tf.constant([1.0, 2.0, 3.0, 4.0])
         assert [float(g(xs, tf.constant(k))) for k in (2, 4)] == [2.0, 20.0]
     assert g.experimental_get_tracing_count() == 1
+
+
+def _eager_warnings(fn: Any, *calls: tuple[Any, ...]) -> tuple[list[Any], list[str]]:
+    import warnings
+
+    f = tf.function(fn)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        outs = [f(*a) for a in calls]
+    return outs, [str(w.message) for w in caught]
+
+
+def test_static_reads_of_traced_values_are_ops_or_run_eagerly() -> None:
+    """Every call gives its own values: indices, masks and sort keys that the front-end
+    once read as Python values at the first call (and replayed) are op inputs now, or,
+    where tapegrad's front-end still needs their values, that signature runs eagerly and
+    the warning names the function."""
+    r = cases.static_reads_traced(tf)
+    # TensorFlow 2.21's values (tests/conformance compares them all)
+    assert [a.tolist() for a in r["one_hot"]] == [[[1, 0, 0], [0, 1, 0]], [[0, 0, 1], [0, 0, 0]]]
+    assert [a.tolist() for a in r["gather_nd"]] == [[2.0], [3.0, 4.0]]
+    assert [a.tolist() for a in r["scatter_add"]] == [[7.0, 1.0, 1.0], [1.0, 2.0, 6.0]]
+    assert [a.tolist() for a in r["boolean_mask"]] == [[1.0, 3.0], [2.0, 3.0]]
+    assert [a.tolist() for a in r["where1"]] == [[[0], [2]], [[1]]]
+    assert [a.tolist() for a in r["sort"]] == [[1.0, 2.0, 3.0], [0.0, 1.0, 3.0]]
+    assert [a.tolist() for a in r["grad_nd"]] == [[[1.0, 0.0], [0.0, 10.0]],
+                                                  [[0.0, 0.0], [11.0, 0.0]]]
+    assert r["grad_nd_count"] == 1 and r["ce_count"] == 1
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    for fn, calls in (
+            (lambda i: tf.one_hot(i, 4), [(tf.constant([0, 3]),), (tf.constant([1, 1]),)]),
+            (lambda i: tf.gather_nd(x, i), [(tf.constant([[0, 0]]),), (tf.constant([[1, 1]]),)]),
+            (lambda i: tf.tensor_scatter_nd_add(x, i, tf.constant([1.0])),
+             [(tf.constant([[0, 1]]),), (tf.constant([[1, 0]]),)])):
+        outs, shown = _eager_warnings(fn, *calls)
+        assert shown == []  # one program
+        for o, a in zip(outs, calls):
+            np.testing.assert_array_equal(o.numpy(), fn(*a).numpy())
+    for fn, calls, who in (
+            (lambda m: tf.boolean_mask(x, m), [(tf.constant([True, False]),),
+                                              (tf.constant([False, True]),)], "boolean_mask"),
+            (lambda v: tf.sort(v), [(tf.constant([2.0, 1.0]),), (tf.constant([0.0, 5.0]),)],
+             "sort")):
+        outs, shown = _eager_warnings(fn, *calls)
+        assert len(shown) == 1 and f"by {who} (tapegrad.tf." in shown[0] \
+            and "runs eagerly" in shown[0]
+        for o, a in zip(outs, calls):
+            np.testing.assert_array_equal(o.numpy(), fn(*a).numpy())
+
+
+def test_a_front_end_value_read_outside_the_ops_is_noticed() -> None:
+    """Front-end code that takes a traced value as a Python value (``int()``, ``tolist``,
+    NumPy on its array, a constant made from it) makes the signature run eagerly with the
+    right values, instead of replaying the first call's value."""
+    from tapegrad.tf._tensor import tft
+
+    reads = {
+        "int": lambda t: tf.ones([int(t._data) + 1]),
+        "tolist": lambda t: tf.constant(t._data.tolist()) * 2.0,
+        "numpy_const": lambda t: tft(t._data * 3.0),  # NumPy on the array, then wrapped
+        "attribute": lambda t: tf.reduce_sum(tf.ones([3]) * tft(np.maximum(t._data, 0.0))),
+    }
+    for name, fn in reads.items():
+        calls = [(tf.constant(1.0),), (tf.constant(2.0),)]
+        outs, shown = _eager_warnings(fn, *calls)
+        assert len(shown) == 1 and "runs eagerly" in shown[0], name
+        for o, a in zip(outs, calls):
+            np.testing.assert_array_equal(o.numpy(), fn(*a).numpy(), err_msg=name)
+
+
+def _marked_tensors() -> list[Any]:
+    import gc
+
+    from tapegrad._core.tensor import Tensor
+
+    return [o for o in gc.get_objects() if isinstance(o, Tensor)
+            and o.__dict__.get("_data") is not None
+            and o._data.__class__ is not np.ndarray and isinstance(o._data, np.ndarray)]
+
+
+def test_no_traced_array_outlives_its_trace() -> None:
+    """The marks that notice value reads stay inside the trace: after a traced training
+    step (variables assigned, optimizer slots created, gradients, results, Python side
+    effects) no tensor holds a marked array."""
+    keep: list[Any] = []
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="tanh"),
+                                 tf.keras.layers.Dense(3)])
+    opt = tf.keras.optimizers.Adam(0.01)
+    metric = tf.keras.metrics.Mean()
+
+    @tf.function
+    def step(x: Any, y: Any) -> Any:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+                tf.one_hot(y, 3), model(x)))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        metric.update_state(loss)
+        keep.append(loss)
+        return loss, grads
+
+    x = tf.random.normal([8, 5])
+    y = tf.constant([0, 1, 2, 0, 1, 2, 0, 1])
+    out = [step(x, y) for _ in range(3)]
+    assert _marked_tensors() == []
+    assert out[0][0].numpy().sum().__class__ is np.float32  # a plain array's reduction

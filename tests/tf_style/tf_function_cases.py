@@ -643,7 +643,63 @@ def index_values_traced(tf: Any) -> dict[str, Any]:
     return res
 
 
+def static_reads_traced(tf: Any) -> dict[str, Any]:
+    """Functions whose arguments tapegrad's front-end once read as Python values (and so
+    froze at the first call): ``tf.one_hot``'s, ``tf.gather_nd``'s and the scatter ops'
+    indices, ``tf.boolean_mask``'s mask, one-argument ``tf.where``, ``tf.sort``.  Each call
+    uses its own values, gradients included."""
+    import warnings
+
+    res: dict[str, Any] = {}
+    cases: dict[str, Any] = {
+        "one_hot": (lambda i: tf.one_hot(i, 3), [tf.constant([0, 1]), tf.constant([2, -1])]),
+        "one_hot_axis": (lambda i: tf.one_hot(i, 3, on_value=5.0, off_value=-1.0, axis=0),
+                         [tf.constant([0, 1]), tf.constant([2, 2])]),
+        "gather_nd": (lambda i: tf.gather_nd(tf.constant([[1.0, 2.0], [3.0, 4.0]]), i),
+                      [tf.constant([[0, 1]]), tf.constant([[1, 0], [1, 1]])]),
+        "scatter_add": (lambda i: tf.tensor_scatter_nd_add(tf.ones([3]), i,
+                                                           tf.constant([5.0, 1.0])),
+                        [tf.constant([[0], [0]]), tf.constant([[2], [1]])]),
+        "scatter_sub": (lambda i: tf.tensor_scatter_nd_sub(tf.ones([3]), i,
+                                                           tf.constant([5.0, 1.0])),
+                        [tf.constant([[0], [1]]), tf.constant([[2], [2]])]),
+        "boolean_mask": (lambda m: tf.boolean_mask(tf.constant([1.0, 2.0, 3.0]), m),
+                         [tf.constant([True, False, True]), tf.constant([False, True, True])]),
+        "where1": (lambda c: tf.where(c), [tf.constant([True, False, True]),
+                                           tf.constant([False, True, False])]),
+        "sort": (lambda x: tf.sort(x), [tf.constant([3.0, 1.0, 2.0]),
+                                        tf.constant([1.0, 3.0, 0.0])]),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # tapegrad: "runs eagerly"
+        for name, (fn, inputs) in cases.items():
+            f = tf.function(fn)
+            res[name] = _vals([f(a) for a in inputs])
+        w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+
+        @tf.function
+        def grad_nd(i: Any) -> Any:
+            with tf.GradientTape() as tape:
+                y = tf.reduce_sum(tf.gather_nd(w, i) * tf.constant([1.0, 10.0]))
+            return tape.gradient(y, w)
+
+        res["grad_nd"] = _vals([tf.convert_to_tensor(grad_nd(tf.constant([[0, 0], [1, 1]]))),
+                                tf.convert_to_tensor(grad_nd(tf.constant([[1, 0], [1, 0]])))])
+        res["grad_nd_count"] = grad_nd.experimental_get_tracing_count()
+
+        @tf.function
+        def loss(logits: Any, labels: Any) -> Any:
+            return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+                tf.one_hot(labels, 3), logits))
+
+        lg = tf.constant([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]])
+        res["ce"] = _vals([loss(lg, tf.constant([0, 2])), loss(lg, tf.constant([1, 1]))])
+        res["ce_count"] = loss.experimental_get_tracing_count()
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "static_reads_traced": static_reads_traced,
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,
     "reduce_retracing": reduce_retracing,

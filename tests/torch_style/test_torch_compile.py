@@ -129,3 +129,39 @@ def test_globals_and_closure_cells_are_guarded() -> None:
     text = torch._dynamo.explain(c)
     assert "global '_RATE' changed" in text and "closure variable 'k' changed" in text
     _RATE = 0.5
+
+
+def test_a_front_end_value_read_outside_the_ops_is_a_graph_break() -> None:
+    """Front-end code taking a traced value as a Python value (``int()`` of its array,
+    NumPy on it, wrapped as a new tensor) is noticed: that call's function runs eagerly,
+    so a later call with other values gets its own result, as in eager PyTorch."""
+    from tapegrad._core.tensor import make
+
+    style = torch.zeros(1)._style
+    reads = {
+        "int": lambda x: torch.ones(int(x._data[0]) + 1).sum() * x,
+        "numpy_wrapped": lambda x: make(x._data * 3.0, None, False, style) + 1.0,
+        "tolist": lambda x: torch.tensor(x._data.tolist()) * 2.0,
+    }
+    for name, fn in reads.items():
+        c = torch.compile(fn)
+        for v in (1.0, 2.0, 3.0):
+            x = torch.tensor([v])
+            np.testing.assert_array_equal(c(x).numpy(), fn(x).numpy(), err_msg=name)
+        assert c.graph_breaks, name
+
+
+def test_no_traced_array_outlives_its_trace() -> None:
+    """The marks that notice value reads stay inside the trace: after compiled training
+    steps (parameters updated in place, optimizer state created, .grad written, results
+    kept) no tensor holds a marked array."""
+    import gc
+
+    from tapegrad._core.tensor import Tensor
+
+    out = progs.run(torch, "train_mlp", True)
+    out += progs.run(torch, "sgd_momentum_manual", True)
+    marked = [o for o in gc.get_objects() if isinstance(o, Tensor)
+              and isinstance(o.__dict__.get("_data"), np.ndarray)
+              and o._data.__class__ is not np.ndarray]
+    assert marked == [] and len(out) == 16
