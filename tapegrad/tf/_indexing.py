@@ -69,7 +69,7 @@ def tf_index(shape: tuple[int, ...], key: Any, op: str = "StridedSlice") -> Any:
     """
     if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and (
             key._data if isinstance(key, Tensor) else key).dtype == np.bool_):
-        mask = np.asarray(key._data if isinstance(key, Tensor) else key)
+        mask = key._data if isinstance(key, Tensor) else np.asarray(key)  # keeps a trace's mark
         if mask.ndim == 0:
             raise hinted(ValueError(with_hint("mask cannot be scalar.",
                                        "a boolean mask needs at least one dimension")))

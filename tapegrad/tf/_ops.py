@@ -1688,7 +1688,8 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
         raise hinted(ValueError(with_hint(
             'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or '
             f'"SYMMETRIC". Received `mode` = {mode}', "use CONSTANT, REFLECT or SYMMETRIC")))
-    pw = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings, dtype=int)
+    pw = paddings._data.astype(int, copy=False) if isinstance(paddings, Tensor) else \
+        np.asarray(paddings, dtype=int)  # a traced tensor's array keeps its mark
     op = "Pad" if m == "CONSTANT" else "MirrorPad"
     if pw.ndim != 2 or pw.shape[1] != 2:
         raise _invalid(f"paddings must be a matrix with 2 columns: {fmt_shape(pw.shape)}",
@@ -1698,6 +1699,8 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
                        f"{fmt_shape(pw.shape)}{',' if op == 'MirrorPad' else ''} "
                        f"{fmt_shape(t._data.shape)}",
                        "one [before, after] pair per axis", op, None)
+    # the pad widths as Python ints (of a traced tensor: noted, that signature runs eagerly)
+    pw = np.asarray(pw.tolist(), dtype=int)
     if m == "CONSTANT":
         return ops.pad(t, pw, constant_values=float(np.asarray(constant_values)))
     from ..ops.padding import pad_mode

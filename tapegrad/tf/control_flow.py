@@ -778,7 +778,8 @@ class TensorArray:
 
     def gather(self, indices: Any, name: str | None = None) -> Any:
         """The elements at ``indices``, stacked."""
-        idx = np.asarray(indices._data if isinstance(indices, _Core) else indices)
+        # a traced tensor's array keeps its mark (a value taken from it is noted)
+        idx = indices._data if isinstance(indices, _Core) else np.asarray(indices)
         if self._buffer is not None:
             return ops.take(self._buffer, tft(idx.astype(np.int64)), axis=0)
         return ops.stack([self._maybe_zero(int(i)) for i in idx.reshape(-1)], axis=0)
@@ -868,7 +869,7 @@ class TensorArray:
     def scatter(self, indices: Any, value: Any, name: str | None = None) -> TensorArray:
         """Write the rows of ``value`` at ``indices``."""
         v = self._check_like(value)
-        idx = np.asarray(indices._data if isinstance(indices, _Core) else indices).reshape(-1)
+        idx = (indices._data if isinstance(indices, _Core) else np.asarray(indices)).reshape(-1)
         if self._buffer is not None:
             buf = self._buffer
             for k, i in enumerate(idx):
@@ -881,7 +882,7 @@ class TensorArray:
     def split(self, value: Any, lengths: Any, name: str | None = None) -> TensorArray:
         """Split ``value`` along its first axis into pieces of ``lengths``."""
         v = self._check_like(value)
-        lens = np.asarray(lengths._data if isinstance(lengths, _Core) else lengths)
+        lens = lengths._data if isinstance(lengths, _Core) else np.asarray(lengths)
         if lens.ndim != 1:
             raise hinted(InvalidArgumentError(None, None, with_hint(
                 f"Expected lengths to be a vector, received shape: {list(lens.shape)} ",

@@ -546,3 +546,40 @@ def test_no_traced_array_outlives_its_trace() -> None:
     out = [step(x, y) for _ in range(3)]
     assert _marked_tensors() == []
     assert out[0][0].numpy().sum().__class__ is np.float32  # a plain array's reduction
+
+
+def test_masked_rnn_and_tensor_arguments_in_tf_function() -> None:
+    """A Keras RNN's mask differs between batches: inside tf.function the masked steps
+    select by ops on it (one program); tensor paddings and TensorArray indices that the
+    front-end reads as values make that signature run eagerly, with every call right."""
+    import warnings
+
+    tf.keras.utils.set_random_seed(3)
+    lstm = tf.keras.layers.LSTM(3)
+
+    def run(x: Any) -> Any:
+        return lstm(x, mask=tf.reduce_any(tf.not_equal(x, 0.0), axis=-1))
+
+    f = tf.function(run)
+    rng = np.random.default_rng(0)
+    xs = []
+    for cut in (2, 4):
+        x = rng.normal(size=(2, 5, 2)).astype(np.float32)
+        x[0, cut:] = 0.0  # padded steps
+        xs.append(tf.constant(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        outs = [f(x) for x in xs]
+    for o, x in zip(outs, xs):
+        np.testing.assert_allclose(o.numpy(), run(x).numpy(), rtol=1e-6, atol=1e-7)
+    assert f.experimental_get_tracing_count() == 1
+    x = tf.constant([[1.0, 2.0]])
+    for fn, args in ((lambda p: tf.pad(x, p), [tf.constant([[0, 0], [1, 0]]),
+                                              tf.constant([[1, 0], [0, 2]])]),
+                     (lambda i: tf.TensorArray(tf.float32, size=3).unstack(
+                         tf.constant([1.0, 2.0, 3.0])).gather(i),
+                      [tf.constant([0, 1]), tf.constant([2, 1])])):
+        outs, shown = _eager_warnings(fn, *[(a,) for a in args])
+        assert len(shown) == 1 and "runs eagerly" in shown[0]
+        for o, a in zip(outs, args):
+            np.testing.assert_array_equal(o.numpy(), fn(a).numpy())

@@ -299,6 +299,9 @@ class RNN(Layer):
         m_arr = None
         if mask is not None:  # (batch, time): False steps keep the previous state and output
             m_arr = np.asarray(mask._data if isinstance(mask, Tensor) else mask).astype(bool)
+            if isinstance(mask, Tensor) and mask._lvl is not None and mask._lvl.active:
+                # a mask that differs between calls (tf.function): the steps select by ops
+                m_arr = ops.cast(mask, dtype=np.bool_)
         x = inputs
         n, steps = x._data.shape[0], x._data.shape[1]
         sizes = self.cell.state_size if isinstance(self.cell.state_size, list) else \
@@ -378,7 +381,8 @@ class RNN(Layer):
             else:
                 h, new = cell.step(ops.getitem(xw, (slice(None), t)), states, rec_mask)
             if m_arr is not None:  # Keras's masked step: where(mask, new, old)
-                keep = m_arr[:, t][:, None]
+                keep = ops.getitem(m_arr, (slice(None), t, None)) if isinstance(m_arr, Tensor) \
+                    else m_arr[:, t][:, None]
                 if prev_out is None:
                     prev_out = convert(np.zeros(h._data.shape, dtype=dt))
                 h = ops.where(keep, h, 0.0 if self.zero_output_for_mask else prev_out)

@@ -130,7 +130,7 @@ class EmbeddingBag(Module):
             if offsets is None:
                 raise hinted(ValueError(with_hint("offsets has to be a 1D Tensor but got None",
                                            "pass the bag start offsets")))
-            starts = np.asarray(offsets._data, dtype=np.int64)
+            starts = offsets._data.astype(np.int64, copy=False)  # keeps a trace's mark
             if self.include_last_offset:
                 starts = starts[:-1]
             flat = idx

@@ -59,7 +59,7 @@ class PackedSequence(NamedTuple):
 
 def _lengths(lengths: Any) -> np.ndarray:
     if isinstance(lengths, Tensor):
-        return np.asarray(lengths._data, dtype=np.int64).reshape(-1)
+        return lengths._data.astype(np.int64, copy=False).reshape(-1)  # keeps a trace's mark
     return np.asarray(list(lengths), dtype=np.int64).reshape(-1)
 
 
