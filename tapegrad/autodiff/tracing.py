@@ -453,11 +453,25 @@ def random_source(name: str) -> Callable[[Callable[..., Tensor]], Callable[..., 
             lv = current() if _STATE.levels else None
             if lv is None:
                 return fn(*args, **kwargs)
+            if any(_traced_arg(lv, a) for a in (*args, *kwargs.values())):
+                # a shape, mean or bound computed from the inputs: drawn again at replay,
+                # the source would hold this call's value
+                lv.note_loop_value(f"{name} with an argument computed from the inputs")
             return lv.source(lambda: fn(*args, **kwargs), name)
 
         return wrapper
 
     return deco
+
+
+def _traced_arg(lv: TraceLevel, a: Any) -> bool:
+    if isinstance(a, Tensor):
+        d = a.__dict__
+        return d.get("_lvl") is lv and not d.get("_static") or \
+            a._data.__class__ is _LoopValue
+    if isinstance(a, (list, tuple)):
+        return any(_traced_arg(lv, x) for x in a)
+    return False
 
 
 def note_break(what: str) -> None:

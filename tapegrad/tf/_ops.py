@@ -103,6 +103,13 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
     return convert(value, dtype, dtype_hint)
 
 
+def _int(x: Any) -> int:
+    """A Python int argument (an axis, a count) that may be given as a tensor: a traced
+    tensor's value is taken as front-end code takes it (noted, so that signature runs
+    eagerly), not as the user's ``int(t)`` (TensorFlow's error inside tf.function)."""
+    return int(x._data) if isinstance(x, Tensor) else int(x)
+
+
 def _shape_arg(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, Tensor):
         shape = shape._data.tolist()
@@ -241,7 +248,7 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     """
     a, b = _t(start), _t(stop)
     npd = a._data.dtype if a._data.dtype.kind == "f" else np.dtype(np.float32)
-    return tft(np.linspace(a._data, b._data, int(num), axis=axis).astype(npd))
+    return tft(np.linspace(a._data, b._data, _int(num), axis=axis).astype(npd))
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
@@ -254,7 +261,7 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
     array([[1., 0.],
            [0., 1.]], dtype=float32)>
     """
-    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+    m = np.eye(_int(num_rows), None if num_columns is None else _int(num_columns),
                dtype=_dt.np_dtype(dtype))
     if batch_shape is not None:
         m = np.broadcast_to(m, _shape_arg(batch_shape) + m.shape).copy()
@@ -1189,7 +1196,7 @@ def argmax(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     <tf.Tensor: shape=(), dtype=int64, numpy=1>
     """
     t = _t(input)
-    ax = 0 if axis is None else int(axis)
+    ax = 0 if axis is None else _int(axis)
     nd = _bmax(t._data.ndim, 1)
     if not -nd <= ax < nd:
         raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
@@ -1207,7 +1214,7 @@ def argmin(input: Any, axis: Any = None, output_type: Any = _dt.int64,
     <tf.Tensor: shape=(), dtype=int64, numpy=1>
     """
     t = _t(input)
-    ax = 0 if axis is None else int(axis)
+    ax = 0 if axis is None else _int(axis)
     nd = _bmax(t._data.ndim, 1)
     if not -nd <= ax < nd:
         raise _invalid(f"Expected dimension in the range [{-nd}, {nd}), but got {ax}",
@@ -1224,7 +1231,7 @@ def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False
     <tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 3., 6.], dtype=float32)>
     """
     t = _t(x)
-    ax = int(axis) % _bmax(t._data.ndim, 1)
+    ax = _int(axis) % _bmax(t._data.ndim, 1)
     if reverse:
         t = ops.flip(t, axis=ax)
     out = ops.cumsum(t, axis=ax)
@@ -1490,7 +1497,7 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     if len(ts) == 1:
         return identity(ts[0])
     nd = ts[0]._data.ndim
-    ax = int(axis)
+    ax = _int(axis)
     if not -nd <= ax < nd:
         raise _invalid(f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}),"
                        f" but got {ax}", f"the tensors have rank {nd}", "ConcatV2", name,
@@ -1531,10 +1538,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
                            "tf.stack needs tensors of one shape", "Pack", name,
                            f"Pack_N_{len(ts)}")
     nd = len(s0) + 1
-    if not -nd <= int(axis) < nd:
+    if not -nd <= _int(axis) < nd:
         raise hinted(ValueError(with_hint(f"Argument `axis` = {axis} not in range [{-nd}, {nd})",
                                    f"the stacked tensor has rank {nd}")))
-    return ops.stack(ts, axis=int(axis))
+    return ops.stack(ts, axis=_int(axis))
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
@@ -1545,7 +1552,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unst
     [<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>, <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 4.], dtype=float32)>]
     """
     t = _t(value)
-    ax = int(axis) % _bmax(t._data.ndim, 1)
+    ax = _int(axis) % _bmax(t._data.ndim, 1)
     n = t._data.shape[ax]
     pre = (slice(None),) * ax
     return [ops.getitem(t, pre + (i,)) for i in _brange(n)]
@@ -1561,7 +1568,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
     """
     t = _t(value)
     nd = t._data.ndim
-    ax = int(axis) % _bmax(nd, 1)
+    ax = _int(axis) % _bmax(nd, 1)
     n = t._data.shape[ax]
     if isinstance(num_or_size_splits, (int, np.integer)):
         k = int(num_or_size_splits)
@@ -1622,7 +1629,7 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     """
     t = _t(input)
     nd = t._data.ndim
-    a = int(axis)
+    a = _int(axis)
     if not -nd - 1 <= a <= nd:
         raise _invalid(f"Tried to expand dim index {a} for tensor with {nd} dimensions.",
                        f"axis must be in [{-nd - 1}, {nd}]", "ExpandDims")
@@ -1823,7 +1830,7 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_
     """
     t = _t(tensor)
     m = _indices(mask).astype(bool)
-    ax = 0 if axis is None else int(axis)
+    ax = 0 if axis is None else _int(axis)
     return ops.getitem(t, (slice(None),) * ax + (m,))
 
 
@@ -2035,7 +2042,7 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: str | 
     """
     t = _t(values)
     idx = argsort(t, axis, direction)._data
-    ax = int(axis) % _bmax(t._data.ndim, 1)
+    ax = _int(axis) % _bmax(t._data.ndim, 1)
     grid: list[Any] = list(np.indices(idx.shape, sparse=True))
     grid[ax] = idx
     return ops.getitem(t, tuple(grid))

@@ -29,7 +29,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ..ops import linalg_ext as L
-from ._ops import einsum, eye, matmul, matrix_transpose, matvec, norm, tensordot
+from ._ops import _int, einsum, eye, matmul, matrix_transpose, matvec, norm, tensordot
 from ._tensor import convert
 from .dtypes import kernel_name
 from .errors import InvalidArgumentError
@@ -108,7 +108,7 @@ def diag_part(input: Any, name: str = "diag_part", k: int = 0, padding_value: An
     >>> tf.linalg.diag_part(tf.eye(2)).numpy()
     array([1., 1.], dtype=float32)
     """
-    return L.diagonal(convert(input), int(k))
+    return L.diagonal(convert(input), _int(k))
 
 
 def diag(diagonal: Any, name: str = "diag", k: int = 0, num_rows: int = -1,
@@ -125,7 +125,7 @@ def diag(diagonal: Any, name: str = "diag", k: int = 0, num_rows: int = -1,
         raise hinted(NotImplementedError(with_hint("tf.linalg.diag(num_rows=, num_cols=, "
                                             "padding_value=) is not supported by tapegrad",
                                             "pad the result with tf.pad")))
-    return L.diag_embed(convert(diagonal), int(k))
+    return L.diag_embed(convert(diagonal), _int(k))
 
 
 def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
@@ -147,8 +147,8 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0,
     """``input`` with its ``k``-th diagonal replaced by ``diagonal`` (differentiable in both)."""
     x, d = convert(input), convert(diagonal)
     m, n = x._data.shape[-2:]
-    mask = np.eye(m, n, k=int(k), dtype=x._data.dtype)
-    emb = L.diag_embed(d, int(k))
+    mask = np.eye(m, n, k=_int(k), dtype=x._data.dtype)
+    emb = L.diag_embed(d, _int(k))
     emb = ops.getitem(emb, (Ellipsis, slice(0, m), slice(0, n)))
     return ops.add(ops.multiply(x, 1 - mask), emb)
 
@@ -162,7 +162,7 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = Non
            [1., 1., 0.],
            [0., 1., 1.]], dtype=float32)
     """
-    return L.band_part(convert(input), int(num_lower), int(num_upper))
+    return L.band_part(convert(input), _int(num_lower), _int(num_upper))
 
 
 # ----------------------------------------------------------------------------- inverses, solves

@@ -17,6 +17,7 @@ from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..ops.fused import relu6_op, softplus_op
 from ._ops import (
+    _int,
     _invalid,
     _pow,
     erfc,
@@ -162,7 +163,7 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
 
 
 def _axis(axis: Any) -> int:
-    return -1 if axis is None else int(axis)
+    return -1 if axis is None else _int(axis)
 
 
 def softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:

@@ -583,3 +583,54 @@ def test_masked_rnn_and_tensor_arguments_in_tf_function() -> None:
         assert len(shown) == 1 and "runs eagerly" in shown[0]
         for o, a in zip(outs, args):
             np.testing.assert_array_equal(o.numpy(), fn(a).numpy())
+
+
+def test_keras_metrics_update_at_every_call_of_a_traced_step() -> None:
+    """Built-in metrics updated inside a traced step are effects of the program (they
+    used to update only while tracing, and result() replayed the first call's value);
+    plain SGD creates no slot variables, so the step traces once, as in TensorFlow."""
+    import warnings
+
+    def make() -> tuple[Any, ...]:
+        return (tf.keras.metrics.SparseCategoricalAccuracy(), tf.keras.metrics.Mean(),
+                tf.keras.metrics.Precision(), tf.keras.metrics.AUC(num_thresholds=10))
+
+    def step_of(ms: tuple[Any, ...]) -> Any:
+        acc, mean, prec, auc = ms
+
+        def step(y: Any, logits: Any) -> Any:
+            acc.update_state(y, logits)
+            mean.update_state(tf.reduce_sum(logits))
+            p = tf.nn.softmax(logits)[:, 0]
+            t = tf.cast(tf.equal(y, 0), tf.float32)
+            prec.update_state(t, p)
+            auc.update_state(t, p)
+            return acc.result(), mean.result()
+        return step
+
+    rng = np.random.default_rng(1)
+    batches = [(tf.constant(rng.integers(0, 3, 8)),
+                tf.constant(rng.normal(size=(8, 3)).astype(np.float32))) for _ in range(4)]
+    eager_ms, traced_ms = make(), make()
+    eager, traced = step_of(eager_ms), tf.function(step_of(traced_ms))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for y, lg in batches:
+            e, t = eager(y, lg), traced(y, lg)
+            assert [float(a) for a in e] == [float(a) for a in t]
+    assert [float(m.result()) for m in eager_ms] == [float(m.result()) for m in traced_ms]
+    assert traced.experimental_get_tracing_count() == 1
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    model.build((None, 3))
+    for opt, count in ((tf.keras.optimizers.SGD(0.1), 1), (tf.keras.optimizers.Adam(0.1), 2)):
+        @tf.function
+        def train(x: Any, opt: Any = opt) -> Any:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x) ** 2)
+            opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                    model.trainable_variables))
+            return loss
+        for _ in range(3):
+            train(tf.ones([2, 3]))
+        assert train.experimental_get_tracing_count() == count  # TensorFlow 2.21's counts

@@ -698,7 +698,55 @@ def static_reads_traced(tf: Any) -> dict[str, Any]:
     return res
 
 
+def metrics_in_train_step(tf: Any) -> dict[str, Any]:
+    """Keras's "training loop from scratch": metrics updated inside a ``tf.function`` step,
+    results read inside and outside it, reset between epochs, a loss with integer labels."""
+    import warnings
+
+    rng = np.random.default_rng(4)
+    tf.keras.utils.set_random_seed(4)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+    model.build((None, 5))
+    opt = tf.keras.optimizers.SGD(0.1)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    acc = tf.keras.metrics.SparseCategoricalAccuracy()
+    mean = tf.keras.metrics.Mean()
+    prec = tf.keras.metrics.Precision()
+    auc = tf.keras.metrics.AUC(num_thresholds=20)
+
+    @tf.function
+    def step(x: Any, y: Any) -> Any:
+        with tf.GradientTape() as tape:
+            logits = model(x, training=True)
+            loss = loss_fn(y, logits)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        acc.update_state(y, logits)
+        mean.update_state(loss)
+        p = tf.nn.softmax(logits)[:, 0]
+        t = tf.cast(tf.equal(y, 0), tf.float32)
+        prec.update_state(t, p)
+        auc.update_state(t, p)
+        return loss, acc.result()
+
+    res: dict[str, Any] = {"steps": [], "epochs": []}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # one program (no eager fallback)
+        for _ in range(2):
+            for _ in range(3):
+                x = tf.constant(rng.normal(size=(8, 5)).astype(np.float32))
+                y = tf.constant(rng.integers(0, 3, 8).astype(np.int32))
+                res["steps"].append(_vals(step(x, y)))
+            res["epochs"].append([float(m.result()) for m in (acc, mean, prec, auc)])
+            for m in (acc, mean, prec, auc):
+                m.reset_state()
+    res["count"] = step.experimental_get_tracing_count()
+    res["w"] = model.trainable_variables[0].numpy()
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
     "counts_and_side_effects": counts_and_side_effects,
     "python_print_is_symbolic": python_print_is_symbolic,

@@ -86,17 +86,24 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
     p = _pred(y_pred)
     lab = y_true._data if isinstance(y_true, Tensor) else np.asarray(y_true)
     lab = np.asarray(lab).astype(np.int64)
-    if lab.ndim == p._data.ndim and lab.shape[-1] == 1:
+    squeeze = lab.ndim == p._data.ndim and lab.shape[-1] == 1
+    if squeeze:
         lab = lab[..., 0]
     if lab.shape != p._data.shape[:-1]:
         raise hinted(ValueError(with_hint(
             "Arguments `target` and `output` must have the same shape up until the last "
             f"dimension: target.shape={tuple(lab.shape)}, output.shape={tuple(p._data.shape)}",
             "one integer label per row of predictions")))
+    labels: Any = lab
+    if isinstance(y_true, Tensor) and y_true._lvl is not None and y_true._lvl.active:
+        # labels that differ between calls (tf.function, vmap): ops on the tensor
+        labels = ops.cast(y_true, dtype=np.int64)
+        if squeeze:
+            labels = ops.getitem(labels, (Ellipsis, 0))
     logits = p
     if not from_logits:
         logits = log(clip_by_value(p, epsilon(), 1 - epsilon()))
-    return nn.sparse_softmax_cross_entropy_with_logits(labels=lab, logits=logits)
+    return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
 
 def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,

@@ -44,7 +44,8 @@ def _arr(x: Any, dtype: Any = None) -> np.ndarray:
     """The values of ``x`` (tensor, variable, list, array) as an ndarray."""
     if isinstance(x, Tensor):
         x = (read(x) if isinstance(x, VariableBase) else x)._data
-    a = np.asarray(x)
+    # a traced tensor's array keeps its mark (a value taken from it is noted)
+    a = x if isinstance(x, np.ndarray) else np.asarray(x)
     return a if dtype is None else a.astype(dtype, copy=False)
 
 
@@ -56,6 +57,50 @@ def _divide_no_nan(a: Any, b: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(b == 0, F32(0), a / np.where(b == 0, F32(1), b))
     return out.astype(F32)
+
+
+def _in_trace() -> Any:
+    return _tracing.current()
+
+
+def _traced_update(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A built-in metric's ``update_state`` (NumPy on its state variables' arrays): inside
+    ``tf.function`` it is one effect of the program, run at every call on that call's
+    values (recorded once, it would only have updated the state while tracing)."""
+    import functools
+
+    @functools.wraps(method)
+    def update_state(self: Any, *args: Any, **kwargs: Any) -> None:
+        if _in_trace() is None:
+            return method(self, *args, **kwargs)
+        keys = list(kwargs)
+        vals = [*args, *(kwargs[k] for k in keys)]
+        n = len(args)
+
+        def run(*arrays: Any) -> None:
+            method(self, *arrays[:n], **dict(zip(keys, arrays[n:])))
+
+        tensors = [read(v) if isinstance(v, VariableBase) else v for v in vals]
+        _tracing.effect(run, tensors, f"{type(self).__name__}.update_state",
+                        writes=self._variables)
+        return None
+
+    return update_state
+
+
+def _traced_result(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A built-in metric's ``result`` (computed from its state arrays): inside
+    ``tf.function`` a source of the program, computed again at every call."""
+    import functools
+
+    @functools.wraps(method)
+    def result(self: Any) -> Any:
+        lv = _in_trace()
+        if lv is None:
+            return method(self)
+        return lv.source(lambda: method(self), f"{type(self).__name__}.result")
+
+    return result
 
 
 class Metric:
@@ -76,6 +121,13 @@ class Metric:
     >>> c = Count(); c.update_state([1, 2], [1, 2]); float(c.result())
     2.0
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ == __name__:  # the built-in metrics: NumPy on their state
+            for attr, wrap in (("update_state", _traced_update), ("result", _traced_result)):
+                if attr in cls.__dict__:
+                    setattr(cls, attr, wrap(cls.__dict__[attr]))
 
     def __init__(self, dtype: Any = None, name: str | None = None) -> None:
         self.name = name or _snake(type(self).__name__)
@@ -235,7 +287,7 @@ class MeanMetricWrapper(Mean):
                  **kwargs: Any) -> None:
         super().__init__(name=str(name or getattr(fn, "__name__", "mean_metric_wrapper")),
                          dtype=dtype)
-        self._fn = fn
+        self._fn = getattr(fn, "_values", fn)  # a public per-sample function: its arrays
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true: Any, y_pred: Any = None,  # type: ignore[override]
@@ -729,3 +781,24 @@ from .losses import mean_absolute_error, mean_squared_error  # noqa: E402
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 __all__ += ["mean_squared_error", "mean_absolute_error", "mse", "MSE", "mae", "MAE"]
+
+
+def _tensor_result(fn: Callable[..., np.ndarray]) -> Callable[..., Tensor]:
+    """The public per-sample function: a tensor, as Keras returns (the metrics use the
+    arrays of ``fn`` itself, its ``_values``)."""
+    import functools
+
+    @functools.wraps(fn)
+    def public(*args: Any, **kwargs: Any) -> Tensor:
+        return tft(fn(*args, **kwargs))
+
+    public._values = fn  # type: ignore[attr-defined]
+    return public
+
+
+accuracy = _tensor_result(accuracy)  # type: ignore[assignment]
+binary_accuracy = _tensor_result(binary_accuracy)  # type: ignore[assignment]
+categorical_accuracy = _tensor_result(categorical_accuracy)  # type: ignore[assignment]
+sparse_categorical_accuracy = _tensor_result(sparse_categorical_accuracy)  # type: ignore[assignment]
+top_k_categorical_accuracy = _tensor_result(top_k_categorical_accuracy)  # type: ignore[assignment]
+sparse_top_k_categorical_accuracy = _tensor_result(sparse_top_k_categorical_accuracy)  # type: ignore[assignment]

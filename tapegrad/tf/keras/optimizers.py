@@ -190,8 +190,8 @@ class Optimizer:
             for v in new:  # Keras builds its slot variables while tracing the first call
                 self._slots[id(v)] = {}
                 self._vars[id(v)] = v
-            if new:
-                lv.var_created(self)
+            if new and self._has_slots():
+                lv.var_created(self)  # TensorFlow then traces once more (Keras's Adam does)
             dts = [v._data.dtype for _, v in kept]
 
             def apply(*arrays: Any) -> Any:
@@ -210,6 +210,11 @@ class Optimizer:
             grads = reduce(grads)
         with _APPLY_LOCK:  # concurrent apply_gradients: every update lands, none is lost
             return self._apply_locked(grads, kept)
+
+    def _has_slots(self) -> bool:
+        """Whether building for new variables creates slot variables (moments,
+        accumulators, moving averages): plain SGD creates none."""
+        return True
 
     def _apply_locked(self, grads: list[np.ndarray], kept: list[tuple[Any, Any]]) -> Any:
         n_acc = self.gradient_accumulation_steps
@@ -338,6 +343,11 @@ class SGD(Optimizer):
                          name, **kwargs)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
+
+    def _has_slots(self) -> bool:
+        # Keras's SGD.build makes momentums only for a momentum (the base class: the
+        # gradient accumulators and the moving averages)
+        return self.momentum != 0 or self.use_ema or bool(self.gradient_accumulation_steps)
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 lr: float) -> None:
