@@ -117,8 +117,13 @@ def _as_source(src: Any, like: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------- out of place
 def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
     """``x[indices] = values`` (``+=`` with repeats accumulated when ``accumulate``)."""
-    index = tuple(_norm_index(i) for i in indices)
     v = _as_source(values, input)
+    from ._ops import _traced
+
+    if not accumulate and any(_traced(i) for i in indices):
+        # indices that differ between calls (torch.compile): inputs of the op
+        return core.setitem(input, tuple(indices), v)
+    index = tuple(_norm_index(i) for i in indices)
     if accumulate:
         return core.add(input, core.index_add_zeros(
             core.broadcast_to(v, input._data[index].shape), index=index,

@@ -572,12 +572,15 @@ def _extreme(which: str, input: Tensor, dim: Any, keepdim: bool, other: Any) -> 
         return rt0(_wrap(vals), _wrap(vals.astype(np.int64)))
     op = P.max_dim_op if which == "max" else P.min_dim_op
     vals = op(x, axis=(d,) if x._data.ndim else (), keepdims=keepdim, ties="first")
+    rt = return_types.max if which == "max" else return_types.min
+    if x._data.ndim and _traced(x):  # values that differ between calls: an op on them
+        arg = core.argmax if which == "max" else core.argmin
+        return rt(vals, core.cast(arg(x, axis=d, keepdims=keepdim), dtype=np.int64))
     argf = np.argmax if which == "max" else np.argmin
     idx = argf(x._data, axis=d) if x._data.ndim else np.asarray(0)
     if keepdim and x._data.ndim:
         idx = np.expand_dims(idx, d)
-    rt = return_types.max if which == "max" else return_types.min
-    return rt(vals, _wrap(np.asarray(idx, dtype=np.int64)))
+    return rt(vals, _wrap(idx.astype(np.int64)))
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None,
@@ -620,6 +623,9 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "argmax")
     _empty_reduction("argmax", x, None if dim is None else (_dim(dim, x._data.ndim),))
+    if _traced(x):  # values that differ between calls (torch.compile): an op on them
+        return core.cast(core.argmax(x, axis=None if dim is None else _dim(dim, x._data.ndim),
+                                    keepdims=keepdim and dim is not None), dtype=np.int64)
     if dim is None:
         return _wrap(np.asarray(np.argmax(x._data), dtype=np.int64))
     d = _dim(dim, x._data.ndim)
@@ -630,6 +636,9 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     x = _check_tensor(input, "argmin")
     _empty_reduction("argmin", x, None if dim is None else (_dim(dim, x._data.ndim),))
+    if _traced(x):  # values that differ between calls (torch.compile): an op on them
+        return core.cast(core.argmin(x, axis=None if dim is None else _dim(dim, x._data.ndim),
+                                    keepdims=keepdim and dim is not None), dtype=np.int64)
     if dim is None:
         return _wrap(np.asarray(np.argmin(x._data), dtype=np.int64))
     d = _dim(dim, x._data.ndim)
@@ -737,8 +746,10 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    return _wrap(np.asarray(np.count_nonzero(input._data, axis=_dims(dim, _ndim(input))),
-                            dtype=np.int64))
+    ax = _dims(dim, _ndim(input))
+    if _traced(input):  # values that differ between calls (torch.compile): ops on them
+        return core.sum(core.cast(core.not_equal(input, 0), dtype=np.int64), axis=ax)
+    return _wrap(np.asarray(np.count_nonzero(input._data, axis=ax), dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------- comparisons
@@ -1129,6 +1140,23 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return core.getitem(x, (slice(None),) * d + (int(index),))
 
 
+def _traced(t: Any) -> bool:
+    """Whether ``t`` is a tracer of a trace in progress (``torch.compile``): its values
+    differ between calls, so an op must take it as an input instead of its first value."""
+    from .._core.dispatch import level_of
+    from ..autodiff.tracing import TraceLevel
+
+    return isinstance(level_of(t), TraceLevel)
+
+
+def _quiet() -> Any:
+    """Checks of a traced index on the trace's values (they are not values the program
+    holds: the op takes the index as an input)."""
+    from ..autodiff.tracing import quiet_values
+
+    return quiet_values()
+
+
 def _index_array(index: Any, fn: str) -> np.ndarray:
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.dtype.kind not in "iu":
@@ -1140,6 +1168,9 @@ def _index_array(index: Any, fn: str) -> np.ndarray:
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     x = input
     d = _dim(dim, x._data.ndim)
+    if _traced(index):
+        _index_array(index, "index_select")
+        return core.getitem(x, (slice(None),) * d + (core.reshape(index, (-1,)),))
     idx = _index_array(index, "index_select").reshape(-1)
     return P.index_select_op(x, index=(slice(None),) * d + (idx,))
 
@@ -1160,12 +1191,17 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
             f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {d} with size {size}",
             f"indices along dim {d} must be in [0, {size})")))
     grids: list[Any] = list(np.indices(idx.shape, sparse=True))
+    if _traced(index):  # the index an input of the op (checked above on this call's values)
+        grids[d] = index
+        return core.getitem(x, tuple(grids))
     grids[d] = idx
     return P.gather_op(x, index=tuple(grids))
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     idx = _index_array(index, "take")
+    if _traced(index):
+        return core.getitem(core.reshape(input, (-1,)), (index,))
     return P.take_op(core.reshape(input, (-1,)), index=(idx,))
 
 

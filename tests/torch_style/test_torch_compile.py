@@ -165,3 +165,42 @@ def test_no_traced_array_outlives_its_trace() -> None:
               and isinstance(o.__dict__.get("_data"), np.ndarray)
               and o._data.__class__ is not np.ndarray]
     assert marked == [] and len(out) == 16
+
+
+def test_index_and_arg_ops_take_traced_values_as_inputs() -> None:
+    """gather, take, index_select, index_put, one_hot (with num_classes), argmax/argmin,
+    max/min(dim).indices and count_nonzero on values that differ between calls: one
+    trace, and each call's own result (argmax and max(dim).indices used to return the
+    first call's); data-dependent ones (sort, topk, nonzero) break the graph instead."""
+    F = torch.nn.functional
+    x = torch.arange(12.0).reshape(3, 4)
+    rng = np.random.default_rng(5)
+    progs_ = {
+        "gather": lambda v, i: x.gather(1, i[:, None]) * v.sum(),
+        "take": lambda v, i: torch.take(x, i) + v[:3],
+        "index_select": lambda v, i: x.index_select(1, i) * 2.0,
+        "index_put": lambda v, i: torch.zeros(4).index_put((i,), v[:3]),
+        "one_hot": lambda v, i: F.one_hot(i, 4) * 3,
+        "argmax": lambda v, i: (torch.argmax(v), v.argmax(0, keepdim=True), v.argmin(0)),
+        "max_dim": lambda v, i: (v.max(0).indices, torch.min(v[None], 1).indices),
+        "count": lambda v, i: torch.count_nonzero(torch.relu(v)),
+        "accuracy": lambda v, i: (x[:, :3].argmax(1) == i).float().mean() + v.argmax(),
+    }
+    for name, fn in progs_.items():
+        c = torch.compile(fn)
+        for _ in range(3):
+            v = torch.tensor(rng.normal(size=4).astype(np.float32))
+            i = torch.tensor(rng.permutation(4)[:3].astype(np.int64))
+            got, want = c(v, i), fn(v, i)
+            got = got if isinstance(got, tuple) else (got,)
+            want = want if isinstance(want, tuple) else (want,)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and torch.equal(g, w), name
+        assert c.traces == 1 and not c.graph_breaks, name
+    for fn in (lambda v: torch.sort(v).indices, lambda v: torch.topk(v, 2).indices,
+               lambda v: torch.nonzero(v > 0)):
+        c = torch.compile(fn)
+        for _ in range(3):
+            v = torch.tensor(rng.normal(size=4).astype(np.float32))
+            assert torch.equal(c(v), fn(v))
+        assert c.graph_breaks

@@ -492,6 +492,18 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if t.dtype.kind not in "iu":
         raise hinted(RuntimeError(with_hint("one_hot is only applicable to index tensor of type "
                                      "LongTensor.", "pass integer class indices")))
+    if num_classes >= 0 and O._traced(tensor):
+        # indices that differ between calls (torch.compile): the encoding is ops on them,
+        # checked now on this call's values
+        from ...autodiff.tracing import quiet_values
+
+        with quiet_values():
+            if t.size and (t.min() < 0 or t.max() >= num_classes):
+                raise hinted(RuntimeError(with_hint(
+                    "Class values must be smaller than num_classes.",
+                    f"num_classes={num_classes}")))
+        return core.cast(core.equal(core.expand_dims(tensor, -1),
+                                    np.arange(num_classes, dtype=np.int64)), dtype=np.int64)
     n = int(t.max()) + 1 if num_classes < 0 else num_classes
     if t.size and (t.min() < 0 or t.max() >= n):
         raise hinted(RuntimeError(with_hint("Class values must be smaller than num_classes.",
