@@ -54,18 +54,23 @@ _CHUNK = 1 << 22     # elements of a product tensor formed at once
 
 
 def _seq_sum(p: np.ndarray, axis: int) -> np.ndarray:
-    """``p`` summed along ``axis`` strictly in order in float32, starting from ``+0``."""
+    """``p`` summed along ``axis`` strictly in order in float32, starting from ``+0`` (as Eigen's
+    zero-initialised accumulators: the sums differ from ``p[0] + p[1] + ...`` at most in the
+    sign of a zero, which the final ``+ 0`` fixes)."""
     if p.shape[axis] == 0:
-        shape = list(p.shape)
-        del shape[axis]
-        return np.zeros(shape, _F)
-    first = np.take(p, [0], axis=axis)
-    first += _F(0)      # 0 + (-0) is +0, as Eigen's zero-initialised accumulators give
-    if p.shape[axis] == 1:
-        return np.squeeze(first, axis)
-    rest = np.take(p, np.arange(1, p.shape[axis]), axis=axis)
-    acc = np.add.accumulate(np.concatenate([first, rest], axis=axis), axis=axis, dtype=_F)
-    return np.take(acc, -1, axis=axis)
+        return np.zeros(p.shape[:axis] + p.shape[axis + 1:], _F)
+    acc = np.add.accumulate(p, axis=axis, dtype=_F)
+    return acc[(slice(None),) * axis + (-1,)] + _F(0)
+
+
+def _chunk_sums(p: np.ndarray, step: int) -> np.ndarray:
+    """Sequential sums of ``p`` (terms along axis 0) over consecutive chunks of ``step`` terms:
+    shape ``(n_chunks,) + p.shape[1:]`` (a zero-padded last chunk sums the same)."""
+    n = p.shape[0]
+    chunks = -(-n // step)
+    if chunks * step != n:
+        p = np.concatenate([p, np.zeros((chunks * step - n,) + p.shape[1:], _F)])
+    return _seq_sum(p.reshape((chunks, step) + p.shape[1:]), 1)
 
 
 def _colmajor_gemv(ess: np.ndarray, bottom: np.ndarray) -> np.ndarray:
@@ -73,8 +78,8 @@ def _colmajor_gemv(ess: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     n_rows, n_cols = bottom.shape
     step = 16 if (n_rows >= 128 and n_cols > 1) else max(n_rows, 1)
     res = np.zeros(n_cols, _F)
-    for start in range(0, n_rows, step):
-        res = _seq_sum(ess[start:start + step, None] * bottom[start:start + step], 0) + res
+    for part in _chunk_sums(ess[:, None] * bottom, step):
+        res = part + res
     return res
 
 
@@ -184,6 +189,11 @@ def _products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _acc_seq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows, depth = a.shape
+    if rows * b.shape[1] >= 4096:       # large outputs: one pass per k is cheaper
+        acc = np.zeros((rows, b.shape[1]), _F)
+        for k in range(depth):
+            acc += a[:, k:k + 1] * b[k:k + 1]
+        return acc
     out = np.empty((rows, b.shape[1]), _F)
     step = max(1, _CHUNK // max(1, depth * b.shape[1]))
     for r0 in range(0, rows, step):
@@ -334,9 +344,8 @@ def _trmm(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: float, lower
 def _gemv_colmajor(lhs: np.ndarray, x: np.ndarray, res: np.ndarray, alpha: np.float32) -> None:
     """``res += alpha * lhs @ x`` as Eigen's column-major GEMV (16-column chunks from 128)."""
     cols = lhs.shape[1]
-    step = cols if cols < 128 else 16
-    for j0 in range(0, cols, step):
-        res[...] = res + _seq_sum(lhs[:, j0:j0 + step] * x[None, j0:j0 + step], 1) * alpha
+    for part in _chunk_sums((lhs * x[None, :]).T, cols if cols < 128 else 16):
+        res[...] = res + part * alpha
 
 
 def _triangular_factor(vectors: np.ndarray, h: np.ndarray) -> np.ndarray:
