@@ -307,7 +307,7 @@ class Orthogonal(RandomInitializer):
     """A (semi-)orthogonal matrix from the QR decomposition of normal samples, times ``gain``.
 
     The normal matrix comes from Keras's stream for the initializer's seed; in float32 the QR is
-    TensorFlow's CPU one bit for bit (Eigen's Householder QR) while ``min(rows, cols) <= 47``.
+    TensorFlow's CPU one bit for bit (Eigen's Householder QR, blocked from 48 columns).
     """
 
     def __init__(self, gain: float = 1.0, seed: Any = None) -> None:
@@ -323,9 +323,8 @@ class Orthogonal(RandomInitializer):
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
         a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype).numpy()
-        # TensorFlow's float32 QR (Eigen) bit for bit where emulated, NumPy's otherwise
-        qr = eigen_qr_f32(a) if a.dtype == np.float32 else None
-        q, r = qr if qr is not None else np.linalg.qr(a)
+        # TensorFlow's float32 QR (Eigen's) bit for bit; NumPy's in other dtypes
+        q, r = eigen_qr_f32(a) if a.dtype == np.float32 else np.linalg.qr(a)
         q = (q * np.sign(np.diag(r))).astype(a.dtype, copy=False)
         if rows < cols:
             q = q.T
