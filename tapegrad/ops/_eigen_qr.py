@@ -40,16 +40,27 @@ square, tall and wide shapes from 1x1 to 1000x60, 500x500 and 49x1000 (the confo
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import os
+import platform
+import struct
+import sys
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["eigen_qr_f32", "BLOCK_SIZE"]
+__all__ = ["eigen_qr", "eigen_qr_f32", "BLOCK_SIZE"]
 
 _F = np.float32
 BLOCK_SIZE = 48      # Eigen's HouseholderQR / HouseholderSequence block size
-_MR, _NR = 16, 4     # GEBP register blocking for float on AVX without FMA
+_NR = 4              # GEBP register blocking: nr; mr is two AVX packets (no FMA)
+
+
+def _mr(dt: np.dtype) -> int:
+    return 16 if dt == np.float32 else 8
 _CHUNK = 1 << 22     # elements of a product tensor formed at once
 
 
@@ -58,9 +69,9 @@ def _seq_sum(p: np.ndarray, axis: int) -> np.ndarray:
     zero-initialised accumulators: the sums differ from ``p[0] + p[1] + ...`` at most in the
     sign of a zero, which the final ``+ 0`` fixes)."""
     if p.shape[axis] == 0:
-        return np.zeros(p.shape[:axis] + p.shape[axis + 1:], _F)
-    acc = np.add.accumulate(p, axis=axis, dtype=_F)
-    return acc[(slice(None),) * axis + (-1,)] + _F(0)
+        return np.zeros(p.shape[:axis] + p.shape[axis + 1:], p.dtype)
+    acc = np.add.accumulate(p, axis=axis, dtype=p.dtype)
+    return acc[(slice(None),) * axis + (-1,)] + p.dtype.type(0)
 
 
 def _chunk_sums(p: np.ndarray, step: int) -> np.ndarray:
@@ -69,7 +80,7 @@ def _chunk_sums(p: np.ndarray, step: int) -> np.ndarray:
     n = p.shape[0]
     chunks = -(-n // step)
     if chunks * step != n:
-        p = np.concatenate([p, np.zeros((chunks * step - n,) + p.shape[1:], _F)])
+        p = np.concatenate([p, np.zeros((chunks * step - n,) + p.shape[1:], p.dtype)])
     return _seq_sum(p.reshape((chunks, step) + p.shape[1:]), 1)
 
 
@@ -77,14 +88,17 @@ def _colmajor_gemv(ess: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     """``ess @ bottom`` as Eigen's column-major GEMV kernel (row-major ``bottom``) sums it."""
     n_rows, n_cols = bottom.shape
     step = 16 if (n_rows >= 128 and n_cols > 1) else max(n_rows, 1)
-    res = np.zeros(n_cols, _F)
+    res = np.zeros(n_cols, bottom.dtype)
     for part in _chunk_sums(ess[:, None] * bottom, step):
         res = part + res
     return res
 
 
 def _predux(lanes: np.ndarray) -> np.ndarray:
-    """Eigen's horizontal add of 8 (AVX) or 4 (SSE) float lanes along axis 0."""
+    """Eigen's horizontal add of 8 (AVX float), 4 (SSE float, AVX double) or 2 (SSE double)
+    lanes along axis 0."""
+    if lanes.shape[0] == 2:
+        return lanes[0] + lanes[1]
     if lanes.shape[0] == 8:
         lanes = lanes[:4] + lanes[4:]
     return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
@@ -93,31 +107,33 @@ def _predux(lanes: np.ndarray) -> np.ndarray:
 def _rowmajor_gemv(ess: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     """``ess @ bottom`` as Eigen's row-major GEMV kernel (column-major ``bottom``) sums it."""
     depth, n_out = bottom.shape
-    packed = (depth // 8) * 8
-    lanes = np.zeros((8, n_out), _F)
-    for p in range(0, packed, 8):
-        lanes += ess[p:p + 8, None] * bottom[p:p + 8]
-    cc = _predux(lanes) if packed else np.zeros(n_out, _F)
+    width = 8 if bottom.dtype == np.float32 else 4      # an AVX packet; half of it: SSE
+    packed = (depth // width) * width
+    lanes = np.zeros((width, n_out), bottom.dtype)
+    for p in range(0, packed, width):
+        lanes += ess[p:p + width, None] * bottom[p:p + width]
+    cc = _predux(lanes) if packed else np.zeros(n_out, bottom.dtype)
     grouped = (n_out // 8) * 8          # outputs handled 8, 4 or 2 at a time
     rest = n_out - grouped
     if rest >= 4:
         grouped, rest = grouped + 4, rest - 4
     grouped += (rest // 2) * 2
     first = np.full(n_out, packed)
-    if depth - packed >= 4 and grouped < n_out:   # the one-output loop's half packet
-        half = ess[packed:packed + 4, None] * bottom[packed:packed + 4, grouped:]
-        cc[grouped:] += _predux(half)
-        first[grouped:] = packed + 4
+    half = width // 2
+    if depth - packed >= half and grouped < n_out:   # the one-output loop's half packet
+        part = ess[packed:packed + half, None] * bottom[packed:packed + half, grouped:]
+        cc[grouped:] += _predux(part)
+        first[grouped:] = packed + half
     for j in range(packed, depth):
         upd = cc + ess[j] * bottom[j]
         cc = np.where(first <= j, upd, cc)
     return cc
 
 
-def _apply_left(block: np.ndarray, ess: np.ndarray, tau: np.float32, col_major: bool) -> None:
+def _apply_left(block: np.ndarray, ess: np.ndarray, tau: np.floating, col_major: bool) -> None:
     """``block = (I - tau v v^T) block`` with ``v = [1, ess]``, in place, as Eigen does."""
     if block.shape[0] == 1:
-        block *= _F(1) - tau
+        block *= block.dtype.type(1) - tau
         return
     if tau == 0:
         return
@@ -126,6 +142,38 @@ def _apply_left(block: np.ndarray, ess: np.ndarray, tau: np.float32, col_major: 
     tmp = tmp + block[0]
     block[0] = block[0] - tau * tmp
     bottom -= (tau * ess)[:, None] * tmp[None, :]
+
+
+# ----------------------------------------------------------------------------- denormals
+@lru_cache(maxsize=1)
+def _libm() -> ctypes.CDLL | None:
+    """glibc's libm on x86-64 Linux (its ``fenv_t`` keeps MXCSR at byte 28), else None."""
+    if not sys.platform.startswith("linux") or platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    name = ctypes.util.find_library("m")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def _flush_denormals() -> Iterator[None]:
+    """This thread's SSE/AVX arithmetic with subnormals flushed to zero (MXCSR FTZ and DAZ),
+    as TensorFlow runs its kernels; NumPy's loops then round as TensorFlow's do. Elsewhere
+    (no glibc on x86-64) nothing changes and results with subnormal intermediates can differ."""
+    libm = _libm()
+    saved = ctypes.create_string_buffer(32)
+    if libm is None or libm.fegetenv(saved) != 0:
+        yield
+        return
+    flushed = ctypes.create_string_buffer(saved.raw, 32)
+    struct.pack_into("<I", flushed, 28, struct.unpack_from("<I", saved.raw, 28)[0] | 0x8040)
+    libm.fesetenv(flushed)
+    try:
+        yield
+    finally:
+        libm.fesetenv(saved)
 
 
 # ----------------------------------------------------------------------------- blocking sizes
@@ -147,38 +195,40 @@ def _caches() -> tuple[int, int, int]:
     return l1, _cache_size(2, 256 * 1024), _cache_size(3, 2 * 1024 * 1024)
 
 
-def _blocking(k: int, m: int, n: int, kc_factor: int) -> tuple[int, int]:
-    """``(kc, mc)`` of Eigen's ``evaluateProductBlockingSizesHeuristic`` for float (one thread)."""
+def _blocking(k: int, m: int, n: int, kc_factor: int,
+              dt: np.dtype = np.dtype(np.float32)) -> tuple[int, int]:
+    """``(kc, mc)`` of Eigen's ``evaluateProductBlockingSizesHeuristic`` (one thread)."""
     if max(k, m, n) < 48:
         return k, m
     l1, l2, l3 = _caches()
-    k_div = kc_factor * (_MR * 4 + _NR * 4)
-    k_sub = _MR * _NR * 4
+    mr, sz = _mr(dt), dt.itemsize
+    k_div = kc_factor * (mr * sz + _NR * sz)
+    k_sub = mr * _NR * sz
     max_kc = max(((l1 - k_sub) // k_div) & ~7, 1)
     old_k = k
     if k > max_kc:
         k = (max_kc if k % max_kc == 0
              else max_kc - 8 * ((max_kc - 1 - (k % max_kc)) // (8 * (k // max_kc + 1))))
     actual_l2 = 1572864
-    remaining_l1 = l1 - k_sub - m * k * 4
-    if remaining_l1 >= _NR * 4 * k:
-        max_nc = remaining_l1 // (k * 4)
+    remaining_l1 = l1 - k_sub - m * k * sz
+    if remaining_l1 >= _NR * sz * k:
+        max_nc = remaining_l1 // (k * sz)
     else:
-        max_nc = (3 * actual_l2) // (2 * 2 * max_kc * 4)
-    nc = min(actual_l2 // (2 * k * 4), max_nc) & ~(_NR - 1)
+        max_nc = (3 * actual_l2) // (2 * 2 * max_kc * sz)
+    nc = min(actual_l2 // (2 * k * sz), max_nc) & ~(_NR - 1)
     if n <= nc and old_k == k:
-        problem_size = k * n * 4
+        problem_size = k * n * sz
         actual_lm, max_mc = actual_l2, m
         if problem_size <= 1024:
             actual_lm = l1
         elif l3 != 0 and problem_size <= 32768:
             actual_lm, max_mc = l2, min(576, max_mc)
-        mc = min(actual_lm // (3 * k * 4), max_mc)
-        if mc > _MR:
-            mc -= mc % _MR
+        mc = min(actual_lm // (3 * k * sz), max_mc)
+        if mc > mr:
+            mc -= mc % mr
         elif mc == 0:
             return k, m
-        m = mc if m % mc == 0 else mc - _MR * ((mc - (m % mc)) // (_MR * (m // mc + 1)))
+        m = mc if m % mc == 0 else mc - mr * ((mc - (m % mc)) // (mr * (m // mc + 1)))
     return k, m
 
 
@@ -190,11 +240,11 @@ def _products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _acc_seq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows, depth = a.shape
     if rows * b.shape[1] >= 4096:       # large outputs: one pass per k is cheaper
-        acc = np.zeros((rows, b.shape[1]), _F)
+        acc = np.zeros((rows, b.shape[1]), a.dtype)
         for k in range(depth):
             acc += a[:, k:k + 1] * b[k:k + 1]
         return acc
-    out = np.empty((rows, b.shape[1]), _F)
+    out = np.empty((rows, b.shape[1]), a.dtype)
     step = max(1, _CHUNK // max(1, depth * b.shape[1]))
     for r0 in range(0, rows, step):
         out[r0:r0 + step] = _seq_sum(_products(a[r0:r0 + step], b), 1)
@@ -212,6 +262,13 @@ def _acc_even_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _acc_swapped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     depth = a.shape[1]
+    if a.dtype != np.float32:      # double: four partial sums k mod 4, one k per packet
+        end4 = (depth // 4) * 4
+        s4 = [_seq_sum(_products(a[:, r:end4:4], b[r:end4:4]), 1) for r in range(4)]
+        acc = (s4[0] + s4[1]) + (s4[2] + s4[3])
+        for k in range(end4, depth):
+            acc = acc + a[:, k:k + 1] * b[k:k + 1]
+        return acc
     end8, end2 = (depth // 8) * 8, (depth // 2) * 2
     s = [_seq_sum(_products(a[:, r:end8:8], b[r:end8:8]), 1) for r in range(8)]
     even = (s[0] + s[2]) + (s[4] + s[6])
@@ -225,19 +282,21 @@ def _acc_swapped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return acc
 
 
-def _gebp(res: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: np.float32) -> None:
-    """``res += alpha * (a @ b)`` in place, in the order of Eigen's float GEBP kernel."""
+def _gebp(res: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: np.floating) -> None:
+    """``res += alpha * (a @ b)`` in place, in the order of Eigen's GEBP kernel (float: blocks
+    of 16, 8, 4 rows then single ones; double: 8, 4, 2, 1)."""
     rows, cols = a.shape[0], b.shape[1]
     if rows == 0 or cols == 0:
         return
-    p16 = (rows // 16) * 16
-    p8 = (rows // 8) * 8
-    p4 = p8 + ((rows - p8) // 4) * 4
+    mr = _mr(a.dtype)
+    p2 = (rows // mr) * mr
+    p1 = (rows // (mr // 2)) * (mr // 2)
+    ph = p1 + ((rows - p1) // (mr // 4)) * (mr // 4)
     c4 = (cols // 4) * 4
-    acc = np.empty((rows, cols), _F)
-    if p16:
-        acc[:p16] = _acc_seq(a[:p16], b)
-    for lo, hi, grouped in ((p16, p4, _acc_even_odd), (p4, rows, _acc_swapped)):
+    acc = np.empty((rows, cols), a.dtype)
+    if p2:
+        acc[:p2] = _acc_seq(a[:p2], b)
+    for lo, hi, grouped in ((p2, ph, _acc_even_odd), (ph, rows, _acc_swapped)):
         if hi > lo:
             if c4:
                 acc[lo:hi, :c4] = grouped(a[lo:hi], b[:, :c4])
@@ -251,18 +310,18 @@ def _tri(block: np.ndarray, lower: bool, unit: bool) -> np.ndarray:
     """A square diagonal block as Eigen's zero-padded triangular buffer."""
     t = np.tril(block, -1) if lower else np.triu(block, 1)
     idx = np.arange(block.shape[0])
-    t[idx, idx] = _F(1) if unit else block[idx, idx]
+    t[idx, idx] = 1 if unit else block[idx, idx]
     return t
 
 
-def _trmm_left(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: np.float32,
+def _trmm_left(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: np.floating,
                lower: bool, unit: bool, kc: int, mc: int) -> None:
     """``res += alpha * tri(lhs) @ rhs`` (column-major result), as Eigen's kernel splits it."""
     diag = min(lhs.shape)
     rows = lhs.shape[0] if lower else diag
     depth = diag if lower else lhs.shape[1]
     mc = min(rows, mc)
-    pw = min(2 * max(_MR, _NR), kc, mc)
+    pw = min(2 * max(_mr(lhs.dtype), _NR), kc, mc)
     k2 = depth if lower else 0
     while (k2 > 0) if lower else (k2 < depth):
         akc = min(k2 if lower else depth - k2, kc)
@@ -288,7 +347,7 @@ def _trmm_left(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: np.floa
         k2 = k2 - kc if lower else k2 + kc
 
 
-def _trmm_right(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: np.float32,
+def _trmm_right(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: np.floating,
                 lower: bool, unit: bool, kc: int, mc: int) -> None:
     """``res += alpha * lhs @ tri(rhs)`` (column-major result), as Eigen's kernel splits it."""
     rows = lhs.shape[0]
@@ -296,7 +355,7 @@ def _trmm_right(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: np.flo
     depth = rhs.shape[0] if lower else diag
     cols = diag if lower else rhs.shape[1]
     mc = min(rows, mc)
-    spw = max(_MR, _NR)
+    spw = max(_mr(lhs.dtype), _NR)
     k2 = 0 if lower else depth
     while (k2 < depth) if lower else (k2 > 0):
         akc = min(depth - k2 if lower else k2, kc)
@@ -333,15 +392,16 @@ def _trmm(lhs: np.ndarray, rhs: np.ndarray, res: np.ndarray, alpha: float, lower
     sdepth = min(lhs.shape) if lower else lhs.shape[1]
     scols = rhs.shape[1]
     kc, mc = _blocking(sdepth, scols if row_major else srows,
-                       srows if row_major else scols, 4)
+                       srows if row_major else scols, 4, res.dtype)
+    scalar = res.dtype.type(alpha)
     if row_major:
-        _trmm_right(rhs.T, lhs.T, res.T, _F(alpha), not lower, unit, kc, mc)
+        _trmm_right(rhs.T, lhs.T, res.T, scalar, not lower, unit, kc, mc)
     else:
-        _trmm_left(lhs, rhs, res, _F(alpha), lower, unit, kc, mc)
+        _trmm_left(lhs, rhs, res, scalar, lower, unit, kc, mc)
 
 
 # ----------------------------------------------------------------------------- block reflectors
-def _gemv_colmajor(lhs: np.ndarray, x: np.ndarray, res: np.ndarray, alpha: np.float32) -> None:
+def _gemv_colmajor(lhs: np.ndarray, x: np.ndarray, res: np.ndarray, alpha: np.floating) -> None:
     """``res += alpha * lhs @ x`` as Eigen's column-major GEMV (16-column chunks from 128)."""
     cols = lhs.shape[1]
     for part in _chunk_sums((lhs * x[None, :]).T, cols if cols < 128 else 16):
@@ -351,16 +411,16 @@ def _gemv_colmajor(lhs: np.ndarray, x: np.ndarray, res: np.ndarray, alpha: np.fl
 def _triangular_factor(vectors: np.ndarray, h: np.ndarray) -> np.ndarray:
     """``make_block_householder_triangular_factor``: ``T`` with ``H_0..H_{b-1} = I - V T V^T``."""
     nrows, nb = vectors.shape
-    t = np.zeros((nb, nb), _F)
+    t = np.zeros((nb, nb), vectors.dtype)
     for i in range(nb - 1, -1, -1):
         rt = nb - i - 1
         if rt > 0:
             # row = -h_i * v_i^T * tri(V[i+1:, i+1:]) by Eigen's column-major trmv (unit upper)
-            alpha = _F(-h[i])
+            alpha = -h[i]
             lhs = vectors[i + 1:, i + 1:].T
             rhs = vectors[i + 1:, i]
             scaled = rhs[:rt] * alpha
-            row = np.zeros(rt, _F)
+            row = np.zeros(rt, vectors.dtype)
             for pi in range(0, rt, 8):
                 apw = min(8, rt - pi)
                 for kk in range(apw):
@@ -387,7 +447,7 @@ def _apply_block(mat: np.ndarray, vectors: np.ndarray, h: np.ndarray, forward: b
     """``apply_block_householder_on_the_left``: ``mat = H_0..H_{b-1} mat`` (``forward``) or
     ``H_{b-1}..H_0 mat``, in place."""
     t = _triangular_factor(vectors, h)
-    tmp = np.zeros((vectors.shape[1], mat.shape[1]), _F)
+    tmp = np.zeros((vectors.shape[1], mat.shape[1]), mat.dtype)
     _trmm(vectors.T, mat, tmp, 1.0, False, True, False)
     tmp2 = np.zeros_like(tmp)
     _trmm(t if forward else t.T, tmp, tmp2, 1.0, not forward, False, False)
@@ -397,20 +457,20 @@ def _apply_block(mat: np.ndarray, vectors: np.ndarray, h: np.ndarray, forward: b
 # ----------------------------------------------------------------------------- QR
 def _householder_columns(work: np.ndarray, taus: np.ndarray, k0: int, k1: int) -> None:
     """``householder_qr_inplace_unblocked`` on the columns ``k0:k1`` (rows ``k0:``)."""
-    tiny = np.finfo(_F).tiny
+    tiny = np.finfo(work.dtype).tiny
     for k in range(k0, k1):
         c0 = work[k, k]
         tail = work[k + 1:, k]
         tail_sq = _seq_sum(tail * tail, 0)         # squaredNorm of a strided column
         if tail_sq <= tiny:
-            tau, beta = _F(0), c0
+            tau, beta = work.dtype.type(0), c0
             tail[:] = 0
         else:
-            beta = _F(np.sqrt(_F(c0 * c0 + tail_sq)))
+            beta = np.sqrt(c0 * c0 + tail_sq)
             if c0 >= 0:
                 beta = -beta
-            tail[:] = tail / _F(c0 - beta)
-            tau = _F(_F(beta - c0) / beta)
+            tail[:] = tail / (c0 - beta)
+            tau = (beta - c0) / beta
         taus[k] = tau
         work[k, k] = beta
         if k + 1 < k1:
@@ -418,21 +478,29 @@ def _householder_columns(work: np.ndarray, taus: np.ndarray, k0: int, k1: int) -
 
 
 def eigen_qr_f32(a: np.ndarray, full_matrices: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(q, r)`` of a float32 matrix with TensorFlow 2.21's CPU bits (``tf.linalg.qr``).
+    """:func:`eigen_qr` of ``a`` as float32."""
+    return eigen_qr(np.asarray(a, _F), full_matrices)
+
+
+def eigen_qr(a: np.ndarray, full_matrices: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, r)`` of a float32 or float64 matrix with TensorFlow 2.21's CPU bits
+    (``tf.linalg.qr``).
 
     ``q`` is ``m x min(m, n)`` (``m x m`` with ``full_matrices``), ``r`` ``min(m, n) x n``
-    (``m x n`` with ``full_matrices``), both float32.
+    (``m x n`` with ``full_matrices``), in ``a``'s dtype.
 
     >>> import numpy as np
     >>> q, r = eigen_qr_f32(np.array([[3.0, 1.0], [4.0, 2.0]], np.float32))
     >>> q.astype(float).round(4).tolist(), r.astype(float).round(4).tolist()
     ([[-0.6, -0.8], [-0.8, 0.6]], [[-5.0, -2.2], [0.0, 0.4]])
     """
-    work = np.array(a, _F, copy=True)
+    work = np.array(a, copy=True)
+    if work.dtype not in (np.float32, np.float64):
+        raise TypeError(f"eigen_qr: float32 or float64, got {work.dtype}")
     m, n = work.shape
     size = min(m, n)
-    taus = np.zeros(size, _F)
-    with np.errstate(all="ignore"):
+    taus = np.zeros(size, work.dtype)
+    with np.errstate(all="ignore"), _flush_denormals():
         block = min(BLOCK_SIZE, size)
         for k in range(0, size, max(block, 1)):
             bs = min(size - k, block)
@@ -450,7 +518,7 @@ def _householder_q(work: np.ndarray, taus: np.ndarray, cols: int, identity: bool
     whose reflections skip the columns left of their rows)."""
     m = work.shape[0]
     length = taus.shape[0]
-    q = np.eye(m, cols, dtype=_F)
+    q = np.eye(m, cols, dtype=work.dtype)
     if identity and length <= BLOCK_SIZE:      # evalTo: unblocked up to BlockSize reflectors
         for k in range(length - 1, -1, -1):
             _apply_left(q[k:, k:], work[k + 1:, k].copy(), taus[k], col_major=False)

@@ -29,7 +29,7 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
-from ._eigen_qr import eigen_qr_f32
+from ._eigen_qr import eigen_qr
 from ._raw import data, raw
 from .complex import holomorphic_vjp
 from .elementwise import (
@@ -785,18 +785,18 @@ def svdvals(a: Any) -> Tensor:
 
 # ============================================================================ qr
 def _qr_values(a: np.ndarray, complete: bool, eigen: bool) -> tuple[np.ndarray, np.ndarray]:
-    """NumPy's (LAPACK's) QR, or with ``eigen`` in float32 TensorFlow's CPU kernel bit for bit
-    (Eigen's Householder QR, :mod:`tapegrad.ops._eigen_qr`), matrix by matrix."""
-    if not (eigen and a.dtype == np.float32):
+    """NumPy's (LAPACK's) QR, or with ``eigen`` in float32/float64 TensorFlow's CPU kernel bit
+    for bit (Eigen's Householder QR, :mod:`tapegrad.ops._eigen_qr`), matrix by matrix."""
+    if not (eigen and a.dtype in (np.float32, np.float64)):
         return np.linalg.qr(a, mode="complete" if complete else "reduced")
     m, n = a.shape[-2:]
     k = m if complete else min(m, n)
     count = int(np.prod(a.shape[:-2], dtype=np.int64))
     flat = a.reshape((count, m, n))
-    q = np.empty((count, m, k), np.float32)
-    r = np.empty((count, k, n), np.float32)
+    q = np.empty((count, m, k), a.dtype)
+    r = np.empty((count, k, n), a.dtype)
     for i, mat in enumerate(flat):
-        q[i], r[i] = eigen_qr_f32(mat, full_matrices=complete)
+        q[i], r[i] = eigen_qr(mat, full_matrices=complete)
     return q.reshape(a.shape[:-2] + (m, k)), r.reshape(a.shape[:-2] + (k, n))
 
 
@@ -880,8 +880,8 @@ qr_op.defbatch(_unary_batch(qr_op))
 def qr(a: Any, mode: str = "reduced", *, eigen: bool = False) -> tuple[Tensor, Tensor]:
     """``Q, R`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``).
 
-    ``eigen``: float32 values as TensorFlow's CPU kernel computes them (Eigen's Householder
-    QR, bit for bit) instead of LAPACK's."""
+    ``eigen``: float32 and float64 values as TensorFlow's CPU kernel computes them (Eigen's
+    Householder QR, bit for bit) instead of LAPACK's."""
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
