@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tapegrad.tf as tg_tf
-from tapegrad.tf._eigen_qr import BLOCK_SIZE, eigen_qr_f32
+from tapegrad.tf._eigen_qr import BLOCK_SIZE, eigen_qr, eigen_qr_f32
 from tests.tf_style.tf_helpers import real_tf
 
 
@@ -24,7 +24,8 @@ def rtf() -> Any:
 
 
 def _bits(a: Any) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(a, np.float32)).view(np.int32)
+    a = np.ascontiguousarray(np.asarray(a))
+    return a.view(np.int64 if a.dtype == np.float64 else np.int32)
 
 
 def _assert_same_bits(a: Any, b: Any) -> None:
@@ -139,6 +140,49 @@ def test_tf_linalg_qr_gradient_matches_tf(rtf: Any) -> None:
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=2e-5)
 
 
+F64_SHAPES = [(1, 1), (3, 2), (9, 9), (17, 17), (47, 47), (129, 20), (300, 12), (48, 48),
+              (49, 49), (64, 64), (97, 97), (100, 50), (128, 128), (200, 49), (256, 64),
+              (384, 128), (512, 128), (777, 129), (3, 5), (64, 256), (49, 1000)]
+
+
+@pytest.mark.parametrize("shape", F64_SHAPES, ids=str)
+@pytest.mark.parametrize("full", [False, True])
+def test_eigen_qr_float64_is_tf(rtf: Any, shape: tuple[int, int], full: bool) -> None:
+    # double on AVX: 4-lane packets, GEBP mr = 8, the 4-way single-row kernel, kc from 8 bytes
+    a = np.random.default_rng(shape[0] * 7 + shape[1]).standard_normal(shape)
+    q, r = rtf.linalg.qr(a, full_matrices=full)
+    got = eigen_qr(a, full_matrices=full)
+    _assert_same_bits(got[0], q.numpy())
+    _assert_same_bits(got[1], r.numpy())
+
+
+@pytest.mark.parametrize("dtype,scale", [("float32", 1e-15), ("float32", 1e-17),
+                                         ("float32", 1e-18), ("float32", 1e-19),
+                                         ("float64", 1e-140), ("float64", 1e-150),
+                                         ("float64", 1e-152)], ids=str)
+@pytest.mark.parametrize("shape", [(60, 55), (30, 20)], ids=str)
+def test_eigen_qr_flushes_subnormals_as_tf(rtf: Any, dtype: str, scale: float,
+                                           shape: tuple[int, int]) -> None:
+    # squares and products below the smallest normal: TensorFlow's kernels run with FTZ/DAZ
+    a = (np.random.default_rng(3).standard_normal(shape) * scale).astype(dtype)
+    for full in (False, True):
+        q, r = rtf.linalg.qr(a, full_matrices=full)
+        got = eigen_qr(a, full_matrices=full)
+        _assert_same_bits(got[0], q.numpy())
+        _assert_same_bits(got[1], r.numpy())
+
+
+@pytest.mark.parametrize("dtype,scale", [("float32", 1e20), ("float64", 1e160)], ids=str)
+def test_eigen_qr_overflow_gives_tf_nans(rtf: Any, dtype: str, scale: float) -> None:
+    # overflowing squares: the same NaNs and infinities where TensorFlow has them (a NaN's sign
+    # bit can differ)
+    a = (np.random.default_rng(3).standard_normal((60, 55)) * scale).astype(dtype)
+    q, r = rtf.linalg.qr(a)
+    got = eigen_qr(a)
+    np.testing.assert_array_equal(got[0], q.numpy())
+    np.testing.assert_array_equal(got[1], r.numpy())
+
+
 def test_block_size_is_eigens() -> None:
     assert BLOCK_SIZE == 48
 
@@ -195,8 +239,9 @@ def test_rnn_recurrent_kernel_after_set_random_seed(rtf: Any, layer: tuple[str, 
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
 
 
-def test_orthogonal_float64_keeps_numpy_qr(rtf: Any) -> None:
-    got = tg_tf.keras.initializers.Orthogonal(seed=1)((6, 6), dtype="float64").numpy()
-    want = rtf.keras.initializers.Orthogonal(seed=1)((6, 6), dtype="float64").numpy()
+@pytest.mark.parametrize("shape", [(6, 6), (47, 47), (64, 64), (128, 512), (10, 40)], ids=str)
+def test_orthogonal_float64_bits(rtf: Any, shape: tuple[int, int]) -> None:
+    got = tg_tf.keras.initializers.Orthogonal(seed=1)(shape, dtype="float64").numpy()
+    want = rtf.keras.initializers.Orthogonal(seed=1)(shape, dtype="float64").numpy()
     assert got.dtype == np.float64
-    np.testing.assert_allclose(got, want, atol=1e-12)
+    _assert_same_bits(got, want)

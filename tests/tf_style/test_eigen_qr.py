@@ -36,6 +36,43 @@ def test_emulated_qr_is_a_qr(shape: tuple[int, int], full: bool) -> None:
     _check_qr(a, q, r, full)
 
 
+@pytest.mark.parametrize("shape", [(5, 3), (49, 49), (128, 128), (256, 64), (64, 256)], ids=str)
+def test_emulated_qr_float64_is_a_qr(shape: tuple[int, int]) -> None:
+    a = np.random.default_rng(shape[0]).standard_normal(shape)
+    for full in (False, True):
+        q, r = E.eigen_qr(a, full_matrices=full)
+        assert q.dtype == r.dtype == np.float64
+        np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-13)
+        assert not np.tril(r, -1).any()
+        np.testing.assert_allclose(q @ r, a, atol=1e-12)
+
+
+def test_emulated_qr_rejects_other_dtypes() -> None:
+    with pytest.raises(TypeError, match="float32 or float64"):
+        E.eigen_qr(np.eye(3, dtype=np.float16))
+
+
+def test_flush_denormals_is_scoped() -> None:
+    x = np.array([1e-39, -3e-39], np.float32)
+    with E._flush_denormals():
+        inside = x * np.float32(1)
+        tiny = np.float64(1e-300) * np.float64(1e-10)
+    after = x * np.float32(1)
+    np.testing.assert_array_equal(after, x)              # the thread's state is restored
+    if E._libm() is not None:
+        np.testing.assert_array_equal(inside, 0.0)       # flushed (sign kept)
+        assert np.signbit(inside[1]) and tiny == 0
+    else:
+        np.testing.assert_array_equal(inside, x)
+
+
+def test_flush_denormals_restores_after_an_error() -> None:
+    x = np.array([1e-39], np.float32)
+    with pytest.raises(ValueError), E._flush_denormals():
+        raise ValueError("boom")
+    assert (x * np.float32(1))[0] != 0
+
+
 def test_emulated_qr_close_to_lapack_up_to_signs() -> None:
     a = np.random.default_rng(0).standard_normal((200, 100)).astype(np.float32)
     q, r = E.eigen_qr_f32(a)
