@@ -177,22 +177,36 @@ def _flush_denormals() -> Iterator[None]:
 
 
 # ----------------------------------------------------------------------------- blocking sizes
-def _cache_size(index: int, default: int) -> int:
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read().strip()
+
+
+def _cache_size(level: int, kinds: tuple[str, ...], default: int) -> int:
+    """Bytes of cpu0's cache of ``level`` (sysfs), or ``default``."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
     try:
-        with open(f"/sys/devices/system/cpu/cpu0/cache/index{index}/size") as f:
-            text = f.read().strip()
-        units = {"K": 1024, "M": 1024 * 1024}
-        return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+        for entry in sorted(os.listdir(base)):
+            if not entry.startswith("index"):
+                continue
+            d = f"{base}/{entry}"
+            if int(_read(f"{d}/level")) == level and _read(f"{d}/type") in kinds:
+                text = _read(f"{d}/size")
+                units = {"K": 1024, "M": 1024 * 1024}
+                return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
     except (OSError, ValueError, IndexError):
-        return default
+        pass
+    return default
 
 
 @lru_cache(maxsize=1)
 def _caches() -> tuple[int, int, int]:
-    """L1 data, L2 and L3 sizes in bytes (Eigen's defaults when unknown)."""
+    """L1 data, L2 and L3 sizes in bytes, as Eigen's ``queryCacheSizes`` finds them by CPUID
+    (Eigen's defaults when unknown; ``TAPEGRAD_EIGEN_L1`` overrides the L1 size)."""
     env = os.environ.get("TAPEGRAD_EIGEN_L1")
-    l1 = int(env) if env else _cache_size(0, 32 * 1024)
-    return l1, _cache_size(2, 256 * 1024), _cache_size(3, 2 * 1024 * 1024)
+    l1 = int(env) if env else _cache_size(1, ("Data", "Unified"), 32 * 1024)
+    return (l1, _cache_size(2, ("Unified", "Data"), 256 * 1024),
+            _cache_size(3, ("Unified", "Data"), 2 * 1024 * 1024))
 
 
 def _blocking(k: int, m: int, n: int, kc_factor: int,
