@@ -422,36 +422,58 @@ def _gemv_colmajor(lhs: np.ndarray, x: np.ndarray, res: np.ndarray, alpha: np.fl
         res[...] = res + part * alpha
 
 
+def _trmv_row(lhs: np.ndarray, rhs: np.ndarray, alpha: np.floating) -> np.ndarray:
+    """``alpha * tri(lhs) @ rhs`` for a unit upper-trapezoidal ``lhs`` (``rt x rs``) by Eigen's
+    column-major triangular matrix-vector product: panels of 8 columns; inside a panel each
+    output starts from its diagonal term (``+0 + alpha * rhs``) and adds ``(alpha * rhs[k]) *
+    lhs[., k]`` for the panel's later ``k``; then every later panel's rectangular part by a
+    GEMV (a sequential sum times ``alpha``, added), then the columns past the triangle by the
+    column-major GEMV (16-column chunks from 128)."""
+    rt = lhs.shape[0]
+    dt = lhs.dtype
+    scaled = rhs[:rt] * alpha
+    jj = np.arange(rt)
+    cols = (jj // 8 * 8)[:, None] + np.arange(8)[None, :]            # each output's panel
+    inside = np.minimum(cols, rt - 1)
+    later = (cols > jj[:, None]) & (cols < rt)
+    terms = np.where(later, scaled[inside] * lhs[jj[:, None], inside], dt.type(0))
+    terms[jj, jj % 8] = scaled
+    row = _seq_sum(terms, 1)
+    panels = -(-rt // 8)
+    if panels > 1:
+        prods = np.zeros((rt, panels * 8), dt)
+        prods[:, :rt] = lhs[:, :rt] * rhs[None, :rt]
+        sums = _seq_sum(prods.reshape(rt, panels, 8), 2)
+        for p in range(1, panels):
+            row = np.where(jj < 8 * p, row + sums[:, p] * alpha, row)
+    if lhs.shape[1] > rt:
+        _gemv_colmajor(lhs[:, rt:], rhs[rt:], row, alpha)
+    return row
+
+
 def _triangular_factor(vectors: np.ndarray, h: np.ndarray) -> np.ndarray:
     """``make_block_householder_triangular_factor``: ``T`` with ``H_0..H_{b-1} = I - V T V^T``."""
-    nrows, nb = vectors.shape
+    nb = vectors.shape[1]
     t = np.zeros((nb, nb), vectors.dtype)
     for i in range(nb - 1, -1, -1):
         rt = nb - i - 1
         if rt > 0:
-            # row = -h_i * v_i^T * tri(V[i+1:, i+1:]) by Eigen's column-major trmv (unit upper)
-            alpha = -h[i]
-            lhs = vectors[i + 1:, i + 1:].T
-            rhs = vectors[i + 1:, i]
-            scaled = rhs[:rt] * alpha
-            row = np.zeros(rt, vectors.dtype)
-            for pi in range(0, rt, 8):
-                apw = min(8, rt - pi)
-                for kk in range(apw):
-                    ii = pi + kk
-                    if kk:
-                        row[pi:ii] = row[pi:ii] + scaled[ii] * lhs[pi:ii, ii]
-                    row[ii] = row[ii] + scaled[ii]
-                if pi:
-                    _gemv_colmajor(lhs[:pi, pi:pi + apw], rhs[pi:pi + apw], row[:pi], alpha)
-            if nrows - i - 1 > rt:
-                _gemv_colmajor(lhs[:, rt:], rhs[rt:], row, alpha)
-            t[i, i + 1:] = row
-            for j in range(nb - 1, i, -1):       # row * tri(T[i+1:, i+1:]), in place
-                z = t[i, j]
-                t[i, j] = z * t[j, j]
-                if j + 1 < nb:
-                    t[i, j + 1:] = t[i, j + 1:] + z * t[j, j + 1:]
+            # row = -h_i * v_i^T * tri(V[i+1:, i+1:]), then row * tri(T[i+1:, i+1:]) in place:
+            # T[i, l] = t_l T[l, l] + t_{l-1} T[l-1, l] + ... + t_{i+1} T[i+1, l], in that order
+            row = _trmv_row(vectors[i + 1:, i + 1:].T, vectors[i + 1:, i], -h[i])
+            sub = t[i + 1:, i + 1:]
+            first = row * np.diagonal(sub)
+            if first.all():
+                terms = row[:, None] * sub                       # (j, l), zero below the diagonal
+                terms[np.tril_indices(rt, -1)] = 0
+                t[i, i + 1:] = _seq_sum(terms[::-1], 0)         # j descending; +0s before t_l T_ll
+            else:                                                # a signed zero first: as Eigen
+                t[i, i + 1:] = row
+                for j in range(nb - 1, i, -1):
+                    z = t[i, j]
+                    t[i, j] = z * t[j, j]
+                    if j + 1 < nb:
+                        t[i, j + 1:] = t[i, j + 1:] + z * t[j, j + 1:]
         t[i, i] = h[i]
     return t
 
