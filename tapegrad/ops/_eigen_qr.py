@@ -1,8 +1,9 @@
-"""TensorFlow's float32 CPU QR (``tf.linalg.qr``), bit for bit, for it and Keras' Orthogonal initializer.
+"""TensorFlow's float32/float64 CPU QR (``tf.linalg.qr``), bit for bit, for it and Keras' Orthogonal.
 
 TensorFlow 2.21's CPU ``Qr`` kernel maps the row-major input and runs Eigen's ``HouseholderQR``
-(the wheel's Eigen is built for AVX without FMA: 8-float packets, every product and sum rounded
-separately). The reduced ``Q`` is ``householderQ() * Identity(m, min(m, n))``, evaluated into a
+(the wheel's Eigen is built for AVX without FMA: 8-float / 4-double packets, every product and
+sum rounded separately; TensorFlow runs kernels with subnormals flushed to zero, FTZ/DAZ, which
+:func:`_flush_denormals` reproduces for this thread while the emulation runs). The reduced ``Q`` is ``householderQ() * Identity(m, min(m, n))``, evaluated into a
 column-major matrix; the complete one is ``householderQ()`` evaluated into the row-major output.
 This module replays all of it in NumPy float32, in Eigen's summation orders:
 
@@ -26,16 +27,20 @@ This module replays all of it in NumPy float32, in Eigen's summation orders:
   with CPUID: 48 KiB gives ``kc`` up to 152), diagonal panels of 32 (triangle on the left) or 16
   (triangle on the right) zero-padded into a buffer, each slice summed by the GEBP kernel and
   added to the result (``res += alpha * acc``).
-* **GEBP's orders** (``mr`` 16, ``nr`` 4): rows in groups of 16 sum each output sequentially
-  over the slice's depth; a group of 8 or 4 rows against 4 columns accumulates even and odd
-  ``k`` apart over the depth rounded down to 8, adds them, then the rest in order; a single row
-  against 4 columns (the "swapped" kernel) keeps eight partial sums ``k mod 8`` combined as
-  ``((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7))`` before the leftover pairs and the odd last ``k``;
-  any other output (the columns past the last group of 4) is a plain sequential sum.
+* **GEBP's orders** (float: ``mr`` 16, ``nr`` 4): rows in groups of 16 sum each output
+  sequentially over the slice's depth; a group of 8 or 4 rows against 4 columns accumulates
+  even and odd ``k`` apart over the depth rounded down to 8, adds them, then the rest in order;
+  a single row against 4 columns (the "swapped" kernel) keeps eight partial sums ``k mod 8``
+  combined as ``((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7))`` before the leftover pairs and the odd
+  last ``k``; any other output (the columns past the last group of 4) is a plain sequential
+  sum. Double: groups of 8, 4 and 2 rows, and the single-row kernel keeps four partial sums
+  ``k mod 4``, ``(s0+s1)+(s2+s3)``, then the rest in order; ``kc`` from 8-byte scalars (120
+  for a 48 KiB L1).
 
-Sequential float32 sums are computed with ``np.add.accumulate`` (strictly left to right in the
-array's dtype), vectorised over the outputs. Checked bit for bit against TensorFlow 2.21 for
-square, tall and wide shapes from 1x1 to 1000x60, 500x500 and 49x1000 (the conformance tests).
+Sequential sums are computed with ``np.add.accumulate`` (strictly left to right in the array's
+dtype), vectorised over the outputs. Checked bit for bit against TensorFlow 2.21 in both dtypes
+for square, tall and wide shapes from 1x1 to 1000x60, 500x500 and 49x1000, complete and reduced,
+degenerate and subnormal-range inputs (the conformance tests).
 """
 
 from __future__ import annotations
