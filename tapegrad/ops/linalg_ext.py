@@ -29,6 +29,7 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from ._eigen_qr import eigen_qr
 from ._raw import data, raw
 from .complex import holomorphic_vjp
 from .elementwise import (
@@ -783,10 +784,26 @@ def svdvals(a: Any) -> Tensor:
 
 
 # ============================================================================ qr
+def _qr_values(a: np.ndarray, complete: bool, eigen: bool) -> tuple[np.ndarray, np.ndarray]:
+    """NumPy's (LAPACK's) QR, or with ``eigen`` in float32/float64 TensorFlow's CPU kernel bit
+    for bit (Eigen's Householder QR, :mod:`tapegrad.ops._eigen_qr`), matrix by matrix."""
+    if not (eigen and a.dtype in (np.float32, np.float64)):
+        return np.linalg.qr(a, mode="complete" if complete else "reduced")
+    m, n = a.shape[-2:]
+    k = m if complete else min(m, n)
+    count = int(np.prod(a.shape[:-2], dtype=np.int64))
+    flat = a.reshape((count, m, n))
+    q = np.empty((count, m, k), a.dtype)
+    r = np.empty((count, k, n), a.dtype)
+    for i, mat in enumerate(flat):
+        q[i], r[i] = eigen_qr(mat, full_matrices=complete)
+    return q.reshape(a.shape[:-2] + (m, k)), r.reshape(a.shape[:-2] + (k, n))
+
+
 @defop("qr", saves=("a", "out"))
-def qr_op(a: Any, *, complete: bool = False) -> Any:
+def qr_op(a: Any, *, complete: bool = False, eigen: bool = False) -> Any:
     a = np.asarray(a)
-    q, r = np.linalg.qr(a, mode="complete" if complete else "reduced")
+    q, r = _qr_values(a, complete, eigen)
     lead = a.shape[:-2]
     return np.concatenate([q.reshape(lead + (-1,)), r.reshape(lead + (-1,))], axis=-1)
 
@@ -807,7 +824,7 @@ def _qr_tall_vjp(q: Any, r: Any, gq: Any, gr: Any) -> Tensor:
 
 
 @qr_op.defvjp
-def _(g: Tensor, a: Any, out: Tensor, complete: bool = False) -> Any:
+def _(g: Tensor, a: Any, out: Tensor, complete: bool = False, eigen: bool = False) -> Any:
     m, n = _sh(a)[-2:]
     q, r = _split_qr(out, m, n, complete)
     gq, gr = _split_qr(g, m, n, complete)
@@ -836,7 +853,7 @@ def _qr_tall_jvp(q: Any, r: Any, da: Any) -> tuple[Tensor, Tensor]:
 
 
 @qr_op.defjvp
-def _(da: Any, a: Any, *, out: Any, complete: bool = False) -> Any:
+def _(da: Any, a: Any, *, out: Any, complete: bool = False, eigen: bool = False) -> Any:
     m, n = _sh(a)[-2:]
     if complete and m > n:
         raise hinted(RuntimeError(with_hint("The QR decomposition is not differentiable when "
@@ -860,8 +877,11 @@ def _(da: Any, a: Any, *, out: Any, complete: bool = False) -> Any:
 qr_op.defbatch(_unary_batch(qr_op))
 
 
-def qr(a: Any, mode: str = "reduced") -> tuple[Tensor, Tensor]:
-    """``Q, R`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``)."""
+def qr(a: Any, mode: str = "reduced", *, eigen: bool = False) -> tuple[Tensor, Tensor]:
+    """``Q, R`` with ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``).
+
+    ``eigen``: float32 and float64 values as TensorFlow's CPU kernel computes them (Eigen's
+    Householder QR, bit for bit) instead of LAPACK's."""
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -873,16 +893,19 @@ def qr(a: Any, mode: str = "reduced") -> tuple[Tensor, Tensor]:
     m, n = s[-2:]
     complete = mode == "complete"
     if mode == "r" or (complete and m > n):
-        return _qr_nograd(a, mode, complete)
+        return _qr_nograd(a, mode, complete, eigen)
+    if eigen:
+        return _split_qr(qr_op(a, complete=complete, eigen=True), m, n, complete)
     return _split_qr(qr_op(a, complete=complete), m, n, complete)
 
 
-def _qr_nograd(a: Any, mode: str, complete: bool) -> tuple[Tensor, Tensor]:
+def _qr_nograd(a: Any, mode: str, complete: bool,
+               eigen: bool = False) -> tuple[Tensor, Tensor]:
     """QR outputs whose backward raises PyTorch's error (mode='r', or complete and tall)."""
     from .._core.tensor import make
 
     arr = _arr(a)
-    q, r = np.linalg.qr(arr, mode="complete" if complete else "reduced")
+    q, r = _qr_values(np.asarray(arr), complete, eigen)
     style = a._style if isinstance(a, Tensor) else 0
     if mode == "r":
         msg = ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "

@@ -296,9 +296,10 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True,
 
 # ----------------------------------------------------------------------------- decompositions
 def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Any:
-    """``Qr(q, r)`` with ``input = q @ r`` (``full_matrices``: square ``q``)."""
+    """``Qr(q, r)`` with ``input = q @ r`` (``full_matrices``: square ``q``); in float32 and
+    float64 the values of TensorFlow's CPU kernel bit for bit (Eigen's Householder QR)."""
     a = _matrix(input, "Qr", square=False)
-    q, r = L.qr(a, "complete" if full_matrices else "reduced")
+    q, r = L.qr(a, "complete" if full_matrices else "reduced", eigen=True)
     return Qr(q, r)
 
 

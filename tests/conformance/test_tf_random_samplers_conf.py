@@ -204,9 +204,8 @@ X_SEQ = np.random.RandomState(0).rand(2, 4, 3).astype("float32")
 
 
 def _rnn_masks(cls: str, **kw: Any) -> Callable[[Any], Any]:
-    """The layer's dropout masks, seen through its outputs: the kernels come from Glorot
-    (``Orthogonal`` is Keras's bit for bit only up to 47 units), so a wrong mask
-    changes the outputs far beyond the float32 matmuls' last bits."""
+    """The layer's dropout masks, seen through its outputs: the kernels come from Glorot, so a
+    wrong mask changes the outputs far beyond the float32 matmuls' last bits."""
     def prog(tf: Any) -> Any:
         k = _k(tf)
         k.utils.set_random_seed(3)

@@ -19,7 +19,7 @@ import numpy as np
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import dtypes as _dt
-from .._eigen_qr import eigen_qr_f32
+from .._eigen_qr import eigen_qr
 from .._tensor import tft
 from . import random as _kr
 
@@ -306,8 +306,9 @@ class Identity(Initializer):
 class Orthogonal(RandomInitializer):
     """A (semi-)orthogonal matrix from the QR decomposition of normal samples, times ``gain``.
 
-    The normal matrix comes from Keras's stream for the initializer's seed; in float32 the QR is
-    TensorFlow's CPU one bit for bit (Eigen's Householder QR) while ``min(rows, cols) <= 47``.
+    The normal matrix comes from Keras's stream for the initializer's seed; in float32 and
+    float64 the QR is TensorFlow's CPU one bit for bit (Eigen's Householder QR, blocked from 48
+    columns).
     """
 
     def __init__(self, gain: float = 1.0, seed: Any = None) -> None:
@@ -323,9 +324,8 @@ class Orthogonal(RandomInitializer):
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
         a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype).numpy()
-        # TensorFlow's float32 QR (Eigen) bit for bit where emulated, NumPy's otherwise
-        qr = eigen_qr_f32(a) if a.dtype == np.float32 else None
-        q, r = qr if qr is not None else np.linalg.qr(a)
+        # TensorFlow's CPU QR (Eigen's) bit for bit; NumPy's in other dtypes
+        q, r = eigen_qr(a) if a.dtype in (np.float32, np.float64) else np.linalg.qr(a)
         q = (q * np.sign(np.diag(r))).astype(a.dtype, copy=False)
         if rows < cols:
             q = q.T
