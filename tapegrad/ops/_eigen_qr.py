@@ -57,7 +57,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["eigen_qr", "eigen_qr_f32", "BLOCK_SIZE"]
+__all__ = ["eigen_qr", "eigen_qr_f32", "emulated", "BLOCK_SIZE", "MAX_WORK"]
 
 _F = np.float32
 BLOCK_SIZE = 48      # Eigen's HouseholderQR / HouseholderSequence block size
@@ -516,6 +516,22 @@ def _householder_columns(work: np.ndarray, taus: np.ndarray, k0: int, k1: int) -
         work[k, k] = beta
         if k + 1 < k1:
             _apply_left(work[k:, k + 1:k1], work[k + 1:, k].copy(), tau, col_major=False)
+
+
+#: the largest ``m * n * min(m, n)`` emulated by default: a 500 x 500 QR (about 0.3 s);
+#: larger ones (an LSTM(512)'s recurrent kernel takes 2.6 s, LSTM(1024)'s 25 s) use
+#: LAPACK's QR, whose bits differ.  ``TAPEGRAD_EIGEN_QR=always`` / ``never`` overrides it.
+MAX_WORK = 125_000_000
+
+
+def emulated(m: int, n: int) -> bool:
+    """Whether an ``m x n`` QR is computed with TensorFlow's bits (see :data:`MAX_WORK`)."""
+    env = os.environ.get("TAPEGRAD_EIGEN_QR", "").lower()
+    if env in ("always", "1"):
+        return True
+    if env in ("never", "0"):
+        return False
+    return m * n * min(m, n) <= MAX_WORK
 
 
 def eigen_qr_f32(a: np.ndarray, full_matrices: bool = False) -> tuple[np.ndarray, np.ndarray]:

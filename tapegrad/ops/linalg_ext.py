@@ -29,7 +29,7 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor
-from ._eigen_qr import eigen_qr
+from ._eigen_qr import eigen_qr, emulated
 from ._raw import data, raw
 from .complex import holomorphic_vjp
 from .elementwise import (
@@ -787,7 +787,7 @@ def svdvals(a: Any) -> Tensor:
 def _qr_values(a: np.ndarray, complete: bool, eigen: bool) -> tuple[np.ndarray, np.ndarray]:
     """NumPy's (LAPACK's) QR, or with ``eigen`` in float32/float64 TensorFlow's CPU kernel bit
     for bit (Eigen's Householder QR, :mod:`tapegrad.ops._eigen_qr`), matrix by matrix."""
-    if not (eigen and a.dtype in (np.float32, np.float64)):
+    if not (eigen and a.dtype in (np.float32, np.float64) and emulated(*a.shape[-2:])):
         return np.linalg.qr(a, mode="complete" if complete else "reduced")
     m, n = a.shape[-2:]
     k = m if complete else min(m, n)

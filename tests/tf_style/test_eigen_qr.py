@@ -170,3 +170,23 @@ def test_orthogonal_initializer_blocked_sizes_are_orthonormal(shape: tuple[int, 
     w = tf.keras.initializers.Orthogonal(seed=1, gain=2.0)(shape).numpy()
     m = w if shape[0] >= shape[1] else w.T
     np.testing.assert_allclose(m.T.astype(np.float64) @ m / 4, np.eye(m.shape[1]), atol=3e-5)
+
+
+def test_large_qr_uses_lapack_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Emulating Eigen costs seconds from LSTM(512) on (2.6 s; LSTM(1024): 25 s): above
+    MAX_WORK, tf.linalg.qr and Orthogonal take LAPACK's QR (a valid QR, other bits);
+    TAPEGRAD_EIGEN_QR=always / never overrides that."""
+    import tapegrad.tf as tf
+    from tapegrad.ops import _eigen_qr as E
+
+    assert E.emulated(500, 500) and E.emulated(1024, 256) and not E.emulated(2048, 512)
+    monkeypatch.setenv("TAPEGRAD_EIGEN_QR", "always")
+    assert E.emulated(4096, 1024)
+    monkeypatch.setenv("TAPEGRAD_EIGEN_QR", "never")
+    assert not E.emulated(4, 4)
+    monkeypatch.delenv("TAPEGRAD_EIGEN_QR")
+    a = np.random.default_rng(0).standard_normal((600, 520)).astype(np.float32)
+    q, r = tf.linalg.qr(tf.constant(a))
+    q_np, r_np = np.linalg.qr(a)
+    np.testing.assert_array_equal(q.numpy(), q_np)  # LAPACK's bits above the limit
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a, atol=2e-4)

@@ -19,7 +19,7 @@ import numpy as np
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from .. import dtypes as _dt
-from .._eigen_qr import eigen_qr
+from .._eigen_qr import eigen_qr, emulated
 from .._tensor import tft
 from . import random as _kr
 
@@ -325,7 +325,8 @@ class Orthogonal(RandomInitializer):
         cols = shape[-1]
         a = _kr.normal((max(rows, cols), min(rows, cols)), seed=self.seed, dtype=dtype).numpy()
         # TensorFlow's CPU QR (Eigen's) bit for bit; NumPy's in other dtypes
-        q, r = eigen_qr(a) if a.dtype in (np.float32, np.float64) else np.linalg.qr(a)
+        q, r = eigen_qr(a) if a.dtype in (np.float32, np.float64) and emulated(*a.shape) \
+            else np.linalg.qr(a)
         q = (q * np.sign(np.diag(r))).astype(a.dtype, copy=False)
         if rows < cols:
             q = q.T
