@@ -320,25 +320,23 @@ class _LoopValue(np.ndarray):
 
 
 def _frontend_frame() -> str:
-    """`` by NAME (module)`` for the outermost tapegrad function on the stack below the
-    user's code: the front-end function that took a traced value as a Python value."""
+    """`` by NAME (module)`` for the innermost front-end function on the stack (below the
+    core's frames): the one that took a traced value as a Python value."""
     import sys
 
     f: Any = sys._getframe(2)
-    found = ""
     while f is not None:
         mod = f.f_globals.get("__name__", "")
-        if not mod.startswith("tapegrad.") or mod in _TRACERS:
-            if found:
-                break
-        elif not mod.startswith("tapegrad.autodiff.tracing"):
-            found = f" by {f.f_code.co_name} ({mod})"
+        if not mod.startswith("tapegrad."):
+            return ""  # the user's own code
+        if not mod.startswith(_CORE):
+            return f" by {f.f_code.co_name} ({mod})"
         f = f.f_back
-    return found
+    return ""
 
 
-# the modules that run a traced function (frames above the front-end function that read)
-_TRACERS = frozenset(("tapegrad.tf.autograph", "tapegrad.tf.function", "tapegrad.torch._compile"))
+# the layers below the front-ends (their frames are not the one that read)
+_CORE = ("tapegrad.autodiff", "tapegrad._core", "tapegrad.ops", "tapegrad.engine")
 
 
 def _has_effects(instrs: Sequence[Instr]) -> bool:
