@@ -42,7 +42,7 @@ Reading a tracer's value (``item``, ``bool``, ``numpy``) calls the level's
 notes a *graph break* and the front-end runs that function eagerly.
 
 While a function is traced, the arrays of its inputs, of every op's result and of
-random draws are :class:`_LoopValue` views, which note any Python value taken from
+random draws are :class:`_TracedValue` views, which note any Python value taken from
 them (a front-end reading ``t._data.tolist()`` for a shape, ``int(t)``, NumPy
 computing a constant or a static attribute from them): the program would hold that
 value, so that signature runs eagerly (the front-end warns).  A ``tf.while_loop``'s
@@ -205,7 +205,7 @@ def _propagating() -> bool:
 
 def _plain(arr: Any) -> Any:
     """``arr`` without the trace's mark (what is stored beyond the trace)."""
-    return arr.view(np.ndarray) if arr.__class__ is _LoopValue else arr
+    return arr.view(np.ndarray) if arr.__class__ is _TracedValue else arr
 
 
 _SHAPE_ONLY = frozenset((np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim,
@@ -214,18 +214,18 @@ _SHAPE_ONLY = frozenset((np.zeros_like, np.ones_like, np.empty_like, np.shape, n
 
 def _loop_result(r: Any) -> Any:
     if isinstance(r, np.ndarray):
-        return r if r.__class__ is _LoopValue else r.view(_LoopValue)
+        return r if r.__class__ is _TracedValue else r.view(_TracedValue)
     if isinstance(r, np.generic):
-        return np.asarray(r).view(_LoopValue)
+        return np.asarray(r).view(_TracedValue)
     if isinstance(r, (list, tuple)) and r and all(isinstance(x, np.ndarray) for x in r):
         return type(r)(_loop_result(x) for x in r)
     return r  # shapes, sizes, Python values
 
 
 def _plain_result(r: Any) -> Any:
-    if r.__class__ is _LoopValue:
+    if r.__class__ is _TracedValue:
         return r.view(np.ndarray)
-    if isinstance(r, (list, tuple)) and any(x.__class__ is _LoopValue for x in r):
+    if isinstance(r, (list, tuple)) and any(x.__class__ is _TracedValue for x in r):
         return type(r)(_plain(x) for x in r)
     return r
 
@@ -247,7 +247,7 @@ class quiet_values:  # noqa: N801 - used as a context manager, like contextlib's
             self.lv.quiet -= 1
 
 
-class _LoopValue(np.ndarray):
+class _TracedValue(np.ndarray):
     """The array of a traced value while it is traced: a tensor computed from the
     function's inputs, reads or random draws (and, while a ``tf.while_loop`` body is
     recorded, from its loop variables).  Taking a Python value from it (``tolist``,
@@ -466,7 +466,7 @@ def _traced_arg(lv: TraceLevel, a: Any) -> bool:
     if isinstance(a, Tensor):
         d = a.__dict__
         return d.get("_lvl") is lv and not d.get("_static") or \
-            a._data.__class__ is _LoopValue
+            a._data.__class__ is _TracedValue
     if isinstance(a, (list, tuple)):
         return any(_traced_arg(lv, x) for x in a)
     return False
@@ -570,7 +570,7 @@ class TraceLevel(Level):
             tr = make(t._data, None, False, t._style)
         tr._vc = t._vc
         orig = tr._data
-        tr._data = orig.view(_LoopValue)  # a value taken from it is noted
+        tr._data = orig.view(_TracedValue)  # a value taken from it is noted
         s = self._new_slot(IN, tr._data, t._style, name)
         self._unmarked(s, orig)
         self.inputs.append(s)
@@ -626,7 +626,7 @@ class TraceLevel(Level):
         arr = a._data
         st = self._state_of(a)
         if st is None:
-            if arr.__class__ is _LoopValue:
+            if arr.__class__ is _TracedValue:
                 # computed from a loop variable by NumPy, not by an op: its value is baked
                 self.note_loop_value()
                 arr = arr.view(np.ndarray)
@@ -665,7 +665,7 @@ class TraceLevel(Level):
             return s, self.kinds[s] != CONST
         if isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
             self._unsupported("a list of tensors passed as one op argument")
-        elif a.__class__ is _LoopValue:  # a loop variable's array as a constant argument
+        elif a.__class__ is _TracedValue:  # a loop variable's array as a constant argument
             self.note_loop_value()
         return _Lit(a), False
 
@@ -684,8 +684,8 @@ class TraceLevel(Level):
         for v in attrs.values():
             if isinstance(v, Tensor) and v.__dict__.get("_lvl") is self:
                 self._unsupported(f"a traced tensor as the static attribute of {op.name}")
-            elif v.__class__ is _LoopValue or isinstance(v, tuple) and any(
-                    x.__class__ is _LoopValue for x in v):
+            elif v.__class__ is _TracedValue or isinstance(v, tuple) and any(
+                    x.__class__ is _TracedValue for x in v):
                 self.note_loop_value()  # a traced value's array as a static attribute
         self.quiet += 1  # the kernel reads traced values freely (it runs again at replay)
         try:
@@ -702,10 +702,10 @@ class TraceLevel(Level):
         arr = orig = out._data
         if static:
             out.__dict__["_static"] = True
-            if arr.__class__ is _LoopValue:
+            if arr.__class__ is _TracedValue:
                 arr = out._data = arr.view(np.ndarray)
-        elif arr.__class__ is not _LoopValue and isinstance(arr, np.ndarray):
-            arr = out._data = arr.view(_LoopValue)  # a value taken from it is noted
+        elif arr.__class__ is not _TracedValue and isinstance(arr, np.ndarray):
+            arr = out._data = arr.view(_TracedValue)  # a value taken from it is noted
         s = self._new_slot(OP, arr, out._style)
         if arr is not orig:
             self._unmarked(s, orig)
@@ -722,7 +722,7 @@ class TraceLevel(Level):
             t.__dict__["_static"] = True
             self.n_static += 1
             arr = t._data
-            if arr.__class__ is _LoopValue:  # a shape, not a loop variable's value
+            if arr.__class__ is _TracedValue:  # a shape, not a loop variable's value
                 plain = arr.view(np.ndarray)
                 s = t.__dict__["_slot"]
                 self.arrs[s] = plain
@@ -742,7 +742,7 @@ class TraceLevel(Level):
     def read(self, t: Tensor, what: str) -> None:
         if t.__dict__.get("_static"):
             return  # a value of the input shapes: read as the shapes are
-        if t._data.__class__ is _LoopValue:
+        if t._data.__class__ is _TracedValue:
             self.note_loop_value()
         if self.on_read is not None:
             self.on_read(t, what)
@@ -830,9 +830,9 @@ class TraceLevel(Level):
             self._copy_into(t, result._data)
             d["_slot"] = s
             if self.regions:  # t now holds result's value: from a loop variable or not
-                dep = result._data.__class__ is _LoopValue
-                if (t._data.__class__ is _LoopValue) != dep:
-                    t._data = t._data.view(_LoopValue if dep else np.ndarray)
+                dep = result._data.__class__ is _TracedValue
+                if (t._data.__class__ is _TracedValue) != dep:
+                    t._data = t._data.view(_TracedValue if dep else np.ndarray)
             return
         self._save_undo(t, "data")
         self._side(Instr("write_inplace", obj=t, args=(s,), name="write in place"))
@@ -865,7 +865,7 @@ class TraceLevel(Level):
             ng = make(arr, new._node if create_graph else None, new._rg if create_graph
                       else False, t._style)
             if self.kinds[s] != CONST:
-                ng._data = arr.view(_LoopValue)
+                ng._data = arr.view(_TracedValue)
                 self._unmarked(s, arr)
                 self._mark(ng, s)
             self.instrs.append(Instr("setgrad", obj=t, args=(s,), name="set .grad"))
@@ -1034,7 +1034,7 @@ class TraceLevel(Level):
         eagerly)."""
         vs = tuple(loop_vars)
         if isinstance(maximum_iterations, Tensor) and \
-                maximum_iterations._data.__class__ is _LoopValue:
+                maximum_iterations._data.__class__ is _TracedValue:
             self.note_loop_value()  # an enclosing loop's variable, as this loop's bound
         n = None if maximum_iterations is None else int(np.asarray(
             maximum_iterations._data if isinstance(maximum_iterations, Tensor)
@@ -1198,7 +1198,7 @@ class TraceLevel(Level):
             for v in vals:
                 # the loop variables' arrays note any Python value taken from them (or
                 # from what is computed from them): such a body is not one program
-                t = make(np.array(v._data, copy=True).view(_LoopValue), None, False,
+                t = make(np.array(v._data, copy=True).view(_TracedValue), None, False,
                          v._style)
                 sym = v.__dict__.get("_sym_shape")
                 if sym is not None:
@@ -1240,10 +1240,10 @@ class TraceLevel(Level):
             # what the recording made is plain again (a tensor the body kept, the slots)
             for k in range(start, end):
                 a = self.arrs[k]
-                if a.__class__ is _LoopValue:
+                if a.__class__ is _TracedValue:
                     self.arrs[k] = a.view(np.ndarray)
             for tr in self.tracers[n_tracers:]:
-                if tr._data.__class__ is _LoopValue:
+                if tr._data.__class__ is _TracedValue:
                     tr._data = tr._data.view(np.ndarray)
             lp.end = end
             self.closed.append((start, end))
@@ -1329,7 +1329,7 @@ class TraceLevel(Level):
             if prev is not None:
                 self.arr_slot[id(arr)] = prev
             if arr.__class__ is np.ndarray:  # a value taken from it is noted
-                t._data = self.arrs[s] = arr.view(_LoopValue)
+                t._data = self.arrs[s] = arr.view(_TracedValue)
                 self.arr_slot[id(t._data)] = s
             lp.outs.append(s)
             outs.append(self._mark(t, s))
@@ -1347,7 +1347,7 @@ class TraceLevel(Level):
         with self.suspended():
             t = fn()
         if isinstance(t._data, np.ndarray):
-            t._data = t._data.view(_LoopValue)  # a new value at every call
+            t._data = t._data.view(_TracedValue)  # a new value at every call
         s = self._new_slot(READ, t._data, t._style)
         ins = Instr("source", s, fn=fn, name=name)
         self._shape(ins, t._data)
@@ -1396,7 +1396,7 @@ class TraceLevel(Level):
         arrs = self.arrs
         unmarked = self.unmarked
         for k, a in enumerate(arrs):
-            if a.__class__ is _LoopValue:
+            if a.__class__ is _TracedValue:
                 o = unmarked.get(k)
                 if o is None:
                     o = a.view(np.ndarray)
@@ -1412,7 +1412,7 @@ class TraceLevel(Level):
             d.pop("_lvl", None)
             d.pop("_slot", None)
             a = t._data
-            if a.__class__ is _LoopValue:
+            if a.__class__ is _TracedValue:
                 o = orig.get(id(a))
                 t._data = o if o is not None else a.view(np.ndarray)
         self.tracers = []
@@ -2184,7 +2184,7 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
     finally:
         _WATCHING.pop()
     for o in flat:  # a front-end's wrapper of a traced array, returned: plain again
-        if isinstance(o, Tensor) and o._data.__class__ is _LoopValue:
+        if isinstance(o, Tensor) and o._data.__class__ is _TracedValue:
             if o.__dict__.get("_lvl") is not lv and lv.arr_slot.get(id(o._data)) is None:
                 # computed from traced values by NumPy, not by an op
                 lv.note_loop_value("a tensor computed from a traced tensor's values outside "
