@@ -383,9 +383,6 @@ def nll_traced_backward(g: Any, target: Any, *, shape: tuple[int, ...], axis: in
     return out
 
 
-nll_traced2d_op = nll_traced_op.variant("nll_loss2d_traced")
-
-
 @nll_traced_op.defvjp
 def _(g: Tensor, x_shape: tuple[int, ...], target: Any, **attrs: Any) -> Any:
     if raw():
@@ -398,6 +395,10 @@ def _(g: Tensor, x_shape: tuple[int, ...], target: Any, **attrs: Any) -> Any:
 def _(gg: Tensor, target: Any, *, shape: tuple[int, ...], **attrs: Any) -> Any:
     # the backward is linear in g and the forward is its transpose
     return nll_traced_op(gg, target, **attrs), None
+
+
+# PyTorch's (N, C, d1, ...) inputs: the same op, named NllLoss2DBackward0 by tapegrad.torch
+nll_traced2d_op = nll_traced_op.variant("nll_loss2d_traced")
 
 
 @defop("bce_logits", saves=("x", "y"),
