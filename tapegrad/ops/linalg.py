@@ -98,8 +98,17 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
             return gx, gy
         if needs[1]:
             gy = _mv(_transpose(x, axes=(1, 0)), g)
-            if not needs[0]:
-                return None, gy
+        if needs[0]:  # the outer product as one op (under vmap: one einsum for the batch)
+            gx = _outer(g, y)
+        return gx, gy
+    elif nx == 1 and ny == 2 and not raw():
+        # vector times matrix: gx = g Y^T (one product), gY = outer(x, g) (one op); the
+        # products the reshaped 2-D route computes, without its reshapes and transpose
+        if needs[0]:
+            gx = _matmul(g, _t(y))
+        if needs[1]:
+            gy = _outer(x, g)
+        return gx, gy
     elif nx == 2 and ny == 2 and raw():
         ga = g._data
         if needs[0]:
@@ -126,6 +135,11 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
 
 
 _matmul_vjp_complex = holomorphic_vjp(_matmul_vjp)
+
+
+def _outer(a: Any, b: Any) -> Any:
+    """``a b^T`` of two vectors as one einsum op (exact products, as a k=1 matmul's)."""
+    return _einsum_rec(a, b, terms=("y", "z"), result="yz")
 
 
 def _t(v: Any) -> Any:

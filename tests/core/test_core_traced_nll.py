@@ -276,3 +276,62 @@ def test_log_softmax_create_graph_is_one_node_with_the_raw_values() -> None:
     for i in range(4):
         np.testing.assert_array_equal(got[i], log_softmax_backward(
             tg.tensor(gs[i]), yb, axis=1).numpy())
+
+
+# ------------------------------------------------------------------ matmul's vector VJPs
+@pytest.mark.parametrize("kind", ["vm", "mv"])
+@pytest.mark.parametrize("batched", [(True, True), (True, False), (False, True)])
+def test_vector_matmul_vjps_under_vmap_are_one_op_each_and_a_loop(
+        kind: str, batched: tuple[bool, bool]) -> None:
+    # vector @ matrix and matrix @ vector: each gradient is one op under vmap (an einsum
+    # outer product or one product), with the values of a loop of first-order gradients
+    n = 4
+    vec = R.standard_normal((n, 5))
+    mat = R.standard_normal((n, 5, 3)) if kind == "vm" else R.standard_normal((n, 3, 5))
+    bv, bm = batched
+    v_in = vec if bv else vec[0]
+    m_in = mat if bm else mat[0]
+
+    def f(v: Any, m: Any) -> Any:
+        out = v @ m if kind == "vm" else m @ v
+        return tg.sum(tg.tanh(out))
+
+    names: list[str] = []
+    orig = batching.BatchLevel.process
+
+    def spy(self: Any, op: Any, args: Any, attrs: Any) -> Any:
+        names.append(op.name)
+        return orig(self, op, args, attrs)
+
+    batching.BatchLevel.process = spy  # type: ignore[method-assign]
+    try:
+        gv, gm = func.vmap(func.grad(f, argnums=(0, 1)), in_dims=(0 if bv else None,
+                                                                  0 if bm else None))(
+            tg.tensor(v_in), tg.tensor(m_in))
+    finally:
+        batching.BatchLevel.process = orig  # type: ignore[method-assign]
+    # forward: matmul, tanh, sum; backward: tanh's, then one op per gradient (and the
+    # batched matrix's transpose, a view), no reshapes
+    back = names[names.index("tanh_backward") + 1:]
+    assert back == (["transpose"] if bm else []) + ["matmul", "einsum"]
+    for i in range(n):
+        v = tg.tensor(vec[i] if bv else vec[0], requires_grad=True)
+        m = tg.tensor(mat[i] if bm else mat[0], requires_grad=True)
+        f(v, m).backward()
+        np.testing.assert_allclose(gv.numpy()[i], v.grad.numpy(), rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(gm.numpy()[i], m.grad.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["vm", "mv"])
+def test_vector_matmul_create_graph_gradients_are_the_raw_ones(kind: str) -> None:
+    v = tg.tensor(R.standard_normal(5), requires_grad=True)
+    m = tg.tensor(R.standard_normal((5, 3) if kind == "vm" else (3, 5)), requires_grad=True)
+
+    def f(v: Any, m: Any) -> Any:
+        return tg.sum(tg.sin(v @ m if kind == "vm" else m @ v))
+
+    raw = tg.grad(f(v, m), [v, m])
+    hi = tg.grad(f(v, m), [v, m], create_graph=True)
+    for a, b in zip(raw, hi):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert gradcheck(f, [v, m], order=3)
