@@ -88,8 +88,9 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     gx = gy = None
     if nx == 1 and ny == 1:  # inner product
         return (g * y if needs[0] else None), (g * x if needs[1] else None)
+    rw = raw()
     if ny == 1 and nx == 2:  # matrix-vector: gX = g y^T (outer product), gy = X^T g
-        if raw():
+        if rw:
             ga, xa, ya = g._data, data(x), data(y)
             if needs[0]:
                 gx = wrap(np.multiply.outer(ga, ya), g)
@@ -101,7 +102,7 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
         if needs[0]:  # the outer product as one op (under vmap: one einsum for the batch)
             gx = _outer(g, y)
         return gx, gy
-    elif nx == 1 and ny == 2 and not raw():
+    elif nx == 1 and ny == 2 and not rw:
         # vector times matrix: gx = g Y^T (one product), gY = outer(x, g) (one op); the
         # products the reshaped 2-D route computes, without its reshapes and transpose
         if needs[0]:
@@ -109,7 +110,7 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
         if needs[1]:
             gy = _outer(x, g)
         return gx, gy
-    elif nx == 2 and ny == 2 and raw():
+    elif nx == 2 and ny == 2 and rw:
         ga = g._data
         if needs[0]:
             gx = wrap(np.matmul(ga, np.transpose(data(y))), g)
