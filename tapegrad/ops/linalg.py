@@ -10,6 +10,7 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from . import _scratch
 from ._raw import data, raw, wrap
 from .complex import holomorphic_vjp
 from .shape import _transpose, broadcast_to, reshape, swapaxes
@@ -244,7 +245,40 @@ def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str, kernel: str = "")
         out = _einsum_as_matmul(np.asarray(xs[0]), np.asarray(xs[1]), terms, result)
         if out is not None:
             return out
-    return np.einsum(",".join(terms) + "->" + result, *xs)
+    spec = ",".join(terms) + "->" + result
+    out = _pooled_out(xs, terms, result)
+    if out is not None:
+        return np.einsum(spec, *xs, out=out)
+    return np.einsum(spec, *xs)
+
+
+def _pooled_out(xs: tuple[Any, ...], terms: tuple[str, ...], result: str) -> Any:
+    """Recycled memory (``ops._scratch``) for a large einsum result, else ``None``.
+
+    A fresh array of megabytes is fresh pages, each first write a page fault when the
+    C allocator has handed the memory back: vmap's per-example weight gradients (an
+    outer product per example, W6's 16 MB) are written into memory a previous step's
+    gradients used, once nothing refers to those any more.  Only when every letter has
+    one size (no broadcasting) and the operands are arrays of one floating dtype.
+    """
+    sizes: dict[str, int] = {}
+    dt = None
+    for x, t in zip(xs, terms):
+        if x.__class__ is not np.ndarray or x.ndim != len(t) or x.dtype.kind not in "fc":
+            return None
+        if dt is None:
+            dt = x.dtype
+        elif x.dtype != dt:
+            return None
+        for c, n in zip(t, x.shape):
+            if sizes.setdefault(c, n) != n:
+                return None
+    if dt is None or any(c not in sizes for c in result):
+        return None
+    shape = tuple(sizes[c] for c in result)
+    if dt.itemsize * int(np.prod(shape, dtype=np.int64)) < _scratch.MIN_BYTES:
+        return None
+    return _scratch.empty(shape, dt)
 
 
 # The largest contraction for which TensorFlow 2.21's einsum (a batched matmul on CPU)

@@ -10,6 +10,7 @@ reverse, jvp) and the errors.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -335,3 +336,31 @@ def test_vector_matmul_create_graph_gradients_are_the_raw_ones(kind: str) -> Non
     for a, b in zip(raw, hi):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert gradcheck(f, [v, m], order=3)
+
+
+# ------------------------------------------------------------------ recycled einsum results
+def test_large_einsum_results_reuse_memory_and_never_overwrite_held_ones() -> None:
+    from tapegrad.ops import _scratch
+
+    _scratch.clear()
+    a = R.standard_normal((256, 64))
+    b = R.standard_normal((256, 128))
+
+    def per_example(x: Any, y: Any) -> Any:
+        return func.vmap(lambda u, v: tg.einsum("i,j->ij", u, v))(x, y)
+
+    first = per_example(tg.tensor(a), tg.tensor(b))  # 16 MB: from the pool
+    want = np.einsum("ni,nj->nij", a, b)
+    np.testing.assert_array_equal(first.numpy(), want)
+    assert first._data.base is not None
+    owner = id(first._data.base)  # an id: a reference would keep the memory in use
+    kept = [per_example(tg.tensor(a * k), tg.tensor(b)) for k in (2.0, 3.0)]
+    np.testing.assert_array_equal(first.numpy(), want)  # still held: never handed out
+    for k, t in zip((2.0, 3.0), kept):
+        np.testing.assert_array_equal(t.numpy(), np.einsum("ni,nj->nij", a * k, b))
+    del first, kept
+    gc.collect()
+    again = per_example(tg.tensor(a), tg.tensor(b))
+    assert id(again._data.base) == owner  # released memory is written again, not fresh pages
+    np.testing.assert_array_equal(again.numpy(), want)
+    _scratch.clear()
