@@ -135,6 +135,21 @@ def p_negative_target_under_vmap(torch: Any) -> Any:
     return torch.vmap(lambda z, y: F.cross_entropy(z, y))(torch.tensor(X1), torch.tensor(bad))
 
 
+def p_target_dtypes_under_vmap(torch: Any) -> Any:
+    # int32 targets work; float and uint8 ones are gather's error (vmap's nll_loss)
+    F = torch.nn.functional
+    out = []
+    for dt in (torch.int32, torch.float64, torch.uint8):
+        t = torch.tensor(np.where(T3 == -100, 1, T3)).to(dt)
+        for fn in (F.nll_loss, F.cross_entropy):
+            try:
+                out.append(torch.vmap(lambda z, y, fn=fn: fn(z, y))(torch.tensor(X3), t))
+            except RuntimeError as exc:
+                out.append(str(exc).split("\n")[0])
+    # a float target in cross_entropy: PyTorch's gather error, tapegrad's the kernel's (left)
+    return [o for i, o in enumerate(out) if i != 3]
+
+
 def p_log_softmax_double_backward_names(torch: Any) -> Any:
     F = torch.nn.functional
     x = torch.tensor(X1, requires_grad=True)

@@ -270,6 +270,18 @@ def _nll_traced(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: 
     too: the pick written as a one-hot product of ops."""
     nd = x._data.ndim
     cdim = 0 if nd == 1 else 1
+    td = target._data.dtype
+    if td not in (np.int64, np.int32):
+        from ...autodiff.batching import BatchLevel
+
+        if isinstance(level_of(target), BatchLevel):  # vmap's nll_loss is a gather
+            raise hinted(RuntimeError(with_hint(
+                "gather(): Expected dtype int32/int64 for index",
+                "class-index targets are integers (torch.long)")))
+        if td.kind not in "iu":
+            raise hinted(RuntimeError(with_hint(
+                f"expected scalar type Long but found {_type_name(td)}",
+                "class-index targets are integers (torch.long)")))
     if nd >= 1 and (weight is None or level_of(weight) is None):
         w_arr = None if weight is None else np.asarray(weight._data)
         op = P.nll_traced_op if nd <= 2 else P.nll_traced2d_op
