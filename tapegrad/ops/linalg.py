@@ -253,14 +253,19 @@ def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str, kernel: str = "")
 
 
 def _pooled_out(xs: tuple[Any, ...], terms: tuple[str, ...], result: str) -> Any:
-    """Recycled memory (``ops._scratch``) for a large einsum result, else ``None``.
+    """Recycled memory (``ops._scratch``) for a large batched outer product, else ``None``.
 
     A fresh array of megabytes is fresh pages, each first write a page fault when the
     C allocator has handed the memory back: vmap's per-example weight gradients (an
     outer product per example, W6's 16 MB) are written into memory a previous step's
-    gradients used, once nothing refers to those any more.  Only when every letter has
-    one size (no broadcasting) and the operands are arrays of one floating dtype.
+    gradients used, once nothing refers to those any more.  Only two operands sharing
+    a (batch) letter, nothing summed, every letter of one size (no broadcasting), one
+    floating dtype: the shape of vmap's outer products, not of the contractions a
+    backward pass accumulates into ``.grad`` (which copies arrays it does not own).
     """
+    if len(xs) != 2 or not set(terms[0]) & set(terms[1]) \
+            or set(terms[0]) | set(terms[1]) != set(result):
+        return None
     sizes: dict[str, int] = {}
     dt = None
     for x, t in zip(xs, terms):
