@@ -19,9 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from . import _batch as _b
+from ._raw import data as _data
 from ._raw import raw, wrap
 from .elementwise import (
     _power_dx_raw,
@@ -283,6 +285,120 @@ def _(g: Tensor, x_shape: tuple[int, ...], target: np.ndarray, weight: Any, igno
 
 
 nll_loss2d_op = nll_loss_op.variant("nll_loss2d")
+
+
+# --------------------------------------------------------- nll with the targets as an input
+# Under a transform the targets can be a tracer (per-example labels under vmap), whose
+# values the front-end cannot read to build nll_loss's index.  These two ops take them as
+# an input instead: the forward sees the real (batched) values, so the pick, the weights
+# and the bounds check run in NumPy, and a batch of examples is one call (``lead`` leading
+# axes are the batch: each example is reduced on its own).  The VJP is the other op (each
+# is the other's transpose), so every derivative order stays one op per node.  The
+# arithmetic is in the input's dtype, as the composite of ops it replaces (and PyTorch's
+# vmap of nll_loss, a decomposition into ops) computes it.
+def _nll_pick(t: np.ndarray, c: int, weight: Any, ignore_index: int | None, check: Any,
+              lead: int, dim: int, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each target's class (0 where ignored) and its weight in ``dtype`` (0 where ignored).
+
+    A class outside ``[0, c)`` raises ``check(valid_targets, c, lead, dim)`` when given (a
+    front-end's error; ``dim`` is the class axis of the input with its ``lead`` batch
+    axes), else PyTorch's ``IndexError``.
+    """
+    valid: np.ndarray | None = None
+    if ignore_index is not None:
+        valid = np.not_equal(t, ignore_index)
+        if valid.all():
+            valid = None
+    tc = t if valid is None else np.where(valid, t, 0)
+    if tc.size:
+        lo, hi = tc.min(), tc.max()
+        if lo < 0 or hi >= c:
+            if check is not None:
+                check(t if valid is None else t[valid], c, lead, dim)
+            bad = int(hi) if hi >= c else int(lo)
+            raise hinted(IndexError(with_hint(f"Target {bad} is out of bounds.",
+                                              f"class indices must be in [0, {c - 1}]")))
+    w = np.ones(t.shape, dtype) if weight is None else np.asarray(weight)[tc].astype(dtype)
+    if valid is not None:
+        w = np.where(valid, w, np.zeros((), dtype))
+    return tc, w
+
+
+def _nll_shapes(xs: tuple[int, ...], ts: tuple[int, ...], axis: int, lead: int) -> None:
+    """PyTorch's error for targets whose shape is not the input's without the class axis."""
+    ax = lead + axis
+    want = xs[:ax] + xs[ax + 1:]
+    if ts != want:
+        raise hinted(RuntimeError(with_hint(
+            f"Expected target size {list(want[lead:])}, got {list(ts[lead:])}",
+            f"input {list(xs[lead:])}: targets are one class index per sample")))
+
+
+@defop("nll_loss_traced", saves=("x_shape", "target"))
+def nll_traced_op(x: Any, target: Any, *, axis: int, lead: int, weight: np.ndarray | None,
+                  ignore_index: int | None, reduction: str, check: Any = None) -> Any:
+    """``nll_loss`` of log-probabilities ``x`` at integer ``target`` (an input, not an
+    attribute); the class axis is ``axis`` of each example, ``lead`` leading axes a batch."""
+    x = np.asarray(x)
+    t = np.asarray(target)
+    _nll_shapes(x.shape, t.shape, axis, lead)
+    ax = lead + axis
+    tc, w = _nll_pick(t, x.shape[ax], weight, ignore_index, check, lead, ax, x.dtype)
+    picked = np.take_along_axis(x, np.expand_dims(tc, ax), ax).reshape(t.shape)
+    per = np.multiply(np.negative(picked), w)
+    if reduction == "none":
+        return per
+    rows = t.shape[:lead] + (-1,)
+    tot = np.sum(per.reshape(rows), axis=-1)
+    if reduction == "sum":
+        return tot
+    with np.errstate(all="ignore"):
+        return np.divide(tot, np.sum(w.reshape(rows), axis=-1))
+
+
+@defop("nll_loss_traced_backward", saves=("target",))
+def nll_traced_backward(g: Any, target: Any, *, shape: tuple[int, ...], axis: int, lead: int,
+                        weight: np.ndarray | None, ignore_index: int | None, reduction: str,
+                        check: Any = None) -> Any:
+    """The VJP of :func:`nll_traced_op`: ``-w g`` (``/ sum w`` for "mean") at each target,
+    zeros elsewhere (PyTorch's ``NllLossBackward0`` arithmetic)."""
+    ga = np.asarray(g)
+    t = np.asarray(target)
+    ax = lead + axis
+    dt = ga.dtype
+    tc, w = _nll_pick(t, shape[ax], weight, ignore_index, None, lead, ax, dt)
+    if reduction == "none":
+        gi = np.multiply(np.negative(ga), w)
+    else:
+        if reduction == "mean":
+            tot = np.sum(w.reshape(t.shape[:lead] + (-1,)), axis=-1)
+            with np.errstate(all="ignore"):
+                gl = np.negative(np.divide(ga, tot))
+        else:
+            gl = np.negative(ga)
+        gi = np.multiply(np.asarray(gl).reshape(np.shape(gl) + (1,) * (t.ndim - lead)), w)
+    gi = np.add(gi, 0.0, dtype=dt)  # an ignored target's -0.0 as the zeros around it
+    out = np.zeros(shape, dtype=dt)
+    np.put_along_axis(out, np.expand_dims(tc, ax), np.expand_dims(gi, ax), ax)
+    return out
+
+
+@nll_traced_op.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], target: Any, **attrs: Any) -> Any:
+    if raw():
+        return wrap(nll_traced_backward.fwd(g._data, _data(target), shape=x_shape, **attrs),
+                    g), None
+    return nll_traced_backward(g, target, shape=x_shape, **attrs), None
+
+
+@nll_traced_backward.defvjp
+def _(gg: Tensor, target: Any, *, shape: tuple[int, ...], **attrs: Any) -> Any:
+    # the backward is linear in g and the forward is its transpose
+    return nll_traced_op(gg, target, **attrs), None
+
+
+# PyTorch's (N, C, d1, ...) inputs: the same op, named NllLoss2DBackward0 by tapegrad.torch
+nll_traced2d_op = nll_traced_op.variant("nll_loss2d_traced")
 
 
 @defop("bce_logits", saves=("x", "y"),
@@ -571,6 +687,31 @@ def _(batched: tuple[bool, ...], x: Any, *, target: np.ndarray, weight: Any, ign
     _, w = _nll_index(inner, np.asarray(target), weight, ignore_index)
     with np.errstate(all="ignore"):
         return divide(tot, np.asarray(w.sum(), dtype=x._data.dtype))
+
+
+nll_traced_op.defjvp(lambda dx, dt, x, target, *, out, **attrs: None if dx is None else
+                     nll_traced_op(dx, target, **attrs))
+nll_traced_backward.defjvp(lambda dg, dt, g, target, *, out, **attrs: None if dg is None else
+                           nll_traced_backward(dg, target, **attrs))
+
+
+def _nll_traced_batch(op: Any) -> Any:
+    # both inputs carry the batch (an unbatched one is broadcast, a view), one more lead axis
+    def rule(batched: tuple[bool, ...], v: Any, target: Any, *, lead: int, **attrs: Any) -> Any:
+        n = next(np.shape(_data(a))[0] for a, b in zip((v, target), batched) if b)
+        if not batched[0]:
+            v = broadcast_to(v, (n,) + np.shape(_data(v)))
+        if not batched[1]:
+            target = broadcast_to(target, (n,) + np.shape(_data(target)))
+        if "shape" in attrs:
+            attrs["shape"] = (n,) + tuple(attrs["shape"])
+        return op(v, target, lead=lead + 1, **attrs)
+
+    return rule
+
+
+nll_traced_op.defbatch(_nll_traced_batch(nll_traced_op))
+nll_traced_backward.defbatch(_nll_traced_batch(nll_traced_backward))
 
 
 @linear_op.defjvp

@@ -10,6 +10,7 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from . import _scratch
 from ._raw import data, raw, wrap
 from .complex import holomorphic_vjp
 from .shape import _transpose, broadcast_to, reshape, swapaxes
@@ -88,8 +89,9 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     gx = gy = None
     if nx == 1 and ny == 1:  # inner product
         return (g * y if needs[0] else None), (g * x if needs[1] else None)
+    rw = raw()
     if ny == 1 and nx == 2:  # matrix-vector: gX = g y^T (outer product), gy = X^T g
-        if raw():
+        if rw:
             ga, xa, ya = g._data, data(x), data(y)
             if needs[0]:
                 gx = wrap(np.multiply.outer(ga, ya), g)
@@ -98,9 +100,18 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
             return gx, gy
         if needs[1]:
             gy = _mv(_transpose(x, axes=(1, 0)), g)
-            if not needs[0]:
-                return None, gy
-    elif nx == 2 and ny == 2 and raw():
+        if needs[0]:  # the outer product as one op (under vmap: one einsum for the batch)
+            gx = _outer(g, y)
+        return gx, gy
+    elif nx == 1 and ny == 2 and not rw:
+        # vector times matrix: gx = g Y^T (one product), gY = outer(x, g) (one op); the
+        # products the reshaped 2-D route computes, without its reshapes and transpose
+        if needs[0]:
+            gx = _matmul(g, _t(y))
+        if needs[1]:
+            gy = _outer(x, g)
+        return gx, gy
+    elif nx == 2 and ny == 2 and rw:
         ga = g._data
         if needs[0]:
             gx = wrap(np.matmul(ga, np.transpose(data(y))), g)
@@ -126,6 +137,11 @@ def _matmul_vjp(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
 
 
 _matmul_vjp_complex = holomorphic_vjp(_matmul_vjp)
+
+
+def _outer(a: Any, b: Any) -> Any:
+    """``a b^T`` of two vectors as one einsum op (exact products, as a k=1 matmul's)."""
+    return _einsum_rec(a, b, terms=("y", "z"), result="yz")
 
 
 def _t(v: Any) -> Any:
@@ -229,7 +245,45 @@ def _einsum_fwd(*xs: Any, terms: tuple[str, ...], result: str, kernel: str = "")
         out = _einsum_as_matmul(np.asarray(xs[0]), np.asarray(xs[1]), terms, result)
         if out is not None:
             return out
-    return np.einsum(",".join(terms) + "->" + result, *xs)
+    spec = ",".join(terms) + "->" + result
+    out = _pooled_out(xs, terms, result)
+    if out is not None:
+        return np.einsum(spec, *xs, out=out)
+    return np.einsum(spec, *xs)
+
+
+def _pooled_out(xs: tuple[Any, ...], terms: tuple[str, ...], result: str) -> Any:
+    """Recycled memory (``ops._scratch``) for a large batched outer product, else ``None``.
+
+    A fresh array of megabytes is fresh pages, each first write a page fault when the
+    C allocator has handed the memory back: vmap's per-example weight gradients (an
+    outer product per example, W6's 16 MB) are written into memory a previous step's
+    gradients used, once nothing refers to those any more.  Only two operands sharing
+    a (batch) letter, nothing summed, every letter of one size (no broadcasting), one
+    floating dtype: the shape of vmap's outer products, not of the contractions a
+    backward pass accumulates into ``.grad`` (which copies arrays it does not own).
+    """
+    if len(xs) != 2 or not set(terms[0]) & set(terms[1]) \
+            or set(terms[0]) | set(terms[1]) != set(result):
+        return None
+    sizes: dict[str, int] = {}
+    dt = None
+    for x, t in zip(xs, terms):
+        if x.__class__ is not np.ndarray or x.ndim != len(t) or x.dtype.kind not in "fc":
+            return None
+        if dt is None:
+            dt = x.dtype
+        elif x.dtype != dt:
+            return None
+        for c, n in zip(t, x.shape):
+            if sizes.setdefault(c, n) != n:
+                return None
+    if dt is None or any(c not in sizes for c in result):
+        return None
+    shape = tuple(sizes[c] for c in result)
+    if dt.itemsize * int(np.prod(shape, dtype=np.int64)) < _scratch.MIN_BYTES:
+        return None
+    return _scratch.empty(shape, dt)
 
 
 # The largest contraction for which TensorFlow 2.21's einsum (a batched matmul on CPU)

@@ -14,7 +14,6 @@ from ._raw import data, raw, wrap
 from .elementwise import (
     abs,
     add,
-    equal,
     exp,
     log1p,
     multiply,
@@ -22,7 +21,7 @@ from .elementwise import (
     relu,
     subtract,
 )
-from .fused import gelu_op, mse_loss_op, nll_loss_op, softplus_op
+from .fused import gelu_op, mse_loss_op, nll_loss_op, nll_traced_op, softplus_op
 from .reduce import log_softmax, log_softmax_op, mean, sum
 from .shape import broadcast_to, expand_dims, moveaxis
 
@@ -75,9 +74,13 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
     """Softmax cross-entropy of ``logits`` with integer class ``target`` or class probabilities."""
     lp = log_softmax(logits, axis=axis)
     if isinstance(target, Tensor) and target._lvl is not None and target._lvl.active \
-            and target._data.dtype.kind in "iu":
-        # a per-example target (a transform's tracer): its values are not known here
-        return _reduce(negative(pick_traced(lp, target, axis)), reduction)
+            and target._data.dtype.kind in "iu" and lp._data.ndim:
+        # a per-example target (a transform's tracer): its values are not known here, so
+        # the nll op that takes the targets as an input (one op, batched as one call)
+        if reduction not in ("mean", "sum", "none"):
+            _reduce(lp, reduction)  # raises
+        return nll_traced_op(lp, target, axis=axis % lp._data.ndim, lead=0, weight=None,
+                             ignore_index=None, reduction=reduction)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind in "iu":
         c = lp._data.shape[axis]
@@ -99,20 +102,6 @@ def cross_entropy(logits: Any, target: Any, axis: int = -1, reduction: str = "me
                            reduction=reduction)
     per = negative(sum(multiply(target, lp), axis=axis))
     return _reduce(per, reduction)
-
-
-def pick_traced(x: Any, target: Tensor, axis: int = -1) -> Tensor:
-    """``x`` at class ``target`` along ``axis``, for a target that is a transform's tracer.
-
-    Written as a one-hot product of ops, so it batches and differentiates like
-    any other composite (the static pick needs the target's values).
-    """
-    nd = np.ndim(data(x))
-    ax = axis % nd
-    c = np.shape(data(x))[ax]
-    classes = np.arange(c).reshape((c,) + (1,) * (nd - ax - 1))
-    onehot = equal(expand_dims(target, ax), classes)
-    return sum(multiply(x, onehot), axis=ax)
 
 
 def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> Tensor:

@@ -14,10 +14,12 @@ from .._core.tensor import Tensor
 from ._raw import mul_into, raw, wrap
 from ._tf_softmax import tf_log_softmax, tf_softmax
 from .elementwise import (
+    _tadd,
     divide,
     equal,
     exp,
     multiply,
+    negative,
     subtract,
     where,
 )
@@ -371,17 +373,39 @@ def log_softmax_op(x: Any, *, axis: int, kernel: str = "") -> Any:
 @log_softmax_op.defvjp
 def _(g: Tensor, out: Tensor, axis: int, kernel: str = "") -> Any:  # dx = g - exp(y) * sum(g)
     if raw():
-        ga = g._data
-        e = np.asarray(np.exp(out._data))
-        s = np.sum(ga, axis=axis, keepdims=True)
-        if e.dtype == np.result_type(e, s):
-            np.multiply(e, s, out=e)
-        else:
-            e = np.multiply(e, s)
-        if e.dtype == np.result_type(ga, e) and e.shape == np.shape(ga):
-            return (wrap(np.subtract(ga, e, out=e), g),)
-        return (wrap(np.subtract(ga, e), g),)
-    return (subtract(g, multiply(exp(out), _sum(g, axis=(axis,), keepdims=True))),)
+        return (wrap(_log_softmax_backward_np(g._data, out._data, axis), g),)
+    return (log_softmax_backward(g, out, axis=axis),)
+
+
+def _log_softmax_backward_np(ga: Any, y: Any, axis: int) -> Any:
+    e = np.asarray(np.exp(y))
+    s = np.sum(ga, axis=axis, keepdims=True)
+    if e.dtype == np.result_type(e, s):
+        np.multiply(e, s, out=e)
+    else:
+        e = np.multiply(e, s)
+    if e.dtype == np.result_type(ga, e) and e.shape == np.shape(ga):
+        return np.subtract(ga, e, out=e)
+    return np.subtract(ga, e)
+
+
+@defop("log_softmax_backward", saves=("g", "y"), needs=True)
+def log_softmax_backward(g: Any, y: Any, *, axis: int) -> Any:
+    """``g - exp(y) * sum(g)`` along ``axis`` with ``y = log_softmax(x)``: log_softmax's VJP
+    as one op (one node when recorded, one batched call under ``vmap``)."""
+    return _log_softmax_backward_np(g, y, axis)
+
+
+@log_softmax_backward.defvjp
+def _(gg: Tensor, g: Any, y: Any, axis: int, needs: tuple[bool, ...]) -> Any:
+    # linear in g (its transpose: gg - sum(gg exp(y))); d/dy: -gg exp(y) sum(g)
+    dg = dy = None
+    ey = exp(y)
+    if needs[0]:
+        dg = subtract(gg, _sum(multiply(gg, ey), axis=(axis,), keepdims=True))
+    if needs[1]:
+        dy = negative(multiply(multiply(gg, ey), _sum(g, axis=(axis,), keepdims=True)))
+    return dg, dy
 
 
 def _one_axis(x: Any, axis: int) -> int:
@@ -516,6 +540,26 @@ softmax_op.defjvp(lambda dx, x, *, out, axis, kernel="": multiply(
 log_softmax_op.defjvp(lambda dx, x, *, out, axis, kernel="": subtract(
     dx, _sum(multiply(dx, exp(out)), axis=(axis,), keepdims=True)))
 _cumsum.defjvp(lambda dx, x, *, out, axis: _cumsum(dx, axis=axis))
+
+
+@log_softmax_backward.defjvp
+def _(dg: Any, dy: Any, g: Any, y: Any, *, out: Any, axis: int) -> Any:
+    t = None if dg is None else log_softmax_backward(dg, y, axis=axis)
+    if dy is not None:
+        t = _tadd(t, negative(multiply(multiply(exp(y), dy),
+                                       _sum(g, axis=(axis,), keepdims=True))))
+    return t
+
+
+@log_softmax_backward.defbatch
+def _(batched: tuple[bool, ...], g: Any, y: Any, *, axis: int) -> Any:
+    # both carry the batch (an unbatched one broadcast, a view); the axis moves by one
+    n = next(np.shape(v._data)[0] for v, b in zip((g, y), batched) if b)
+    if not batched[0]:
+        g = broadcast_to(g, (n,) + np.shape(g._data if isinstance(g, Tensor) else g))
+    if not batched[1]:
+        y = broadcast_to(y, (n,) + np.shape(y._data if isinstance(y, Tensor) else y))
+    return log_softmax_backward(g, y, axis=axis + 1)
 
 
 def _red_batch(op: Any) -> Any:

@@ -1287,6 +1287,16 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
     >>> tf.linalg.matvec(tf.eye(2), tf.constant([1.0, 2.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
     """
+    if transpose_a or adjoint_a:
+        x, v = _t(a), _t(b)
+        xd, vd = x._data, v._data
+        if xd.ndim == 2 and vd.ndim == 1 and xd.dtype == vd.dtype and xd.dtype.kind == "f" \
+                and xd.shape[0] == vd.shape[0]:
+            # a^T b as the vector b times a (the same BLAS product, the same values): the
+            # gradient of a is then one outer product in a's own layout, where the
+            # transposed form hands back a transposed view (a strided copy for whoever
+            # reads it: 3x the time of a plain copy for vmap's per-example weight gradients)
+            return ops.matmul(v, x)
     bb = expand_dims(b, -1)
     return squeeze(matmul(a, bb, transpose_a=transpose_a, adjoint_a=adjoint_a), -1)
 

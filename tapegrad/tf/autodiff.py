@@ -85,10 +85,12 @@ class ForwardAccumulator:
             base._vc = p._vc
             base._acc = p._acc
             base._tv = p._tv
-            if "_lvl" in prev:  # already a tracer of an outer accumulator: keep it below
+            if "_lvl" in prev:  # already a tracer (an outer accumulator's, or a
+                # vectorized_map's: its batch, _bval): it stays that one level below
                 base._lvl = prev["_lvl"]
-                base._primal = prev["_primal"]
-                base._tangent = prev["_tangent"]
+                for k in ("_primal", "_tangent", "_bval"):
+                    if k in p.__dict__:
+                        base.__dict__[k] = p.__dict__[k]
             self._saved.append((p, prev))
             p._lvl = lv
             p._primal = base

@@ -15,7 +15,7 @@ import numpy as np
 from .. import ops
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
-from ..ops.fused import relu6_op, softplus_op
+from ..ops.fused import nll_traced_op, relu6_op, softplus_op
 from ._ops import (
     _int,
     _invalid,
@@ -262,11 +262,8 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
     """
     x = _t(logits)
     ensure_float(x, "SparseSoftmaxCrossEntropyWithLogits")
-    if isinstance(labels, Tensor) and labels._lvl is not None and labels._lvl.active:
-        # per-example labels (vectorized_map): a one-hot pick of ops
-        from ..ops.nn import pick_traced
-
-        return ops.negative(pick_traced(ops.log_softmax(x, axis=-1), labels, -1))
+    traced = isinstance(labels, Tensor) and labels._lvl is not None and labels._lvl.active
+    # a traced label's ``_data`` stands for one example: its shape and dtype are real
     lab = labels._data if isinstance(labels, Tensor) else np.asarray(labels)
     if lab.dtype.kind not in "iu":
         raise hinted(ValueError(with_hint(f"labels must be integers, got dtype {lab.dtype}",
@@ -277,16 +274,27 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
             f"labels.shape={tuple(lab.shape)} of rank {lab.ndim} and "
             f"logits.shape={tuple(x._data.shape)} of rank {x._data.ndim}",
             "labels holds one class index per row of logits")))
-    c = x._data.shape[-1]
+    if traced:
+        # per-example labels (vectorized_map): their values are not known here, so the nll
+        # op that takes them as an input (one op, batched as one call; it checks the range)
+        return nll_traced_op(ops.log_softmax(x, axis=-1), labels, axis=x._data.ndim - 1,
+                             lead=0, weight=None, ignore_index=None, reduction="none",
+                             check=_label_range_error)
+    _label_range_error(lab, x._data.shape[-1], 0, 0)
+    lp = ops.log_softmax(x, axis=-1)
+    index = tuple(np.indices(lab.shape, sparse=True)) + (lab,) if lab.ndim else (int(lab),)
+    return ops.negative(ops.getitem(lp, index))
+
+
+def _label_range_error(lab: np.ndarray, c: int, lead: int, dim: int) -> None:
+    """TensorFlow's error for class labels outside ``[0, c)`` (nothing when all are inside;
+    ``lead`` and ``dim``, the batch axes and class axis of a vectorized call, are unused)."""
     if lab.size and (lab.min() < 0 or lab.max() >= c):
         vals = " ".join(str(int(v)) for v in lab.ravel())
         bad = int(lab.max()) if lab.max() >= c else int(lab.min())
         raise _invalid(f"Received a label value of {bad} which is outside the valid range of "
                        f"[0, {c}).  Label values: {vals}", f"class indices must be in [0, {c})",
                        "SparseSoftmaxCrossEntropyWithLogits")
-    lp = ops.log_softmax(x, axis=-1)
-    index = tuple(np.indices(lab.shape, sparse=True)) + (lab,) if lab.ndim else (int(lab),)
-    return ops.negative(ops.getitem(lp, index))
 
 
 def l2_loss(t: Any, name: str | None = None) -> Tensor:

@@ -53,6 +53,8 @@ from ..ops.fused import (  # noqa: E402,F401
     mse_loss_op,
     nll_loss2d_op,
     nll_loss_op,
+    nll_traced2d_op,
+    nll_traced_op,
     round_op,
     silu_op,
     softplus_op,

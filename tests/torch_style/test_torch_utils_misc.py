@@ -210,3 +210,21 @@ def test_benchmark_compare_table() -> None:
     assert str(c).splitlines()[3].split("|")[1].strip() == "2"
     with pytest.raises(ValueError, match="Expected an instance of `Measurement`"):
         Compare([1.0])  # type: ignore[list-item]
+
+
+def test_profiler_starts_with_a_dead_weakref_proxy_alive() -> None:
+    # the profiler scans gc.get_objects() for ops; isinstance on a proxy whose object is
+    # gone raises ReferenceError (it happened in the conformance run, after other tests)
+    import weakref
+
+    import tapegrad.torch as torch
+
+    class _Thing:
+        pass
+
+    obj = _Thing()
+    keep = [weakref.proxy(obj)]
+    del obj
+    with torch.autograd.profiler.profile() as prof:
+        (torch.ones(2) * 2).sum()
+    assert keep and any("mul" in e.name.lower() for e in prof.function_events)

@@ -294,7 +294,11 @@ def _timed(name: str, fn: Callable[..., Any], with_args: bool) -> Callable[..., 
 def _install() -> None:
     """Wrap the forward and backward of every op record that exists now."""
     for obj in gc.get_objects():
-        if isinstance(obj, Op) and id(obj) not in _PATCHED:
+        try:
+            is_op = isinstance(obj, Op)
+        except ReferenceError:  # a weakref.proxy whose object is gone (isinstance asks it)
+            continue
+        if is_op and id(obj) not in _PATCHED:
             fwd, vjp = obj.fwd, obj.vjp
             if getattr(fwd, "_tapegrad_profiled", False):
                 continue

@@ -265,9 +265,28 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def _nll_traced(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
                 r: str) -> Tensor:
     """nll_loss for a target that is a transform's tracer (its values are not known here,
-    e.g. per-example targets under vmap): the pick written as a one-hot product of ops."""
+    e.g. per-example targets under vmap): the nll op that takes the targets as an input
+    (one ``NllLossBackward0`` node, one batched call under vmap); a traced ``weight``
+    too: the pick written as a one-hot product of ops."""
     nd = x._data.ndim
     cdim = 0 if nd == 1 else 1
+    td = target._data.dtype
+    if td not in (np.int64, np.int32):
+        from ...autodiff.batching import BatchLevel
+
+        if isinstance(level_of(target), BatchLevel):  # vmap's nll_loss is a gather
+            raise hinted(RuntimeError(with_hint(
+                "gather(): Expected dtype int32/int64 for index",
+                "class-index targets are integers (torch.long)")))
+        if td.kind not in "iu":
+            raise hinted(RuntimeError(with_hint(
+                f"expected scalar type Long but found {_type_name(td)}",
+                "class-index targets are integers (torch.long)")))
+    if nd >= 1 and (weight is None or level_of(weight) is None):
+        w_arr = None if weight is None else np.asarray(weight._data)
+        op = P.nll_traced_op if nd <= 2 else P.nll_traced2d_op
+        return op(x, target, axis=cdim, lead=0, weight=w_arr, ignore_index=int(ignore_index),
+                  reduction=r, check=_target_range_error)
     c = x._data.shape[cdim]
     classes = np.arange(c).reshape((c,) + (1,) * (nd - cdim - 1))
     onehot = core.equal(core.expand_dims(target, cdim), classes)
@@ -282,6 +301,24 @@ def _nll_traced(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: 
     if r == "sum":
         return core.sum(per)
     return per
+
+
+def _target_range_error(valid: np.ndarray, c: int, lead: int, dim: int) -> None:
+    """PyTorch's error for a class index outside ``[0, c)`` in a traced target (``valid``:
+    the targets that are not ``ignore_index``).  Under vmap (``lead`` batch axes) nll_loss
+    is a gather, which names the first bad index and the class axis ``dim`` of the batched
+    input; under the other transforms it is the kernel's ``IndexError``."""
+    flat = valid.reshape(-1)
+    bad = flat[(flat < 0) | (flat >= c)]
+    if not bad.size:
+        return
+    if lead:
+        raise hinted(RuntimeError(with_hint(
+            f"index {int(bad[0])} is out of bounds for dimension {dim} with size {c}",
+            f"class indices must be in [0, {c - 1}] (or ignore_index)")))
+    worst = int(flat.max()) if flat.max() >= c else int(flat.min())
+    raise hinted(IndexError(with_hint(f"Target {worst} is out of bounds.",
+                                      f"class indices must be in [0, {c - 1}]")))
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
