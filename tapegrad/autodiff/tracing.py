@@ -512,6 +512,7 @@ class TraceLevel(Level):
         self.names: list[str] = []
         self.arr_slot: dict[int, int] = {}  # id(array) -> slot (non-tracer lookups)
         self.unmarked: dict[int, Any] = {}  # slot -> its array before it was marked
+        self.input_ids: set[int] = set()  # the caller's input tensors (by id)
         self._orig: dict[int, Any] = {}  # id(marked array) -> its array, once unmarked
         self.tracers: list[Tensor] = []
         self.consts: dict[int, Tensor] = {}
@@ -564,7 +565,13 @@ class TraceLevel(Level):
         """A tracer for input tensor ``t`` (before the level is entered)."""
         from .. import ops
 
-        if t._rg or t._node is not None or _STATE.tapes:
+        first = id(t) not in self.input_ids
+        self.input_ids.add(id(t))
+        if first and t._rg and t._node is None and not _STATE.tapes:
+            # a leaf that requires grad (PyTorch style): the tracer is the tensor itself,
+            # so its .grad, is_leaf and hooks are its own while the function runs
+            tr = t
+        elif t._rg or t._node is not None or _STATE.tapes:
             tr = ops.identity(t)  # outer reverse mode reaches the input through it
         else:
             tr = make(t._data, None, False, t._style)
@@ -853,6 +860,9 @@ class TraceLevel(Level):
         """What ``backward()`` does to ``t.grad`` (the engine's ``_accumulate``), recorded."""
         from .. import ops
 
+        if id(t) in self.input_ids:
+            # the .grad of this call's input: a replay would write the first call's tensor
+            self._unsupported("backward() into the .grad of an input of the function")
         if not create_graph and g._node is not None:
             g = g.detach()
         self._save_undo(t, "grad")
@@ -886,6 +896,8 @@ class TraceLevel(Level):
 
     def control_set_grad(self, t: Tensor, value: Any) -> None:
         """``t.grad = value`` while tracing."""
+        if id(t) in self.input_ids:
+            self._unsupported("setting the .grad of an input of the function")
         self._save_undo(t, "grad")
         self.grad_touched.add(id(t))
         if value is None:

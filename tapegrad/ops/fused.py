@@ -294,8 +294,9 @@ nll_loss2d_op = nll_loss_op.variant("nll_loss2d")
 # and the bounds check run in NumPy, and a batch of examples is one call (``lead`` leading
 # axes are the batch: each example is reduced on its own).  The VJP is the other op (each
 # is the other's transpose), so every derivative order stays one op per node.  The
-# arithmetic is in the input's dtype, as the composite of ops it replaces (and PyTorch's
-# vmap of nll_loss, a decomposition into ops) computes it.
+# reductions are nll_loss_op's (ATen's) arithmetic, accumulated in double and rounded once,
+# per example under vmap: a traced call gives the eager bits and vmap the loop's (PyTorch's
+# own vmap decomposes nll_loss into float ops, which can differ in the last bit).
 def _nll_pick(t: np.ndarray, c: int, weight: Any, ignore_index: int | None, check: Any,
               lead: int, dim: int, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
     """Each target's class (0 where ignored) and its weight in ``dtype`` (0 where ignored).
@@ -343,6 +344,17 @@ def nll_traced_op(x: Any, target: Any, *, axis: int, lead: int, weight: np.ndarr
     t = np.asarray(target)
     _nll_shapes(x.shape, t.shape, axis, lead)
     ax = lead + axis
+    if reduction != "none":
+        # nll_loss_op's arithmetic (ATen's double accumulation), per example under vmap:
+        # a traced call (torch.compile) gives the eager bits, and vmap the loop's
+        tc, w = _nll_pick(t, x.shape[ax], weight, ignore_index, check, lead, ax, np.float64)
+        rows = t.shape[:lead] + (-1,)
+        picked = np.take_along_axis(x, np.expand_dims(tc, ax), ax).reshape(rows)
+        tot64 = (-picked * w.reshape(rows)).sum(axis=-1)
+        if reduction == "sum":
+            return np.asarray(tot64, dtype=x.dtype)
+        with np.errstate(all="ignore"):
+            return np.asarray(tot64 / w.reshape(rows).sum(axis=-1), dtype=x.dtype)
     tc, w = _nll_pick(t, x.shape[ax], weight, ignore_index, check, lead, ax, x.dtype)
     picked = np.take_along_axis(x, np.expand_dims(tc, ax), ax).reshape(t.shape)
     per = np.multiply(np.negative(picked), w)
@@ -366,17 +378,20 @@ def nll_traced_backward(g: Any, target: Any, *, shape: tuple[int, ...], axis: in
     t = np.asarray(target)
     ax = lead + axis
     dt = ga.dtype
-    tc, w = _nll_pick(t, shape[ax], weight, ignore_index, None, lead, ax, dt)
-    if reduction == "none":
-        gi = np.multiply(np.negative(ga), w)
-    else:
+    if reduction != "none":
+        # nll_loss_op's VJP arithmetic (a double coefficient, rounded once), per example
+        tc, w = _nll_pick(t, shape[ax], weight, ignore_index, None, lead, ax, np.float64)
+        ex = (1,) * (t.ndim - lead)
         if reduction == "mean":
-            tot = np.sum(w.reshape(t.shape[:lead] + (-1,)), axis=-1)
+            tot = w.reshape(t.shape[:lead] + (-1,)).sum(axis=-1).reshape(t.shape[:lead] + ex)
             with np.errstate(all="ignore"):
-                gl = np.negative(np.divide(ga, tot))
+                c = np.where(tot != 0, -w / np.where(tot != 0, tot, 1.0), -w * np.nan)
         else:
-            gl = np.negative(ga)
-        gi = np.multiply(np.asarray(gl).reshape(np.shape(gl) + (1,) * (t.ndim - lead)), w)
+            c = -w
+        gi = np.multiply(np.asarray(ga).reshape(np.shape(ga) + ex), c.astype(dt))
+    else:
+        tc, w = _nll_pick(t, shape[ax], weight, ignore_index, None, lead, ax, dt)
+        gi = np.multiply(np.negative(ga), w)
     gi = np.add(gi, 0.0, dtype=dt)  # an ignored target's -0.0 as the zeros around it
     out = np.zeros(shape, dtype=dt)
     np.put_along_axis(out, np.expand_dims(tc, ax), np.expand_dims(gi, ax), ax)

@@ -176,6 +176,28 @@ def p_w6_mlp_per_sample(torch: Any) -> Any:
     return per(W1, b1, W2, b2, x, y)
 
 
+def p_label_smoothing_weights_ignored(torch: Any) -> Any:
+    # ATen's cross_entropy_loss_label_smoothing: the smoothing term weighted per class and
+    # normalised by the targets' total weight; eager, under vmap and its gradients
+    F = torch.nn.functional
+    w = torch.tensor(W, dtype=torch.float32)
+    x = torch.tensor(X3, dtype=torch.float32)
+    t = torch.tensor(np.where(T3 < 0, 2, T3))
+    out = []
+    for kw in ({}, {"weight": w}, {"weight": w, "ignore_index": 3}, {"ignore_index": 1}):
+        for red in ("mean", "sum", "none"):
+            for i in range(len(X3)):  # eager, each example
+                out.append(F.cross_entropy(x[i], t[i], label_smoothing=0.3, reduction=red,
+                                           **kw))
+            if red != "mean" or "weight" not in kw:  # (PyTorch's vmap: masked_select)
+                out.append(torch.vmap(lambda z, y, kw=kw, red=red: F.cross_entropy(
+                    z, y, label_smoothing=0.3, reduction=red, **kw))(x, t))
+        if "weight" not in kw:
+            out.append(torch.func.vmap(torch.func.grad(lambda z, y, kw=kw: F.cross_entropy(
+                z, y, label_smoothing=0.1, **kw)))(x, t))
+    return out
+
+
 PROGRAMS.update({n[2:]: f for n, f in sorted(globals().items()) if n.startswith("p_")})
 
 

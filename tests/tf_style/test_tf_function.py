@@ -515,7 +515,7 @@ def _marked_tensors() -> list[Any]:
 
     from tapegrad._core.tensor import Tensor
 
-    return [o for o in gc.get_objects() if isinstance(o, Tensor)
+    return [o for o in gc.get_objects() if issubclass(type(o), Tensor)
             and o.__dict__.get("_data") is not None
             and o._data.__class__ is not np.ndarray and isinstance(o._data, np.ndarray)]
 

@@ -332,10 +332,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """
     x = _check(input, "cross_entropy")
     r = _reduction(reduction, size_average, reduce)
-    if isinstance(target, Tensor) and level_of(target) is not None and \
-            target._data.dtype.kind in "iu" and label_smoothing <= 0:
+    traced = isinstance(target, Tensor) and level_of(target) is not None and \
+        target._data.dtype.kind in "iu"
+    if traced and label_smoothing <= 0:
         return _nll_traced(log_softmax(x, 0 if x._data.ndim == 1 else 1), target, weight,
                            ignore_index, r)
+    if traced:
+        return _smoothed(x, target, weight, ignore_index, r, label_smoothing)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     cdim = 0 if x._data.ndim == 1 else 1
     lp = log_softmax(x, cdim)
@@ -360,15 +363,39 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
             f"expected target dtype to be Long or Byte, but got {_type_name(t.dtype)}",
             "class-index targets are integers; for probabilities pass a float target shaped "
             "like the input")))
-    nll = nll_loss(lp, target, weight, ignore_index=ignore_index, reduction=r)
     if label_smoothing <= 0:
-        return nll
+        return nll_loss(lp, target, weight, ignore_index=ignore_index, reduction=r)
+    tt = target if isinstance(target, Tensor) else make(t, None, False, TORCH)
+    return _smoothed(x, tt, weight, ignore_index, r, label_smoothing)
+
+
+def _smoothed(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, r: str,
+              label_smoothing: float) -> Tensor:
+    """Class-index cross-entropy with label smoothing, as ATen's
+    ``cross_entropy_loss_label_smoothing``: ``(1 - ls) * nll + ls / C * smooth``, where
+    ``smooth`` is ``-sum_c w_c log p_c`` (0 at ignored targets), summed or divided by the
+    targets' total weight (their count without ``weight``) for "mean"."""
+    cdim = 0 if x._data.ndim == 1 else 1
+    lp = log_softmax(x, cdim)
+    nll = nll_loss(lp, target, weight, ignore_index=ignore_index, reduction=r)
     c = x._data.shape[cdim]
-    smooth = core.negative(core.sum(lp, axis=cdim))
-    valid = make((t != ignore_index).astype(lp._data.dtype), None, False, TORCH)
-    smooth = core.multiply(smooth, valid)
+    if weight is not None:
+        shape = [1] * x._data.ndim
+        shape[cdim] = c
+        smooth = core.negative(core.sum(core.multiply(lp, core.reshape(weight, tuple(shape))),
+                                        axis=cdim))
+    else:
+        smooth = core.negative(core.sum(lp, axis=cdim))
+    keep = core.not_equal(target, ignore_index)
+    smooth = core.where(keep, smooth, 0.0)
     if r == "mean":
-        smooth = core.divide(core.sum(smooth), float(max(valid._data.sum(), 1)))
+        if weight is not None:
+            tw = core.take(weight, core.where(keep, target, 0))
+            denom = core.sum(core.where(keep, tw, 0.0))
+        else:
+            denom = core.cast(core.sum(core.cast(keep, dtype=np.int64)), dtype=lp._data.dtype)
+        with np.errstate(all="ignore"):
+            smooth = core.divide(core.sum(smooth), denom)
     elif r == "sum":
         smooth = core.sum(smooth)
     return core.add(core.multiply(nll, 1 - label_smoothing),
