@@ -333,30 +333,58 @@ _E64_C1, _E64_C2 = 0.693145751953125, 1.42860682030941723212e-6
 
 
 def _eigen_pexp_double(x: np.ndarray) -> np.ndarray:
-    """Eigen's ``pexp_double`` (AVX, no FMA: a multiply-add rounds twice), with flush-to-zero."""
+    """Eigen's ``pexp_double`` (AVX, no FMA: a multiply-add rounds twice), with flush-to-zero.
+
+    For the non-positive (or NaN) arguments of a softmax; in-place steps, same roundings.
+    """
     zero = x < _E64_LO
     r = np.minimum(x, _E64_HI)                     # NaN stays NaN
-    fx = np.floor(r * _E64_LOG2EF + 0.5)
-    r -= fx * _E64_C1
-    r -= fx * _E64_C2
+    fx = r * _E64_LOG2EF
+    fx += 0.5
+    np.floor(fx, out=fx)
+    t = fx * _E64_C1
+    r -= t
+    np.multiply(fx, _E64_C2, out=t)
+    r -= t
     r2 = r * r
-    px = (_E64_P[0] * r2 + _E64_P[1]) * r2
+    px = r2 * _E64_P[0]
+    px += _E64_P[1]
+    px *= r2
     px += _E64_P[2]
     px *= r
-    qx = (_E64_Q[0] * r2 + _E64_Q[1]) * r2
+    qx = np.multiply(r2, _E64_Q[0], out=t)
+    qx += _E64_Q[1]
+    qx *= r2
     qx += _E64_Q[2]
     qx *= r2
     qx += _E64_Q[3]
     qx -= px
-    y = np.divide(px, qx, out=px)
-    y *= 2.0
-    y += 1.0
-    # pldexp (four partial powers of two): exact for normal results, subnormal ones flush
-    n = np.nan_to_num(np.clip(fx, -2099.0, 2099.0)).astype(np.int32)
-    out = _ftz64(np.ldexp(y, n))
-    out = np.where(x > out, x, out)                # pmax(out, x): +inf in, +inf out
+    px /= qx
+    px *= 2.0
+    px += 1.0
+    # pldexp (four partial powers of two): exact for normal results, subnormal ones flush;
+    # a NaN's exponent is any integer (its mantissa stays NaN)
+    np.clip(fx, -2099.0, 2099.0, out=fx)
+    out = np.ldexp(px, fx.astype(np.int32))
+    out[out < _TINY64] = 0.0                       # the results are >= 0
+    np.copyto(out, x, where=x > out)               # pmax(out, x): +inf in, +inf out
     out[zero] = 0.0
     return out
+
+
+_CHUNK = 16000   # elements: each temporary stays under malloc's mmap threshold (128 KiB)
+
+
+def _by_chunks(fn: Any, x: np.ndarray) -> np.ndarray:
+    """An element-wise ``fn`` applied in chunks: large temporaries are mapped and faulted
+    in afresh at every call, which made the float64 exp four times slower."""
+    if x.size <= _CHUNK:
+        return fn(x)  # type: ignore[no-any-return]
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    for i in range(0, flat.size, _CHUNK):
+        out[i:i + _CHUNK] = fn(flat[i:i + _CHUNK])
+    return out.reshape(x.shape)
 
 
 _L64_P = (1.01875663804580931796E-4, 4.97494994976747001425E-1, 4.70579119878881725854E0,
@@ -508,7 +536,7 @@ def _exp_sum_leaf64(sh: np.ndarray) -> np.ndarray:
     n = sh.shape[1]
     v = n // 4 * 4
     e = np.empty_like(sh)
-    e[:, :v] = _eigen_pexp_double(sh[:, :v])
+    e[:, :v] = _by_chunks(_eigen_pexp_double, sh[:, :v])
     if v < n:
         e[:, v:] = _glibc_exp(sh[:, v:])
     return _leaf_sum(e, 4)
@@ -519,7 +547,7 @@ def softmax_rows_f64(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         x = _ftz64(np.ascontiguousarray(x, _D))
         sh = _ftz64(x - x.max(axis=1, keepdims=True))
-        e = _eigen_pexp_double(sh)
+        e = _by_chunks(_eigen_pexp_double, sh)
         _exp_block_tails(e, sh)
         s = _row_sums(e, 4, 1024, lambda a: _leaf_sum(a, 4))
         e *= (1.0 / s)[:, None]
@@ -554,7 +582,7 @@ def softmax_rows_f16(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float16 ``Softmax`` (Eigen, each step in float32 rounded to half)."""
     with np.errstate(all="ignore"):
         sh = _shifted_half(x)
-        e = _eigen_pexp(sh.astype(_F)).astype(_H)
+        e = _by_chunks(_eigen_pexp, sh.astype(_F)).astype(_H)
         s = _row_sums(e, 8, 200, lambda a: _leaf_sum(a, 8))
         inv = (_F(1) / s.astype(_F)).astype(_H)
         return (e.astype(_F) * inv.astype(_F)[:, None]).astype(_H)
@@ -564,7 +592,7 @@ def log_softmax_rows_f16(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float16 ``LogSoftmax`` (Eigen, each step in float32 rounded to half)."""
     with np.errstate(all="ignore"):
         sh = _shifted_half(x)
-        e = _eigen_pexp(sh.astype(_F)).astype(_H)
+        e = _by_chunks(_eigen_pexp, sh.astype(_F)).astype(_H)
         s = _row_sums(e, 8, 200, lambda a: _leaf_sum(a, 8))
         lse = _eigen_plog(s.astype(_F)).astype(_H)
         return (sh.astype(_F) - lse.astype(_F)[:, None]).astype(_H)
