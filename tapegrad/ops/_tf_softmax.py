@@ -379,7 +379,7 @@ def _by_chunks(fn: Any, x: np.ndarray) -> np.ndarray:
     """An element-wise ``fn`` applied in chunks: large temporaries are mapped and faulted
     in afresh at every call, which made the float64 exp four times slower."""
     if x.size <= _CHUNK:
-        return fn(x)  # type: ignore[no-any-return]
+        return fn(x)
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
     for i in range(0, flat.size, _CHUNK):
