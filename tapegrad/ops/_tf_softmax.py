@@ -22,12 +22,37 @@ default), the two ops run different kernels:
 Both run with flush-to-zero (TensorFlow sets it on its threads): subnormal
 results become zero.  Every step is vectorised over rows; the loops are over
 vector positions inside a row (at most 16 per row).
+
+float64 and float16 take neither oneDNN path (oneDNN has no f64 softmax; its
+f16 one needs AVX512-FP16, AMX-FP16 or AVX-NE-CONVERT, and TensorFlow logs
+"oneDNN supports DT_HALF only on platforms with AVX-512" and falls back):
+both run Eigen's ``SoftmaxEigenImpl`` for both ops, measured bit for bit:
+
+* float64 (AVX ``Packet4d``, no FMA): ``pexp_double`` (Cephes' Padé form
+  ``1 + 2 px / (qx - px)``) and ``plog_double`` on packets, glibc's ``exp`` /
+  ``log`` on scalar leftovers; sums by the same inner-most reducer with
+  4-double packets (tree-split past 4096).  ``Softmax``'s ``exp`` is an
+  element-wise assignment that Eigen tiles: its blocks hold
+  ``int(40000 / 15.75) = 2539`` coefficients (the cost model's 40000-cycle
+  task over ``exp``'s 51 cycles / 4 lanes, two 8-byte loads at 11/64 cycles a
+  byte and a 1/4-cycle subtraction), ``ceil(2539 / n)`` rows of ``n`` at a
+  time or 2539-long pieces of longer rows, and the last ``len % 4`` of each
+  contiguous run take the scalar ``exp``.
+* float16 (``Packet8h``): every operation converts to float32, computes and
+  rounds back to half, so ``x - max``, each ``exp`` (``pexp_float``) and every
+  addition of the sum are rounded to half; the sum's lanes are reduced in
+  float32 (``predux``) and rounded; leaves of the tree reduction are 200
+  packets (1600 halves).  Rounded to half, ``pexp_float`` and glibc's
+  ``expf`` agree for every non-positive half, as do ``plog_float`` and
+  ``logf`` for every half >= 1 (the sums here), so where the scalar leftovers
+  fall does not matter.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -286,6 +311,300 @@ def log_softmax_rows(x: np.ndarray) -> np.ndarray:
         return sh - lse[:, None]
 
 
+# ----------------------------------------------------------- Eigen, float64
+_D = np.float64
+_TINY64 = np.finfo(np.float64).tiny
+
+
+def _ftz64(a: np.ndarray) -> np.ndarray:
+    """Flush float64 subnormals to (signed) zero, as with MXCSR FTZ/DAZ."""
+    sub = np.abs(a) < _TINY64
+    if sub.any():
+        a = np.where(sub, np.copysign(_D(0), a), a)
+    return a
+
+
+_E64_HI, _E64_LO = 709.784, -709.784
+_E64_LOG2EF = 1.4426950408889634073599
+_E64_P = (1.26177193074810590878e-4, 3.02994407707441961300e-2, 9.99999999999999999910e-1)
+_E64_Q = (3.00198505138664455042e-6, 2.52448340349684104192e-3, 2.27265548208155028766e-1,
+          2.00000000000000000009e0)
+_E64_C1, _E64_C2 = 0.693145751953125, 1.42860682030941723212e-6
+
+
+def _eigen_pexp_double(x: np.ndarray) -> np.ndarray:
+    """Eigen's ``pexp_double`` (AVX, no FMA: a multiply-add rounds twice), with flush-to-zero.
+
+    For the non-positive (or NaN) arguments of a softmax; in-place steps, same roundings.
+    """
+    zero = x < _E64_LO
+    r = np.minimum(x, _E64_HI)                     # NaN stays NaN
+    fx = r * _E64_LOG2EF
+    fx += 0.5
+    np.floor(fx, out=fx)
+    t = fx * _E64_C1
+    r -= t
+    np.multiply(fx, _E64_C2, out=t)
+    r -= t
+    r2 = r * r
+    px = r2 * _E64_P[0]
+    px += _E64_P[1]
+    px *= r2
+    px += _E64_P[2]
+    px *= r
+    qx = np.multiply(r2, _E64_Q[0], out=t)
+    qx += _E64_Q[1]
+    qx *= r2
+    qx += _E64_Q[2]
+    qx *= r2
+    qx += _E64_Q[3]
+    qx -= px
+    px /= qx
+    px *= 2.0
+    px += 1.0
+    # pldexp (four partial powers of two): exact for normal results, subnormal ones flush;
+    # a NaN's exponent is any integer (its mantissa stays NaN)
+    np.clip(fx, -2099.0, 2099.0, out=fx)
+    out = np.ldexp(px, fx.astype(np.int32))
+    out[out < _TINY64] = 0.0                       # the results are >= 0
+    np.copyto(out, x, where=x > out)               # pmax(out, x): +inf in, +inf out
+    out[zero] = 0.0
+    return out
+
+
+_CHUNK = 16000   # elements: each temporary stays under malloc's mmap threshold (128 KiB)
+
+
+def _by_chunks(fn: Any, x: np.ndarray) -> np.ndarray:
+    """An element-wise ``fn`` applied in chunks: large temporaries are mapped and faulted
+    in afresh at every call, which made the float64 exp four times slower."""
+    if x.size <= _CHUNK:
+        return fn(x)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    for i in range(0, flat.size, _CHUNK):
+        out[i:i + _CHUNK] = fn(flat[i:i + _CHUNK])
+    return out.reshape(x.shape)
+
+
+_L64_P = (1.01875663804580931796E-4, 4.97494994976747001425E-1, 4.70579119878881725854E0,
+          1.44989225341610930846E1, 1.79368678507819816313E1, 7.70838733755885391666E0)
+_L64_Q = (1.0, 1.12873587189167450590E1, 4.52279145837532221105E1, 8.29875266912776603211E1,
+          7.11544750618563894466E1, 2.31251620126765340583E1)
+_LN2_64 = 0.693147180559945286226764
+
+
+def _eigen_plog_double(v: np.ndarray) -> np.ndarray:
+    """Eigen's ``plog_double`` (Cephes' ``x - x²/2 + x³ P(x)/Q(x)``; AVX, no FMA)."""
+    m, ex = np.frexp(v)
+    small = m < 0.70710678118654752440
+    e = ex.astype(_D) - small
+    x = m - 1.0 + np.where(small, m, 0.0)
+    x2 = x * x
+    x3 = x2 * x
+    y = (_L64_P[0] * x + _L64_P[1]) * x + _L64_P[2]
+    y1 = (_L64_P[3] * x + _L64_P[4]) * x + _L64_P[5]
+    num = (y * x3 + y1) * x3
+    y = (_L64_Q[0] * x + _L64_Q[1]) * x + _L64_Q[2]
+    y1 = (_L64_Q[3] * x + _L64_Q[4]) * x + _L64_Q[5]
+    y = num / (y * x3 + y1)
+    y = -0.5 * x2 + y
+    out = e * _LN2_64 + (x + y)
+    out = np.where(v == np.inf, np.inf, out)
+    out = np.where((v < 0) | np.isnan(v), np.nan, out)
+    return np.where(v == 0, -np.inf, out)
+
+
+def _c_exp(v: float) -> float:
+    return math.exp(v) if v < 709.0 else (math.inf if v == v else v)
+
+
+def _c_log(v: float) -> float:
+    return math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+
+
+def _glibc_exp(x: np.ndarray) -> np.ndarray:
+    """The C library's ``exp`` (Eigen's scalar exp) of the few leftover values, flushed.
+
+    ``math.exp`` is that function (glibc's, chosen at load time for the CPU, as
+    TensorFlow's is); only the scalar leftovers of each run go through it.
+    """
+    flat = x.ravel()
+    return _ftz64(np.fromiter(map(_c_exp, flat.tolist()), _D, flat.size).reshape(x.shape))
+
+
+def _glibc_log(x: np.ndarray) -> np.ndarray:
+    flat = x.ravel()
+    return np.fromiter(map(_c_log, flat.tolist()), _D, flat.size).reshape(x.shape)
+
+
+def _predux(v: np.ndarray) -> np.ndarray:
+    """An AVX packet's horizontal sum: the halves added, then again, down to one lane."""
+    while v.shape[1] > 1:
+        h = v.shape[1] // 2
+        v = v[:, :h] + v[:, h:]
+    return v[:, 0]
+
+
+def _leaf_sum(e: np.ndarray, packet: int) -> np.ndarray:
+    """Eigen's vectorised inner-most reducer over each row, in ``e``'s dtype.
+
+    Four packet accumulators over groups of ``4 * packet``, combined in order;
+    the remaining whole packets into the first; the scalar leftovers into a
+    scalar; then ``scalar + predux(packet)``.  Every addition is one of
+    ``e``'s dtype (float16 ones round to half, as Eigen's ``Packet8h``).
+    """
+    rows, n = e.shape
+    g4 = n // (4 * packet)
+    acc = np.zeros((rows, packet), e.dtype)
+    if g4:
+        grp = e[:, :g4 * 4 * packet].reshape(rows, g4, 4, packet)
+        if e.dtype == np.float16:   # element-wise half additions, each rounded
+            a = grp[:, 0].copy()
+            for k in range(1, g4):
+                a += grp[:, k]
+        else:                       # accumulate adds in order
+            a = np.add.accumulate(grp, axis=1)[:, -1]
+        acc = ((a[:, 0] + a[:, 1]) + a[:, 2]) + a[:, 3]
+    for k in range(g4 * 4 * packet, n // packet * packet, packet):
+        acc = acc + e[:, k:k + packet]
+    s = np.zeros(rows, e.dtype)
+    for j in range(n // packet * packet, n):
+        s = s + e[:, j]
+    red = _predux(acc.astype(_F)).astype(e.dtype) if e.dtype == np.float16 else _predux(acc)
+    return s + red
+
+
+def _tree_sum(a: np.ndarray, first: int, packet: int, leaf: int, fn: Any) -> np.ndarray:
+    """Eigen's tree reduction (halves split on packet boundaries) of rows starting at ``first``."""
+    n = a.shape[1]
+    if n <= packet * leaf:
+        return fn(a)
+    split = packet * -(-(first + -(-n // 2)) // packet)
+    left = min(split - first, n)
+    out = np.zeros(a.shape[0], a.dtype) + _tree_sum(a[:, :left], first, packet, leaf, fn)
+    if left < n:
+        out = out + _tree_sum(a[:, left:], split, packet, leaf, fn)
+    return out
+
+
+def _row_sums(a: np.ndarray, packet: int, leaf: int, fn: Any) -> np.ndarray:
+    """Each row's reduction; long rows split where their flat start falls in a packet."""
+    rows, n = a.shape
+    if n <= packet * leaf:
+        return fn(a)
+    out = np.empty(rows, a.dtype)
+    phase = (np.arange(rows) * n) % packet
+    for k in np.unique(phase):
+        sel = phase == k
+        out[sel] = _tree_sum(a[sel], int(k), packet, leaf, fn)
+    return out
+
+
+# Eigen's tiled assignment of Softmax's exp: blocks of int(40000 / 15.75) coefficients
+_EXP_BLOCK = 2539
+
+
+def _exp_block_tails(e: np.ndarray, sh: np.ndarray) -> None:
+    """Recompute, with the scalar exp, the last ``len % 4`` of each contiguous run of a block.
+
+    Eigen's block mapper (skewed to the inner dimension) takes ``min(n, 2539)``
+    columns and ``ceil(2539 / columns)`` rows a block; a block of whole rows is
+    one contiguous run, a block of a row's piece one run per row.
+    """
+    rows, n = sh.shape
+    if n >= _EXP_BLOCK:
+        for c0 in range(0, n, _EXP_BLOCK):
+            c1 = min(n, c0 + _EXP_BLOCK)
+            k = (c1 - c0) % 4
+            if k:
+                e[:, c1 - k:c1] = _glibc_exp(sh[:, c1 - k:c1])
+        return
+    per = -(-_EXP_BLOCK // n)                     # whole rows per block
+    starts = np.arange(0, rows, per) * n
+    ends = np.minimum(starts + per * n, rows * n)
+    k = (ends - starts) % 4
+    idx = [np.arange(b - t, b) for b, t in zip(ends.tolist(), k.tolist()) if t]
+    if idx:
+        ii = np.concatenate(idx)
+        ef, sf = e.reshape(-1), sh.reshape(-1)
+        ef[ii] = _glibc_exp(sf[ii])
+
+
+def _exp_sum_leaf64(sh: np.ndarray) -> np.ndarray:
+    """A leaf of LogSoftmax's ``sum(exp(.))``: pexp on whole packets, the C exp on the rest."""
+    n = sh.shape[1]
+    v = n // 4 * 4
+    e = np.empty_like(sh)
+    e[:, :v] = _by_chunks(_eigen_pexp_double, sh[:, :v])
+    if v < n:
+        e[:, v:] = _glibc_exp(sh[:, v:])
+    return _leaf_sum(e, 4)
+
+
+def softmax_rows_f64(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float64 ``Softmax`` (Eigen) of each row of the 2-D array ``x``."""
+    with np.errstate(all="ignore"):
+        x = _ftz64(np.ascontiguousarray(x, _D))
+        sh = _ftz64(x - x.max(axis=1, keepdims=True))
+        e = _by_chunks(_eigen_pexp_double, sh)
+        _exp_block_tails(e, sh)
+        s = _row_sums(e, 4, 1024, lambda a: _leaf_sum(a, 4))
+        e *= (1.0 / s)[:, None]
+        return _ftz64(e)
+
+
+def log_softmax_rows_f64(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float64 ``LogSoftmax`` (Eigen) of each row of the 2-D array ``x``."""
+    with np.errstate(all="ignore"):
+        x = _ftz64(np.ascontiguousarray(x, _D))
+        rows = x.shape[0]
+        sh = _ftz64(x - x.max(axis=1, keepdims=True))
+        s = _row_sums(sh, 4, 1024, _exp_sum_leaf64)
+        w = rows // 4 * 4
+        lse = np.empty_like(s)
+        lse[:w] = _eigen_plog_double(s[:w])
+        lse[w:] = _glibc_log(s[w:])
+        sh -= lse[:, None]
+        return sh
+
+
+# ----------------------------------------------------------- Eigen, float16
+_H = np.float16
+
+
+def _shifted_half(x: np.ndarray) -> np.ndarray:
+    xf = np.ascontiguousarray(x, _H).astype(_F)
+    return (xf - xf.max(axis=1, keepdims=True)).astype(_H)
+
+
+def softmax_rows_f16(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float16 ``Softmax`` (Eigen, each step in float32 rounded to half)."""
+    with np.errstate(all="ignore"):
+        sh = _shifted_half(x)
+        e = _by_chunks(_eigen_pexp, sh.astype(_F)).astype(_H)
+        s = _row_sums(e, 8, 200, lambda a: _leaf_sum(a, 8))
+        inv = (_F(1) / s.astype(_F)).astype(_H)
+        return (e.astype(_F) * inv.astype(_F)[:, None]).astype(_H)
+
+
+def log_softmax_rows_f16(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float16 ``LogSoftmax`` (Eigen, each step in float32 rounded to half)."""
+    with np.errstate(all="ignore"):
+        sh = _shifted_half(x)
+        e = _by_chunks(_eigen_pexp, sh.astype(_F)).astype(_H)
+        s = _row_sums(e, 8, 200, lambda a: _leaf_sum(a, 8))
+        lse = _eigen_plog(s.astype(_F)).astype(_H)
+        return (sh.astype(_F) - lse.astype(_F)[:, None]).astype(_H)
+
+
+_SOFTMAX = {np.dtype(np.float32): softmax_rows, np.dtype(np.float64): softmax_rows_f64,
+            np.dtype(np.float16): softmax_rows_f16}
+_LOG_SOFTMAX = {np.dtype(np.float32): log_softmax_rows, np.dtype(np.float64): log_softmax_rows_f64,
+                np.dtype(np.float16): log_softmax_rows_f16}
+TF_SOFTMAX_DTYPES = frozenset(_SOFTMAX)
+
+
 def _on_last_axis(fn: Any, x: np.ndarray, axis: int) -> np.ndarray:
     # TensorFlow swaps ``axis`` with the last one (not a move), which orders the rows
     a = np.swapaxes(x, axis, -1)
@@ -294,10 +613,10 @@ def _on_last_axis(fn: Any, x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def tf_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    """``tf.nn.softmax`` of a float32 array along ``axis``, TensorFlow's bits."""
-    return _on_last_axis(softmax_rows, x, axis)
+    """``tf.nn.softmax`` of a float32/float64/float16 array along ``axis``, TensorFlow's bits."""
+    return _on_last_axis(_SOFTMAX[x.dtype], x, axis)
 
 
 def tf_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    """``tf.nn.log_softmax`` of a float32 array along ``axis``, TensorFlow's bits."""
-    return _on_last_axis(log_softmax_rows, x, axis)
+    """``tf.nn.log_softmax`` of a float32/float64/float16 array along ``axis``, TensorFlow's bits."""
+    return _on_last_axis(_LOG_SOFTMAX[x.dtype], x, axis)

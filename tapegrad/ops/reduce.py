@@ -12,7 +12,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import mul_into, raw, wrap
-from ._tf_softmax import tf_log_softmax, tf_softmax
+from ._tf_softmax import TF_SOFTMAX_DTYPES, tf_log_softmax, tf_softmax
 from .elementwise import (
     _tadd,
     divide,
@@ -323,9 +323,9 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 @defop("softmax", saves=("out",))
 def softmax_op(x: Any, *, axis: int, kernel: str = "") -> Any:
-    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_softmax.py)
+    # kernel="tf": TensorFlow's CPU kernels (float32/64/16), bit for bit (ops/_tf_softmax.py)
     x = np.asarray(x)
-    if kernel and x.dtype == np.float32 and x.size:
+    if kernel and x.dtype in TF_SOFTMAX_DTYPES and x.size:
         return tf_softmax(x, axis)
     with np.errstate(all="ignore"):
         if not x.size:  # nothing to stabilise
@@ -357,7 +357,7 @@ def _(g: Tensor, out: Tensor, axis: int, kernel: str = "") -> Any:  # dx = y * (
 @defop("log_softmax", saves=("out",))
 def log_softmax_op(x: Any, *, axis: int, kernel: str = "") -> Any:
     x = np.asarray(x)
-    if kernel and x.dtype == np.float32 and x.size:
+    if kernel and x.dtype in TF_SOFTMAX_DTYPES and x.size:
         return tf_log_softmax(x, axis)
     with np.errstate(all="ignore"):
         if not x.size:  # nothing to stabilise
@@ -417,7 +417,7 @@ def _one_axis(x: Any, axis: int) -> int:
 def softmax(x: Any, axis: int = -1, kernel: str = "") -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``, computed stably.
 
-    ``kernel="tf"``: float32 values are TensorFlow's CPU kernel's, bit for bit.
+    ``kernel="tf"``: float32, float64 and float16 values are TensorFlow's CPU kernels', bit for bit.
     """
     kw = {"kernel": kernel} if kernel else {}
     if _ndim(x) == 0:

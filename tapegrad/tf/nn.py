@@ -169,8 +169,9 @@ def _axis(axis: Any) -> int:
 def softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis`` (last by default).
 
-    float32 values are TensorFlow's CPU kernel's bit for bit (oneDNN's softmax,
-    see ``tapegrad/ops/_tf_softmax.py``); the gradient is ``y * (g - sum(g * y))``.
+    Values are TensorFlow's CPU kernels' bit for bit (float32: oneDNN's softmax;
+    float64 and float16: Eigen's; see ``tapegrad/ops/_tf_softmax.py``); the
+    gradient is ``y * (g - sum(g * y))``.
 
     >>> import tapegrad.tf as tf
     >>> tf.nn.softmax(tf.constant([0.0, 0.0]))
@@ -184,7 +185,8 @@ def softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
 def log_softmax(logits: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """``x - logsumexp(x)`` along ``axis`` (last by default).
 
-    float32 values are TensorFlow's CPU kernel's bit for bit (Eigen's kernel).
+    float32, float64 and float16 values are TensorFlow's CPU kernel's bit for
+    bit (Eigen's kernel).
 
     >>> import tapegrad.tf as tf
     >>> tf.nn.log_softmax(tf.constant([0.0, 0.0]))

@@ -182,3 +182,156 @@ def test_einsum_float32_bits_are_tensorflows(rtf: Any, equation: str, sa: tuple[
     rga, rgb = tape.gradient(ry, [ra, rb])
     np.testing.assert_allclose(ga.numpy(), rga.numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(gb.numpy(), rgb.numpy(), rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ float64 and float16
+# Neither dtype takes oneDNN: float64 has no oneDNN softmax, float16's needs AVX512-FP16,
+# AMX-FP16 or AVX-NE-CONVERT (TensorFlow then logs "oneDNN supports DT_HALF only on
+# platforms with AVX-512" and runs Eigen's kernel, which tapegrad emulates)
+_FLAGS = _cpu_flags()
+eigen_half = pytest.mark.skipif(bool({"avx512_fp16", "amx_fp16", "avx_ne_convert"} & _FLAGS),
+                                reason="TensorFlow runs oneDNN's float16 softmax on this CPU")
+
+
+def _same_bits_dt(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    ints = {8: np.int64, 4: np.int32, 2: np.int16}[a.dtype.itemsize]
+    return bool(np.all((a.view(ints) == b.view(ints)) | (np.isnan(a) & np.isnan(b))))
+
+
+def _equal_fraction(a: np.ndarray, b: np.ndarray) -> float:
+    ints = {8: np.int64, 4: np.int32, 2: np.int16}[a.dtype.itemsize]
+    return float(np.mean((a.view(ints) == b.view(ints)) | (np.isnan(a) & np.isnan(b))))
+
+
+# 2539: float64 Softmax's exp block (Eigen's cost model); 1600 / 4096: float16 / float64
+# tree-reduction leaves; 8 and 4: their packets
+_LENGTHS_EIGEN = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 257,
+                  1000, 1001, 1599, 1600, 1601, 1607, 2538, 2539, 2540, 2543, 4095, 4096, 4097,
+                  4099, 5079, 8193, 9001]
+
+
+def _inputs_eigen(n: int, dtype: Any) -> list[np.ndarray]:
+    rng = np.random.default_rng(1000 + n)
+    big = n <= 100
+    out = []
+    for rows, scale in ((1, 1.0), (3, 0.01), (8, 10.0), (13, 3.0), (5, 100.0),
+                        (300 if big else 2, 1.0), (4, 1e4)):
+        out.append(rng.normal(0.0, scale, (rows, n)).astype(dtype))
+    masked = rng.normal(0.0, 5.0, (6, n)).astype(dtype)
+    if n > 1:
+        masked[:, 1::3] = -np.inf
+    out.append(masked)
+    out.append((rng.normal(0.0, 300.0 if dtype == np.float64 else 8.0, (7, n))
+                + 50.0).astype(dtype))   # exps that underflow, flush or go subnormal (half)
+    return out
+
+
+@pytest.mark.parametrize("n", _LENGTHS_EIGEN)
+def test_float64_softmax_and_log_softmax_bits_are_tensorflows(rtf: Any, n: int) -> None:
+    for x in _inputs_eigen(n, np.float64):
+        assert _same_bits_dt(tg_tf.nn.softmax(x).numpy(), rtf.nn.softmax(x).numpy()), x.shape
+        assert _same_bits_dt(tg_tf.nn.log_softmax(x).numpy(),
+                             rtf.nn.log_softmax(x).numpy()), x.shape
+
+
+@eigen_half
+@pytest.mark.parametrize("n", _LENGTHS_EIGEN)
+def test_float16_softmax_and_log_softmax_bits_are_tensorflows(rtf: Any, n: int) -> None:
+    for x in _inputs_eigen(n, np.float16):
+        with np.errstate(over="ignore"):
+            assert _same_bits_dt(tg_tf.nn.softmax(x).numpy(), rtf.nn.softmax(x).numpy()), x.shape
+            assert _same_bits_dt(tg_tf.nn.log_softmax(x).numpy(),
+                                 rtf.nn.log_softmax(x).numpy()), x.shape
+
+
+def _specials(dtype: Any) -> np.ndarray:
+    rng = np.random.default_rng(3)
+    x = rng.normal(0.0, 3.0, (16, 10)).astype(dtype)
+    x[0, 3] = np.nan
+    x[1, :] = -np.inf
+    x[2, 4] = np.inf
+    x[3, ::2] = -np.inf
+    x[4, 0], x[4, 5] = np.nan, np.inf
+    x[6, :] = np.inf
+    x[7, 9] = np.nan
+    x[9, 7], x[9, 1] = -np.inf, np.nan
+    fin = np.finfo(dtype)
+    x[5, 2] = fin.smallest_subnormal * 3          # subnormal inputs (DAZ in float64)
+    x[8, :] = fin.smallest_subnormal * 5
+    x[10, :] = fin.max
+    x[10, 3] = -fin.max
+    x[11, :] = -fin.max
+    x[12, :3] = 0.0                               # exp(-708) / 3: flushed to zero in float64
+    x[12, 3:] = -708.0 if dtype == np.float64 else -12.0
+    x[13, :] = 0.0
+    x[14, :] = 7.0
+    x[15, ::3] = fin.tiny
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float16, marks=eigen_half)])
+def test_eigen_softmax_specials_are_tensorflows(rtf: Any, dtype: Any) -> None:
+    x = _specials(dtype)
+    with np.errstate(all="ignore"):
+        for fn in ("softmax", "log_softmax"):
+            ours = getattr(tg_tf.nn, fn)(x).numpy()
+            theirs = getattr(rtf.nn, fn)(x).numpy()
+            for i in range(x.shape[0]):
+                assert _same_bits_dt(ours[i], theirs[i]), (fn, i, ours[i], theirs[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float16, marks=eigen_half)])
+@pytest.mark.parametrize("shape,axis", [((2, 3, 5, 7), -1), ((2, 3, 5, 7), 1), ((2, 3, 5, 7), 0),
+                                        ((4, 9, 3), 1), ((37,), 0), ((64, 1000), -1),
+                                        ((3, 1000), 0), ((2, 9000), -1), ((700, 9), -1)])
+def test_eigen_softmax_any_axis_and_long_rows(rtf: Any, dtype: Any, shape: tuple[int, ...],
+                                              axis: int) -> None:
+    x = np.random.default_rng(len(shape) + axis).normal(0.0, 4.0, shape).astype(dtype)
+    assert _same_bits_dt(tg_tf.nn.softmax(x, axis=axis).numpy(),
+                         rtf.nn.softmax(x, axis=axis).numpy())
+    assert _same_bits_dt(tg_tf.nn.log_softmax(x, axis=axis).numpy(),
+                         rtf.nn.log_softmax(x, axis=axis).numpy())
+
+
+def test_eigen_softmax_equal_bit_fraction_is_one(rtf: Any) -> None:
+    """The overall equal-bit fraction over a sweep of shapes (NumPy's formula: ~40-90%)."""
+    rng = np.random.default_rng(17)
+    for dtype in (np.float64,) + (() if {"avx512_fp16", "amx_fp16", "avx_ne_convert"} & _FLAGS
+                                  else (np.float16,)):
+        fracs = []
+        for rows, n in ((64, 1000), (32, 7), (5, 2539), (3, 4097), (200, 13), (1, 1601)):
+            x = rng.normal(0.0, 3.0, (rows, n)).astype(dtype)
+            for fn in ("softmax", "log_softmax"):
+                fracs.append(_equal_fraction(getattr(tg_tf.nn, fn)(x).numpy(),
+                                             getattr(rtf.nn, fn)(x).numpy()))
+        assert min(fracs) == 1.0, (dtype, fracs)
+
+
+def test_keras_softmax_float64_is_tensorflows(rtf: Any) -> None:
+    keras = pytest.importorskip("keras")
+    x = np.random.default_rng(8).normal(0.0, 4.0, (6, 37))
+    assert _same_bits_dt(tg_tf.keras.activations.softmax(tg_tf.constant(x)).numpy(),
+                         np.asarray(keras.activations.softmax(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
+def test_eigen_softmax_gradients_are_unchanged(rtf: Any, dtype: Any) -> None:
+    rng = np.random.default_rng(21)
+    x = rng.normal(0.0, 2.0, (4, 13)).astype(dtype)
+    w = rng.normal(0.0, 1.0, (4, 13)).astype(dtype)
+    rtol, atol = (1e-12, 1e-13) if dtype == np.float64 else (2e-2, 2e-3)
+    for fn in ("softmax", "log_softmax"):
+        v = tg_tf.Variable(x)
+        with tg_tf.GradientTape() as tape:
+            y = tg_tf.reduce_sum(getattr(tg_tf.nn, fn)(v) * w)
+        g = tape.gradient(y, v).numpy()
+        rv = rtf.Variable(x)
+        with rtf.GradientTape() as tape:
+            ry = rtf.reduce_sum(getattr(rtf.nn, fn)(rv) * w)
+        rg = tape.gradient(ry, rv).numpy()
+        assert g.dtype == rg.dtype == dtype
+        np.testing.assert_allclose(g.astype(np.float64), rg.astype(np.float64), rtol=rtol,
+                                   atol=atol)
