@@ -229,16 +229,31 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
     import numpy as _np
 
     from .._core.tensor import Tensor as _Core
-    from .._core.tensor import make as _make
     from ..autodiff import tracing as _tracing
-    from ._tensor import numpy_value
+    from ._print import format_input
 
-    tensors = [x for x in inputs if isinstance(x, _Core)]
+    tensors: list[_Any] = []
+
+    def collect(v: _Any) -> None:  # the tensors, also inside lists, tuples and dicts
+        if isinstance(v, _Core):
+            tensors.append(v)
+        elif isinstance(v, (list, tuple)):
+            for e in v:
+                collect(e)
+        elif isinstance(v, dict):
+            for e in v.values():
+                collect(e)
+
+    for x in inputs:
+        collect(x)
 
     def emit(*arrays: _Any) -> None:
-        it = iter(arrays)
-        parts = [str(numpy_value(_make(_np.asarray(next(it))))) if isinstance(x, _Core)
-                 else str(x) for x in inputs]
+        values = {id(t): _np.asarray(a) for t, a in zip(tensors, arrays)}
+
+        def array_of(v: _Any) -> _Any:
+            return values.get(id(v)) if isinstance(v, _Core) else None
+
+        parts = [format_input(x, array_of, summarize) for x in inputs]
         stream = _sys.stderr if output_stream is None else output_stream
         stream.write(sep.join(parts) + end)
 

@@ -343,3 +343,19 @@ def test_function_and_print(capsys: pytest.CaptureFixture[str]) -> None:
     tf.print(tf.constant([1, 2, 3]), "done")
     assert capsys.readouterr().err == "[1 2 3] done\n"
     assert tf.executing_eagerly()
+
+
+def test_tf_print_text_is_tensorflows(capsys: pytest.CaptureFixture[str]) -> None:
+    """tf.print's PrintV2 formatting (TensorFlow 2.21's text; the conformance suite
+    compares many more): shortest round-trip floats, booleans as 1/0, summarised rows."""
+    import sys
+
+    tf.print(tf.constant(3.0), tf.constant(1 / 3), tf.constant(123456789.0), tf.constant(True),
+             tf.constant(0.1, tf.float64), output_stream=sys.stdout)
+    tf.print(tf.reshape(tf.range(70), [7, 10]), output_stream=sys.stdout)
+    tf.print([tf.constant(1.5), "s"], output_stream=sys.stdout)
+    assert capsys.readouterr().out == (
+        "3 0.333333343 123456792 1 0.1\n"
+        "[[0 1 2 ... 7 8 9]\n [10 11 12 ... 17 18 19]\n [20 21 22 ... 27 28 29]\n ...\n"
+        " [40 41 42 ... 47 48 49]\n [50 51 52 ... 57 58 59]\n [60 61 62 ... 67 68 69]]\n"
+        "[1.5, 's']\n")
