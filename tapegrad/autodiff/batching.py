@@ -6,6 +6,14 @@ with the batch as axis 0).  An op on them runs the op's batching rule
 (``Op.defbatch``) on the batched values, one level down; an op without a rule
 runs once per example and the results are stacked, so every op works under
 ``vmap`` and the common ones run as one NumPy call.
+
+A Jacobian maps over the standard basis (the rows of ``eye(n)``), which is
+mostly zeros: ``jacrev``/``jacfwd`` pass a :class:`Basis`, whose tracer holds
+a :class:`Diag` (example ``b`` is ``v`` at position ``b`` and ``z`` elsewhere)
+instead of a dense batch.  Elementwise ops and reshapes keep it structured,
+a matrix product with it is a scaled copy of rows or columns (no GEMM against
+the zeros, when that gives the dense product's values); every other op gets
+the dense batch (:meth:`Diag.dense`), so each op is as correct as without it.
 """
 
 from __future__ import annotations
@@ -50,6 +58,202 @@ class _Leaked(np.ndarray):
         return self.__array_ufunc__()
 
 
+def _plain(t: Any) -> bool:
+    """Whether ``t`` is an array or a tensor that no transform or recording involves."""
+    if isinstance(t, Tensor):
+        return t._lvl is None and t._node is None and not t._rg
+    return isinstance(t, np.ndarray)
+
+
+def _concrete(t: Any) -> bool:
+    """Whether ``t``'s values can be read: an array, or a tensor that is no tracer."""
+    if isinstance(t, Tensor):
+        return t._lvl is None
+    return isinstance(t, np.ndarray)
+
+
+def _records(*ts: Any) -> bool:
+    """Whether an op on ``ts`` would be recorded (reverse mode, or a tape)."""
+    st = _STATE
+    if not st.grad_enabled:
+        return False
+    return bool(st.tapes) or any(
+        isinstance(t, Tensor) and (t._rg or t._node is not None) for t in ts)
+
+
+def _arr(t: Any) -> Any:
+    return t._data if isinstance(t, Tensor) else t
+
+
+class Diag:
+    """A structured batch of ``size`` examples of ``v``'s shape (the Jacobian basis).
+
+    Over the flat index ``k`` of an example, example ``b`` holds ``v[k]`` where
+    ``k == b + off`` and ``z[k]`` elsewhere; the standard basis is ``v = 1``,
+    ``z = 0`` (``off`` is where a chunk of it starts).  ``v`` and ``z`` are
+    tensors of the levels below, so ops on them compose with every transform.
+    An elementwise op applied to ``v`` and to ``z`` is the op applied to every
+    element, so it keeps the batch exactly (NaN, infinities, signed zeros).
+    """
+
+    __slots__ = ("v", "z", "off", "size")
+
+    def __init__(self, v: Tensor, z: Tensor, off: int, size: int) -> None:
+        self.v = v
+        self.z = z
+        self.off = off
+        self.size = size
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of one example."""
+        return self.v._data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.v._data.dtype
+
+    def mask(self) -> np.ndarray:
+        """Where each example holds ``v``: ``(size,) + shape`` booleans."""
+        n = int(np.prod(self.shape, dtype=np.int64))
+        m = np.zeros((self.size, n), dtype=bool)
+        m[np.arange(self.size), np.arange(self.off, self.off + self.size)] = True
+        return m.reshape((self.size,) + self.shape)
+
+    def dense(self) -> Tensor:
+        """The batch as an ordinary batched tensor (the batch on axis 0)."""
+        v, z = self.v, self.z
+        if _concrete(v) and _concrete(z) and not _records(v, z):
+            shape = self.shape
+            n = int(np.prod(shape, dtype=np.int64))
+            out = np.empty((self.size, n), dtype=np.result_type(v._data, z._data))
+            out[...] = z._data.reshape(n)
+            cols = np.arange(self.off, self.off + self.size)
+            out[np.arange(self.size), cols] = v._data.reshape(n)[cols]
+            return make(out.reshape((self.size,) + shape), None, False, v._style)
+        from .. import ops
+
+        return ops.where(self.mask(), v, z)
+
+
+class Basis:
+    """The standard basis of a ``shape`` tensor (the rows of ``eye(n)``, each reshaped to
+    ``shape``), rows ``off`` to ``off + size``: an input of :func:`~tapegrad.func.vmap` that
+    its tracer holds structured (a :class:`Diag`).  ``shape`` and :meth:`array` are those of
+    the dense array ``(size,) + shape``."""
+
+    __slots__ = ("elem", "dtype", "style", "off", "size")
+
+    def __init__(self, elem: tuple[int, ...], dtype: Any, style: int = 0, off: int = 0,
+                 size: int | None = None) -> None:
+        self.elem = tuple(elem)
+        self.dtype = np.dtype(dtype)
+        self.style = style
+        self.off = off
+        self.size = int(np.prod(self.elem, dtype=np.int64)) if size is None else size
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.size,) + self.elem
+
+    def chunk(self, start: int, size: int) -> Basis:
+        """Rows ``start`` to ``start + size`` of this basis."""
+        return Basis(self.elem, self.dtype, self.style, self.off + start,
+                     max(0, min(size, self.size - start)))
+
+    def array(self) -> np.ndarray:
+        n = int(np.prod(self.elem, dtype=np.int64))
+        return np.eye(n, dtype=self.dtype)[self.off:self.off + self.size].reshape(self.shape)
+
+    def diag(self) -> Diag:
+        return Diag(make(np.ones(self.elem, self.dtype), None, False, self.style),
+                    make(np.zeros(self.elem, self.dtype), None, False, self.style),
+                    self.off, self.size)
+
+
+# ------------------------------------------------------------------ Diag through ops
+# Each returns the result (a Diag, or a batched tensor) or None where the structure
+# cannot give the dense batch's values exactly: the op then gets the dense batch.
+
+
+def _diag_elementwise(op: Any, batched: tuple[bool, ...], values: list[Any],
+                      attrs: dict[str, Any]) -> Any:
+    first: Diag | None = None
+    for val, b in zip(values, batched):
+        if b:
+            if val.__class__ is not Diag:
+                return None  # a dense batch with it: the result is dense too
+            if first is None:
+                first = val
+            elif val.off != first.off or val.shape != first.shape:
+                return None
+    assert first is not None
+    shape = first.shape
+    for val, b in zip(values, batched):
+        if not b:
+            s = np.shape(_arr(val))
+            if len(s) > len(shape) or (s != shape and np.broadcast_shapes(s, shape) != shape):
+                return None  # it would broadcast the examples to a larger shape
+    v = op(*[x.v if b else x for x, b in zip(values, batched)], **attrs)
+    z = op(*[x.z if b else x for x, b in zip(values, batched)], **attrs)
+    if not isinstance(v, Tensor) or v._data.shape != shape:
+        return None
+    return Diag(v, z, first.off, first.size)
+
+
+def _diag_reshape(op: Any, batched: tuple[bool, ...], values: list[Any],
+                  attrs: dict[str, Any]) -> Any:
+    d = values[0]
+    return Diag(op(d.v, **attrs), op(d.z, **attrs), d.off, d.size)
+
+
+def _finite_real(a: Any) -> bool:
+    return a.dtype.kind == "f" and bool(np.isfinite(a).all())
+
+
+def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
+                 attrs: dict[str, Any]) -> Any:
+    # a one-hot vector times a matrix is a scaled row of it (a matrix times one, a scaled
+    # column): each dense sum has one nonzero term, so the values are the GEMM's, provided
+    # the zeros are zeros and the other operand is finite (0 * inf is NaN in the GEMM).
+    # Only for real arrays whose values can be read (no transform's tracers), else dense.
+    bx, by = batched
+    d, other = (values[0], values[1]) if bx else (values[1], values[0])
+    if d.__class__ is not Diag or len(d.shape) != 1:
+        return None
+    v, z = d.v, d.z
+    if not (_concrete(v) and _concrete(z) and _concrete(other)):
+        return None
+    o = _arr(other)
+    if o.ndim not in (1, 2) or o.shape[1 if by and o.ndim == 2 else 0] != d.shape[0]:
+        return None
+    vd = v._data
+    if vd.dtype.kind != "f" or z._data.any() or not _finite_real(o):
+        return None
+    sl = slice(d.off, d.off + d.size)
+    if _records(v, other):  # the same values by ops, recorded for what differentiates them
+        from .. import ops
+
+        vt = ops.getitem(v, sl)
+        if o.ndim == 1:
+            return ops.multiply(vt, ops.getitem(other, sl))
+        if bx:
+            return ops.multiply(ops.reshape(vt, (d.size, 1)), ops.getitem(other, sl))
+        return ops.transpose(ops.multiply(ops.getitem(other, (slice(None), sl)), vt))
+    vs = vd[sl]
+    if o.ndim == 1:  # inner products: one term each
+        out = vs * o[sl]
+    elif bx:  # e_b v_b @ Y = v_b Y[b, :]
+        out = vs[:, None] * o[sl]
+    else:  # X @ e_b v_b = X[:, b] v_b
+        out = (o[:, sl] * vs).T
+    return make(np.asarray(out), None, False, v._style)
+
+
+_DIAG_RULES = {"elementwise": _diag_elementwise, "reshape": _diag_reshape,
+               "matmul": _diag_matmul}
+
+
 class BatchLevel(Level):
     """One ``vmap``: its tracers carry a batch of ``size`` examples on axis 0."""
 
@@ -65,19 +269,29 @@ class BatchLevel(Level):
             t._data = t._data.view(_Leaked)
         self._tracers = weakref.WeakSet()
 
-    def make(self, bval: Tensor) -> Tensor:
-        """A tracer of this level standing for one example of ``bval`` (batch on axis 0)."""
-        d = bval._data
-        t = make(_fake(d.shape[1:], d.dtype), None, False, bval._style)
+    def make(self, bval: Tensor | Diag | Basis) -> Tensor:
+        """A tracer of this level standing for one example of ``bval`` (batch on axis 0;
+        a :class:`Basis` or :class:`Diag` is held structured)."""
+        if isinstance(bval, Basis):
+            bval = bval.diag()
+        if isinstance(bval, Diag):
+            v = bval.v
+            t = make(_fake(v._data.shape, v._data.dtype), None, False, v._style)
+        else:
+            d = bval._data
+            t = make(_fake(d.shape[1:], d.dtype), None, False, bval._style)
         t._lvl = self
         t._bval = bval
         self._tracers.add(t)
         return t
 
     def value(self, t: Any) -> Any:
-        """The batched value of a tracer of this level (others as they are)."""
+        """The batched value of a tracer of this level (others as they are), dense."""
         if isinstance(t, Tensor) and t._lvl is self:
-            return t._bval
+            b = t._bval
+            if b.__class__ is Diag:
+                b = t._bval = b.dense()
+            return b
         return t
 
     def lower(self, t: Tensor) -> Any:
@@ -90,7 +304,10 @@ class BatchLevel(Level):
         ))
 
     def detach(self, t: Tensor) -> Tensor:
-        return self.make(t._bval.detach())
+        b = t._bval
+        if b.__class__ is Diag:
+            return self.make(Diag(b.v.detach(), b.z.detach(), b.off, b.size))
+        return self.make(b.detach())
 
     def assign(self, t: Tensor, result: Tensor) -> None:
         if t._lvl is not self:
@@ -132,9 +349,13 @@ class BatchLevel(Level):
         batched: list[bool] = []
         rg = False
         style = -1
+        diag = False
         for a in args:
             if isinstance(a, Tensor) and a._lvl is self:
-                values.append(a._bval)
+                b = a._bval
+                if b.__class__ is Diag:
+                    diag = True
+                values.append(b)
                 batched.append(True)
                 if a._rg:
                     rg = True
@@ -148,8 +369,13 @@ class BatchLevel(Level):
                 values.append(a)
                 batched.append(False)
         rule = op.batch
-        out = rule(tuple(batched), *values, **attrs) if rule is not None else \
-            self._loop(op, tuple(batched), values, attrs)
+        if diag:
+            out = self._structured(op, rule, args, tuple(batched), values, attrs)
+            if out.__class__ is Diag:
+                return self._tracer(op, args, attrs, out.shape, out.dtype, out, rg, style)
+        else:
+            out = rule(tuple(batched), *values, **attrs) if rule is not None else \
+                self._loop(op, tuple(batched), values, attrs)
         if not isinstance(out, Tensor):
             out = make(np.asarray(out))
         d = out._data
@@ -161,14 +387,36 @@ class BatchLevel(Level):
                     "a batching rule must keep the batch as axis 0 of its result",
                 )
             ))
+        return self._tracer(op, args, attrs, d.shape[1:], d.dtype, out, rg, style)
+
+    def _tracer(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any],
+                shape: tuple[int, ...], dtype: Any, out: Any, rg: bool, style: int) -> Tensor:
+        """The tracer of ``op``'s result (batched value ``out``), recorded if tracked."""
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-        res = op._finish(args, arrays, attrs, _fake(d.shape[1:], d.dtype), rg,
+        res = op._finish(args, arrays, attrs, _fake(shape, dtype), rg,
                          style if style >= 0 else 0)
         res._lvl = self
         res._bval = out
         self._tracers.add(res)
         save_self(res)
         return res
+
+    def _structured(self, op: Any, rule: Any, args: tuple[Any, ...],
+                    batched: tuple[bool, ...], values: list[Any],
+                    attrs: dict[str, Any]) -> Any:
+        """``op`` on values some of which are a :class:`Diag`: by the structure where the
+        op's rule declares one that applies (``diag_kind``), else on the dense batches."""
+        kind = rule.__dict__.get("diag_kind") if rule is not None else None
+        if kind is not None:
+            out = _DIAG_RULES[kind](op, batched, values, attrs)
+            if out is not None:
+                return out
+        for i, a in enumerate(args):
+            if batched[i] and values[i].__class__ is Diag:
+                values[i] = self.value(a)  # dense, kept on the tracer for its next use
+        if rule is not None:
+            return rule(batched, *values, **attrs)
+        return self._loop(op, batched, values, attrs)
 
     def _loop(self, op: Any, batched: tuple[bool, ...], values: list[Any],
               attrs: dict[str, Any]) -> Tensor:

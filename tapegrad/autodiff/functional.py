@@ -34,7 +34,7 @@ from .._core.node import AccumulateGrad
 from .._core.registry import edge_of
 from .._core.tensor import Tensor, make
 from .._core.tensor import restyle as _restyle
-from .batching import BatchLevel
+from .batching import Basis, BatchLevel
 from .forward import JVPLevel
 
 # ---------------------------------------------------------------------------- pytrees
@@ -483,6 +483,13 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
             if d is None:
                 moved.append(v)
                 continue
+            if v.__class__ is Basis:  # the Jacobians' standard basis, held structured
+                n = v.size
+                if size is not None and n != size:
+                    raise ValueError(f"vmap: a basis of {n} rows with a batch of {size}")
+                size = n
+                moved.append(v)
+                continue
             if not isinstance(v, Tensor):
                 if isinstance(v, np.ndarray):
                     v = make(v)
@@ -520,7 +527,8 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
         if chunk_size is not None and chunk_size < size:
             pieces = []
             for s in range(0, size, chunk_size):
-                part = [ops.getitem(v, slice(s, s + chunk_size)) if d is not None else v
+                part = [v if d is None else v.chunk(s, chunk_size) if v.__class__ is Basis
+                        else ops.getitem(v, slice(s, s + chunk_size))
                         for v, d in zip(moved, dims)]
                 pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs,
                                    randomness))
@@ -549,7 +557,7 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
                     f"{type(o)}. Did you mean to set out_dims= to None for output?",
                     "return tensors from the vmapped function")))
             if o._lvl is lv:
-                vals.append(o._bval)
+                vals.append(lv.value(o))
             else:  # the same for every example: broadcast it
                 vals.append(ops.broadcast_to(ops.expand_dims(o, 0), (size,) + o._data.shape))
     return vals, ospec
@@ -572,7 +580,7 @@ def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
 # ---------------------------------------------------------------------------- Jacobians
 
 
-def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.ndarray,
+def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: Any,
                   sources: Sequence[Tensor], vectorize: bool, create_graph: bool,
                   style: int = 0) -> list[Tensor | None]:
     """``row(seed)`` for every seed along ``basis``' leading axis, stacked per source.
@@ -581,7 +589,9 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.nd
     ``GradientTape.jacobian`` and ``batch_jacobian``): ``row`` maps one cotangent to
     the gradient of each source (``None`` where it does not reach it); with
     ``vectorize`` all rows are one batched call (``vmap`` over the basis, PyTorch's
-    ``vectorize=True`` and TensorFlow's pfor), else a loop of calls.  Each result has
+    ``vectorize=True`` and TensorFlow's pfor), else a loop of calls.  ``basis`` is an
+    array, or a :class:`~tapegrad.autodiff.batching.Basis` (the standard basis, which
+    ``vmap`` holds structured).  Each result has
     shape ``(len(basis),) + source.shape``; a source that no row reaches gives ``None``.
     """
     if vectorize:
@@ -593,8 +603,10 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.nd
             return [g if g is not None else make(np.zeros_like(s._data), None, False, style)
                     for g, s in zip(gs, sources)]
 
-        res = vmap(one)(make(basis, None, False, style))
+        res = vmap(one)(basis if basis.__class__ is Basis else make(basis, None, False, style))
         return [r if c else None for r, c in zip(res, connected)]
+    if basis.__class__ is Basis:
+        basis = basis.array()
     rows: list[list[Tensor | None]] = [[] for _ in sources]
     for i in range(basis.shape[0]):
         for k, g in enumerate(row(make(basis[i], None, False, style))):
@@ -613,9 +625,9 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.nd
     return out
 
 
-def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Tensor:
-    n = int(np.prod(shape))
-    return make(np.eye(n, dtype=dtype).reshape((n,) + tuple(shape)), None, False, style)
+def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Basis:
+    """The standard basis of a ``shape`` tensor, as ``vmap`` holds it structured."""
+    return Basis(tuple(shape), dtype, style)
 
 
 def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
@@ -676,7 +688,6 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
         sizes = [int(v._data.size) for v in leaves]
         total = sum(sizes)
         dtype = np.result_type(*[v._data.dtype for v in leaves])
-        eye = np.eye(total, dtype=dtype)
 
         def g(*diff_leaves: Any) -> Any:
             full = list(args)
@@ -691,15 +702,15 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             tangents = []
             start = 0
             for v, n in zip(leaves, sizes):
-                tangents.append(ops.reshape(ops.getitem(t, slice(start, start + n)),
-                                            v._data.shape))
+                part = t if n == total else ops.getitem(t, slice(start, start + n))
+                tangents.append(ops.reshape(part, v._data.shape))
                 start += n
             res = jvp(g, tuple(leaves), tuple(tangents), has_aux=has_aux)
             if has_aux:
                 aux_box.append(res[2])
             return res[1]
 
-        basis = make(eye, None, False, leaves[0]._style)
+        basis = Basis((total,), dtype, leaves[0]._style)
         cols = vmap(push, randomness=randomness)(basis)  # (total, *out.shape) per output
         outs, ospec = tree_flatten(cols)
         per_out = []
