@@ -18,6 +18,7 @@ the dense batch (:meth:`Diag.dense`), so each op is as correct as without it.
 
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any
 
@@ -115,7 +116,7 @@ class Diag:
 
     def mask(self) -> np.ndarray:
         """Where each example holds ``v``: ``(size,) + shape`` booleans."""
-        n = int(np.prod(self.shape, dtype=np.int64))
+        n = math.prod(self.shape)
         m = np.zeros((self.size, n), dtype=bool)
         m[np.arange(self.size), np.arange(self.off, self.off + self.size)] = True
         return m.reshape((self.size,) + self.shape)
@@ -125,7 +126,7 @@ class Diag:
         v, z = self.v, self.z
         if _concrete(v) and _concrete(z) and not _records(v, z):
             shape = self.shape
-            n = int(np.prod(shape, dtype=np.int64))
+            n = math.prod(shape)
             out = np.empty((self.size, n), dtype=np.result_type(v._data, z._data))
             out[...] = z._data.reshape(n)
             cols = np.arange(self.off, self.off + self.size)
@@ -150,7 +151,7 @@ class Basis:
         self.dtype = np.dtype(dtype)
         self.style = style
         self.off = off
-        self.size = int(np.prod(self.elem, dtype=np.int64)) if size is None else size
+        self.size = math.prod(self.elem) if size is None else size
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -162,7 +163,7 @@ class Basis:
                      max(0, min(size, self.size - start)))
 
     def array(self) -> np.ndarray:
-        n = int(np.prod(self.elem, dtype=np.int64))
+        n = math.prod(self.elem)
         return np.eye(n, dtype=self.dtype)[self.off:self.off + self.size].reshape(self.shape)
 
     def diag(self) -> Diag:

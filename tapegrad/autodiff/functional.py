@@ -563,6 +563,26 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
     return vals, ospec
 
 
+_ONE_ARG = tree_flatten((0,))[1]
+
+
+def _map_basis(f: Callable[..., Any], basis: Basis, chunk_size: int | None = None,
+               randomness: str = "error") -> Any:
+    """``vmap(f, chunk_size=chunk_size, randomness=randomness)(basis)``, without the checks
+    and pytree handling of a user's ``vmap`` (the Jacobians' one structured input)."""
+    size = basis.size
+    if chunk_size is not None and chunk_size < size:
+        pieces = [_run(f, _ONE_ARG, [basis.chunk(s, chunk_size)], [0],
+                       min(chunk_size, size - s), {}, randomness)
+                  for s in range(0, size, chunk_size)]
+        outs0, ospec = pieces[0]
+        merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
+                  for k in range(len(outs0))]
+        return tree_unflatten(ospec, merged)
+    outs, ospec = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
+    return tree_unflatten(ospec, outs)
+
+
 def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
     dims = _dims_for(tree_unflatten(ospec, vals), out_dims, len(vals), "vmap") \
         if not (out_dims is None or isinstance(out_dims, int)) else [out_dims] * len(vals)
@@ -603,7 +623,8 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: Any,
             return [g if g is not None else make(np.zeros_like(s._data), None, False, style)
                     for g, s in zip(gs, sources)]
 
-        res = vmap(one)(basis if basis.__class__ is Basis else make(basis, None, False, style))
+        res = _map_basis(one, basis) if basis.__class__ is Basis else \
+            vmap(one)(make(basis, None, False, style))
         return [r if c else None for r, c in zip(res, connected)]
     if basis.__class__ is Basis:
         basis = basis.array()
@@ -660,12 +681,12 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
             basis = _basis(o._data.shape, o._data.dtype, o._style)
 
             def one(ct: Any, k: int = k) -> Any:
-                cts: list[Any] = [make(np.zeros_like(oo._data), None, False, oo._style)
-                                  for oo in outs]
-                cts[k] = ct
+                cts: list[Any] = [ct if j == k else
+                                  make(np.zeros_like(oo._data), None, False, oo._style)
+                                  for j, oo in enumerate(outs)]
                 return tree_flatten(vjp_fn(tree_unflatten(ospec, cts)))[0]
 
-            rows = vmap(one, chunk_size=chunk_size)(basis)  # one row per output element
+            rows = _map_basis(one, basis, chunk_size)  # one row per output element
             jac_k = [ops.reshape(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
                      else r for r, i in zip(rows, in_leaves)]
             tree_k = tree_unflatten(in_spec, jac_k)
@@ -711,7 +732,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             return res[1]
 
         basis = Basis((total,), dtype, leaves[0]._style)
-        cols = vmap(push, randomness=randomness)(basis)  # (total, *out.shape) per output
+        cols = _map_basis(push, basis, None, randomness)  # (total, *out.shape) per output
         outs, ospec = tree_flatten(cols)
         per_out = []
         for c in outs:
