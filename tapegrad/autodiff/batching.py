@@ -209,7 +209,14 @@ def _diag_reshape(op: Any, batched: tuple[bool, ...], values: list[Any],
 
 
 def _finite_real(a: Any) -> bool:
-    return a.dtype.kind == "f" and bool(np.isfinite(a).all())
+    """Whether ``a`` is real and has no infinity or NaN."""
+    if a.dtype.kind != "f":
+        return False
+    if a.ndim == 2 and a.shape[0] > 1:
+        # column sums (one BLAS pass, faster than isfinite): an infinity or NaN makes its
+        # sum one; a sum that overflows only sends the caller to the dense path
+        return bool(np.isfinite(np.ones(a.shape[0], a.dtype) @ a).all())
+    return bool(np.isfinite(a).all())
 
 
 def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],

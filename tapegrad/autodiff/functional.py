@@ -42,6 +42,8 @@ from .forward import JVPLevel
 
 def tree_flatten(tree: Any) -> tuple[list[Any], Any]:
     """Leaves of ``tree`` (tuples, lists and dicts are nodes; everything else a leaf)."""
+    if isinstance(tree, Tensor):  # the common leaf first
+        return [tree], None
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         leaves: list[Any] = []
         specs = []
@@ -142,18 +144,29 @@ def _leaf_like(x: Any) -> Tensor:
     return t
 
 
-def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor]) -> bool:
-    """Whether the backward pass must itself be recorded: something outside differentiates it."""
+def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor],
+                 walked: list[bool] | None = None) -> bool:
+    """Whether the backward pass must itself be recorded: something outside differentiates it.
+
+    ``walked`` caches the part that depends on the graph alone (whether it reaches a
+    tracked tensor other than the targets) for calls on the same graph.
+    """
     if not _STATE.grad_enabled:
         return False
     if _STATE.tapes or any(o._rg or o._node is not None for o in originals):
         return True
+    if walked:
+        return walked[0]
     deps = engine._count_deps([r for r in roots if r is not None], None, None, set())
-    return any(n.__class__ is AccumulateGrad and n not in targets for n in deps)
+    res = any(n.__class__ is AccumulateGrad and n not in targets for n in deps)
+    if walked is not None:
+        walked.append(res)
+    return res
 
 
 def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
-              originals: list[Tensor], retain: bool) -> list[Tensor]:
+              originals: list[Tensor], retain: bool,
+              walked: list[bool] | None = None) -> list[Tensor]:
     """Cotangents of ``inputs`` for output cotangents ``cots`` (zeros where not reached)."""
     roots = []
     seeds = []
@@ -165,7 +178,7 @@ def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
     targets = [edge_of(t) for t in inputs]
     res: dict[Any, Tensor] = {}
     if roots:
-        create = _needs_graph(roots, set(targets), originals)
+        create = _needs_graph(roots, set(targets), originals, walked)
         res, _ = engine.run_backward(roots, seeds, targets, retain or create, create)
     out = []
     for t, k, o in zip(inputs, targets, originals):
@@ -197,6 +210,12 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     With ``has_aux=True``, ``f`` returns ``(output, aux)`` and ``vjp`` returns
     ``(output, vjp_fn, aux)``.
     """
+    return _vjp(f, primals, has_aux, True)
+
+
+def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bool) -> Any:
+    """:func:`vjp`; with ``cut=False`` the output is handed back as it is (for a caller that
+    only differentiates it: ``jacrev``)."""
     leaves, spec = tree_flatten(primals)
     originals = [_as_tensor(v) for v in leaves]
     with _grad_on():
@@ -228,11 +247,14 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                     f"Mismatch in shape: grad_output[0] has a shape of "
                     f"torch.Size({list(c._data.shape)}) and output[0] has a shape of "
                     f"torch.Size({list(o._data.shape)}).", "a cotangent has its output's shape")))
-        gs = _vjp_core(outs, cts, inputs, originals, retain=True)
+        gs = _vjp_core(outs, cts, inputs, originals, True, walked)
         return tuple(tree_unflatten(spec, gs))
 
+    walked: list[bool] = []  # the graph is the same for every call of vjp_fn
+    if not (cut or has_aux):
+        return res, vjp_fn
     keep = _needs_graph([edge_of(o) for o in outs if o._node is not None or o._rg],
-                        {edge_of(t) for t in inputs}, originals)
+                        {edge_of(t) for t in inputs}, originals, walked)
     if has_aux:
         return _cut_tree(res, keep), vjp_fn, _cut_tree(aux, keep)
     return _cut_tree(res, keep), vjp_fn
@@ -646,6 +668,10 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: Any,
     return out
 
 
+def _reshaped(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return t if t._data.shape == shape else ops.reshape(t, shape)
+
+
 def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Basis:
     """The standard basis of a ``shape`` tensor, as ``vmap`` holds it structured."""
     return Basis(tuple(shape), dtype, style)
@@ -671,9 +697,9 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
 
         diff_args = tuple(args[a] for a in nums)
         if has_aux:
-            out, vjp_fn, aux = vjp(g, *diff_args, has_aux=True)
+            out, vjp_fn, aux = _vjp(g, diff_args, True, False)
         else:
-            out, vjp_fn = vjp(g, *diff_args)
+            out, vjp_fn = _vjp(g, diff_args, False, False)
         outs, ospec = tree_flatten(out)
         in_leaves, in_spec = tree_flatten(diff_args)
         per_out = []
@@ -687,7 +713,7 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
                 return tree_flatten(vjp_fn(tree_unflatten(ospec, cts)))[0]
 
             rows = _map_basis(one, basis, chunk_size)  # one row per output element
-            jac_k = [ops.reshape(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
+            jac_k = [_reshaped(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
                      else r for r, i in zip(rows, in_leaves)]
             tree_k = tree_unflatten(in_spec, jac_k)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
@@ -741,8 +767,9 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             parts = []
             start = 0
             for v, n in zip(leaves, sizes):
-                piece = ops.getitem(moved, (Ellipsis, slice(start, start + n)))
-                parts.append(ops.reshape(piece, oshape + v._data.shape))
+                piece = moved if n == total else \
+                    ops.getitem(moved, (Ellipsis, slice(start, start + n)))
+                parts.append(_reshaped(piece, oshape + v._data.shape))
                 start += n
             tree_k = tree_unflatten(in_spec, parts)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
