@@ -249,7 +249,11 @@ def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
             return ops.multiply(ops.reshape(vt, (d.size, 1)), ops.getitem(other, sl))
         return ops.transpose(ops.multiply(ops.getitem(other, (slice(None), sl)), vt))
     vs = vd[sl]
-    if o.ndim == 1:  # inner products: one term each
+    if o.dtype == vs.dtype and (vs == 1).all():
+        # the basis itself: a copy of the rows (columns) as they are (x * 1 is x), in their
+        # memory order (a plain copy, faster than the product)
+        out = np.array(o[sl] if bx or o.ndim == 1 else o[:, sl].T, order="K")
+    elif o.ndim == 1:  # inner products: one term each
         out = vs * o[sl]
     elif bx:  # e_b v_b @ Y = v_b Y[b, :]
         out = vs[:, None] * o[sl]
