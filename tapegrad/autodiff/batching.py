@@ -28,6 +28,7 @@ from .._core import errors
 from .._core.dispatch import Level, save_self
 from .._core.mode import STATE as _STATE
 from .._core.tensor import Tensor, make
+from ..ops import _scratch
 
 _ZERO = bytes(64)  # one zero element of any (non-object) dtype: the buffer fakes stride over
 
@@ -249,17 +250,19 @@ def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
             return ops.multiply(ops.reshape(vt, (d.size, 1)), ops.getitem(other, sl))
         return ops.transpose(ops.multiply(ops.getitem(other, (slice(None), sl)), vt))
     vs = vd[sl]
+    if o.ndim == 1:  # inner products: one term each
+        return make(np.asarray(vs * o[sl]), None, False, v._style)
+    # the rows v_b Y[b, :] (e_b v_b @ Y), or the columns X[:, b] v_b (X @ e_b v_b), written
+    # in the source's memory order into recycled memory (a fresh large array costs a page
+    # fault per page, more than the product)
+    src = o[sl] if bx else o[:, sl].T
+    out = _scratch.empty(src.shape, np.result_type(vs, o),
+                         "F" if src.flags.f_contiguous and not src.flags.c_contiguous else "C")
     if o.dtype == vs.dtype and (vs == 1).all():
-        # the basis itself: a copy of the rows (columns) as they are (x * 1 is x), in their
-        # memory order (a plain copy, faster than the product)
-        out = np.array(o[sl] if bx or o.ndim == 1 else o[:, sl].T, order="K")
-    elif o.ndim == 1:  # inner products: one term each
-        out = vs * o[sl]
-    elif bx:  # e_b v_b @ Y = v_b Y[b, :]
-        out = vs[:, None] * o[sl]
-    else:  # X @ e_b v_b = X[:, b] v_b
-        out = (o[:, sl] * vs).T
-    return make(np.asarray(out), None, False, v._style)
+        np.copyto(out, src)  # the basis itself: the rows as they are (x * 1 is x)
+    else:
+        np.multiply(vs[:, None], src, out=out)
+    return make(out, None, False, v._style)
 
 
 _DIAG_RULES = {"elementwise": _diag_elementwise, "reshape": _diag_reshape,
@@ -272,14 +275,17 @@ class BatchLevel(Level):
     def __init__(self, size: int, randomness: str = "error") -> None:
         self.size = size
         self.randomness = randomness
-        self._tracers: weakref.WeakSet[Tensor] = weakref.WeakSet()
+        # weak references to this level's tracers (a list: cheaper than a WeakSet per op)
+        self._tracers: list[weakref.ref[Tensor]] = []
 
     def __exit__(self, *exc: object) -> None:
         super().__exit__(*exc)
         # a tracer still alive now was kept by the function: make using it an error
-        for t in list(self._tracers):
-            t._data = t._data.view(_Leaked)
-        self._tracers = weakref.WeakSet()
+        refs, self._tracers = self._tracers, []
+        for r in refs:
+            t = r()
+            if t is not None and t._data.__class__ is not _Leaked:
+                t._data = t._data.view(_Leaked)
 
     def make(self, bval: Tensor | Diag | Basis) -> Tensor:
         """A tracer of this level standing for one example of ``bval`` (batch on axis 0;
@@ -294,7 +300,7 @@ class BatchLevel(Level):
             t = make(_fake(d.shape[1:], d.dtype), None, False, bval._style)
         t._lvl = self
         t._bval = bval
-        self._tracers.add(t)
+        self._tracers.append(weakref.ref(t))
         return t
 
     def value(self, t: Any) -> Any:
@@ -409,7 +415,7 @@ class BatchLevel(Level):
                          style if style >= 0 else 0)
         res._lvl = self
         res._bval = out
-        self._tracers.add(res)
+        self._tracers.append(weakref.ref(res))
         save_self(res)
         return res
 
