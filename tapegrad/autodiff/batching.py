@@ -226,29 +226,41 @@ def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
     # column): each dense sum has one nonzero term, so the values are the GEMM's, provided
     # the zeros are zeros and the other operand is finite (0 * inf is NaN in the GEMM).
     # Only for real arrays whose values can be read (no transform's tracers), else dense.
+    # A one-hot column on the right or row on the left (TensorFlow's matvec) is the same.
     bx, by = batched
     d, other = (values[0], values[1]) if bx else (values[1], values[0])
-    if d.__class__ is not Diag or len(d.shape) != 1:
+    if d.__class__ is not Diag:
         return None
     v, z = d.v, d.z
     if not (_concrete(v) and _concrete(z) and _concrete(other)):
         return None
     o = _arr(other)
-    if o.ndim not in (1, 2) or o.shape[1 if by and o.ndim == 2 else 0] != d.shape[0]:
+    shape = d.shape
+    unit = 0  # where the result has a unit axis: -1 (X @ column), -2 (row @ Y)
+    if len(shape) == 2 and o.ndim == 2 and by and shape[1] == 1:
+        unit = -1
+    elif len(shape) == 2 and o.ndim == 2 and bx and shape[0] == 1:
+        unit = -2
+    elif len(shape) != 1:
         return None
-    vd = v._data
+    n = shape[1] if unit == -2 else shape[0]
+    if o.ndim not in (1, 2) or o.shape[1 if by and o.ndim == 2 else 0] != n:
+        return None
+    vd = v._data.reshape(n)
     if vd.dtype.kind != "f" or z._data.any() or not _finite_real(o):
         return None
     sl = slice(d.off, d.off + d.size)
     if _records(v, other):  # the same values by ops, recorded for what differentiates them
         from .. import ops
 
-        vt = ops.getitem(v, sl)
+        vt = ops.getitem(ops.reshape(v, (n,)) if unit else v, sl)
         if o.ndim == 1:
             return ops.multiply(vt, ops.getitem(other, sl))
         if bx:
-            return ops.multiply(ops.reshape(vt, (d.size, 1)), ops.getitem(other, sl))
-        return ops.transpose(ops.multiply(ops.getitem(other, (slice(None), sl)), vt))
+            res = ops.multiply(ops.reshape(vt, (d.size, 1)), ops.getitem(other, sl))
+        else:
+            res = ops.transpose(ops.multiply(ops.getitem(other, (slice(None), sl)), vt))
+        return ops.expand_dims(res, unit) if unit else res
     vs = vd[sl]
     if o.ndim == 1:  # inner products: one term each
         return make(np.asarray(vs * o[sl]), None, False, v._style)
@@ -262,6 +274,8 @@ def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
         np.copyto(out, src)  # the basis itself: the rows as they are (x * 1 is x)
     else:
         np.multiply(vs[:, None], src, out=out)
+    if unit:
+        out = np.expand_dims(out, unit)
     return make(out, None, False, v._style)
 
 

@@ -60,6 +60,11 @@ FUNCS: dict[str, tuple[Callable[[tg.Tensor], Any], bool]] = {
     "inf_nan_right": (lambda x: x @ _c(BAD, x), False),
     "div_by_zero_then_matmul": (lambda x: _c(A, x) @ (x / _c(ZC, x)), False),
     "div_by_zero": (lambda x: x / _c(ZC, x) + 1.0, True),
+    # TensorFlow's matvec: a matrix times a column, a row times a matrix
+    "matrix_times_column": (lambda x: tg.tanh(tg.reshape(_c(A, x) @ tg.reshape(x, (N, 1)),
+                                                         (N,))), False),
+    "row_times_matrix": (lambda x: tg.reshape(tg.reshape(x, (1, N)) @ _c(B, x), (3,)), False),
+    "column_inf_nan": (lambda x: tg.reshape(_c(BAD, x) @ tg.reshape(x, (N, 1)), (N,)), False),
 }
 
 
@@ -219,6 +224,21 @@ def test_the_w7_jacobians_run_no_gemm(monkeypatch: pytest.MonkeyPatch) -> None:
     a.numpy()[0, 0] = np.inf
     np.testing.assert_array_equal(_np(func.jacrev(f)(x)), dense_jacrev(f, x))
     assert calls[0] > 0
+
+
+def test_tensorflow_style_w7_jacobian_runs_no_gemm(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tapegrad.tf as tf
+
+    calls = _count_gemms(monkeypatch)
+    n = 16
+    a = R.standard_normal((n, n))
+    x = tf.constant(R.standard_normal(n))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.tanh(tf.linalg.matvec(tf.constant(a), x))
+    vec = tape.jacobian(y, x).numpy()
+    assert calls[0] == 0
+    np.testing.assert_array_equal(vec, tape.jacobian(y, x, experimental_use_pfor=False).numpy())
 
 
 def test_diag_kept_by_elementwise_ops_and_dense_elsewhere() -> None:
