@@ -243,7 +243,7 @@ def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
         unit = -2
     elif len(shape) != 1:
         return None
-    n = shape[1] if unit == -2 else shape[0]
+    n = shape[-1] if unit == -2 else shape[0]
     if o.ndim not in (1, 2) or o.shape[1 if by and o.ndim == 2 else 0] != n:
         return None
     vd = v._data.reshape(n)
