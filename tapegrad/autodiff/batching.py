@@ -213,7 +213,7 @@ def _finite_real(a: Any) -> bool:
     """Whether ``a`` is real and has no infinity or NaN."""
     if a.dtype.kind != "f":
         return False
-    if a.ndim == 2 and a.shape[0] > 1:
+    if a.ndim == 2 and a.size >= 4096:
         # column sums (one BLAS pass, faster than isfinite): an infinity or NaN makes its
         # sum one; a sum that overflows only sends the caller to the dense path
         return bool(np.isfinite(np.ones(a.shape[0], a.dtype) @ a).all())
@@ -268,12 +268,17 @@ def _diag_matmul(op: Any, batched: tuple[bool, ...], values: list[Any],
     # in the source's memory order into recycled memory (a fresh large array costs a page
     # fault per page, more than the product)
     src = o[sl] if bx else o[:, sl].T
-    out = _scratch.empty(src.shape, np.result_type(vs, o),
-                         "F" if src.flags.f_contiguous and not src.flags.c_contiguous else "C")
-    if o.dtype == vs.dtype and (vs == 1).all():
-        np.copyto(out, src)  # the basis itself: the rows as they are (x * 1 is x)
+    same = o.dtype == vs.dtype
+    if src.size * vs.itemsize < _scratch.MIN_BYTES:  # small: plain NumPy
+        out = src.copy(order="K") if same and (vs == 1).all() else vs[:, None] * src
     else:
-        np.multiply(vs[:, None], src, out=out)
+        out = _scratch.empty(src.shape, vs.dtype if same else np.result_type(vs, o),
+                             "F" if src.flags.f_contiguous and not src.flags.c_contiguous
+                             else "C")
+        if same and (vs == 1).all():
+            np.copyto(out, src)  # the basis itself: the rows as they are (x * 1 is x)
+        else:
+            np.multiply(vs[:, None], src, out=out)
     if unit:
         out = np.expand_dims(out, unit)
     return make(out, None, False, v._style)

@@ -14,6 +14,7 @@ per size and :data:`MAX_BYTES` in all; anything beyond that is a plain ``np.empt
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from typing import Any
@@ -45,7 +46,7 @@ def empty(shape: tuple[int, ...], dtype: Any, order: str = "C") -> np.ndarray:
     """``np.empty(shape, dtype, order)``, in recycled memory when it is large."""
     global _held
     dt = np.dtype(dtype)
-    nbytes = dt.itemsize * int(np.prod(shape, dtype=np.int64))
+    nbytes = dt.itemsize * math.prod(shape)
     if nbytes < MIN_BYTES:
         return np.empty(shape, dtype=dt, order=order)  # type: ignore[call-overload]
     with _lock:
