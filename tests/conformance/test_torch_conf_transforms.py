@@ -83,25 +83,26 @@ A4 = R.standard_normal((4, 4))
 X4 = R.standard_normal(4)
 
 
+def _w7_jacobians(torch: Any, x: Any) -> list[Any]:
+    fn = torch.func
+    bad = A5.copy()
+    bad[1, 2], bad[3, 0] = np.inf, np.nan
+    at, bt, badt = (torch.tensor(m, dtype=x.dtype) for m in (A5, B.T.copy(), bad))
+    out = []
+    for f in (lambda v: torch.tanh(at @ v), lambda v: bt @ v[:3] + v[1:4],
+              lambda v: v @ at, lambda v: badt @ v, lambda v: v @ badt,
+              lambda v: (at @ v).unsqueeze(-1) * v):
+        out += [fn.jacrev(f)(x), fn.jacfwd(f)(x)]
+    out.append(fn.jacrev(lambda v: torch.tanh(at @ v), chunk_size=2)(x))
+    j, aux = fn.jacrev(lambda v: (torch.sin(at @ v), v.sum()), has_aux=True)(x)
+    return out + [j, aux]
+
+
 def p_jacobians_through_the_structured_basis(torch: Any) -> Any:
     # the W7 shapes (tanh(A x), x B, A x with infinities) by jacrev and jacfwd, float64 and
     # float32, chunks and has_aux: tapegrad runs them on its structured basis
-    fn = torch.func
-    a = A5
-    bad = a.copy()
-    bad[1, 2], bad[3, 0] = np.inf, np.nan
     x64 = _t(torch, X5)
-    out = []
-    for x in (x64, x64.float()):
-        at, bt, badt = (torch.tensor(m, dtype=x.dtype) for m in (a, B.T.copy(), bad))
-        for f in (lambda v: torch.tanh(at @ v), lambda v: bt @ v[:3] + v[1:4],
-                  lambda v: v @ at, lambda v: badt @ v, lambda v: v @ badt,
-                  lambda v: (at @ v).unsqueeze(-1) * v):
-            out += [fn.jacrev(f)(x), fn.jacfwd(f)(x)]
-        out.append(fn.jacrev(lambda v: torch.tanh(at @ v), chunk_size=2)(x))
-        j, aux = fn.jacrev(lambda v: (torch.sin(at @ v), v.sum()), has_aux=True)(x)
-        out += [j, aux]
-    return out
+    return _w7_jacobians(torch, x64) + _w7_jacobians(torch, x64.float())
 
 
 def p_jacobians_vectorized_functional_and_hessian(torch: Any) -> Any:
