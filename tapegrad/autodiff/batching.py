@@ -196,11 +196,32 @@ def _diag_elementwise(op: Any, batched: tuple[bool, ...], values: list[Any],
             s = np.shape(_arr(val))
             if len(s) > len(shape) or (s != shape and np.broadcast_shapes(s, shape) != shape):
                 return None  # it would broadcast the examples to a larger shape
-    v = op(*[x.v if b else x for x, b in zip(values, batched)], **attrs)
-    z = op(*[x.z if b else x for x, b in zip(values, batched)], **attrs)
+    vs = [x.v if b else x for x, b in zip(values, batched)]
+    zs = [x.z if b else x for x, b in zip(values, batched)]
+    if _direct(vs) and _direct(zs):  # plain arrays, nothing records: the op's forward
+        style = next((x._style for x in vs if isinstance(x, Tensor)), 0)  # as the op's
+        v = make(np.asarray(op.fwd(*[_arr(x) for x in vs], **attrs)), None, False, style)
+        z = make(np.asarray(op.fwd(*[_arr(x) for x in zs], **attrs)), None, False, style)
+    else:
+        v = op(*vs, **attrs)
+        z = op(*zs, **attrs)
     if not isinstance(v, Tensor) or v._data.shape != shape:
         return None
     return Diag(v, z, first.off, first.size)
+
+
+def _direct(args: list[Any]) -> bool:
+    """Whether an op on ``args`` is its forward on their arrays: no tracer among them, no
+    level that records every op (tracing), nothing recorded (reverse mode, tapes)."""
+    for a in args:
+        if isinstance(a, Tensor) and a._lvl is not None:
+            return False
+    if _STATE.inference:  # a front-end marks what inference mode makes
+        return False
+    for lv in _STATE.levels:
+        if lv.catch_all:
+            return False
+    return not _records(*args)
 
 
 def _diag_reshape(op: Any, batched: tuple[bool, ...], values: list[Any],
