@@ -445,7 +445,15 @@ class BatchLevel(Level):
                     "a batching rule must keep the batch as axis 0 of its result",
                 )
             ))
-        return self._tracer(op, args, attrs, d.shape[1:], d.dtype, out, rg, style)
+        # (as _tracer, inline: the hot path of every op under vmap)
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        res = op._finish(args, arrays, attrs, _fake(d.shape[1:], d.dtype), rg,
+                         style if style >= 0 else 0)
+        res._lvl = self
+        res._bval = out
+        self._tracers.append(weakref.ref(res))
+        save_self(res)
+        return res
 
     def _tracer(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any],
                 shape: tuple[int, ...], dtype: Any, out: Any, rg: bool, style: int) -> Tensor:
