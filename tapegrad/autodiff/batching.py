@@ -227,6 +227,10 @@ def _direct(args: list[Any]) -> bool:
 def _diag_reshape(op: Any, batched: tuple[bool, ...], values: list[Any],
                   attrs: dict[str, Any]) -> Any:
     d = values[0]
+    if _direct([d.v, d.z]):
+        shape = attrs["shape"]
+        return Diag(make(d.v._data.reshape(shape), None, False, d.v._style),
+                    make(d.z._data.reshape(shape), None, False, d.z._style), d.off, d.size)
     return Diag(op(d.v, **attrs), op(d.z, **attrs), d.off, d.size)
 
 

@@ -750,7 +750,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             start = 0
             for v, n in zip(leaves, sizes):
                 part = t if n == total else ops.getitem(t, slice(start, start + n))
-                tangents.append(ops.reshape(part, v._data.shape))
+                tangents.append(_reshaped(part, v._data.shape))
                 start += n
             res = jvp(g, tuple(leaves), tuple(tangents), has_aux=has_aux)
             if has_aux:
