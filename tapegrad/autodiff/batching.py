@@ -173,6 +173,27 @@ class Basis:
                     self.off, self.size)
 
 
+def basis_of(t: Any) -> Basis | None:
+    """``t`` as a :class:`Basis` when it is exactly one: a plain floating tensor whose rows
+    are the rows of ``eye(n)`` (a ``vmap`` over ``torch.eye(n)`` or ``tf.eye(n)``, as the
+    frameworks' Jacobian tutorials write it), else None.  Bit for bit: ones and +0.0."""
+    if not isinstance(t, Tensor) or t._lvl is not None or t._rg or t._node is not None:
+        return None
+    a = t._data
+    if a.ndim < 2 or a.dtype.kind != "f":
+        return None
+    n = a.shape[0]
+    if n < 2 or a.size != n * n:
+        return None
+    m = a.reshape(n, n)
+    if m[0, 0] != 1 or m[0, 1] != 0 or m[1, 0] != 0:  # most batches stop here
+        return None
+    if not ((np.diagonal(m) == 1).all() and np.count_nonzero(m) == n
+            and not np.signbit(m).any()):
+        return None
+    return Basis(a.shape[1:], a.dtype, t._style)
+
+
 # ------------------------------------------------------------------ Diag through ops
 # Each returns the result (a Diag, or a batched tensor) or None where the structure
 # cannot give the dense batch's values exactly: the op then gets the dense batch.

@@ -34,7 +34,7 @@ from .._core.node import AccumulateGrad
 from .._core.registry import edge_of
 from .._core.tensor import Tensor, make
 from .._core.tensor import restyle as _restyle
-from .batching import Basis, BatchLevel
+from .batching import Basis, BatchLevel, basis_of
 from .forward import JVPLevel
 
 # ---------------------------------------------------------------------------- pytrees
@@ -539,7 +539,8 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
                     f"vmap: Expected all tensors to have the same size in the mapped dimension, "
                     f"got sizes {[x._data.shape[dd % x._data.ndim] for x, dd in zip(leaves, dims) if dd is not None and isinstance(x, Tensor)]} "
                     "for the mapped dimension", "every mapped input needs one batch size")))
-            moved.append(ops.moveaxis(v, d, 0) if d != 0 else v)
+            mv = ops.moveaxis(v, d, 0) if d != 0 else v
+            moved.append(basis_of(mv) or mv)  # an identity: held structured
         if size is None:
             raise errors.hinted(ValueError(errors.with_hint(
                 f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): at least one input must "

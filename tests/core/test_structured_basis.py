@@ -13,7 +13,8 @@ Finite differences check the values themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -72,12 +73,26 @@ def _np(t: Any) -> np.ndarray:
     return np.asarray(t.numpy())
 
 
+@contextlib.contextmanager
+def dense_vmap() -> Iterator[None]:
+    """``vmap`` without recognizing an identity input as the structured basis."""
+    from tapegrad.autodiff import functional as F
+
+    old = F.basis_of
+    F.basis_of = lambda t: None
+    try:
+        yield
+    finally:
+        F.basis_of = old
+
+
 def dense_jacrev(f: Callable[..., Any], x: tg.Tensor) -> np.ndarray:
     """``jacrev`` by the dense path: vmap of the VJP over an explicit identity."""
     out, vjp_fn = func.vjp(f, x)
     n = out.numpy().size
     eye = tg.tensor(np.eye(n, dtype=out.numpy().dtype).reshape((n,) + out.shape))
-    rows = func.vmap(lambda ct: vjp_fn(ct)[0])(eye)
+    with dense_vmap():
+        rows = func.vmap(lambda ct: vjp_fn(ct)[0])(eye)
     return _np(rows).reshape(tuple(out.shape) + tuple(x.shape))
 
 
@@ -85,7 +100,8 @@ def dense_jacfwd(f: Callable[..., Any], x: tg.Tensor) -> np.ndarray:
     """``jacfwd`` by the dense path: vmap of the JVP over an explicit identity."""
     n = x.numpy().size
     eye = tg.tensor(np.eye(n, dtype=x.numpy().dtype))
-    cols = _np(func.vmap(lambda t: func.jvp(f, (x,), (ops.reshape(t, x.shape),))[1])(eye))
+    with dense_vmap():
+        cols = _np(func.vmap(lambda t: func.jvp(f, (x,), (ops.reshape(t, x.shape),))[1])(eye))
     return np.moveaxis(cols, 0, -1).reshape(cols.shape[1:] + tuple(x.shape))
 
 
@@ -221,6 +237,10 @@ def test_the_w7_jacobians_run_no_gemm(monkeypatch: pytest.MonkeyPatch) -> None:
     t = np.tanh(a.numpy() @ x.numpy())
     np.testing.assert_array_equal(jr, (1 - t * t)[:, None] * a.numpy())
     np.testing.assert_allclose(jf, jr, rtol=1e-15, atol=0)
+    # the dense path (the reference of these tests) does run the GEMMs
+    dense_jacrev(f, x)
+    assert calls[0] > 0
+    calls[0] = 0
     # with an infinity in A the product must be the GEMM's (NaN columns): it runs
     a.numpy()[0, 0] = np.inf
     np.testing.assert_array_equal(_np(func.jacrev(f)(x)), dense_jacrev(f, x))
@@ -240,6 +260,50 @@ def test_tensorflow_style_w7_jacobian_runs_no_gemm(monkeypatch: pytest.MonkeyPat
     vec = tape.jacobian(y, x).numpy()
     assert calls[0] == 0
     np.testing.assert_array_equal(vec, tape.jacobian(y, x, experimental_use_pfor=False).numpy())
+
+
+def test_vmap_over_an_identity_is_held_structured(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the frameworks' tutorials write Jacobians as vmap(vjp_fn)(eye(n)): that batch is the
+    # structured basis, bit for bit the identity; anything else is an ordinary batch
+    import tapegrad.tf as tf
+    import tapegrad.torch as torch
+
+    calls = _count_gemms(monkeypatch)
+    n = 16
+    a = R.standard_normal((n, n))
+    x = R.standard_normal(n)
+    t = np.tanh(a @ x)
+    want = (1 - t * t)[:, None] * a
+    _, vjp_fn = torch.func.vjp(lambda v: torch.tanh(torch.tensor(a) @ v), torch.tensor(x))
+    got = torch.vmap(vjp_fn)(torch.eye(n, dtype=torch.float64))[0].numpy()
+    np.testing.assert_array_equal(got, want)
+    xt = tf.constant(x)
+
+    def col(e: Any) -> Any:
+        with tf.autodiff.ForwardAccumulator(xt, e) as acc:
+            y = tf.tanh(tf.linalg.matvec(tf.constant(a), xt))
+        return acc.jvp(y)
+
+    got_f = tf.transpose(tf.vectorized_map(col, tf.eye(n, dtype=tf.float64))).numpy()
+    np.testing.assert_allclose(got_f, want, rtol=1e-15, atol=0)
+    assert calls[0] == 0
+    from tapegrad.autodiff.batching import basis_of
+
+    eye = np.eye(n)
+    assert basis_of(tg.tensor(eye)) is not None
+    assert basis_of(tg.tensor(eye.reshape(n, 2, n // 2))).elem == (2, n // 2)
+    for bad in (2 * eye, eye + 1e-300, -eye):
+        assert basis_of(tg.tensor(bad)) is None
+    for k, val in (((0, 3), -0.0), ((2, 1), np.nan), ((3, 3), 0.0)):
+        e = eye.copy()
+        e[k] = val
+        assert basis_of(tg.tensor(e)) is None
+    assert basis_of(tg.tensor(eye, requires_grad=True)) is None
+    assert basis_of(tg.tensor(eye.astype(np.int64))) is None
+    # a vmap over a non-identity batch: ordinary, the GEMM runs
+    calls[0] = 0
+    torch.vmap(vjp_fn)(torch.tensor(eye + 1e-300))
+    assert calls[0] > 0
 
 
 def test_diag_kept_by_elementwise_ops_and_dense_elsewhere() -> None:
