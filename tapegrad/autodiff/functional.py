@@ -34,7 +34,7 @@ from .._core.node import AccumulateGrad
 from .._core.registry import edge_of
 from .._core.tensor import Tensor, make
 from .._core.tensor import restyle as _restyle
-from .batching import Basis, BatchLevel, basis_of
+from .batching import Basis, BatchLevel, _direct, basis_of
 from .forward import JVPLevel
 
 # ---------------------------------------------------------------------------- pytrees
@@ -191,7 +191,10 @@ def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
 
 
 def _check_out(out: Any, name: str) -> list[Tensor]:
-    leaves, _ = tree_flatten(out)
+    return _check_leaves(tree_flatten(out)[0], name)
+
+
+def _check_leaves(leaves: list[Any], name: str) -> list[Tensor]:
     for v in leaves:
         if not isinstance(v, Tensor):
             raise errors.hinted(RuntimeError(errors.with_hint(
@@ -228,8 +231,8 @@ def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bo
                 "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
                 "if has_aux is True", "return (output, aux)")))
         res, aux = res
-    outs = _check_out(res, "vjp(f, *primals)")
-    _, out_spec = tree_flatten(res)
+    outs, out_spec = tree_flatten(res)
+    _check_leaves(outs, "vjp(f, *primals)")
 
     def vjp_fn(*cotangents: Any) -> tuple[Any, ...]:
         ct = cotangents[0] if len(cotangents) == 1 and out_spec is not None and \
@@ -403,6 +406,12 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
                 "jvp(f, primals, tangents): Expected primals and tangents to have the same "
                 f"shape: got {list(p._data.shape)} and {list(t._data.shape)}",
                 "a tangent has its primal's shape")))
+    return _jvp(f, spec, pl, tl, has_aux)
+
+
+def _jvp(f: Callable[..., Any], spec: Any, pl: list[Tensor], tl: list[Tensor],
+         has_aux: bool) -> Any:
+    """:func:`jvp` on checked, flattened primals and tangents (``spec`` their structure)."""
     with JVPLevel() as lv:
         duals = [lv.make(p, t) for p, t in zip(pl, tl)]
         res = f(*tree_unflatten(spec, duals))
@@ -410,7 +419,7 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
         if has_aux:
             res, aux = res
         outs, ospec = tree_flatten(res)
-        _check_out(res, "jvp(f, primals, tangents)")
+        _check_leaves(outs, "jvp(f, primals, tangents)")
         po, to = [], []
         for o in outs:
             p, t = lv.unpack(o)
@@ -745,6 +754,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             return f(*full)
 
         aux_box: list[Any] = []
+        spec = tree_flatten(tuple(leaves))[1]
 
         def push(t: Any) -> Any:
             tangents = []
@@ -753,7 +763,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
                 part = t if n == total else ops.getitem(t, slice(start, start + n))
                 tangents.append(_reshaped(part, v._data.shape))
                 start += n
-            res = jvp(g, tuple(leaves), tuple(tangents), has_aux=has_aux)
+            res = _jvp(g, spec, leaves, tangents, has_aux)
             if has_aux:
                 aux_box.append(res[2])
             return res[1]
@@ -764,7 +774,10 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
         per_out = []
         for c in outs:
             oshape = c._data.shape[1:]
-            moved = ops.moveaxis(c, 0, -1) if oshape else c  # (*out.shape, total)
+            # (*out.shape, total)
+            moved = c if not oshape else \
+                make(np.moveaxis(c._data, 0, -1), None, False, c._style) if _direct([c]) else \
+                ops.moveaxis(c, 0, -1)
             parts = []
             start = 0
             for v, n in zip(leaves, sizes):
