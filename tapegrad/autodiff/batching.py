@@ -215,8 +215,8 @@ def _diag_elementwise(op: Any, batched: tuple[bool, ...], values: list[Any],
     for val, b in zip(values, batched):
         if not b:
             s = np.shape(_arr(val))
-            if len(s) > len(shape) or (s != shape and np.broadcast_shapes(s, shape) != shape):
-                return None  # it would broadcast the examples to a larger shape
+            if s != shape and (len(s) > len(shape) or not _broadcasts_to(s, shape)):
+                return None  # it would enlarge the examples (or fail: the dense op says how)
     vs = [x.v if b else x for x, b in zip(values, batched)]
     zs = [x.z if b else x for x, b in zip(values, batched)]
     if _direct(vs) and _direct(zs):  # plain arrays, nothing records: the op's forward
@@ -243,6 +243,11 @@ def _direct(args: list[Any]) -> bool:
         if lv.catch_all:
             return False
     return not _records(*args)
+
+
+def _broadcasts_to(s: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """Whether an array of shape ``s`` broadcasts against ``shape`` giving ``shape``."""
+    return all(a == 1 or a == b for a, b in zip(s[::-1], shape[::-1]))
 
 
 def _diag_reshape(op: Any, batched: tuple[bool, ...], values: list[Any],

@@ -413,6 +413,20 @@ def test_a_jacobian_differentiated_again_records_the_structured_products() -> No
     np.testing.assert_allclose(loss(True), loss(False), rtol=1e-13, atol=1e-14)
 
 
+def test_errors_are_the_dense_paths() -> None:
+    # a shape that does not broadcast, a matmul of the wrong size: the ops' own errors
+    x = tg.tensor(X)
+    for f in (lambda v: v * tg.tensor(np.ones(3)), lambda v: tg.tensor(np.ones((3, 4))) @ v,
+              lambda v: v @ tg.tensor(np.ones((4, 2)))):
+        for jac in (func.jacrev, func.jacfwd):
+            with pytest.raises(Exception) as structured:
+                jac(f)(x)
+            with dense_vmap(), pytest.raises(Exception) as dense:
+                (dense_jacrev if jac is func.jacrev else dense_jacfwd)(f, x)
+            assert type(structured.value) is type(dense.value)
+            assert str(structured.value) == str(dense.value)
+
+
 def test_a_leaked_structured_tracer_raises() -> None:
     kept: list[tg.Tensor] = []
 
