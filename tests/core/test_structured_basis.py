@@ -140,6 +140,15 @@ def test_jacobians_equal_the_dense_path_and_finite_differences(name: str, dtype:
             assert fin.all()
 
 
+def test_complex_jacobians_equal_the_dense_path() -> None:
+    # complex: elementwise ops keep the structure; products take the dense GEMM
+    x = tg.tensor(X.astype(np.complex128) * (1 + 0.5j))
+    ac = tg.tensor(A + 1j * A.T)
+    for f in (lambda v: tg.exp(v) * (2 - 1j), lambda v: tg.tanh(ac @ v), lambda v: v @ ac):
+        np.testing.assert_array_equal(_np(func.jacrev(f)(x)), dense_jacrev(f, x))
+        np.testing.assert_array_equal(_np(func.jacfwd(f)(x)), dense_jacfwd(f, x))
+
+
 def test_inf_and_nan_give_the_dense_paths_nans() -> None:
     # the Jacobian of x @ BAD is BAD^T; the dense GEMM multiplies BAD's inf/NaN entries by
     # the basis' zeros too, which spreads NaN along them: the structured path must as well
