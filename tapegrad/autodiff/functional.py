@@ -254,6 +254,8 @@ def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bo
         return tuple(tree_unflatten(spec, gs))
 
     walked: list[bool] = []  # the graph is the same for every call of vjp_fn
+    # what vjp_fn runs, for a caller that flattens the cotangents itself (jacrev)
+    vjp_fn.__dict__["parts"] = (outs, inputs, originals, walked)
     if not (cut or has_aux):
         return res, vjp_fn
     keep = _needs_graph([edge_of(o) for o in outs if o._node is not None or o._rg],
@@ -711,16 +713,19 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
         else:
             out, vjp_fn = _vjp(g, diff_args, False, False)
         outs, ospec = tree_flatten(out)
+        v_outs, inputs, originals, walked = vjp_fn.__dict__["parts"]
         in_leaves, in_spec = tree_flatten(diff_args)
         per_out = []
         for k, o in enumerate(outs):
             basis = _basis(o._data.shape, o._data.dtype, o._style)
 
             def one(ct: Any, k: int = k) -> Any:
+                # vjp_fn(cotangents), flattened, without its checks (the cotangents are
+                # the basis and zeros, of the outputs' shapes)
                 cts: list[Any] = [ct if j == k else
                                   make(np.zeros_like(oo._data), None, False, oo._style)
                                   for j, oo in enumerate(outs)]
-                return tree_flatten(vjp_fn(tree_unflatten(ospec, cts)))[0]
+                return _vjp_core(v_outs, cts, inputs, originals, True, walked)
 
             rows = _map_basis(one, basis, chunk_size)  # one row per output element
             jac_k = [_reshaped(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
