@@ -34,7 +34,7 @@ from .._core.node import AccumulateGrad
 from .._core.registry import edge_of
 from .._core.tensor import Tensor, make
 from .._core.tensor import restyle as _restyle
-from .batching import BatchLevel
+from .batching import Basis, BatchLevel, _direct, basis_of
 from .forward import JVPLevel
 
 # ---------------------------------------------------------------------------- pytrees
@@ -42,6 +42,8 @@ from .forward import JVPLevel
 
 def tree_flatten(tree: Any) -> tuple[list[Any], Any]:
     """Leaves of ``tree`` (tuples, lists and dicts are nodes; everything else a leaf)."""
+    if isinstance(tree, Tensor):  # the common leaf first
+        return [tree], None
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         leaves: list[Any] = []
         specs = []
@@ -142,18 +144,29 @@ def _leaf_like(x: Any) -> Tensor:
     return t
 
 
-def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor]) -> bool:
-    """Whether the backward pass must itself be recorded: something outside differentiates it."""
+def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor],
+                 walked: list[bool] | None = None) -> bool:
+    """Whether the backward pass must itself be recorded: something outside differentiates it.
+
+    ``walked`` caches the part that depends on the graph alone (whether it reaches a
+    tracked tensor other than the targets) for calls on the same graph.
+    """
     if not _STATE.grad_enabled:
         return False
     if _STATE.tapes or any(o._rg or o._node is not None for o in originals):
         return True
+    if walked:
+        return walked[0]
     deps = engine._count_deps([r for r in roots if r is not None], None, None, set())
-    return any(n.__class__ is AccumulateGrad and n not in targets for n in deps)
+    res = any(n.__class__ is AccumulateGrad and n not in targets for n in deps)
+    if walked is not None:
+        walked.append(res)
+    return res
 
 
 def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
-              originals: list[Tensor], retain: bool) -> list[Tensor]:
+              originals: list[Tensor], retain: bool,
+              walked: list[bool] | None = None) -> list[Tensor]:
     """Cotangents of ``inputs`` for output cotangents ``cots`` (zeros where not reached)."""
     roots = []
     seeds = []
@@ -165,7 +178,7 @@ def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
     targets = [edge_of(t) for t in inputs]
     res: dict[Any, Tensor] = {}
     if roots:
-        create = _needs_graph(roots, set(targets), originals)
+        create = _needs_graph(roots, set(targets), originals, walked)
         res, _ = engine.run_backward(roots, seeds, targets, retain or create, create)
     out = []
     for t, k, o in zip(inputs, targets, originals):
@@ -178,7 +191,10 @@ def _vjp_core(outs: list[Tensor], cots: list[Tensor], inputs: list[Tensor],
 
 
 def _check_out(out: Any, name: str) -> list[Tensor]:
-    leaves, _ = tree_flatten(out)
+    return _check_leaves(tree_flatten(out)[0], name)
+
+
+def _check_leaves(leaves: list[Any], name: str) -> list[Tensor]:
     for v in leaves:
         if not isinstance(v, Tensor):
             raise errors.hinted(RuntimeError(errors.with_hint(
@@ -197,6 +213,12 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     With ``has_aux=True``, ``f`` returns ``(output, aux)`` and ``vjp`` returns
     ``(output, vjp_fn, aux)``.
     """
+    return _vjp(f, primals, has_aux, True)
+
+
+def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bool) -> Any:
+    """:func:`vjp`; with ``cut=False`` the output is handed back as it is (for a caller that
+    only differentiates it: ``jacrev``)."""
     leaves, spec = tree_flatten(primals)
     originals = [_as_tensor(v) for v in leaves]
     with _grad_on():
@@ -209,8 +231,8 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                 "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
                 "if has_aux is True", "return (output, aux)")))
         res, aux = res
-    outs = _check_out(res, "vjp(f, *primals)")
-    _, out_spec = tree_flatten(res)
+    outs, out_spec = tree_flatten(res)
+    _check_leaves(outs, "vjp(f, *primals)")
 
     def vjp_fn(*cotangents: Any) -> tuple[Any, ...]:
         ct = cotangents[0] if len(cotangents) == 1 and out_spec is not None and \
@@ -228,11 +250,16 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                     f"Mismatch in shape: grad_output[0] has a shape of "
                     f"torch.Size({list(c._data.shape)}) and output[0] has a shape of "
                     f"torch.Size({list(o._data.shape)}).", "a cotangent has its output's shape")))
-        gs = _vjp_core(outs, cts, inputs, originals, retain=True)
+        gs = _vjp_core(outs, cts, inputs, originals, True, walked)
         return tuple(tree_unflatten(spec, gs))
 
+    walked: list[bool] = []  # the graph is the same for every call of vjp_fn
+    # what vjp_fn runs, for a caller that flattens the cotangents itself (jacrev)
+    vjp_fn.__dict__["parts"] = (outs, inputs, originals, walked)
+    if not (cut or has_aux):
+        return res, vjp_fn
     keep = _needs_graph([edge_of(o) for o in outs if o._node is not None or o._rg],
-                        {edge_of(t) for t in inputs}, originals)
+                        {edge_of(t) for t in inputs}, originals, walked)
     if has_aux:
         return _cut_tree(res, keep), vjp_fn, _cut_tree(aux, keep)
     return _cut_tree(res, keep), vjp_fn
@@ -381,6 +408,12 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
                 "jvp(f, primals, tangents): Expected primals and tangents to have the same "
                 f"shape: got {list(p._data.shape)} and {list(t._data.shape)}",
                 "a tangent has its primal's shape")))
+    return _jvp(f, spec, pl, tl, has_aux)
+
+
+def _jvp(f: Callable[..., Any], spec: Any, pl: list[Tensor], tl: list[Tensor],
+         has_aux: bool) -> Any:
+    """:func:`jvp` on checked, flattened primals and tangents (``spec`` their structure)."""
     with JVPLevel() as lv:
         duals = [lv.make(p, t) for p, t in zip(pl, tl)]
         res = f(*tree_unflatten(spec, duals))
@@ -388,7 +421,7 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
         if has_aux:
             res, aux = res
         outs, ospec = tree_flatten(res)
-        _check_out(res, "jvp(f, primals, tangents)")
+        _check_leaves(outs, "jvp(f, primals, tangents)")
         po, to = [], []
         for o in outs:
             p, t = lv.unpack(o)
@@ -483,6 +516,13 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
             if d is None:
                 moved.append(v)
                 continue
+            if v.__class__ is Basis:  # the Jacobians' standard basis, held structured
+                n = v.size
+                if size is not None and n != size:
+                    raise ValueError(f"vmap: a basis of {n} rows with a batch of {size}")
+                size = n
+                moved.append(v)
+                continue
             if not isinstance(v, Tensor):
                 if isinstance(v, np.ndarray):
                     v = make(v)
@@ -510,7 +550,8 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
                     f"vmap: Expected all tensors to have the same size in the mapped dimension, "
                     f"got sizes {[x._data.shape[dd % x._data.ndim] for x, dd in zip(leaves, dims) if dd is not None and isinstance(x, Tensor)]} "
                     "for the mapped dimension", "every mapped input needs one batch size")))
-            moved.append(ops.moveaxis(v, d, 0) if d != 0 else v)
+            mv = ops.moveaxis(v, d, 0) if d != 0 else v
+            moved.append(basis_of(mv) or mv)  # an identity: held structured
         if size is None:
             raise errors.hinted(ValueError(errors.with_hint(
                 f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): at least one input must "
@@ -520,7 +561,8 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
         if chunk_size is not None and chunk_size < size:
             pieces = []
             for s in range(0, size, chunk_size):
-                part = [ops.getitem(v, slice(s, s + chunk_size)) if d is not None else v
+                part = [v if d is None else v.chunk(s, chunk_size) if v.__class__ is Basis
+                        else ops.getitem(v, slice(s, s + chunk_size))
                         for v, d in zip(moved, dims)]
                 pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs,
                                    randomness))
@@ -549,10 +591,30 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
                     f"{type(o)}. Did you mean to set out_dims= to None for output?",
                     "return tensors from the vmapped function")))
             if o._lvl is lv:
-                vals.append(o._bval)
+                vals.append(lv.value(o))
             else:  # the same for every example: broadcast it
                 vals.append(ops.broadcast_to(ops.expand_dims(o, 0), (size,) + o._data.shape))
     return vals, ospec
+
+
+_ONE_ARG = tree_flatten((0,))[1]
+
+
+def _map_basis(f: Callable[..., Any], basis: Basis, chunk_size: int | None = None,
+               randomness: str = "error") -> Any:
+    """``vmap(f, chunk_size=chunk_size, randomness=randomness)(basis)``, without the checks
+    and pytree handling of a user's ``vmap`` (the Jacobians' one structured input)."""
+    size = basis.size
+    if chunk_size is not None and chunk_size < size:
+        pieces = [_run(f, _ONE_ARG, [basis.chunk(s, chunk_size)], [0],
+                       min(chunk_size, size - s), {}, randomness)
+                  for s in range(0, size, chunk_size)]
+        outs0, ospec = pieces[0]
+        merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
+                  for k in range(len(outs0))]
+        return tree_unflatten(ospec, merged)
+    outs, ospec = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
+    return tree_unflatten(ospec, outs)
 
 
 def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
@@ -572,7 +634,7 @@ def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
 # ---------------------------------------------------------------------------- Jacobians
 
 
-def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.ndarray,
+def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: Any,
                   sources: Sequence[Tensor], vectorize: bool, create_graph: bool,
                   style: int = 0) -> list[Tensor | None]:
     """``row(seed)`` for every seed along ``basis``' leading axis, stacked per source.
@@ -581,7 +643,9 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.nd
     ``GradientTape.jacobian`` and ``batch_jacobian``): ``row`` maps one cotangent to
     the gradient of each source (``None`` where it does not reach it); with
     ``vectorize`` all rows are one batched call (``vmap`` over the basis, PyTorch's
-    ``vectorize=True`` and TensorFlow's pfor), else a loop of calls.  Each result has
+    ``vectorize=True`` and TensorFlow's pfor), else a loop of calls.  ``basis`` is an
+    array, or a :class:`~tapegrad.autodiff.batching.Basis` (the standard basis, which
+    ``vmap`` holds structured).  Each result has
     shape ``(len(basis),) + source.shape``; a source that no row reaches gives ``None``.
     """
     if vectorize:
@@ -593,8 +657,11 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.nd
             return [g if g is not None else make(np.zeros_like(s._data), None, False, style)
                     for g, s in zip(gs, sources)]
 
-        res = vmap(one)(make(basis, None, False, style))
+        res = _map_basis(one, basis) if basis.__class__ is Basis else \
+            vmap(one)(make(basis, None, False, style))
         return [r if c else None for r, c in zip(res, connected)]
+    if basis.__class__ is Basis:
+        basis = basis.array()
     rows: list[list[Tensor | None]] = [[] for _ in sources]
     for i in range(basis.shape[0]):
         for k, g in enumerate(row(make(basis[i], None, False, style))):
@@ -613,9 +680,13 @@ def jacobian_rows(row: Callable[[Tensor], Sequence[Tensor | None]], basis: np.nd
     return out
 
 
-def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Tensor:
-    n = int(np.prod(shape))
-    return make(np.eye(n, dtype=dtype).reshape((n,) + tuple(shape)), None, False, style)
+def _reshaped(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return t if t._data.shape == shape else ops.reshape(t, shape)
+
+
+def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Basis:
+    """The standard basis of a ``shape`` tensor, as ``vmap`` holds it structured."""
+    return Basis(tuple(shape), dtype, style)
 
 
 def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
@@ -638,23 +709,26 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
 
         diff_args = tuple(args[a] for a in nums)
         if has_aux:
-            out, vjp_fn, aux = vjp(g, *diff_args, has_aux=True)
+            out, vjp_fn, aux = _vjp(g, diff_args, True, False)
         else:
-            out, vjp_fn = vjp(g, *diff_args)
+            out, vjp_fn = _vjp(g, diff_args, False, False)
         outs, ospec = tree_flatten(out)
+        v_outs, inputs, originals, walked = vjp_fn.__dict__["parts"]
         in_leaves, in_spec = tree_flatten(diff_args)
         per_out = []
         for k, o in enumerate(outs):
             basis = _basis(o._data.shape, o._data.dtype, o._style)
 
             def one(ct: Any, k: int = k) -> Any:
-                cts: list[Any] = [make(np.zeros_like(oo._data), None, False, oo._style)
-                                  for oo in outs]
-                cts[k] = ct
-                return tree_flatten(vjp_fn(tree_unflatten(ospec, cts)))[0]
+                # vjp_fn(cotangents), flattened, without its checks (the cotangents are
+                # the basis and zeros, of the outputs' shapes)
+                cts: list[Any] = [ct if j == k else
+                                  make(np.zeros_like(oo._data), None, False, oo._style)
+                                  for j, oo in enumerate(outs)]
+                return _vjp_core(v_outs, cts, inputs, originals, True, walked)
 
-            rows = vmap(one, chunk_size=chunk_size)(basis)  # one row per output element
-            jac_k = [ops.reshape(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
+            rows = _map_basis(one, basis, chunk_size)  # one row per output element
+            jac_k = [_reshaped(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
                      else r for r, i in zip(rows, in_leaves)]
             tree_k = tree_unflatten(in_spec, jac_k)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
@@ -676,7 +750,6 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
         sizes = [int(v._data.size) for v in leaves]
         total = sum(sizes)
         dtype = np.result_type(*[v._data.dtype for v in leaves])
-        eye = np.eye(total, dtype=dtype)
 
         def g(*diff_leaves: Any) -> Any:
             full = list(args)
@@ -686,31 +759,36 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             return f(*full)
 
         aux_box: list[Any] = []
+        spec = tree_flatten(tuple(leaves))[1]
 
         def push(t: Any) -> Any:
             tangents = []
             start = 0
             for v, n in zip(leaves, sizes):
-                tangents.append(ops.reshape(ops.getitem(t, slice(start, start + n)),
-                                            v._data.shape))
+                part = t if n == total else ops.getitem(t, slice(start, start + n))
+                tangents.append(_reshaped(part, v._data.shape))
                 start += n
-            res = jvp(g, tuple(leaves), tuple(tangents), has_aux=has_aux)
+            res = _jvp(g, spec, leaves, tangents, has_aux)
             if has_aux:
                 aux_box.append(res[2])
             return res[1]
 
-        basis = make(eye, None, False, leaves[0]._style)
-        cols = vmap(push, randomness=randomness)(basis)  # (total, *out.shape) per output
+        basis = Basis((total,), dtype, leaves[0]._style)
+        cols = _map_basis(push, basis, None, randomness)  # (total, *out.shape) per output
         outs, ospec = tree_flatten(cols)
         per_out = []
         for c in outs:
             oshape = c._data.shape[1:]
-            moved = ops.moveaxis(c, 0, -1) if oshape else c  # (*out.shape, total)
+            # (*out.shape, total)
+            moved = c if not oshape else \
+                make(np.moveaxis(c._data, 0, -1), None, False, c._style) if _direct([c]) else \
+                ops.moveaxis(c, 0, -1)
             parts = []
             start = 0
             for v, n in zip(leaves, sizes):
-                piece = ops.getitem(moved, (Ellipsis, slice(start, start + n)))
-                parts.append(ops.reshape(piece, oshape + v._data.shape))
+                piece = moved if n == total else \
+                    ops.getitem(moved, (Ellipsis, slice(start, start + n)))
+                parts.append(_reshaped(piece, oshape + v._data.shape))
                 start += n
             tree_k = tree_unflatten(in_spec, parts)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)

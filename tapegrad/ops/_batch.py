@@ -40,6 +40,9 @@ def elementwise(op: Any) -> Any:
         vals = [move_batch(v, rank) if b else v for v, b in zip(values, batched)]
         return op(*vals, **attrs)
 
+    # the op acts on each element alone: a structured batch (autodiff/batching.py's Diag)
+    # stays structured through it
+    rule.__dict__["diag_kind"] = "elementwise"
     return rule
 
 

@@ -14,6 +14,7 @@ per size and :data:`MAX_BYTES` in all; anything beyond that is a plain ``np.empt
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from typing import Any
@@ -41,24 +42,30 @@ def _free_count() -> int:
 _FREE = _free_count()
 
 
-def empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """``np.empty(shape, dtype)``, in recycled memory when it is large."""
+def empty(shape: tuple[int, ...], dtype: Any, order: str = "C") -> np.ndarray:
+    """``np.empty(shape, dtype, order)``, in recycled memory when it is large."""
     global _held
     dt = np.dtype(dtype)
-    nbytes = dt.itemsize * int(np.prod(shape, dtype=np.int64))
+    nbytes = dt.itemsize * math.prod(shape)
     if nbytes < MIN_BYTES:
-        return np.empty(shape, dtype=dt)
+        return np.empty(shape, dtype=dt, order=order)  # type: ignore[call-overload]
     with _lock:
         bufs = _pool.setdefault(nbytes, [])
         for b in bufs:
             if sys.getrefcount(b) <= _FREE:
-                return b.view(dt).reshape(shape)
+                return _shaped(b, dt, shape, order)
         if len(bufs) >= PER_SIZE or _held + nbytes > MAX_BYTES:
-            return np.empty(shape, dtype=dt)
+            return np.empty(shape, dtype=dt, order=order)  # type: ignore[call-overload]
         b = np.empty(nbytes, dtype=np.uint8)
         bufs.append(b)
         _held += nbytes
-        return b.view(dt).reshape(shape)
+        return _shaped(b, dt, shape, order)
+
+
+def _shaped(b: np.ndarray, dt: np.dtype, shape: tuple[int, ...], order: str) -> np.ndarray:
+    if order == "F":
+        return b.view(dt).reshape(shape[::-1]).T
+    return b.view(dt).reshape(shape)
 
 
 def clear() -> None:

@@ -98,7 +98,7 @@ def _any_true(t: Any) -> bool:
     while isinstance(t, Tensor) and t._lvl is not None and t._lvl.active:
         d = t.__dict__
         if d.get("_bval") is not None:
-            t = d["_bval"]
+            t = t._lvl.value(t)  # the batch, dense
         elif d.get("_primal") is not None:
             t = d["_primal"]
         else:

@@ -472,6 +472,10 @@ def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
     return squeeze(out, axis=sq) if sq is not None else out
 
 
+# a one-hot batch (autodiff/batching.py's Diag) times a matrix needs no GEMM
+matmul_batch.__dict__["diag_kind"] = "matmul"
+
+
 @_einsum_rec.defjvp
 def _(*txs: Any, out: Any, terms: tuple[str, ...], result: str, kernel: str = "") -> Any:
     # multilinear: one term per operand with a tangent

@@ -495,8 +495,12 @@ def _nb(v: Any, b: bool) -> int:
 
 
 @_reshape.defbatch
-def _(batched: tuple[bool, ...], x: Any, *, shape: tuple[int, ...]) -> Any:
+def _reshape_batch(batched: tuple[bool, ...], x: Any, *, shape: tuple[int, ...]) -> Any:
     return _reshape(x, shape=(_shape_of(x)[0],) + tuple(shape))
+
+
+# a one-hot batch (autodiff/batching.py's Diag) is reshaped example by example
+_reshape_batch.__dict__["diag_kind"] = "reshape"
 
 
 @_transpose.defbatch

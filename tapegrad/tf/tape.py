@@ -525,14 +525,15 @@ class GradientTape:
         t = _check_targets([target])[0]
         flat_s = _check_sources(_nest.flatten(sources))
         create_graph = bool(_STATE.tapes)
-        size = int(t._data.size)
         shape = t._data.shape
         if not experimental_use_pfor and not self._persistent:
             raise hinted(RuntimeError(with_hint(
                 "GradientTape must be created with persistent=True to compute the jacobian "
                 "with eager execution enabled and with  experimental_use_pfor set to False.",
                 "pass persistent=True to the tape, or keep experimental_use_pfor=True")))
-        basis = np.eye(size, dtype=t._data.dtype).reshape((size,) + shape)
+        from ..autodiff.batching import Basis
+
+        basis = Basis(tuple(shape), t._data.dtype, TF)
         try:
             out = self._rows(tok, t, flat_s, basis, zero, create_graph, experimental_use_pfor)
         finally:
@@ -610,7 +611,7 @@ class GradientTape:
         g = ops.moveaxis(ops.reshape(g, (inner, b, -1)), 0, 1)  # (b, inner, source row)
         return _reshape_tf(g, new_shape, create_graph)
 
-    def _rows(self, tok: _Token, t: Tensor, flat_s: list[Tensor], basis: np.ndarray,
+    def _rows(self, tok: _Token, t: Tensor, flat_s: list[Tensor], basis: Any,
               zero: bool, create_graph: bool, pfor: bool) -> list[Tensor | None]:
         """The gradient for every cotangent along ``basis``' leading axis, per source: one
         vectorized call (TensorFlow's pfor) or a loop (``experimental_use_pfor=False``).

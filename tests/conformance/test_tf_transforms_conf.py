@@ -151,6 +151,30 @@ def jacobian_pfor_and_loop(tf: Any) -> Any:
             t.batch_jacobian(y, x), t.batch_jacobian(y, x, experimental_use_pfor=False))
 
 
+A5 = R.standard_normal((5, 5)).astype(np.float32)
+BAD5 = A5.copy()
+BAD5[1, 2], BAD5[3, 0] = np.inf, np.nan
+X5 = R.standard_normal(5).astype(np.float32)
+
+
+@program
+def jacobian_w7_matvec_pfor_and_loop(tf: Any) -> Any:
+    # the W7 Jacobian (tapegrad: on its structured basis when vectorized), a matrix on the
+    # right, and infinities/NaN in the matrix (the dense product's NaN pattern)
+    x = tf.constant(X5)
+    out = []
+    for m in (A5, BAD5):
+        a = tf.constant(m)
+        with tf.GradientTape(persistent=True) as t:
+            t.watch(x)
+            y = tf.tanh(tf.linalg.matvec(a, x))
+            z = tf.linalg.matvec(a, x, transpose_a=True) * 2.0
+            w = tf.squeeze(tf.matmul(tf.expand_dims(x, 0), a), 0)
+        for target in (y, z, w):
+            out += [t.jacobian(target, x), t.jacobian(target, x, experimental_use_pfor=False)]
+    return out
+
+
 @program
 def jacobian_nested_sources_and_unconnected(tf: Any) -> Any:
     x = tf.constant([1.0, 2.0])

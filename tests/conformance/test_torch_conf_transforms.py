@@ -77,6 +77,44 @@ def p_jacrev_argnums_tuple(torch: Any) -> Any:
     return ja, jb
 
 
+A5 = R.standard_normal((5, 5))
+X5 = R.standard_normal(5)
+A4 = R.standard_normal((4, 4))
+X4 = R.standard_normal(4)
+
+
+def _w7_jacobians(torch: Any, x: Any) -> list[Any]:
+    fn = torch.func
+    bad = A5.copy()
+    bad[1, 2], bad[3, 0] = np.inf, np.nan
+    at, bt, badt = (torch.tensor(m, dtype=x.dtype) for m in (A5, B.T.copy(), bad))
+    out = []
+    for f in (lambda v: torch.tanh(at @ v), lambda v: bt @ v[:3] + v[1:4],
+              lambda v: v @ at, lambda v: badt @ v, lambda v: v @ badt,
+              lambda v: (at @ v).unsqueeze(-1) * v):
+        out += [fn.jacrev(f)(x), fn.jacfwd(f)(x)]
+    out.append(fn.jacrev(lambda v: torch.tanh(at @ v), chunk_size=2)(x))
+    j, aux = fn.jacrev(lambda v: (torch.sin(at @ v), v.sum()), has_aux=True)(x)
+    return out + [j, aux]
+
+
+def p_jacobians_through_the_structured_basis(torch: Any) -> Any:
+    # the W7 shapes (tanh(A x), x B, A x with infinities) by jacrev and jacfwd, float64 and
+    # float32, chunks and has_aux: tapegrad runs them on its structured basis
+    x64 = _t(torch, X5)
+    return _w7_jacobians(torch, x64) + _w7_jacobians(torch, x64.float())
+
+
+def p_jacobians_vectorized_functional_and_hessian(torch: Any) -> Any:
+    AF = torch.autograd.functional
+    a = torch.tensor(A4)
+    x = _t(torch, X4)
+    f = lambda v: torch.tanh(a @ v)  # noqa: E731
+    return (AF.jacobian(f, x, vectorize=True),
+            AF.jacobian(f, x, vectorize=True, strategy="forward-mode"),
+            torch.func.hessian(lambda v: (torch.tanh(a @ v) ** 2).sum())(x))
+
+
 # ------------------------------------------------------------------ vmap
 def p_vmap_basic(torch: Any) -> Any:
     x, y = _t(torch, A), _t(torch, A[::-1].copy())
