@@ -16,7 +16,8 @@ default), the two ops run different kernels:
   on whole packets, glibc's ``expf`` on the row's tail); the sum by Eigen's
   inner-most reducer (four packet accumulators over groups of 32, one over the
   remaining packets, a scalar tail, ``predux``; rows longer than 8192 split in
-  halves on packet boundaries); ``log`` by Eigen's ``plog_float`` on whole
+  halves on packet boundaries, and each piece takes ``expf`` on its own last
+  ``len % 8`` values); ``log`` by Eigen's ``plog_float`` on whole
   packets of rows, libm ``logf`` on the last ``rows % 8``; then ``x - max - log``.
 
 Both run with flush-to-zero (TensorFlow sets it on its threads): subnormal
@@ -277,33 +278,27 @@ def _eigen_leaf_sum(e: np.ndarray) -> np.ndarray:
     return s + _predux8(acc)
 
 
-def _eigen_sum(e: np.ndarray, first: int) -> np.ndarray:
-    """Eigen's tree reduction of rows starting at flat index ``first`` (one row if split)."""
-    n = e.shape[1]
-    if n <= 8 * 1024:
-        return _eigen_leaf_sum(e)
-    split = 8 * -(-(first + -(-n // 2)) // 8)
-    left = min(split - first, n)
-    out = _F(0) + _eigen_sum(e[:, :left], first)
-    if left < n:
-        out = out + _eigen_sum(e[:, left:], split)
-    return out
+def _exp_sum_leaf(sh: np.ndarray) -> np.ndarray:
+    """A leaf of LogSoftmax's ``sum(exp(.))``: Eigen's leaf loop evaluates ``exp`` on the
+    leaf's own whole packets (``pexp_float``) and its last ``len % 8`` values (glibc's
+    ``expf``), so a piece of a split row has its own scalar tail."""
+    n = sh.shape[1]
+    v = n // 8 * 8
+    e = np.empty_like(sh)
+    e[:, :v] = _eigen_pexp(sh[:, :v])
+    if v < n:
+        e[:, v:] = _glibc_expf(sh[:, v:])
+    return _eigen_leaf_sum(e)
 
 
 def log_softmax_rows(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``LogSoftmax`` of each row of the 2-D array ``x``."""
     with np.errstate(all="ignore"):
         x = _ftz(np.ascontiguousarray(x, _F))
-        rows, n = x.shape
+        rows = x.shape[0]
         sh = x - x.max(axis=1, keepdims=True)
-        v = n // 8 * 8
-        e = np.empty_like(sh)
-        e[:, :v] = _eigen_pexp(sh[:, :v])
-        e[:, v:] = _glibc_expf(sh[:, v:])
-        if n <= 8 * 1024:
-            s = _eigen_leaf_sum(e)
-        else:   # the split point depends on where the row starts
-            s = np.concatenate([_eigen_sum(e[i:i + 1], i * n) for i in range(rows)])
+        # rows longer than 8192 split where their flat start falls in a packet
+        s = _row_sums(sh, 8, 1024, _exp_sum_leaf)
         w = rows // 8 * 8
         lse = np.empty_like(s)
         lse[:w] = _eigen_plog(s[:w])

@@ -88,6 +88,49 @@ def test_log_softmax_bits_are_tensorflows(rtf: Any, n: int) -> None:
         assert _same_bits(tg_tf.nn.log_softmax(x).numpy(), rtf.nn.log_softmax(x).numpy())
 
 
+
+def _pieces(first: int, n: int) -> list[tuple[int, int]]:
+    """Eigen's tree reduction of ``n`` values from flat index ``first``: its leaves (flat
+    start, length); halves split on 8-value packet boundaries past 8192 values."""
+    if n <= 8192:
+        return [(first, n)]
+    split = 8 * -(-(first + -(-n // 2)) // 8)
+    left = min(split - first, n)
+    return _pieces(first, left) + (_pieces(split, n - left) if left < n else [])
+
+
+def _piece_end_inputs(rows: int, n: int, seed: int) -> np.ndarray:
+    """Rows whose mass sits at the ends of the tree reduction's leaves.
+
+    Eigen's leaf loop runs ``pexp`` on the leaf's whole 8-value packets and glibc's
+    ``expf`` on its last ``len % 8`` values; those get values in [-0.69, 0) whose
+    ``pexp`` is one ulp above ``expf``, the rest of the row is about -20 (exps near
+    2e-9) and one 0 is the max, so the sum (about 1 + 0.8 per tail value) moves by
+    about an ulp if a piece's tail takes the wrong exp.
+    """
+    from tapegrad.ops import _tf_softmax as k
+    rng = np.random.default_rng(seed)
+    pool = -rng.uniform(0.0, 0.69, 8192).astype(np.float32)
+    pool = pool[k._eigen_pexp(pool) > k._glibc_expf(pool)]
+    x = rng.normal(-20.0, 1.0, (rows, n)).astype(np.float32)
+    for r in range(rows):
+        for start, length in _pieces(r * n, n):
+            c1 = start - r * n + length
+            x[r, c1 - length % 8:c1] = rng.choice(pool, length % 8)
+        x[r, rng.integers(n // 8) * 8] = 0.0    # the max; its output is -log(sum) itself
+    return x
+
+
+@pytest.mark.parametrize("n", [8191, 8192, 8193, 8200, 9001, 16385, 20000, 20001])
+def test_log_softmax_long_rows_piece_ends_are_tensorflows(rtf: Any, n: int) -> None:
+    """Rows longer than 8192 split into pieces whose own tails take glibc's ``expf``."""
+    for seed in range(3):
+        x = _piece_end_inputs(8, n, 100 * n + seed)
+        ours, theirs = tg_tf.nn.log_softmax(x).numpy(), rtf.nn.log_softmax(x).numpy()
+        for r in range(x.shape[0]):
+            assert _same_bits(ours[r], theirs[r]), (seed, r)
+
+
 @avx512
 @pytest.mark.parametrize("shape,axis", [((2, 3, 5, 7), -1), ((2, 3, 5, 7), 1), ((2, 3, 5, 7), 0),
                                         ((4, 9, 3), 1), ((37,), 0), ((3, 1000), -1),
