@@ -64,7 +64,7 @@ from .._core.mode import STATE as _STATE
 from .._core.node import FREED
 from .._core.tensor import Tensor, make, set_style
 
-__all__ = ["TraceLevel", "Program", "Instr", "current", "effect", "random_source", "note_break",
+__all__ = ["TraceLevel", "Program", "Instr", "current", "is_traced", "effect", "random_source", "note_break",
            "trace_call", "run_program", "same_program"]
 
 IN, CONST, OP, READ, PARAM = 0, 1, 2, 3, 4
@@ -412,6 +412,16 @@ class Instr:
     def slots(self) -> list[int]:
         """The slots this instruction reads."""
         return [a for a in self.args if a.__class__ is int] + [w for w, _ in self.when]
+
+
+def is_traced(t: Any) -> bool:
+    """Whether ``t`` is a tracer of a trace in progress (``tf.function``,
+    ``torch.compile``): its value differs between calls, so an op must take it as an
+    input instead of its first value."""
+    if not isinstance(t, Tensor):
+        return False
+    lv = t._lvl
+    return lv is not None and lv.active and isinstance(lv, TraceLevel)
 
 
 def current() -> TraceLevel | None:

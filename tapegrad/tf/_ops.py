@@ -335,16 +335,10 @@ def shape(input: Any, out_type: Any = _dt.int32, name: str | None = None) -> Ten
 
 
 def _traced(x: Any) -> bool:
-    """Whether ``x`` is a tracer of a trace in progress (``tf.function``): its value differs
-    between calls, so an op must take it as an input instead of its first value."""
-    if not isinstance(x, Tensor):
-        return False
-    lv = x._lvl
-    if lv is None or not lv.active:
-        return False
-    from ..autodiff.tracing import TraceLevel
+    """:func:`tapegrad.autodiff.tracing.is_traced`."""
+    from ..autodiff.tracing import is_traced
 
-    return isinstance(lv, TraceLevel)
+    return is_traced(x)
 
 
 def _mark_static(t: Tensor) -> Tensor:

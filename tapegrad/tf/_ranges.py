@@ -96,13 +96,10 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,
 
 
 def _traced(x: Any) -> bool:
-    """Whether ``x`` is a tracer of a trace in progress (``tf.function``)."""
-    lv = x._lvl
-    if lv is None or not lv.active:
-        return False
-    from ..autodiff.tracing import TraceLevel
+    """:func:`tapegrad.autodiff.tracing.is_traced`."""
+    from ..autodiff.tracing import is_traced
 
-    return isinstance(lv, TraceLevel)
+    return is_traced(x)
 
 
 def _values(s: Any, lim: Any, d: Any, npd: np.dtype) -> Any:

@@ -1141,20 +1141,10 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 def _traced(t: Any) -> bool:
-    """Whether ``t`` is a tracer of a trace in progress (``torch.compile``): its values
-    differ between calls, so an op must take it as an input instead of its first value."""
-    from .._core.dispatch import level_of
-    from ..autodiff.tracing import TraceLevel
+    """:func:`tapegrad.autodiff.tracing.is_traced`."""
+    from ..autodiff.tracing import is_traced
 
-    return isinstance(level_of(t), TraceLevel)
-
-
-def _quiet() -> Any:
-    """Checks of a traced index on the trace's values (they are not values the program
-    holds: the op takes the index as an input)."""
-    from ..autodiff.tracing import quiet_values
-
-    return quiet_values()
+    return is_traced(t)
 
 
 def _index_array(index: Any, fn: str) -> np.ndarray:

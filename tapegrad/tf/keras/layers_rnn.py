@@ -30,6 +30,7 @@ from ... import ops
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from ...ops.rnn import gru_seq, lstm_seq
+from ...ops.shape import _has_tracer
 from .._tensor import convert
 from ..nn import softmax as _softmax
 from . import activations, initializers
@@ -299,7 +300,7 @@ class RNN(Layer):
         m_arr = None
         if mask is not None:  # (batch, time): False steps keep the previous state and output
             m_arr = np.asarray(mask._data if isinstance(mask, Tensor) else mask).astype(bool)
-            if isinstance(mask, Tensor) and mask._lvl is not None and mask._lvl.active:
+            if isinstance(mask, Tensor) and _has_tracer(mask):
                 # a mask that differs between calls (tf.function): the steps select by ops
                 m_arr = ops.cast(mask, dtype=np.bool_)
         x = inputs

@@ -9,6 +9,7 @@ import numpy as np
 from ... import ops
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
+from ...ops.shape import _has_tracer
 from .. import nn
 from .._ops import clip_by_value, log
 from .._tensor import VariableBase, check_broadcast, convert, read
@@ -95,7 +96,7 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
             f"dimension: target.shape={tuple(lab.shape)}, output.shape={tuple(p._data.shape)}",
             "one integer label per row of predictions")))
     labels: Any = lab
-    if isinstance(y_true, Tensor) and y_true._lvl is not None and y_true._lvl.active:
+    if _has_tracer(y_true):
         # labels that differ between calls (tf.function, vmap): ops on the tensor
         labels = ops.cast(y_true, dtype=np.int64)
         if squeeze:

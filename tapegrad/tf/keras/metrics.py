@@ -59,10 +59,6 @@ def _divide_no_nan(a: Any, b: Any) -> Any:
     return out.astype(F32)
 
 
-def _in_trace() -> Any:
-    return _tracing.current()
-
-
 def _traced_update(method: Callable[..., Any]) -> Callable[..., Any]:
     """A built-in metric's ``update_state`` (NumPy on its state variables' arrays): inside
     ``tf.function`` it is one effect of the program, run at every call on that call's
@@ -71,7 +67,7 @@ def _traced_update(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def update_state(self: Any, *args: Any, **kwargs: Any) -> None:
-        if _in_trace() is None:
+        if _tracing.current() is None:
             return method(self, *args, **kwargs)
         keys = list(kwargs)
         vals = [*args, *(kwargs[k] for k in keys)]
@@ -95,7 +91,7 @@ def _traced_result(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def result(self: Any) -> Any:
-        lv = _in_trace()
+        lv = _tracing.current()
         if lv is None:
             return method(self)
         return lv.source(lambda: method(self), f"{type(self).__name__}.result")
