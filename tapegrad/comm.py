@@ -461,6 +461,11 @@ def abort_on_uncaught_exception() -> None:
                 sys.stderr.write(f"tapegrad.distributed: rank {MPI.COMM_WORLD.Get_rank()} "
                                  f"{what}; aborting every rank\n")
                 sys.stderr.flush()
+                # let mpiexec's I/O forwarding pass the traceback on before the abort
+                # kills the job (under load it could drop it: the user saw no error)
+                import time
+
+                time.sleep(0.2)
                 MPI.COMM_WORLD.Abort(1)
         except Exception:  # MPI already gone: the exit code tells the launcher
             pass
