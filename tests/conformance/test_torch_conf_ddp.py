@@ -36,6 +36,11 @@ def _launch(tmp: Path, out: str, real: bool, port: int) -> None:
     cmd = [sys.executable, "-m", "tapegrad.launch", "-n", "2", "--master-port", str(port),
            "--timeout", "120", str(SCRIPT), "sgd,adam", out]
     p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 and "EXIT CODE: 9\n" in p.stdout:
+        # A rank SIGKILLed from outside (CI once lost a rank of the real PyTorch run this
+        # way, with no traceback from either rank): run the job once more.  A rank that
+        # raises or computes other numbers still fails the test.
+        p = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, f"{cmd}:\n{p.stdout}\n{p.stderr[-3000:]}"
 
 
