@@ -1413,6 +1413,22 @@ class TraceLevel(Level):
         self.release()
         return prog
 
+    def let_go(self) -> None:
+        """The trace is over: drop its values (every slot's trace-time array, the undo
+        log).  A front-end keeps its last level for what it says (variables created,
+        breaks); held, these arrays kept a Variable's array shared, so the first replay's
+        optimizer step copied every parameter instead of updating it in place."""
+        self.arrs = []
+        self.instrs = []
+        self.arr_slot = {}
+        self.unmarked = {}
+        self._orig = {}
+        self.consts = {}
+        self.grad_arrays = {}
+        self.undo = []
+        self.tracers = []
+        self.regions = []
+
     def _unmark_slots(self) -> None:
         """The slots' arrays as the kernels made them (the trace is over)."""
         arrs = self.arrs
@@ -2223,10 +2239,12 @@ def trace_call(fn: Callable[..., Any], build_args: Callable[[TraceLevel], tuple[
         lv.release()
         if dry:
             lv.rollback()
+        lv.let_go()
         return None, result, lv
     prog = lv.finish(flat)
     if dry:
         lv.rollback()
+    lv.let_go()
     return prog, result, lv
 
 

@@ -204,9 +204,14 @@ class Variable(VariableBase):
             ))
         return arr
 
-    def _set(self, arr: np.ndarray, read_value: bool) -> Any:
+    def _set(self, arr: np.ndarray, read_value: bool, owned: bool = False) -> Any:
+        """Rebind to ``arr``'s value (copied unless ``owned``: a fresh array of the
+        variable's dtype that nothing else refers to)."""
         c = self.__dict__.get("_constraint")
-        new = np.array(arr, dtype=self._data.dtype, copy=True)
+        if owned and arr.dtype == self._data.dtype:
+            new = arr
+        else:
+            new = np.array(arr, dtype=self._data.dtype, copy=True)
         if c is not None:
             new = np.array(constant_array(c(convert(new)), self._data.dtype), copy=True)
         # rebind (never write in place): values already read keep theirs

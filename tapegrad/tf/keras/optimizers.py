@@ -244,7 +244,7 @@ class Optimizer:
             else:  # values already read keep theirs: update a copy and rebind
                 p = np.array(arr, copy=True)
                 self._update(p, ga, state, lr)
-                v._set(p, False)
+                v._set(p, False, owned=True)
         if self.use_ema:
             self._update_averages([v for _, v in kept])
         self._iterations.assign(self._iterations._data + 1)
