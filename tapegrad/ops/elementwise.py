@@ -16,6 +16,7 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
+from ._tf_eigen import exp_f32, sigmoid_f32, tanh_f32
 from .complex import holomorphic_vjp
 
 _ND = np.ndarray
@@ -325,13 +326,16 @@ def _sgn(x: Any) -> Any:
 
 
 @defop("exp", saves=("out",))
-def exp(x: Any) -> Any:
+def exp(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return exp_f32(x)
     with np.errstate(all="ignore"):
         return np.exp(scalar_in(x))
 
 
 @exp.defvjp
-def _(g: Tensor, out: Tensor) -> Any:  # d e^x = e^x dx
+def _(g: Tensor, out: Tensor, kernel: str = "") -> Any:  # d e^x = e^x dx
     if raw():
         return (wrap(np.multiply(g._data, out._data), g),)
     return (multiply(g, out),)
@@ -439,12 +443,15 @@ def _(g: Tensor, out: Tensor) -> Any:  # d tan x = (1 + tan^2 x) dx
 
 
 @defop("tanh", saves=("out",))
-def tanh(x: Any) -> Any:
+def tanh(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return tanh_f32(x)
     return np.tanh(scalar_in(x))
 
 
 @tanh.defvjp
-def _(g: Tensor, out: Tensor) -> Any:  # d tanh x = (1 - tanh^2 x) dx
+def _(g: Tensor, out: Tensor, kernel: str = "") -> Any:  # d tanh x = (1 - tanh^2 x) dx
     if raw():
         return (wrap(_tanh_backward_np(g._data, out._data), g),)
     return (tanh_backward(g, out),)
@@ -482,7 +489,10 @@ def _(gg: Tensor, g: Any, y: Any, needs: tuple[bool, ...]) -> Any:
 
 
 @defop("sigmoid", saves=("out",))
-def sigmoid(x: Any) -> Any:
+def sigmoid(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return sigmoid_f32(x)
     # numerically stable in both tails
     with np.errstate(all="ignore"):
         e = np.exp(-np.abs(x))
@@ -493,12 +503,21 @@ def sigmoid(x: Any) -> Any:
 
 
 @sigmoid.defvjp
-def _(g: Tensor, out: Tensor) -> Any:  # d s(x) = s(x) (1 - s(x)) dx
+def _(g: Tensor, out: Tensor, kernel: str = "") -> Any:  # d s(x) = s(x) (1 - s(x)) dx
     if raw():
         o = out._data
         t = np.asarray(np.subtract(1.0, o))
         np.multiply(o, t, out=t)
-        return (wrap(mul_into(t, g._data), g),)
+        r = mul_into(t, g._data)
+        if kernel and r.dtype == np.float32 and r.size % 8 and r.shape == o.shape:
+            # TensorFlow's SigmoidGrad: g * (y * (1 - y)) on whole packets of 8, and
+            # (g * y) * (1 - y) on the scalar tail
+            r = np.ascontiguousarray(r)
+            rf, of = r.reshape(-1), o.reshape(-1)
+            gf = np.broadcast_to(g._data, o.shape).reshape(-1)
+            k = rf.size - rf.size % 8
+            rf[k:] = (gf[k:] * of[k:]) * (np.float32(1) - of[k:])
+        return (wrap(r, g),)
     return (multiply(g, multiply(out, subtract(1.0, out))),)
 
 
@@ -744,7 +763,7 @@ def _(dx: Any, x: Any, *, out: Any) -> Any:  # d|z| = Re(conj(sgn z) dz)
 
         return real(multiply(dx, conj(_sgn(x))))
     return multiply(dx, sign(x))
-exp.defjvp(lambda dx, x, *, out: multiply(dx, out))
+exp.defjvp(lambda dx, x, *, out, kernel="": multiply(dx, out))
 log.defjvp(lambda dx, x, *, out: divide(dx, x))
 log1p.defjvp(lambda dx, x, *, out: divide(dx, add(x, 1.0)))
 expm1.defjvp(lambda dx, x, *, out: multiply(dx, add(out, 1.0)))
@@ -761,11 +780,11 @@ reciprocal.defjvp(lambda dx, x, *, out: negative(multiply(dx, multiply(out, out)
 sin.defjvp(lambda dx, x, *, out: multiply(dx, cos(x)))
 cos.defjvp(lambda dx, x, *, out: negative(multiply(dx, sin(x))))
 tan.defjvp(lambda dx, x, *, out: multiply(dx, add(multiply(out, out), 1.0)))
-tanh.defjvp(lambda dx, x, *, out: tanh_backward(dx, out))
+tanh.defjvp(lambda dx, x, *, out, kernel="": tanh_backward(dx, out))
 tanh_backward.defjvp(lambda dg, dy, g, y, *, out: _tadd(
     None if dg is None else tanh_backward(dg, y),
     None if dy is None else multiply(multiply(dy, g), multiply(y, -2.0))))
-sigmoid.defjvp(lambda dx, x, *, out: multiply(dx, multiply(out, subtract(1.0, out))))
+sigmoid.defjvp(lambda dx, x, *, out, kernel="": multiply(dx, multiply(out, subtract(1.0, out))))
 relu.defjvp(lambda dx, x, *, out: _link(multiply(dx, greater(out, 0)), out))
 leaky_relu.defjvp(lambda dx, x, *, out, negative_slope=0.01: multiply(
     dx, where(greater(x, 0), 1.0, negative_slope)))

@@ -546,7 +546,7 @@ def exp(x: Any, name: str | None = None) -> Tensor:
     >>> tf.exp(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
-    return _unary(ops.exp, x, "Exp")
+    return _unary(ops.exp, x, "Exp", kernel="tf")
 
 
 def expm1(x: Any, name: str | None = None) -> Tensor:
@@ -616,7 +616,7 @@ def tanh(x: Any, name: str | None = None) -> Tensor:
     >>> tf.tanh(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.tanh, x, "Tanh")
+    return _unary(ops.tanh, x, "Tanh", kernel="tf")
 
 
 def sinh(x: Any, name: str | None = None) -> Tensor:
@@ -648,7 +648,7 @@ def sigmoid(x: Any, name: str | None = None) -> Tensor:
     >>> tf.sigmoid(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.5>
     """
-    return _unary(ops.sigmoid, x, "Sigmoid")
+    return _unary(ops.sigmoid, x, "Sigmoid", kernel="tf")
 
 
 def erf(x: Any, name: str | None = None) -> Tensor:

@@ -119,7 +119,7 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
         coeff = tft(np.asarray(np.float32(0.044715), dtype=dt))
         cube = _pow(x, tft(np.asarray(3.0, dtype=dt)))
         inner = ops.multiply(0.7978845608028654, ops.add(x, ops.multiply(coeff, cube)))
-        return ops.multiply(half, ops.add(1.0, ops.tanh(inner)))
+        return ops.multiply(half, ops.add(1.0, ops.tanh(inner, kernel="tf")))
     c = tft(np.asarray(np.float32(0.7071067811865476), dtype=dt))
     return ops.multiply(half, erfc(ops.multiply(ops.negative(x), c)))
 
@@ -133,7 +133,7 @@ def silu(features: Any, beta: float = 1.0) -> Tensor:
     """
     x = _t(features)
     bx = x if beta == 1.0 else ops.multiply(x, beta)
-    return ops.multiply(x, ops.sigmoid(bx))
+    return ops.multiply(x, ops.sigmoid(bx, kernel="tf"))
 
 
 swish = silu

@@ -21,7 +21,8 @@ PAIRED = [c for c in CASES if c.torch is not None]
 # framework (tapegrad.torch has one-node SoftmaxBackward0/LogSoftmaxBackward0/...
 # primitives): equal to rounding, not bit for bit.
 OWN_PRIMITIVES = {"reduce_logsumexp", "silu", "softmax", "log_softmax",
-                  "sparse_softmax_xent", "einsum"}   # einsum: TensorFlow's summation order
+                  "sparse_softmax_xent", "einsum",   # einsum: TensorFlow's summation order
+                  "exp", "tanh", "sigmoid"}  # TensorFlow's float32 Eigen kernels (ops/_tf_eigen.py)
 
 
 def run_torch(case: TFCase, arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
