@@ -524,7 +524,9 @@ class GradientTape:
         self._enter_gradient()
         t = _check_targets([target])[0]
         flat_s = _check_sources(_nest.flatten(sources))
-        create_graph = bool(_STATE.tapes)
+        # an outer tape, or a transform (ForwardAccumulator, vectorized_map, tf.function)
+        # that must see the Jacobian's ops: build it from ops, not raw arrays
+        create_graph = bool(_STATE.tapes) or bool(_STATE.levels)
         shape = t._data.shape
         if not experimental_use_pfor and not self._persistent:
             raise hinted(RuntimeError(with_hint(
@@ -588,7 +590,7 @@ class GradientTape:
             ))
         b = ts[0]
         inner = int(np.prod(ts[1:], dtype=np.int64)) if len(ts) > 1 else 1
-        create_graph = bool(_STATE.tapes)
+        create_graph = bool(_STATE.tapes) or bool(_STATE.levels)  # as in jacobian
         new_shape = (b,) + tuple(ts[1:]) + tuple(ss[1:])
         if not experimental_use_pfor and not self._persistent:
             raise hinted(RuntimeError(with_hint(

@@ -187,6 +187,37 @@ def jacobian_nested_sources_and_unconnected(tf: Any) -> Any:
 
 
 @program
+def jacobians_inside_an_accumulator(tf: Any) -> Any:
+    # the accumulator sees the ops of tape.jacobian / batch_jacobian computed inside it
+    x = tf.constant([1.0, 2.0])
+    with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.5])) as acc:
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.sin(x) * x * x
+        j = tape.jacobian(y, x)
+        jl = tape.jacobian(y, x, experimental_use_pfor=False)
+        xb = tf.reshape(x, [2, 1])
+        with tf.GradientTape(persistent=True) as t2:
+            t2.watch(xb)
+            yb = xb ** 3
+        bj = t2.batch_jacobian(yb, xb)
+        bjl = t2.batch_jacobian(yb, xb, experimental_use_pfor=False)
+    return j, acc.jvp(j), acc.jvp(jl), acc.jvp(bj), acc.jvp(bjl)
+
+
+@program
+def jacobians_inside_tf_function(tf: Any) -> Any:
+    @tf.function
+    def f(x: Any) -> Any:
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.sin(x) * x
+        return (tape.jacobian(y, x), tape.jacobian(y, x, experimental_use_pfor=False))
+
+    return [f(tf.constant(v)) for v in ([1.0, 2.0], [0.5, -1.0])]
+
+
+@program
 def jacobian_of_jacobian(tf: Any) -> Any:
     x = tf.constant([0.5, 1.5])
     with tf.GradientTape() as outer:

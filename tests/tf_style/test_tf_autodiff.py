@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -289,3 +291,37 @@ def test_explain_target_outside_block() -> None:
         y = x * x
     z = y * 2.0
     assert "not recorded by this tape" in _why(tape, z, x)
+
+
+def test_jacobians_inside_an_accumulator_and_a_tf_function() -> None:
+    # d/dt J(x + t v) for y = x^3: J = diag(3 x^2), its tangent diag(6 x v)
+    x = tf.constant([1.0, 2.0])
+    v = tf.constant([1.0, 0.5])
+    with tf.autodiff.ForwardAccumulator(x, v) as acc:
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x * x
+        j = tape.jacobian(y, x)
+        jl = tape.jacobian(y, x, experimental_use_pfor=False)
+        xb = tf.reshape(x, [2, 1])
+        with tf.GradientTape(persistent=True) as t2:
+            t2.watch(xb)
+            yb = xb * xb * xb
+        bj = t2.batch_jacobian(yb, xb)
+    want = np.diag([6.0, 6.0])
+    np.testing.assert_allclose(acc.jvp(j).numpy(), want)
+    np.testing.assert_allclose(acc.jvp(jl).numpy(), want)
+    np.testing.assert_allclose(acc.jvp(bj).numpy(), [[[6.0]], [[6.0]]])  # 6 x v per example
+
+    @tf.function
+    def f(x: Any) -> Any:
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.sin(x) * x
+        return tape.jacobian(y, x), tape.jacobian(y, x, experimental_use_pfor=False)
+
+    for xs in ([1.0, 2.0], [0.5, -1.0]):  # the second call replays: not the first's values
+        a = np.array(xs)
+        d = np.diag(np.cos(a) * a + np.sin(a))
+        for jac in f(tf.constant(xs)):
+            np.testing.assert_allclose(jac.numpy(), d, rtol=1e-6, atol=1e-6)
