@@ -519,6 +519,23 @@ def _(g: Tensor, x: Tensor) -> Any:  # d x s(x) = s (1 + x (1 - s))
 
 
 
+@defop("silu_tf", saves=("x",))
+def silu_tf_op(x: Any, *, beta: float = 1.0) -> Any:
+    """TensorFlow's ``tf.nn.silu``: ``x * sigmoid(beta * x)`` with its float32 Sigmoid kernel;
+    its custom gradient ``g * (s * (1 + (beta x) (1 - s)))`` (``s = sigmoid(beta x)``), in
+    TensorFlow's order, so the float32 bits are TensorFlow's."""
+    a = np.asarray(x)
+    bx = a if beta == 1.0 else a * a.dtype.type(beta)
+    return np.multiply(a, sigmoid.fwd(bx, kernel="tf"))
+
+
+@silu_tf_op.defvjp
+def _(g: Tensor, x: Tensor, beta: float = 1.0) -> Any:
+    bx = x if beta == 1.0 else multiply(x, beta)
+    s = sigmoid(bx, kernel="tf")
+    return (multiply(g, multiply(s, add(1.0, multiply(bx, subtract(1.0, s))))),)
+
+
 # ----------------------------------------------------------------------------- from TensorFlow
 @defop("relu6", saves=("x",))
 def relu6_op(x: Any) -> Any:
@@ -590,11 +607,11 @@ def _(g: Tensor, x: Tensor, y: Tensor, out: Tensor, needs: tuple[bool, ...]) -> 
 
 
 # ================================================================ forward-mode and batching rules
-for _op in (gelu_op, softplus_op, silu_op, relu6_op, floor_op, ceil_op, round_op, trunc_op,
-            erfc_op, power_tf_op, stop_gradient_op):
+for _op in (gelu_op, softplus_op, silu_op, silu_tf_op, relu6_op, floor_op, ceil_op, round_op,
+            trunc_op, erfc_op, power_tf_op, stop_gradient_op):
     _op.defbatch(_b.elementwise(_op))
-for _op in (gelu_op, softplus_op, silu_op, relu6_op, floor_op, ceil_op, round_op, trunc_op,
-            erfc_op, power_tf_op):
+for _op in (gelu_op, softplus_op, silu_op, silu_tf_op, relu6_op, floor_op, ceil_op, round_op,
+            trunc_op, erfc_op, power_tf_op):
     _op.defjvp(_b.diag_jvp(_op))
 stop_gradient_op.defjvp(lambda dx, x, *, out: None)  # no derivative flows through it
 

@@ -131,7 +131,11 @@ def silu(features: Any, beta: float = 1.0) -> Tensor:
     >>> tf.nn.silu(tf.constant([0.0, 1.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.7310586], dtype=float32)>
     """
+    from ..ops.fused import silu_tf_op
+
     x = _t(features)
+    if x._data.dtype.kind == "f" and isinstance(beta, (int, float)):
+        return silu_tf_op(x, beta=float(beta))
     bx = x if beta == 1.0 else ops.multiply(x, beta)
     return ops.multiply(x, ops.sigmoid(bx, kernel="tf"))
 

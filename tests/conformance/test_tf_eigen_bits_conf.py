@@ -75,3 +75,13 @@ def test_keras_activations_and_silu(rtf: Any) -> None:
         assert _same_bits(got, want).all(), name
     assert _same_bits(tg_tf.nn.silu(tg_tf.constant(x)).numpy(),
                       rtf.nn.silu(rtf.constant(x)).numpy()).all()
+    # silu's custom gradient, s * (1 + (beta x)(1 - s)), with beta 1 and 1.5
+    for beta in (1.0, 1.5):
+        res = []
+        for tf in (rtf, tg_tf):
+            xa = tf.constant(x)
+            with tf.GradientTape() as tape:
+                tape.watch(xa)
+                y = tf.nn.silu(xa, beta=beta)
+            res.append((y.numpy(), tape.gradient(y, xa).numpy()))
+        assert _same_bits(res[1][0], res[0][0]).all() and _same_bits(res[1][1], res[0][1]).all()

@@ -133,3 +133,23 @@ def test_float64_and_torch_style_keep_numpy() -> None:
 
     xf = x.astype(np.float32)
     assert np.array_equal(torch.tanh(torch.tensor(xf)).numpy(), np.tanh(xf))
+
+
+@pytest.mark.parametrize("beta", [1.0, 1.5])
+def test_silu_value_and_gradient(beta: float) -> None:
+    x64 = np.linspace(-4, 4, 17)
+    xs = tf.constant(x64)
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        y = tf.nn.silu(xs, beta=beta)
+    s = 1 / (1 + np.exp(-beta * x64))
+    np.testing.assert_allclose(y.numpy(), x64 * s, rtol=1e-12)
+    np.testing.assert_allclose(tape.gradient(y, xs).numpy(), s * (1 + beta * x64 * (1 - s)),
+                               rtol=1e-12)
+    x32 = tf.constant(x64.astype(np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x32)
+        y32 = tf.nn.silu(x32, beta=beta)
+    assert y32.dtype == tf.float32
+    np.testing.assert_allclose(tape.gradient(y32, x32).numpy(), s * (1 + beta * x64 * (1 - s)),
+                               rtol=2e-6, atol=1e-6)
