@@ -1,4 +1,5 @@
-"""TensorFlow 2.21's float32 CPU kernels for ``Exp``, ``Tanh`` and ``Sigmoid``, bit for bit.
+"""TensorFlow 2.21's float32 CPU kernels for ``Exp``, ``Log``, ``Log1p``, ``Tanh``,
+``Sigmoid``, ``Sum`` and ``Mean``, bit for bit.
 
 TensorFlow runs these element-wise ops on Eigen, built for AVX without FMA (8-float
 packets; a multiply-add is a multiply, then an add, each rounded) and with
@@ -12,6 +13,22 @@ installed TensorFlow wheel: equal on every value of 2 million-point sweeps of
 * ``Tanh``: ``ptanh_float`` (Eigen's ``EIGEN_FAST_MATH`` form, its scalar op too): the
   input clamped to +-7.90738964 and a [9/8] rational in ``x^2``,
   ``(x^3 * p(x^2) + x) / q(x^2)``.
+* ``Log``: ``plog_float`` on packets (a subnormal reads as zero: ``-inf``), the C
+  library's ``logf`` on the tail, where a positive subnormal gives -103.97208 (glibc
+  scales it by 2**23 first, which DAZ reads as zero) and a negative one NaN.
+* ``Sum`` and ``Mean`` over trailing axes (all axes included): each output is Eigen's
+  inner-most reducer over its contiguous values (four packet accumulators over groups
+  of 32, the other whole packets into the first, a scalar tail, ``predux``), split in
+  halves on packet boundaries past 8192 values (its tree reduction); ``Mean`` is that
+  sum divided by the float32 count.  A reduction to one value is Eigen's ``FullReducer``
+  on TensorFlow's thread pool: ``T = min(CPUs, int((n * 1.9375 - 1e5) / 1e5 + 0.9))``
+  threads (its cost model: 1.9375 cycles a value; measured, 2 threads from 108,388
+  values on 2 CPUs), ``n // T``-value shards, the leftover reduced first and the shards
+  added to it in order.  Reductions over leading or middle axes keep
+  NumPy's order (TensorFlow's there is not emulated).
+* ``Log1p``: Eigen's ``generic_plog1p`` on packets (``x * (log(1 + x) / ((1 + x) - 1))``
+  with ``plog_float``, ``x`` itself where ``1 + x`` is 1 or infinite), the C library's
+  ``log1pf`` on the tail.
 * ``Sigmoid``: Eigen's ``scalar_logistic_op<float>``: on packets, ``e / (1 + e)`` with
   ``e = exp(x / 2)^2`` from a degree-5 polynomial (the input clamped above at
   16.6355324, 0 below -104); the scalar tail ``e = expf(min(x, 16.6355324))``.
@@ -23,9 +40,23 @@ enough to change the printed digits of a Keras model's outputs and losses.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import os
+from typing import Any
+
 import numpy as np
 
-from ._tf_softmax import _eigen_pexp, _ftz, _glibc_expf
+from ._tf_softmax import (
+    _eigen_pexp,
+    _eigen_plog,
+    _ftz,
+    _glibc_expf,
+    _leaf_sum,
+    _libm_logf,
+    _row_sums,
+    _tree_sum,
+)
 
 _F = np.float32
 _PACKET = 8
@@ -117,3 +148,117 @@ def sigmoid_f32(a: np.ndarray) -> np.ndarray:
             [_logistic_packets(x[:k]), _logistic_scalar(x[k:])])
         out = np.where(np.isnan(x), x, out)  # NaN in, NaN out
     return _ftz(out).reshape(shape)
+
+
+_LOGF_SUBNORMAL = _F(-103.97208)  # glibc logf of a subnormal under DAZ (measured)
+
+
+def _log_tail(x: np.ndarray) -> np.ndarray:
+    out = _libm_logf(x)
+    sub = (x != 0) & (np.abs(x) < np.finfo(_F).tiny)
+    if sub.any():
+        out = np.where(sub, np.where(x > 0, _LOGF_SUBNORMAL, _F(np.nan)), out)
+    return out.astype(_F, copy=False)
+
+
+def log_f32(a: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 ``Log`` of ``a`` (any shape)."""
+    shape = np.shape(a)
+    x = np.array(a, _F, copy=True).reshape(-1)
+    k = x.size - x.size % _PACKET
+    with np.errstate(all="ignore"):
+        head = _eigen_plog(_ftz(x[:k]))
+        out = head if k == x.size else np.concatenate([head, _log_tail(x[k:])])
+    return out.astype(_F, copy=False).reshape(shape)
+
+
+def inner_sum_f32(a: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool,
+                  mean: bool) -> np.ndarray | None:
+    """TensorFlow's float32 ``Sum`` (``Mean`` when ``mean``) of ``a`` over ``axis``, or
+    ``None`` where it is not emulated (other dtypes, nothing to add, leading axes)."""
+    if a.dtype != _F or a.ndim == 0 or a.size == 0:
+        return None
+    nd = a.ndim
+    ax = tuple(range(nd)) if axis is None else tuple(sorted(axis))
+    k = nd - len(ax)
+    if ax != tuple(range(k, nd)):
+        return None
+    shape = a.shape
+    inner = int(np.prod(shape[k:]))
+    if inner < 2:
+        return None  # nothing added: NumPy's value is the same
+    x = _ftz(np.ascontiguousarray(a).reshape(-1, inner))
+    with np.errstate(all="ignore"):
+        threads = _full_reducer_threads(inner) if x.shape[0] == 1 else 1
+        if threads > 1:
+            s = np.array([_sharded_sum(x[0], threads)], _F)
+        else:
+            s = _row_sums(x, _PACKET, 1024, _leaf)
+        if mean:
+            s = s / _F(inner)
+    return _ftz(s.astype(_F, copy=False)).reshape(shape[:k] + ((1,) * len(ax) if keepdims
+                                                              else ()))
+
+
+def _leaf(r: np.ndarray) -> np.ndarray:
+    return _leaf_sum(r, _PACKET)
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _full_reducer_threads(n: int) -> int:
+    """The threads Eigen's cost model gives a float32 full sum of ``n`` values (at most
+    TensorFlow's intra-op pool, one per CPU)."""
+    t = (n * 1.9375 - 100000.0) / 100000.0 + 0.9
+    return max(1, min(_cpus(), int(t)))
+
+
+def _sharded_sum(v: np.ndarray, threads: int) -> np.float32:
+    """``FullReducer<ThreadPoolDevice>``: shards of ``n // threads`` values, the leftover's
+    sum first, then each shard's added in order."""
+    n = v.size
+    bs = n // threads
+    nb = n // bs
+    acc = _F(0)
+    if nb * bs < n:
+        acc = _tree_sum(v[None, nb * bs:], nb * bs, _PACKET, 1024, _leaf)[0]
+    for i in range(nb):
+        acc = _F(acc + _tree_sum(v[None, i * bs:(i + 1) * bs], i * bs, _PACKET, 1024, _leaf)[0])
+    return acc
+
+
+def _load_log1pf() -> Any:
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        fn = lib.log1pf
+    except (OSError, AttributeError):  # pragma: no cover - no C math library
+        return None
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    return fn
+
+
+_LOG1PF = _load_log1pf()
+
+
+def log1p_f32(a: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 ``Log1p`` of ``a`` (any shape)."""
+    shape = np.shape(a)
+    x = np.array(a, _F, copy=True).reshape(-1)
+    k = x.size - x.size % _PACKET
+    with np.errstate(all="ignore"):
+        h = _ftz(x[:k])
+        xp1 = h + _F(1)
+        lg = _eigen_plog(_ftz(xp1))
+        big = h * (lg / (xp1 - _F(1)))
+        head = np.where((xp1 == _F(1)) | (xp1 == lg), h, big)
+        if k < x.size:
+            t = x[k:]
+            tail = (np.array([_LOG1PF(float(v)) for v in t], _F) if _LOG1PF is not None
+                    else np.log1p(t.astype(np.float64)).astype(_F))
+            head = np.concatenate([head, tail])
+    return head.astype(_F, copy=False).reshape(shape)

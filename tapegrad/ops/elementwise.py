@@ -16,7 +16,7 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
-from ._tf_eigen import exp_f32, sigmoid_f32, tanh_f32
+from ._tf_eigen import exp_f32, log1p_f32, log_f32, sigmoid_f32, tanh_f32
 from .complex import holomorphic_vjp
 
 _ND = np.ndarray
@@ -342,24 +342,30 @@ def _(g: Tensor, out: Tensor, kernel: str = "") -> Any:  # d e^x = e^x dx
 
 
 @defop("log", saves=("x",))
-def log(x: Any) -> Any:
+def log(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return log_f32(x)
     with np.errstate(all="ignore"):
         return np.log(scalar_in(x))
 
 
 @log.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d log x = dx / x
+def _(g: Tensor, x: Tensor, kernel: str = "") -> Any:  # d log x = dx / x
     return (divide(g, x),)
 
 
 @defop("log1p", saves=("x",))
-def log1p(x: Any) -> Any:
+def log1p(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return log1p_f32(x)
     with np.errstate(all="ignore"):
         return np.log1p(scalar_in(x))
 
 
 @log1p.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d log(1+x) = dx / (1+x)
+def _(g: Tensor, x: Tensor, kernel: str = "") -> Any:  # d log(1+x) = dx / (1+x)
     return (divide(g, add(x, 1.0)),)
 
 
@@ -764,8 +770,8 @@ def _(dx: Any, x: Any, *, out: Any) -> Any:  # d|z| = Re(conj(sgn z) dz)
         return real(multiply(dx, conj(_sgn(x))))
     return multiply(dx, sign(x))
 exp.defjvp(lambda dx, x, *, out, kernel="": multiply(dx, out))
-log.defjvp(lambda dx, x, *, out: divide(dx, x))
-log1p.defjvp(lambda dx, x, *, out: divide(dx, add(x, 1.0)))
+log.defjvp(lambda dx, x, *, out, kernel="": divide(dx, x))
+log1p.defjvp(lambda dx, x, *, out, kernel="": divide(dx, add(x, 1.0)))
 expm1.defjvp(lambda dx, x, *, out: multiply(dx, add(out, 1.0)))
 
 

@@ -12,6 +12,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._raw import mul_into, raw, wrap
+from ._tf_eigen import inner_sum_f32
 from ._tf_softmax import TF_SOFTMAX_DTYPES, tf_log_softmax, tf_softmax
 from .elementwise import (
     _tadd,
@@ -76,12 +77,17 @@ def _kept_shape(shape: tuple[int, ...], axis: tuple[int, ...] | None) -> tuple[i
 
 
 @defop("sum", saves=("x_shape",))
-def _sum(x: Any, *, axis: Any, keepdims: bool) -> Any:
+def _sum(x: Any, *, axis: Any, keepdims: bool, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU order over trailing axes (ops/_tf_eigen.py)
+    if kernel:
+        r = inner_sum_f32(np.asarray(x), axis, keepdims, False)
+        if r is not None:
+            return r
     return np.sum(x, axis=axis, keepdims=keepdims)
 
 
 @_sum.defvjp
-def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
+def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool, kernel: str = "") -> Any:
     # each summed element gets g
     if raw():
         return (wrap(_expand_raw(g._data, axis, keepdims, x_shape), g),)
@@ -93,7 +99,7 @@ def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
 _sum_all = _sum.variant("sum_all")
 
 
-def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+def sum(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Tensor:
     """Sum over ``axis`` (all axes when None).
 
     >>> import tapegrad as tg
@@ -102,8 +108,8 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """
     ax = norm_axis(axis, _ndim(x))
     if ax is None:
-        return _sum_all(x, axis=None, keepdims=keepdims)
-    return _sum(x, axis=ax, keepdims=keepdims)
+        return _sum_all(x, axis=None, keepdims=keepdims, **kw)
+    return _sum(x, axis=ax, keepdims=keepdims, **kw)
 
 
 def _count(x: Any, ax: tuple[int, ...] | None) -> int:
@@ -114,15 +120,19 @@ def _count(x: Any, ax: tuple[int, ...] | None) -> int:
 
 
 @defop("mean", saves=("x_shape",))
-def _mean(x: Any, *, axis: Any, keepdims: bool) -> Any:
+def _mean(x: Any, *, axis: Any, keepdims: bool, kernel: str = "") -> Any:
     a = np.asarray(x)
+    if kernel:  # TensorFlow's float32 CPU order over trailing axes (ops/_tf_eigen.py)
+        r = inner_sum_f32(a, axis, keepdims, True)
+        if r is not None:
+            return r
     if a.dtype.kind in "iub":
         a = a.astype(np.float64)
     return np.mean(a, axis=axis, keepdims=keepdims)
 
 
 @_mean.defvjp
-def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
+def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool, kernel: str = "") -> Any:
     # each element gets g / n (divided before it is spread: the same values, fewer of them)
     n = int(np.prod(x_shape)) if axis is None else int(np.prod([x_shape[a] for a in axis]))
     if raw():
@@ -134,11 +144,11 @@ def _(g: Tensor, x_shape: tuple[int, ...], axis: Any, keepdims: bool) -> Any:
 _mean_all = _mean.variant("mean_all")
 
 
-def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+def mean(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Tensor:
     """Arithmetic mean over ``axis``."""
     ax = norm_axis(axis, _ndim(x))
     op = _mean_all if ax is None else _mean
-    return op(x, axis=ax, keepdims=keepdims)
+    return op(x, axis=ax, keepdims=keepdims, **kw)
 
 
 @defop("prod", saves=("x", "out"))
@@ -498,7 +508,7 @@ from ._batch import shift_axis as _shift  # noqa: E402
 
 
 def _red_jvp(op: Any) -> Any:  # linear reductions: the same reduction of the tangent
-    return lambda dx, x, *, out, axis, keepdims: op(dx, axis=axis, keepdims=keepdims)
+    return lambda dx, x, *, out, axis, keepdims, **kw: op(dx, axis=axis, keepdims=keepdims, **kw)
 
 
 _sum.defjvp(_red_jvp(_sum))

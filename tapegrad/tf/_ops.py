@@ -566,7 +566,7 @@ def log(x: Any, name: str | None = None) -> Tensor:
     >>> tf.math.log(tf.constant(1.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.log, x, "Log")
+    return _unary(ops.log, x, "Log", kernel="tf")
 
 
 def log1p(x: Any, name: str | None = None) -> Tensor:
@@ -576,7 +576,7 @@ def log1p(x: Any, name: str | None = None) -> Tensor:
     >>> tf.math.log1p(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.log1p, x, "Log1p")
+    return _unary(ops.log1p, x, "Log1p", kernel="tf")
 
 
 def sin(x: Any, name: str | None = None) -> Tensor:
@@ -1032,7 +1032,7 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     ax = _axes(axis, t, "Sum")
     if t._data.dtype.kind not in "fc":
         return _int_reduce(t, np.sum, ax, bool(keepdims))
-    return ops.sum(t, axis=ax, keepdims=bool(keepdims))
+    return ops.sum(t, axis=ax, keepdims=bool(keepdims), kernel="tf")
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -1051,7 +1051,7 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
         n = arr.size if ax is None else int(np.prod([arr.shape[a] for a in ax]))
         q = np.trunc(s / _bmax(n, 1)) if n else s
         return tft(np.asarray(q).astype(arr.dtype))
-    return ops.mean(t, axis=ax, keepdims=bool(keepdims))
+    return ops.mean(t, axis=ax, keepdims=bool(keepdims), kernel="tf")
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False,

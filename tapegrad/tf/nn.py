@@ -227,7 +227,7 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
     relu_logits = ops.where(cond, x, 0.0)
     neg_abs = ops.where(cond, ops.negative(x), x)
     return ops.add(ops.subtract(relu_logits, ops.multiply(x, z)),
-                   ops.log1p(ops.exp(neg_abs)))
+                   ops.log1p(ops.exp(neg_abs, kernel="tf"), kernel="tf"))
 
 
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,

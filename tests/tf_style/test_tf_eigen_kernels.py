@@ -102,6 +102,14 @@ def test_accurate_to_a_few_ulps(size: int, fn: Any, ref: Any, ulps: int) -> None
     assert err.max() <= ulps
 
 
+@pytest.mark.parametrize("size", [1, 7, 8, 9, 1000, 4099])
+def test_log_accurate(size: int) -> None:
+    x = np.exp(np.random.default_rng(size).uniform(-80, 80, size)).astype(np.float32)
+    y = k.log_f32(x.reshape(1, -1))
+    assert y.shape == (1, size) and y.dtype == np.float32
+    np.testing.assert_allclose(y[0], np.log(x.astype(np.float64)), rtol=3e-7, atol=1e-7)
+
+
 def test_special_values() -> None:
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 8.0, -8.0], np.float32)
     t = k.tanh_f32(x)
@@ -111,6 +119,13 @@ def test_special_values() -> None:
     assert s[:4].tolist() == [0.5, 0.5, 1.0, 0.0] and np.isnan(s[4])
     e = k.exp_f32(x)
     assert e[:4].tolist() == [1.0, 1.0, np.inf, 0.0] and np.isnan(e[4])
+    lg = k.log_f32(np.array([0.0, -0.0, np.inf, -1.0, np.nan, 1e-40, 1e-40, 1.0, 2.0,
+                             1e-40, -1e-40], np.float32))
+    # packets: a subnormal reads as 0 (-inf); the scalar tail (glibc logf under DAZ):
+    # -103.97208 for a positive one, NaN for a negative one
+    assert lg[:3].tolist() == [-np.inf, -np.inf, np.inf] and np.isnan(lg[3:5]).all()
+    assert lg[5] == lg[6] == -np.inf and lg[7] == 0 and lg[9] == np.float32(-103.97208)
+    assert np.isnan(lg[10])
 
 
 def test_gradients_match_finite_differences() -> None:
@@ -153,3 +168,31 @@ def test_silu_value_and_gradient(beta: float) -> None:
     assert y32.dtype == tf.float32
     np.testing.assert_allclose(tape.gradient(y32, x32).numpy(), s * (1 + beta * x64 * (1 - s)),
                                rtol=2e-6, atol=1e-6)
+
+
+# tf.reduce_sum / reduce_mean of float32: the bits real TensorFlow 2.21 printed
+@pytest.mark.parametrize("n,bits", [(33, 0xbf628396), (1000, 0xc12f3436), (8193, 0xc273b776),
+                                    (20000, 0xc36bf5eb)])
+def test_reduce_sum_bits(n: int, bits: int) -> None:
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    got = tf.reduce_sum(tf.constant(x)).numpy()
+    assert got.dtype == np.float32 and int(got.view(np.uint32)) == bits
+    # the same sum over a trailing axis, kept, and under a tape (the gradient is ones)
+    xs = tf.constant(x.reshape(1, n))
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        s = tf.reduce_sum(xs, axis=-1, keepdims=True)
+    assert s.shape == (1, 1) and int(s.numpy().view(np.uint32)[0, 0]) == bits
+    assert np.array_equal(tape.gradient(s, xs).numpy(), np.ones((1, n), np.float32))
+
+
+def test_reduce_mean_bits_and_keras() -> None:
+    x = np.random.default_rng(7).standard_normal((6, 100)).astype(np.float32)
+    want = [0xbe31148f, 0xbdba5b06, 0xbe06d3f4, 0xbcdfffc3, 0xbe5ff534, 0xbe249781]
+    assert tf.reduce_mean(tf.constant(x), axis=1).numpy().view(np.uint32).tolist() == want
+    # Keras's MeanSquaredError against zeros: mean over the last axis, then over the batch
+    mse = tf.keras.losses.mean_squared_error(tf.zeros((6, 100)), tf.constant(x)).numpy()
+    sq = x * x
+    np.testing.assert_allclose(mse, sq.astype(np.float64).mean(axis=1), rtol=1e-6)
+    # leading axes keep NumPy's order (TensorFlow's there is not emulated)
+    assert np.array_equal(tf.reduce_sum(tf.constant(x), axis=0).numpy(), x.sum(axis=0))

@@ -21,6 +21,21 @@ __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "SparseCategoricalCr
            "categorical_crossentropy", "binary_crossentropy", "mse", "MSE", "mae", "MAE"]
 
 
+def _mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``tf.reduce_mean`` (TensorFlow's float32 summation order)."""
+    return ops.mean(x, axis=axis, keepdims=keepdims, kernel="tf")
+
+
+def _sum(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
+    """``tf.reduce_sum`` (TensorFlow's float32 summation order)."""
+    return ops.sum(x, axis=axis, keepdims=keepdims, kernel="tf")
+
+
+def _log(x: Any) -> Tensor:
+    """``tf.math.log`` (TensorFlow's float32 kernel)."""
+    return ops.log(x, kernel="tf")
+
+
 def _pred(y: Any) -> Tensor:
     if isinstance(y, VariableBase):
         return read(y)
@@ -64,7 +79,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Tensor:
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
     check_broadcast(t, p, "Sub")   # TensorFlow's Sub error, as Keras's y_true - y_pred raises
-    return ops.mean(ops.square(ops.subtract(t, p)), axis=-1)
+    return _mean(ops.square(ops.subtract(t, p)), axis=-1)
 
 
 def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
@@ -78,7 +93,7 @@ def mean_absolute_error(y_true: Any, y_pred: Any) -> Tensor:
     t = _true_like(y_true, p)
     t, p = _same_rank(t, p)
     check_broadcast(t, p, "Sub")
-    return ops.mean(ops.abs(ops.subtract(t, p)), axis=-1)
+    return _mean(ops.abs(ops.subtract(t, p)), axis=-1)
 
 
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
@@ -117,9 +132,9 @@ def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False
         t = ops.add(ops.multiply(t, 1.0 - label_smoothing), label_smoothing / n)
     if from_logits:
         return nn.softmax_cross_entropy_with_logits(labels=t, logits=p, axis=axis)
-    p = ops.divide(p, ops.sum(p, axis=axis, keepdims=True))
+    p = ops.divide(p, _sum(p, axis=axis, keepdims=True))
     p = clip_by_value(p, epsilon(), 1.0 - epsilon())
-    return ops.negative(ops.sum(ops.multiply(t, ops.log(p)), axis=axis))
+    return ops.negative(_sum(ops.multiply(t, _log(p)), axis=axis))
 
 
 def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
@@ -133,12 +148,12 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
     if from_logits:
         el = nn.sigmoid_cross_entropy_with_logits(labels=t, logits=p)
     else:
+        # Keras 3's TensorFlow backend: t log(q) + (1 - t) log(1 - q), q clipped to
+        # [eps, 1 - eps]
         q = clip_by_value(p, epsilon(), 1.0 - epsilon())
-        el = ops.negative(ops.add(ops.multiply(t, ops.log(ops.add(q, epsilon()))),
-                                  ops.multiply(ops.subtract(1.0, t),
-                                               ops.log(ops.add(ops.subtract(1.0, q),
-                                                               epsilon())))))
-    return ops.mean(el, axis=axis)
+        el = ops.negative(ops.add(ops.multiply(t, _log(q)),
+                                  ops.multiply(ops.subtract(1.0, t), _log(ops.subtract(1.0, q)))))
+    return _mean(el, axis=axis)
 
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", None, "none")
@@ -187,7 +202,7 @@ class Loss:
         r = self.reduction
         if r in (None, "none"):
             return values
-        total = ops.sum(values)
+        total = _sum(values)
         if r == "sum":
             return total
         n = max(int(values._data.size), 1)

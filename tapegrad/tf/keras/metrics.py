@@ -24,6 +24,7 @@ import numpy as np
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from ...autodiff import tracing as _tracing
+from ...ops._tf_eigen import inner_sum_f32
 from .._tensor import VariableBase, read, tft
 from .layers import _snake, auto_name
 from .variables import KerasVariable
@@ -198,10 +199,26 @@ def _samplewise(values: np.ndarray, sample_weight: Any) -> tuple[np.ndarray, Any
             sw.ndim else sw
         values = (values * sw_full).astype(F32)
         if sw.ndim > 1:
-            sw = sw.mean(axis=tuple(range(1, sw.ndim)), dtype=F32)
+            sw = _tf_reduce(sw, tuple(range(1, sw.ndim)), mean=True)
     if values.ndim > 1:
-        values = values.mean(axis=tuple(range(1, values.ndim)), dtype=F32)
+        values = _tf_reduce(values, tuple(range(1, values.ndim)), mean=True)
     return values, sw
+
+
+def _tf_reduce(a: Any, axis: Any = None, mean: bool = False) -> Any:
+    """``ops.sum`` / ``ops.mean`` as Keras calls them on TensorFlow: float32 over trailing
+    axes (all axes when ``axis`` is None) in TensorFlow's summation order; a float32
+    result otherwise."""
+    a = np.asarray(a)
+    if a.dtype == F32 and a.ndim:
+        ax = None if axis is None else tuple(
+            int(x) % a.ndim for x in (axis if isinstance(axis, tuple) else (axis,)))
+        r = inner_sum_f32(a, ax, False, mean)
+        if r is not None:
+            return r
+    if mean:
+        return np.mean(a, axis=axis, dtype=F32 if a.dtype.kind != "f" else None)
+    return np.sum(a, axis=axis, dtype=F32)
 
 
 class Sum(Metric):
@@ -219,7 +236,7 @@ class Sum(Metric):
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         v, _ = _samplewise(_arr(values), sample_weight)
-        self.total.assign_add(np.sum(v, dtype=F32))
+        self.total.assign_add(_tf_reduce(v))
 
     def result(self) -> Tensor:
         return tft(np.array(self.total._data, copy=True))
@@ -267,8 +284,8 @@ class Mean(Metric):
             self.count._data = np.array(self.count._data + w, F32)
             return
         v, sw = _samplewise(_arr(values), sample_weight)
-        self.total.assign_add(np.sum(v, dtype=F32))
-        n: Any = np.sum(sw, dtype=F32) if sw is not None else \
+        self.total.assign_add(_tf_reduce(v))
+        n: Any = _tf_reduce(sw) if sw is not None else \
             (v.shape[0] if v.ndim >= 1 else 1)
         self.count.assign_add(F32(n))
 
@@ -363,7 +380,7 @@ def _mse(y_true: Any, y_pred: Any) -> np.ndarray:
     p = p.astype(F32) if p.dtype.kind != "f" else p
     t = _arr(y_true, p.dtype)
     t, p = _same_rank(t, p)
-    return np.mean(np.square(t - p), axis=-1)
+    return _tf_reduce(np.square(t - p), -1, mean=True)
 
 
 def _mae(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -371,7 +388,7 @@ def _mae(y_true: Any, y_pred: Any) -> np.ndarray:
     p = p.astype(F32) if p.dtype.kind != "f" else p
     t = _arr(y_true, p.dtype)
     t, p = _same_rank(t, p)
-    return np.mean(np.abs(t - p), axis=-1)
+    return _tf_reduce(np.abs(t - p), -1, mean=True)
 
 
 class Accuracy(MeanMetricWrapper):
@@ -443,7 +460,7 @@ def _mape(y_true: Any, y_pred: Any) -> np.ndarray:
     t, p = _same_rank(t, p)
     eps = p.dtype.type(1e-7)
     diff = np.abs((t - p) / np.maximum(np.abs(t), eps))
-    return p.dtype.type(100.0) * np.mean(diff, axis=-1)
+    return p.dtype.type(100.0) * _tf_reduce(diff, -1, mean=True)
 
 
 def _msle(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -455,7 +472,7 @@ def _msle(y_true: Any, y_pred: Any) -> np.ndarray:
     one = p.dtype.type(1.0)
     first = np.log(np.maximum(p, eps) + one)
     second = np.log(np.maximum(t, eps) + one)
-    return np.mean(np.square(first - second), axis=-1)
+    return _tf_reduce(np.square(first - second), -1, mean=True)
 
 
 def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> np.ndarray:
