@@ -573,6 +573,10 @@ class GradientTape:
         t = _check_targets([target])[0]
         s = _check_sources([source])[0]
         ts, ss = t._data.shape, s._data.shape
+        if not ts:  # TensorFlow reads target.shape.dims[0] first
+            raise hinted(IndexError(with_hint(
+                "list index out of range",
+                "batch_jacobian needs a [batch, ...] target; use gradient for a scalar")))
         for shp in (ts, ss):
             if len(shp) < 2:
                 raise hinted(ValueError(

@@ -218,6 +218,24 @@ def jacobians_inside_tf_function(tf: Any) -> Any:
 
 
 @program
+def batch_jacobian_of_a_scalar(tf: Any) -> Any:
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(x)
+    return tape.batch_jacobian(y, x)
+
+
+@program
+def batch_jacobian_of_a_vector(tf: Any) -> Any:
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(x, axis=1)
+    return tape.batch_jacobian(y, x)
+
+
+@program
 def jacobian_of_jacobian(tf: Any) -> Any:
     x = tf.constant([0.5, 1.5])
     with tf.GradientTape() as outer:

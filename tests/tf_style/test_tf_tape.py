@@ -534,3 +534,17 @@ def test_training_steps_leak_nothing_without_the_garbage_collector() -> None:
         if was_enabled:
             gc.enable()
     assert grown < 64_000, grown
+
+
+def test_batch_jacobian_rank_errors_as_tensorflow() -> None:
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y0 = tf.reduce_sum(x)
+        y1 = tf.reduce_sum(x, axis=1)
+    with pytest.raises(IndexError) as e0:
+        tape.batch_jacobian(y0, x)  # TensorFlow reads target.shape.dims[0] first
+    assert str(e0.value) == "list index out of range"
+    with pytest.raises(ValueError) as e1:
+        tape.batch_jacobian(y1, x)
+    assert str(e1.value) == "Shape (1,) must have rank at least 2"
