@@ -101,7 +101,7 @@ _REDUCTIONS = [((5,), None), ((33,), None), ((128,), None), ((1000,), None), ((8
 @pytest.mark.parametrize("shape,axis", _REDUCTIONS, ids=[f"{s}-{a}" for s, a in _REDUCTIONS])
 def test_reduce_sum_and_mean_bit_for_bit(rtf: Any, shape: tuple[int, ...], axis: Any) -> None:
     rng = np.random.default_rng(sum(shape))
-    for trial in range(3):
+    for _trial in range(3):
         x = (rng.standard_normal(shape) * rng.uniform(0.1, 100)).astype(np.float32)
         for fn in ("reduce_sum", "reduce_mean"):
             for keep in (False, True):

@@ -425,7 +425,7 @@ def test_batch_jacobian() -> None:
     with tf.GradientTape() as g:
         g.watch(x)
         y = tf.reduce_sum(x)
-    with pytest.raises(ValueError, match="must have rank at least 2"):
+    with pytest.raises(IndexError):  # TensorFlow 2.21's error for a scalar target
         g.batch_jacobian(y, x)
 
 
