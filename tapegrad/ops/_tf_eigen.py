@@ -40,10 +40,8 @@ enough to change the printed digits of a Keras model's outputs and losses.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -56,6 +54,7 @@ from ._tf_softmax import (
     _libm_logf,
     _row_sums,
     _tree_sum,
+    libm_float_fn,
 )
 
 _F = np.float32
@@ -87,6 +86,21 @@ def _horner(x2: np.ndarray, coeffs: tuple[np.float32, ...]) -> np.ndarray:
     return r
 
 
+def _by_packets(a: np.ndarray, packets: Callable[[np.ndarray], np.ndarray],
+                tail: Callable[[np.ndarray], np.ndarray], daz: bool = True) -> np.ndarray:
+    """An element-wise kernel over ``a`` flattened: ``packets`` on the whole packets of 8,
+    ``tail`` on the last ``size % 8`` values (DAZ on the inputs unless ``daz=False``,
+    where the tail reads subnormals itself)."""
+    shape = np.shape(a)
+    x = np.array(a, _F, copy=True).reshape(-1)
+    if daz:
+        x = _ftz(x)
+    k = x.size - x.size % _PACKET
+    with np.errstate(all="ignore"):
+        out = packets(x) if k == x.size else np.concatenate([packets(x[:k]), tail(x[k:])])
+    return out.astype(_F, copy=False).reshape(shape)
+
+
 def tanh_f32(a: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``Tanh`` of ``a`` (any shape)."""
     shape = np.shape(a)
@@ -105,13 +119,7 @@ def tanh_f32(a: np.ndarray) -> np.ndarray:
 
 def exp_f32(a: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``Exp`` of ``a`` (any shape)."""
-    shape = np.shape(a)
-    x = _daz(a)
-    k = x.size - x.size % _PACKET
-    with np.errstate(all="ignore"):
-        out = _eigen_pexp(x) if k == x.size else np.concatenate(
-            [_eigen_pexp(x[:k]), _glibc_expf(x[k:])])
-    return out.astype(_F, copy=False).reshape(shape)
+    return _by_packets(a, _eigen_pexp, _glibc_expf)
 
 
 def _logistic_packets(x_in: np.ndarray) -> np.ndarray:
@@ -140,14 +148,9 @@ def _logistic_scalar(x: np.ndarray) -> np.ndarray:
 
 def sigmoid_f32(a: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``Sigmoid`` of ``a`` (any shape)."""
-    shape = np.shape(a)
-    x = _daz(a)
-    k = x.size - x.size % _PACKET
-    with np.errstate(all="ignore"):
-        out = _logistic_packets(x) if k == x.size else np.concatenate(
-            [_logistic_packets(x[:k]), _logistic_scalar(x[k:])])
-        out = np.where(np.isnan(x), x, out)  # NaN in, NaN out
-    return _ftz(out).reshape(shape)
+    out = _by_packets(a, _logistic_packets, _logistic_scalar)
+    out = np.where(np.isnan(np.asarray(a, _F)), _F(np.nan), out)  # NaN in, NaN out
+    return _ftz(out)
 
 
 _LOGF_SUBNORMAL = _F(-103.97208)  # glibc logf of a subnormal under DAZ (measured)
@@ -163,13 +166,7 @@ def _log_tail(x: np.ndarray) -> np.ndarray:
 
 def log_f32(a: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``Log`` of ``a`` (any shape)."""
-    shape = np.shape(a)
-    x = np.array(a, _F, copy=True).reshape(-1)
-    k = x.size - x.size % _PACKET
-    with np.errstate(all="ignore"):
-        head = _eigen_plog(_ftz(x[:k]))
-        out = head if k == x.size else np.concatenate([head, _log_tail(x[k:])])
-    return out.astype(_F, copy=False).reshape(shape)
+    return _by_packets(a, lambda x: _eigen_plog(_ftz(x)), _log_tail, daz=False)
 
 
 def inner_sum_f32(a: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool,
@@ -232,33 +229,23 @@ def _sharded_sum(v: np.ndarray, threads: int) -> np.float32:
     return acc
 
 
-def _load_log1pf() -> Any:
-    try:
-        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        fn = lib.log1pf
-    except (OSError, AttributeError):  # pragma: no cover - no C math library
-        return None
-    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
-    return fn
-
-
-_LOG1PF = _load_log1pf()
+_LOG1PF = libm_float_fn("log1pf")
 
 
 def log1p_f32(a: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``Log1p`` of ``a`` (any shape)."""
-    shape = np.shape(a)
-    x = np.array(a, _F, copy=True).reshape(-1)
-    k = x.size - x.size % _PACKET
-    with np.errstate(all="ignore"):
-        h = _ftz(x[:k])
-        xp1 = h + _F(1)
-        lg = _eigen_plog(_ftz(xp1))
-        big = h * (lg / (xp1 - _F(1)))
-        head = np.where((xp1 == _F(1)) | (xp1 == lg), h, big)
-        if k < x.size:
-            t = x[k:]
-            tail = (np.array([_LOG1PF(float(v)) for v in t], _F) if _LOG1PF is not None
-                    else np.log1p(t.astype(np.float64)).astype(_F))
-            head = np.concatenate([head, tail])
-    return head.astype(_F, copy=False).reshape(shape)
+    return _by_packets(a, _log1p_packets, _log1p_tail, daz=False)
+
+
+def _log1p_packets(x: np.ndarray) -> np.ndarray:
+    h = _ftz(x)
+    xp1 = h + _F(1)
+    lg = _eigen_plog(_ftz(xp1))
+    big = h * (lg / (xp1 - _F(1)))
+    return np.where((xp1 == _F(1)) | (xp1 == lg), h, big)
+
+
+def _log1p_tail(t: np.ndarray) -> np.ndarray:
+    if _LOG1PF is None:  # pragma: no cover - no C math library
+        return np.log1p(t.astype(np.float64)).astype(_F)
+    return np.array([_LOG1PF(float(v)) for v in t], _F)

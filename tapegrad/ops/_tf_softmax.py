@@ -227,17 +227,18 @@ def _glibc_expf(x: np.ndarray) -> np.ndarray:
     return _ftz(y.astype(_F))
 
 
-def _load_logf() -> Any:
+def libm_float_fn(name: str) -> Any:
+    """The C math library's float function ``name`` (``logf``, ``log1pf``), or None."""
     try:
         lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        fn = lib.logf
+        fn = getattr(lib, name)
     except (OSError, AttributeError):  # pragma: no cover - no C math library
         return None
     fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
     return fn
 
 
-_LOGF = _load_logf()
+_LOGF = libm_float_fn("logf")
 
 
 def _libm_logf(x: np.ndarray) -> np.ndarray:
