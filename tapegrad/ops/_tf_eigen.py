@@ -1,5 +1,5 @@
-"""TensorFlow 2.21's float32 CPU kernels for ``Exp``, ``Log``, ``Log1p``, ``Tanh``,
-``Sigmoid``, ``Sum`` and ``Mean``, bit for bit.
+"""TensorFlow 2.21's float32 CPU kernels for ``Exp``, ``Log``, ``Log1p``, ``Sin``, ``Cos``,
+``Tanh``, ``Sigmoid``, ``Sum`` and ``Mean``, bit for bit.
 
 TensorFlow runs these element-wise ops on Eigen, built for AVX without FMA (8-float
 packets; a multiply-add is a multiply, then an add, each rounded) and with
@@ -29,6 +29,11 @@ installed TensorFlow wheel: equal on every value of 2 million-point sweeps of
 * ``Log1p``: Eigen's ``generic_plog1p`` on packets (``x * (log(1 + x) / ((1 + x) - 1))``
   with ``plog_float``, ``x`` itself where ``1 + x`` is 1 or infinite), the C library's
   ``log1pf`` on the tail.
+* ``Sin``/``Cos``: ``psincos_float`` (no FMA): ``x * 2/pi`` rounded by the 2**23 trick,
+  a four-step Cody-Waite reduction, the degree-7 sine or degree-8 cosine polynomial by
+  the quadrant, the sign from its bits; glibc's ``sinf``/``cosf`` on the tail.  Inputs
+  past 25966 (sine) or 18838 (cosine), where Eigen switches to its Payne-Hanek
+  reduction, take ``sinf``/``cosf`` here (not emulated).
 * ``Sigmoid``: Eigen's ``scalar_logistic_op<float>``: on packets, ``e / (1 + e)`` with
   ``e = exp(x / 2)^2`` from a degree-5 polynomial (the input clamped above at
   16.6355324, 0 below -104); the scalar tail ``e = expf(min(x, 16.6355324))``.
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -249,3 +255,56 @@ def _log1p_tail(t: np.ndarray) -> np.ndarray:
     if _LOG1PF is None:  # pragma: no cover - no C math library
         return np.log1p(t.astype(np.float64)).astype(_F)
     return np.array([_LOG1PF(float(v)) for v in t], _F)
+
+
+_SINF = libm_float_fn("sinf")
+_COSF = libm_float_fn("cosf")
+_U = np.uint32
+_REDUCE = (_F(-1.5703125), _F(-0.000483989715576171875), _F(1.62865035235881805419921875e-07),
+           _F(5.5644315544167710640977020375430583953857421875e-11))
+_COS_P = (_F(2.4372266125283204019069671630859375e-05), _F(-0.00138865201734006404876708984375),
+          _F(0.041666619479656219482421875), _F(-0.5), _F(1.0))
+_SIN_P = (_F(-0.0001959234114083702898469196984621021329076029360294342041015625),
+          _F(0.0083326873655616851693794799871284340042620897293090820312500000),
+          _F(-0.1666666203982298255503735617821803316473960876464843750000000000))
+
+
+def _libm_each(fn: Any, ref: Any, t: np.ndarray) -> np.ndarray:
+    if fn is None:  # pragma: no cover - no C math library
+        return ref(t.astype(np.float64)).astype(_F)
+    return np.array([fn(float(v)) for v in t], _F)
+
+
+def _sincos_packets(x_in: np.ndarray, sine: bool) -> np.ndarray:
+    x = np.abs(x_in)
+    yr = x * _F(0.636619746685028076171875) + _F(12582912.0)
+    yi = yr.view(np.int32)
+    y = yr - _F(12582912.0)
+    for c in _REDUCE:
+        x = y * c + x
+    sign = (x_in.view(_U) ^ (yi.view(_U) << _U(30))) if sine else \
+        ((yi + 1).view(_U) << _U(30))
+    x2 = x * x
+    p_cos = _horner(x2, _COS_P)
+    p_sin = _horner(x2, _SIN_P) * x2 * x + x
+    use_sin = (yi & 1) == 0
+    if not sine:
+        use_sin = ~use_sin
+    out = (np.where(use_sin, p_sin, p_cos).view(_U) ^ (sign & _U(0x80000000))).view(_F)
+    huge = np.abs(x_in) >= _F(25966.0 if sine else 18838.0)
+    if huge.any():  # Eigen's Payne-Hanek path: the C library's value instead
+        fin = huge & np.isfinite(x_in)
+        out[fin] = _libm_each(_SINF if sine else _COSF, np.sin if sine else np.cos, x_in[fin])
+    return out
+
+
+def sin_f32(a: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 ``Sin`` of ``a`` (any shape)."""
+    return _by_packets(a, lambda x: _sincos_packets(x, True),
+                       lambda t: _libm_each(_SINF, np.sin, t))
+
+
+def cos_f32(a: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 ``Cos`` of ``a`` (any shape)."""
+    return _by_packets(a, lambda x: _sincos_packets(x, False),
+                       lambda t: _libm_each(_COSF, np.cos, t))

@@ -16,7 +16,7 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
-from ._tf_eigen import exp_f32, log1p_f32, log_f32, sigmoid_f32, tanh_f32
+from ._tf_eigen import cos_f32, exp_f32, log1p_f32, log_f32, sigmoid_f32, sin_f32, tanh_f32
 from .complex import holomorphic_vjp
 
 _ND = np.ndarray
@@ -419,23 +419,28 @@ def _(g: Tensor, out: Tensor) -> Any:  # d(1/x) = -dx/x^2
 
 
 @defop("sin", saves=("x",))
-def sin(x: Any) -> Any:
+def sin(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return sin_f32(x)
     return np.sin(scalar_in(x))
 
 
 @sin.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d sin x = cos x dx
-    return (multiply(g, cos(x)),)
+def _(g: Tensor, x: Tensor, kernel: str = "") -> Any:  # d sin x = cos x dx
+    return (multiply(g, cos(x, kernel=kernel) if kernel else cos(x)),)
 
 
 @defop("cos", saves=("x",))
-def cos(x: Any) -> Any:
+def cos(x: Any, *, kernel: str = "") -> Any:
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return cos_f32(x)
     return np.cos(scalar_in(x))
 
 
 @cos.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d cos x = -sin x dx
-    return (negative(multiply(g, sin(x))),)
+def _(g: Tensor, x: Tensor, kernel: str = "") -> Any:  # d cos x = -sin x dx
+    return (negative(multiply(g, sin(x, kernel=kernel) if kernel else sin(x))),)
 
 
 @defop("tan", saves=("out",))
@@ -783,8 +788,10 @@ def _(dx: Any, x: Any, *, out: Any, zero_safe: bool = False) -> Any:
 
 square.defjvp(lambda dx, x, *, out: multiply(dx, multiply(x, 2.0)))
 reciprocal.defjvp(lambda dx, x, *, out: negative(multiply(dx, multiply(out, out))))
-sin.defjvp(lambda dx, x, *, out: multiply(dx, cos(x)))
-cos.defjvp(lambda dx, x, *, out: negative(multiply(dx, sin(x))))
+sin.defjvp(lambda dx, x, *, out, kernel="": multiply(
+    dx, cos(x, kernel=kernel) if kernel else cos(x)))
+cos.defjvp(lambda dx, x, *, out, kernel="": negative(multiply(
+    dx, sin(x, kernel=kernel) if kernel else sin(x))))
 tan.defjvp(lambda dx, x, *, out: multiply(dx, add(multiply(out, out), 1.0)))
 tanh.defjvp(lambda dx, x, *, out, kernel="": tanh_backward(dx, out))
 tanh_backward.defjvp(lambda dg, dy, g, y, *, out: _tadd(

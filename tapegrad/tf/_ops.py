@@ -586,7 +586,7 @@ def sin(x: Any, name: str | None = None) -> Tensor:
     >>> tf.sin(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.sin, x, "Sin")
+    return _unary(ops.sin, x, "Sin", kernel="tf")
 
 
 def cos(x: Any, name: str | None = None) -> Tensor:
@@ -596,7 +596,7 @@ def cos(x: Any, name: str | None = None) -> Tensor:
     >>> tf.cos(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
-    return _unary(ops.cos, x, "Cos")
+    return _unary(ops.cos, x, "Cos", kernel="tf")
 
 
 def tan(x: Any, name: str | None = None) -> Tensor:

@@ -1,5 +1,6 @@
-"""Conformance: TensorFlow's float32 ``Exp``, ``Log``, ``Tanh`` and ``Sigmoid`` (and
-``SigmoidGrad``, ``TanhGrad``), bit for bit against the installed TensorFlow 2.21.
+"""Conformance: TensorFlow's float32 ``Exp``, ``Log``, ``Log1p``, ``Sin``, ``Cos``, ``Tanh``,
+``Sigmoid``, their gradients (not ``Log``'s and ``Log1p``'s), ``Sum`` and ``Mean``, bit for
+bit against the installed TensorFlow 2.21.
 
 tapegrad emulates TensorFlow's Eigen kernels (``tapegrad/ops/_tf_eigen.py``): a sweep of
 two million values over [-110, 30], special values, and every size from 1 to 40 plus a few
@@ -16,7 +17,7 @@ import pytest
 import tapegrad.tf as tg_tf
 from tests.tf_style.tf_helpers import real_tf
 
-_NAMES = ["exp", "tanh", "sigmoid"]
+_NAMES = ["exp", "tanh", "sigmoid", "sin", "cos"]
 # Log's gradient is g * Reciprocal(x), whose kernel refines the CPU's approximate rcpps
 # by a Newton step (not emulated): its values only
 _VALUE_NAMES = [*_NAMES, "log", "log1p"]
@@ -49,6 +50,8 @@ def test_values_bit_for_bit(rtf: Any, name: str) -> None:
     for x in _inputs():
         if name in ("log", "log1p"):  # positive inputs too (the sweep's negatives are NaN)
             x = np.concatenate([x, np.abs(x) * 7])
+        if name in ("sin", "cos") and x.size > 1_000_000:  # up to Eigen's huge-input path
+            x = np.concatenate([x, np.linspace(-18000, 18000, 1_000_001, dtype=np.float32)])
         want = getattr(rtf.math, name)(rtf.constant(x)).numpy()
         got = getattr(tg_tf.math, name)(tg_tf.constant(x)).numpy()
         ok = _same_bits(got, want)

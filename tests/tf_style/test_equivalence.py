@@ -22,7 +22,7 @@ PAIRED = [c for c in CASES if c.torch is not None]
 # primitives): equal to rounding, not bit for bit.
 OWN_PRIMITIVES = {"reduce_logsumexp", "silu", "softmax", "log_softmax",
                   "sparse_softmax_xent", "einsum",   # einsum: TensorFlow's summation order
-                  "exp", "log", "tanh", "sigmoid"}  # TF's float32 Eigen kernels (ops/_tf_eigen.py)
+                  "exp", "log", "tanh", "sigmoid", "sin", "cos"}  # TF's float32 kernels
 
 
 def run_torch(case: TFCase, arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, list[np.ndarray]]:

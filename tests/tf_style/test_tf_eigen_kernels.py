@@ -59,19 +59,33 @@ DSIGMOID = _u32([
     0x3717783b, 0x3ec31b44, 0x3ed2d2d3, 0x3ede1e1e, 0x3a28797e, 0x00000000, 0x00000000,
 ])
 
+SIN = _u32([
+    0x3f095cd8, 0x3f7d3a78, 0x3f4229fa, 0x3b78a03f, 0xbf40e484, 0xbf7d8193, 0xbf0aff69,
+    0x3e8f0f8c, 0x3f68a52f, 0x3f690c7e, 0x3e90ecb4, 0xbf0a2e62, 0xbf7d5e7d, 0xbf41879a,
+    0x00000000, 0x3f41879a, 0x3f7d5e7d, 0x3f0a2e62, 0xbe90ecb4, 0xbf690c7e, 0xbf68a52f,
+    0xbe8f0f8c, 0x3f0aff69, 0x3f7d8193, 0x3f40e484, 0xbb78a03f, 0xbf4229fa, 0xbf7d3a78,
+    0xbf095cd8, 0x3e974e6d, 0x80000000, 0x3727c5ac, 0x3f7ed221, 0x3d3537cf, 0x3f029bd0,
+])
+COS = _u32([
+    0x3f5806d0, 0x3e1645fd, 0xbf26d7a0, 0xbf7fff87, 0xbf284f7e, 0x3e0e956b, 0x3f56fa6e,
+    0x3f75cdb8, 0x3ed5a7da, 0xbed3e3a1, 0xbf7587cd, 0xbf578104, 0xbe126df1, 0x3f2793de,
+    0x3f800000, 0x3f2793de, 0xbe126df1, 0xbf578104, 0xbf7587cd, 0xbed3e3a1, 0x3ed5a7da,
+    0x3f75cdb8, 0x3f56fa6e, 0x3e0e956b, 0xbf284f7e, 0xbf7fff87, 0xbf26d7a0, 0x3e1645fd,
+    0x3f5806d0, 0x3f7490ef, 0x3f800000, 0x3f800000, 0xbdc457dc, 0xbf7fbfd4, 0x3f5c2d01,
+])
 
 _X = X.view(np.float32)
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "sin", "cos"])
 def test_the_bits_tensorflow_printed(name: str) -> None:
-    want = {"tanh": TANH, "sigmoid": SIGMOID, "exp": EXP}[name]
+    want = {"tanh": TANH, "sigmoid": SIGMOID, "exp": EXP, "sin": SIN, "cos": COS}[name]
     got = getattr(tf, name)(tf.constant(_X)).numpy()
     assert got.dtype == np.float32
     assert got.view(np.uint32).tolist() == want.tolist()
     # the same through tf.math, tf.nn and Keras's activations
     assert getattr(tf.math, name)(_X).numpy().view(np.uint32).tolist() == want.tolist()
-    if name != "exp":
+    if name in ("tanh", "sigmoid"):
         act = getattr(tf.keras.activations, name)(tf.constant(_X)).numpy()
         assert act.view(np.uint32).tolist() == want.tolist()
 
@@ -92,6 +106,8 @@ def test_sigmoid_gradient_bits() -> None:
     (k.tanh_f32, np.tanh, 6),
     (k.sigmoid_f32, lambda v: 1 / (1 + np.exp(-v)), 7),
     (k.exp_f32, np.exp, 3),
+    (k.sin_f32, np.sin, 2),
+    (k.cos_f32, np.cos, 2),
 ])
 def test_accurate_to_a_few_ulps(size: int, fn: Any, ref: Any, ulps: int) -> None:
     x = np.random.default_rng(size).normal(0.0, 4.0, size).astype(np.float32)
