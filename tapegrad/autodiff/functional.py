@@ -560,28 +560,54 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
                 "map at least one tensor argument")))
         if chunk_size is not None and chunk_size < size:
             pieces = []
+            parts = []
             for s in range(0, size, chunk_size):
                 part = [v if d is None else v.chunk(s, chunk_size) if v.__class__ is Basis
                         else ops.getitem(v, slice(s, s + chunk_size))
                         for v, d in zip(moved, dims)]
+                parts.append(part)
                 pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs,
                                    randomness))
-            outs0, ospec = pieces[0]
+            outs0, ospec, _ = pieces[0]
             merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                       for k in range(len(outs0))]
+            written: dict[int, Tensor] = {}
+            for i in set().union(*(p[2] for p in pieces)):
+                written[i] = ops.concatenate([p[2].get(i, part[i]) for p, part in
+                                              zip(pieces, parts)], axis=0)
+            _write_back(leaves, dims, written)
             return _place(merged, ospec, out_dims)
-        outs, ospec = _run(f, spec, moved, dims, size, kwargs, randomness)
+        outs, ospec, written = _run(f, spec, moved, dims, size, kwargs, randomness)
+        _write_back(leaves, dims, written)
         return _place(outs, ospec, out_dims)
 
     return wrapper
 
 
+def _write_back(leaves: list[Any], dims: list[Any], written: dict[int, Tensor]) -> None:
+    """Inputs that ``f`` modified in place (``x.mul_(2)`` on a vmapped ``x``) get the new
+    values, as PyTorch's ``vmap`` writes through to them (``written``: batch on axis 0)."""
+    for i, new in written.items():
+        orig = leaves[i]
+        if not isinstance(orig, Tensor):
+            continue
+        d = dims[i] % orig._data.ndim
+        new = ops.moveaxis(new, 0, d) if d else new
+        if new._data.dtype != orig._data.dtype:
+            new = ops.cast(new, dtype=orig._data.dtype)
+        orig._assign_result(new, "vmap")
+
+
 def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], size: int,
-         kwargs: dict[str, Any], randomness: str) -> tuple[list[Tensor], Any]:
-    """Run ``f`` at a new batch level; the outputs with the batch on axis 0."""
+         kwargs: dict[str, Any], randomness: str) -> tuple[list[Tensor], Any, dict[int, Tensor]]:
+    """Run ``f`` at a new batch level: the outputs with the batch on axis 0, their structure,
+    and the new batched values of the inputs ``f`` changed in place (by input position)."""
     with BatchLevel(size, randomness) as lv:
         tracers = [lv.make(v) if d is not None else v for v, d in zip(moved, dims)]
+        before = [t._bval if d is not None else None for t, d in zip(tracers, dims)]
         res = f(*tree_unflatten(spec, tracers), **kwargs)
+        written = {i: lv.value(t) for i, (t, b) in enumerate(zip(tracers, before))
+                   if b is not None and t._bval is not b and isinstance(moved[i], Tensor)}
         outs, ospec = tree_flatten(res)
         vals = []
         for o in outs:
@@ -594,7 +620,7 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
                 vals.append(lv.value(o))
             else:  # the same for every example: broadcast it
                 vals.append(ops.broadcast_to(ops.expand_dims(o, 0), (size,) + o._data.shape))
-    return vals, ospec
+    return vals, ospec, written
 
 
 _ONE_ARG = tree_flatten((0,))[1]
@@ -607,13 +633,13 @@ def _map_basis(f: Callable[..., Any], basis: Basis, chunk_size: int | None = Non
     size = basis.size
     if chunk_size is not None and chunk_size < size:
         pieces = [_run(f, _ONE_ARG, [basis.chunk(s, chunk_size)], [0],
-                       min(chunk_size, size - s), {}, randomness)
+                       min(chunk_size, size - s), {}, randomness)[:2]
                   for s in range(0, size, chunk_size)]
         outs0, ospec = pieces[0]
         merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                   for k in range(len(outs0))]
         return tree_unflatten(ospec, merged)
-    outs, ospec = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
+    outs, ospec, _ = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
     return tree_unflatten(ospec, outs)
 
 

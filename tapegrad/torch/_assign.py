@@ -163,7 +163,13 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any 
     """``out[index[i][j]][j] = src[i][j]`` along ``dim`` (``reduce='add'`` accumulates)."""
     d = _dim(dim, input._data.ndim)
     idx = _long_index(index, "scatter")
-    where = _scatter_index(d, idx)
+    from ._ops import _vmapped
+
+    where: tuple[Any, ...] = _scatter_index(d, idx)
+    if _vmapped(index):  # a vmap tracer: the index is an input of the op
+        grids: list[Any] = list(np.indices(idx.shape, sparse=True))
+        grids[d] = index
+        where = tuple(grids)
     if src is None:
         src = value
     if isinstance(src, Tensor):
@@ -172,8 +178,7 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any 
     else:
         part = core.cast(core.broadcast_to(_t(src), idx.shape), dtype=input._data.dtype)
     if reduce in ("add", "sum"):
-        return core.add(input, core.index_add_zeros(part, index=where,
-                                                    shape=tuple(input._data.shape)))
+        return core.add(input, core.index_add(part, where, tuple(input._data.shape)))
     if reduce is not None:
         raise hinted(RuntimeError(with_hint(f"reduce argument must be either add or multiply, got "
                                      f"{reduce}", "tapegrad supports reduce='add'")))

@@ -23,7 +23,7 @@ import numpy as np
 from .. import ops as core
 from .._core import mode
 from .._core.errors import hinted, with_hint
-from .._core.tensor import TORCH, Tensor, make
+from .._core.tensor import TORCH, Tensor, _snapshot, make
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
 from ._dtype import dtype as torch_dtype
@@ -64,6 +64,8 @@ def _source(t: Tensor, others: tuple[Any, ...]) -> Tensor:
     """What an in-place op reads as ``self``: ``t``, or a snapshot of it when recording."""
     if not _records(t, others):
         return t
+    if t._lvl is not None:  # a transform's tracer (vmap(grad(f))): the snapshot stays one
+        return _snapshot(t)
     a = make(t._data.copy(), t._node, t._rg, TORCH)
     a._acc = t._acc
     return a
@@ -82,6 +84,13 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) 
     res = fn(_source(t, others))
     if not isinstance(res, Tensor):
         res = _wrap(np.asarray(res))
+    if what in ("add_", "sub_") and res._lvl is not None and res._lvl is not t._lvl:
+        size = getattr(res._lvl, "size", None)
+        if size is not None:  # a vmapped other into an unbatched self: PyTorch's shape check
+            raise hinted(RuntimeError(with_hint(
+                f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                f"{[size] + list(res._data.shape)}",
+                "an unbatched tensor cannot hold a batched result in place; use x = x + y")))
     rd, td = res._data.dtype, t._data.dtype
     if rd != td and not _can_cast(rd, td):
         raise hinted(RuntimeError(with_hint(
@@ -271,6 +280,16 @@ def _zero_(self: Tensor) -> Tensor:
 
 def _fill_(self: Tensor, value: Any) -> Tensor:
     check_writable(self, "fill_")
+    if self._lvl is not None or (isinstance(value, Tensor) and value._lvl is not None):
+        # a transform's tracer (vmap): no array to write into; the level assigns the result
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise hinted(RuntimeError(with_hint(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor")))
+        v = core.cast(value, dtype=self._data.dtype) if isinstance(value, Tensor) else \
+            self._data.dtype.type(value)
+        res = core.where(np.ones(self._data.shape, dtype=bool), v, self)
+        return self._assign_result(res, "fill_")
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise hinted(RuntimeError(with_hint(

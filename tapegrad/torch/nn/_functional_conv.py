@@ -24,7 +24,7 @@ import numpy as np
 from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
-from ..._core.tensor import TORCH, Tensor, make
+from ..._core.tensor import TORCH, Tensor, make, restyle
 from ...ops import conv as C
 from ...ops import dropout as D
 from ...ops import norm as N
@@ -78,6 +78,13 @@ def _batched(x: Tensor, nsp: int, fn: str) -> tuple[Tensor, bool]:
             f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {fn}, but got "
             f"input of size: {list(x._data.shape)}", f"{fn} takes (N, C, *spatial)")))
     return x, False
+
+
+def _no_values(t: Any) -> bool:
+    """Whether ``t`` is a tracer whose values cannot be read now (``vmap``)."""
+    from .._ops import _vmapped
+
+    return _vmapped(t)
 
 
 def _unbatch(y: Tensor, squeeze: bool) -> Tensor:
@@ -253,6 +260,8 @@ def _max_poolnd(nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding:
     y, idx = PL.max_pool(x, k, s, p, d, ceil_mode)
     y = _unbatch(y, squeeze)
     if return_indices:
+        if isinstance(idx, Tensor):  # a tracer (vmap): the indices are per example
+            return y, restyle(_unbatch(idx, squeeze), TORCH)
         it = make(idx[0] if squeeze else idx, None, False, TORCH)
         return y, it
     return y
@@ -429,6 +438,8 @@ def _adaptive_max(nsp: int, input: Tensor, output_size: Any, return_indices: boo
     x = _tensor(input, fn)
     _check_adaptive(x, nsp, fn)
     y, idx = PL.adaptive_max_pool(x, _out_size(x, nsp, output_size))
+    if return_indices and isinstance(idx, Tensor):  # a tracer (vmap)
+        return y, restyle(idx, TORCH)
     return (y, make(idx, None, False, TORCH)) if return_indices else y
 
 
@@ -584,7 +595,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(2))
     tensor([[0., 1.]])
     """
-    idx = _tensor(input, "embedding", "indices")._data
+    it = _tensor(input, "embedding", "indices")
+    idx = it._data
     if idx.dtype.kind not in "iu":
         names = {"float32": "Float", "float64": "Double", "bool": "Bool"}
         raise hinted(RuntimeError(with_hint(
@@ -604,6 +616,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         with mode.no_grad():
             renorm_rows_(weight._data, idx, float(max_norm), float(norm_type))
             weight._vc[0] += 1
+    if _no_values(it):  # a vmap tracer: the indices are an input of the op
+        return _embedding(weight, it, padding_idx)
     return _embedding(weight, idx, padding_idx)
 
 

@@ -556,6 +556,13 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if t.dtype.kind not in "iu":
         raise hinted(RuntimeError(with_hint("one_hot is only applicable to index tensor of type "
                                      "LongTensor.", "pass integer class indices")))
+    if O._vmapped(tensor):  # a vmap tracer: no values to read
+        if num_classes < 0:
+            raise hinted(RuntimeError(with_hint(
+                "When vmap-ing torch.nn.functional.one_hot, please provide an explicit positive "
+                "num_classes argument.", "the number of classes cannot come from the values")))
+        return core.cast(core.equal(core.expand_dims(tensor, -1),
+                                    np.arange(num_classes, dtype=np.int64)), dtype=np.int64)
     if num_classes >= 0 and O._traced(tensor):
         # indices that differ between calls (torch.compile): the encoding is ops on them,
         # checked now on this call's values
