@@ -284,14 +284,31 @@ def _cut_tree(tree: Any, keep: bool) -> Any:
     return tree_map(lambda t: _cut(t, keep), tree)
 
 
-class _grad_on:
+ACTIVE = [0]
+"""How many function transforms (``grad``, ``vjp``, ``jvp``, ``vmap`` and those built on
+them) are running their function now: PyTorch's ``_are_functorch_transforms_active``."""
+
+
+class _active:
+    """A function transform running its function (counted in :data:`ACTIVE`)."""
+
+    def __enter__(self) -> None:
+        ACTIVE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        ACTIVE[0] -= 1
+
+
+class _grad_on(_active):
     """Grad mode on inside a transform (``grad`` ignores an outer ``no_grad``, as functorch)."""
 
     def __enter__(self) -> None:
+        ACTIVE[0] += 1
         self.prev = _STATE.grad_enabled
         _STATE.grad_enabled = True
 
     def __exit__(self, *exc: object) -> None:
+        ACTIVE[0] -= 1
         _STATE.grad_enabled = self.prev
 
 
@@ -414,7 +431,7 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
 def _jvp(f: Callable[..., Any], spec: Any, pl: list[Tensor], tl: list[Tensor],
          has_aux: bool) -> Any:
     """:func:`jvp` on checked, flattened primals and tangents (``spec`` their structure)."""
-    with JVPLevel() as lv:
+    with JVPLevel() as lv, _active():
         duals = [lv.make(p, t) for p, t in zip(pl, tl)]
         res = f(*tree_unflatten(spec, duals))
         aux = None
@@ -602,7 +619,7 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
          kwargs: dict[str, Any], randomness: str) -> tuple[list[Tensor], Any, dict[int, Tensor]]:
     """Run ``f`` at a new batch level: the outputs with the batch on axis 0, their structure,
     and the new batched values of the inputs ``f`` changed in place (by input position)."""
-    with BatchLevel(size, randomness) as lv:
+    with BatchLevel(size, randomness) as lv, _active():
         tracers = [lv.make(v) if d is not None else v for v, d in zip(moved, dims)]
         before = [t._bval if d is not None else None for t, d in zip(tracers, dims)]
         res = f(*tree_unflatten(spec, tracers), **kwargs)

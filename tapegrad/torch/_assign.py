@@ -21,6 +21,7 @@ from .. import ops as core
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..ops.shape import _norm_index
+from ._dtype import from_np
 
 _LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
            "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -96,6 +97,13 @@ def _long_index(index: Any, what: str) -> np.ndarray:
     return idx
 
 
+def _scalar(d: np.dtype) -> str:
+    """PyTorch's scalar-type name (``Float``, ``Double``, ...)."""
+    from ._methods import _scalar_name
+
+    return _scalar_name(d)
+
+
 def _along(dim: int, nd: int, idx: np.ndarray) -> tuple[Any, ...]:
     return (slice(None),) * dim + (idx,) + (slice(None),) * (nd - dim - 1)
 
@@ -135,6 +143,11 @@ def index_add(input: Tensor, dim: int, index: Any, source: Any, *, alpha: Any = 
     """Add ``alpha * source`` into the rows ``index`` along ``dim`` (repeats accumulate)."""
     d = _dim(dim, input._data.ndim)
     idx = _long_index(index, "index_add")
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
+        raise hinted(RuntimeError(with_hint(
+            f"index_add_(): self ({_scalar(input._data.dtype)}) and source "
+            f"({_scalar(source._data.dtype)}) must have the same scalar type",
+            "cast source to the tensor's dtype first")))
     src = _as_source(source, input)
     if alpha != 1:
         src = core.multiply(src, alpha)
@@ -173,6 +186,10 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any 
     if src is None:
         src = value
     if isinstance(src, Tensor):
+        if src._data.dtype != input._data.dtype:
+            raise hinted(RuntimeError(with_hint(
+                "scatter(): Expected self.dtype to be equal to src.dtype",
+                f"cast src to {from_np(input._data.dtype)} first")))
         part = core.getitem(_as_source(src, input), tuple(
             slice(0, n) for n in idx.shape))
     else:

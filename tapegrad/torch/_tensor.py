@@ -918,7 +918,9 @@ def _shape(s: tuple[int, ...]) -> Size:
 
 
 def _numpy(t: Tensor, force: bool = False) -> np.ndarray:
-    if t._rg and not force:
+    # PyTorch refuses only in grad mode (inside no_grad, and so in an autograd.Function's
+    # forward, x.numpy() works on a tensor that requires grad)
+    if t._rg and not force and _STATE.grad_enabled:
         raise hinted(RuntimeError(
             with_hint(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "

@@ -1,0 +1,136 @@
+"""Custom ``torch.autograd.Function`` under the function transforms (hand-computed values).
+
+``vmap(grad(f))`` through a Function with its own ``vmap`` staticmethod, Hessians
+(forward over reverse) through one with a ``jvp`` staticmethod, the ``setup_context``
+requirement, and ``numpy()`` inside ``forward`` (no grad mode there).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapegrad.torch as torch
+
+X = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+
+
+class MyCube(torch.autograd.Function):
+    @staticmethod
+    def forward(x: Any) -> Any:
+        return x ** 3, 3 * x ** 2
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        (x,) = inputs
+        ctx.save_for_backward(x, output[1])
+
+    @staticmethod
+    def backward(ctx: Any, g: Any, gdx: Any) -> Any:
+        x, dx = ctx.saved_tensors
+        return g * dx + gdx * 6 * x
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, x: Any) -> Any:
+        return MyCube.apply(x), (in_dims[0], in_dims[0])
+
+
+def _cube(x: Any) -> Any:
+    return MyCube.apply(x)[0]
+
+
+class Exp(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x: Any) -> Any:
+        return x.exp()
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.save_for_backward(output)
+        ctx.save_for_forward(output)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        (y,) = ctx.saved_tensors
+        return g * y
+
+    @staticmethod
+    def jvp(ctx: Any, t: Any) -> Any:
+        (y,) = ctx.saved_tensors
+        return t * y
+
+
+def test_vmap_of_grad_through_a_vmap_staticmethod() -> None:
+    want = 3 * X.numpy() ** 2
+    np.testing.assert_allclose(torch.vmap(torch.func.grad(_cube))(X).numpy(), want)
+    np.testing.assert_allclose(torch.func.jacrev(_cube)(X).numpy(), np.diag(want))
+    np.testing.assert_allclose(torch.vmap(_cube)(X).numpy(), X.numpy() ** 3)
+    gg = torch.vmap(torch.func.grad(torch.func.grad(_cube)))(X)
+    np.testing.assert_allclose(gg.numpy(), 6 * X.numpy())
+
+
+@pytest.mark.parametrize("how", ["hessian", "jacfwd_jacrev", "jacrev_jacfwd", "jvp_grad",
+                                 "grad_jvp"])
+def test_second_derivatives_through_a_jvp_staticmethod(how: str) -> None:
+    e = np.exp(X.numpy())
+    f = lambda v: Exp.apply(v).sum()  # noqa: E731
+    ones = torch.ones(3, dtype=torch.float64)
+    if how == "hessian":
+        got = torch.func.hessian(f)(X).diag()
+    elif how == "jacfwd_jacrev":
+        got = torch.func.jacfwd(torch.func.jacrev(f))(X).diag()
+    elif how == "jacrev_jacfwd":
+        got = torch.func.jacrev(torch.func.jacfwd(f))(X).diag()
+    elif how == "jvp_grad":
+        got = torch.func.jvp(torch.func.grad(f), (X,), (ones,))[1]
+    else:
+        got = torch.func.grad(lambda v: torch.func.jvp(Exp.apply, (v,), (ones,))[1].sum())(X)
+    np.testing.assert_allclose(got.numpy(), e, rtol=1e-12)
+
+
+def test_old_style_function_under_a_transform_needs_setup_context() -> None:
+    class Old(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    for call in (lambda: torch.func.grad(lambda v: Old.apply(v).sum())(X),
+                 lambda: torch.vmap(Old.apply)(X),
+                 lambda: torch.func.jvp(Old.apply, (X,), (X,))):
+        with pytest.raises(RuntimeError, match="it must override the setup_context"):
+            call()
+    x = X.clone().requires_grad_()
+    Old.apply(x).sum().backward()  # plain autograd: fine
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_numpy_inside_forward_of_a_tensor_that_requires_grad() -> None:
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return torch.tensor(x.numpy() * 2)
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            pass
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    x = X.clone().requires_grad_()
+    Twice.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert torch.func.grad(lambda v: Twice.apply(v).sum())(X).tolist() == [2.0, 2.0, 2.0]
+    with torch.no_grad():
+        assert x.numpy().tolist() == X.tolist()
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        x.numpy()
