@@ -465,36 +465,69 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
 # ---------------------------------------------------------------------------- batching
 
 
-def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
-    """``in_dims``/``out_dims`` expanded to one entry per leaf."""
-    if dims is None or isinstance(dims, int):
-        return [dims] * n
-    out: list[Any] = []
+def _is_node(x: Any) -> bool:
+    """A pytree node (tuple, list, namedtuple, dict); everything else, None too, is a leaf."""
+    return isinstance(x, (tuple, list, dict))
 
-    def walk(tree: Any, d: Any) -> None:
-        if d is None or isinstance(d, int):
-            out.extend([d] * len(tree_flatten(tree)[0]))
-            return
-        if isinstance(tree, dict):
-            if not isinstance(d, dict):
-                raise errors.hinted(ValueError(errors.with_hint(
-                    f"{name}: in_dims is not compatible with the structure of `inputs`",
-                    "in_dims mirrors the arguments' structure")))
-            for k in tree:
-                walk(tree[k], d[k])
-            return
-        if isinstance(tree, (tuple, list)) and isinstance(d, (tuple, list)) and \
-                len(tree) == len(d):
-            for t, dd in zip(tree, d):
-                walk(t, dd)
-            return
+
+def _spec_repr(tree: Any, indent: int = 0) -> str:
+    """``repr(torch.utils._pytree.tree_flatten(tree)[1])``: PyTorch's TreeSpec text."""
+    if not _is_node(tree):
+        return "*"
+    if isinstance(tree, dict):
+        ctx, kids = repr(list(tree.keys())), list(tree.values())
+    elif hasattr(tree, "_fields"):
+        ctx, kids = repr(type(tree)), list(tree)
+    else:
+        ctx, kids = "None", list(tree)
+    out = f"TreeSpec({type(tree).__name__}, {ctx}, ["
+    if kids:
+        indent += 2
+        out += _spec_repr(kids[0], indent) + ("," if len(kids) > 1 else "")
+        out += ",".join("\n" + " " * indent + _spec_repr(k, indent) for k in kids[1:])
+    return out + "])"
+
+
+def _n_leaves(tree: Any) -> int:
+    if not _is_node(tree):
+        return 1
+    kids = tree.values() if isinstance(tree, dict) else tree
+    return sum(_n_leaves(k) for k in kids)
+
+
+def _broadcast_dims(dims: Any, tree: Any) -> list[Any] | None:
+    """``dims`` as one entry per leaf of ``tree`` (a leaf of ``dims`` covers a whole
+    subtree), or None where the structures differ (PyTorch's ``_broadcast_to_and_flatten``)."""
+    if not _is_node(dims):
+        return [dims] * _n_leaves(tree)
+    if not _is_node(tree) or type(dims) is not type(tree):
+        return None
+    if isinstance(dims, dict):
+        if list(dims.keys()) != list(tree.keys()):
+            return None
+        pairs = [(dims[k], tree[k]) for k in dims]
+    else:
+        if len(dims) != len(tree):
+            return None
+        pairs = list(zip(dims, tree))
+    out: list[Any] = []
+    for d, t in pairs:
+        sub = _broadcast_dims(d, t)
+        if sub is None:
+            return None
+        out.extend(sub)
+    return out
+
+
+def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
+    """``in_dims`` expanded to one entry per leaf of the arguments ``spec_tree``."""
+    flat = _broadcast_dims(dims, spec_tree)
+    if flat is None:
         raise errors.hinted(ValueError(errors.with_hint(
             f"{name}: in_dims is not compatible with the structure of `inputs`. in_dims has "
-            f"structure {type(d).__name__} but inputs has structure {type(tree).__name__}.",
+            f"structure {_spec_repr(dims)} but inputs has structure {_spec_repr(spec_tree)}.",
             "in_dims mirrors the arguments' structure")))
-
-    walk(spec_tree, dims)
-    return out
+    return flat
 
 
 def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error",
@@ -512,21 +545,26 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if isinstance(in_dims, (tuple, list)) and len(in_dims) != len(args):
+        name = _name(f)
+        if not isinstance(in_dims, (tuple, int)):
             raise errors.hinted(ValueError(errors.with_hint(
-                f"vmap({_name(f)}, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
-                f"compatible with the structure of `inputs`. in_dims has structure "
-                f"{len(in_dims)} but inputs has structure {len(args)}.",
-                "give one in_dims entry per positional argument")))
-        if not isinstance(in_dims, (tuple, list, int)) and in_dims is not None:
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or "
+                f"a (potentially nested) tuple matching the structure of inputs, got: "
+                f"{type(in_dims)}.", "in_dims is an int or a tuple")))
+        if not args:
             raise errors.hinted(ValueError(errors.with_hint(
-                f"vmap(f, in_dims={in_dims}, ...): expected `in_dims` to be int or a (potentially "
-                f"nested) tuple matching the structure of inputs, got: {type(in_dims)}.",
-                "in_dims is an int, None or a tuple")))
+                f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you "
+                "are trying to vmap over a function with no inputs. The latter is unsupported.",
+                "pass the tensors to map over")))
         leaves, spec = tree_flatten(args)
-        dims = _dims_for(args if isinstance(in_dims, (tuple, list)) else args,
-                         tuple(in_dims) if isinstance(in_dims, list) else in_dims,
-                         len(leaves), "vmap")
+        dims = _dims_for(args, in_dims, len(leaves), f"vmap({name}, in_dims={in_dims}, ...)"
+                                                     "(<inputs>)")
+        for d in dims:
+            if d is not None and not isinstance(d, int):
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an "
+                    "input but in_dim must be either an integer dimension or None.",
+                    "an in_dims entry is an int or None")))
         size = None
         moved: list[Any] = []
         for i, (v, d) in enumerate(zip(leaves, dims)):
@@ -571,10 +609,8 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
             moved.append(basis_of(mv) or mv)  # an identity: held structured
         if size is None:
             raise errors.hinted(ValueError(errors.with_hint(
-                f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): at least one input must "
-                "be a "
-                "Tensor mapped over a dimension (in_dims not None)",
-                "map at least one tensor argument")))
+                "vmap: Expected at least one Tensor to vmap over",
+                "map at least one tensor argument (an in_dims entry that is not None)")))
         if chunk_size is not None and chunk_size < size:
             pieces = []
             parts = []
@@ -585,18 +621,19 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
                 parts.append(part)
                 pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs,
                                    randomness))
-            outs0, ospec, _ = pieces[0]
+            outs0, ospec, _, flags = pieces[0]
             merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                       for k in range(len(outs0))]
+            flags = [any(p[3][k] for p in pieces) for k in range(len(outs0))]
             written: dict[int, Tensor] = {}
             for i in set().union(*(p[2] for p in pieces)):
                 written[i] = ops.concatenate([p[2].get(i, part[i]) for p, part in
                                               zip(pieces, parts)], axis=0)
             _write_back(leaves, dims, written)
-            return _place(merged, ospec, out_dims)
-        outs, ospec, written = _run(f, spec, moved, dims, size, kwargs, randomness)
+            return _place(merged, ospec, out_dims, flags, name)
+        outs, ospec, written, flags = _run(f, spec, moved, dims, size, kwargs, randomness)
         _write_back(leaves, dims, written)
-        return _place(outs, ospec, out_dims)
+        return _place(outs, ospec, out_dims, flags, name)
 
     return wrapper
 
@@ -616,9 +653,11 @@ def _write_back(leaves: list[Any], dims: list[Any], written: dict[int, Tensor]) 
 
 
 def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], size: int,
-         kwargs: dict[str, Any], randomness: str) -> tuple[list[Tensor], Any, dict[int, Tensor]]:
+         kwargs: dict[str, Any], randomness: str
+         ) -> tuple[list[Tensor], Any, dict[int, Tensor], list[bool]]:
     """Run ``f`` at a new batch level: the outputs with the batch on axis 0, their structure,
-    and the new batched values of the inputs ``f`` changed in place (by input position)."""
+    the new batched values of the inputs ``f`` changed in place (by input position), and
+    which outputs were batched (the others are broadcast)."""
     with BatchLevel(size, randomness) as lv, _active():
         tracers = [lv.make(v) if d is not None else v for v, d in zip(moved, dims)]
         before = [t._bval if d is not None else None for t, d in zip(tracers, dims)]
@@ -627,6 +666,7 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
                    if b is not None and t._bval is not b and isinstance(moved[i], Tensor)}
         outs, ospec = tree_flatten(res)
         vals = []
+        batched: list[bool] = []
         for o in outs:
             if not isinstance(o, Tensor):
                 raise errors.hinted(ValueError(errors.with_hint(
@@ -635,9 +675,11 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
                     "return tensors from the vmapped function")))
             if o._lvl is lv:
                 vals.append(lv.value(o))
+                batched.append(True)
             else:  # the same for every example: broadcast it
                 vals.append(ops.broadcast_to(ops.expand_dims(o, 0), (size,) + o._data.shape))
-    return vals, ospec, written
+                batched.append(False)
+    return vals, ospec, written, batched
 
 
 _ONE_ARG = tree_flatten((0,))[1]
@@ -656,21 +698,48 @@ def _map_basis(f: Callable[..., Any], basis: Basis, chunk_size: int | None = Non
         merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                   for k in range(len(outs0))]
         return tree_unflatten(ospec, merged)
-    outs, ospec, _ = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
+    outs, ospec, _, _ = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
     return tree_unflatten(ospec, outs)
 
 
-def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
-    dims = _dims_for(tree_unflatten(ospec, vals), out_dims, len(vals), "vmap") \
-        if not (out_dims is None or isinstance(out_dims, int)) else [out_dims] * len(vals)
+def _place(vals: list[Tensor], ospec: Any, out_dims: Any, batched: list[bool] | None = None,
+           name: str = "f") -> Any:
+    """The outputs with the batch moved to ``out_dims`` (PyTorch's checks and messages)."""
+    if not isinstance(out_dims, int):
+        for d in tree_flatten(out_dims)[0]:
+            if d is not None and not isinstance(d, int):
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or "
+                    "a python collection of ints representing where in the outputs the vmapped "
+                    "dimension should appear.", "out_dims holds ints (or None)")))
+    outputs = tree_unflatten(ospec, vals)
+    dims: list[Any] | None
+    if isinstance(outputs, Tensor):  # PyTorch's edge case: a bare tensor takes (d,) too
+        dims = [out_dims] if out_dims is None or isinstance(out_dims, int) else \
+            list(out_dims) if isinstance(out_dims, tuple) and len(out_dims) == 1 else None
+    else:
+        dims = _broadcast_dims(out_dims, outputs)
+    if dims is None:
+        raise errors.hinted(ValueError(errors.with_hint(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
+            f"the structure of `outputs`. out_dims has structure {_spec_repr(out_dims)} but "
+            f"outputs has structure {_spec_repr(outputs)}.",
+            "out_dims mirrors the outputs' structure")))
     res = []
-    for v, d in zip(vals, dims):
+    for k, (v, d) in enumerate(zip(vals, dims)):
         if d is None:
+            if batched is not None and batched[k]:
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
+                    "None", "out_dims=None is for outputs that do not depend on the batch")))
             res.append(ops.getitem(v, 0))
-        elif d % v._data.ndim != 0:
-            res.append(ops.moveaxis(v, 0, d))
-        else:
-            res.append(v)
+            continue
+        n = v._data.ndim
+        if not -n <= d < n:
+            raise errors.hinted(IndexError(errors.with_hint(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                f"{d})", f"the output has {n - 1} dims per example, and the batch makes one more")))
+        res.append(ops.moveaxis(v, 0, d) if d % n != 0 else v)
     return tree_unflatten(ospec, res)
 
 

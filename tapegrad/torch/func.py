@@ -40,10 +40,15 @@ from ..autodiff.functional import vmap as _vmap
 def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
          randomness: str = "error", *, chunk_size: int | None = None) -> Callable[..., Any]:
     """``func`` vectorized over dimension ``in_dims`` of its inputs (PyTorch's ``vmap``)."""
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+    if chunk_size is not None and chunk_size <= 0:
         raise hinted(ValueError(with_hint(
             f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})",
             "pass a positive number of examples per chunk")))
+    if chunk_size is not None and not isinstance(chunk_size, int):
+        # PyTorch fails on it when splitting the batch, with Python's own message
+        raise hinted(TypeError(with_hint(
+            f"can't multiply sequence by non-int of type '{type(chunk_size).__name__}'",
+            "chunk_size is an int")))
     return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
 

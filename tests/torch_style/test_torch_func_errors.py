@@ -49,3 +49,60 @@ def test_functional_errors(i: int) -> None:
     with pytest.raises(exc) as e:
         fn()
     assert str(e.value).startswith(msg), str(e.value)
+
+
+def _ident(a: Any) -> Any:
+    return a
+
+
+V_CASES: list[tuple[Callable[[], Any], type[Exception], str]] = [
+    (lambda: torch.vmap(_ident, in_dims=(0, 0))(torch.ones(2)), ValueError,
+     "vmap(_ident, in_dims=(0, 0), ...)(<inputs>): in_dims is not compatible with the "
+     "structure of `inputs`. in_dims has structure TreeSpec(tuple, None, [*,\n  *]) but "
+     "inputs has structure TreeSpec(tuple, None, [*])."),
+    (lambda: torch.vmap(_ident, in_dims=({"x": 0},))({"x": torch.ones(2), "y": torch.ones(2)}),
+     ValueError, "in_dims has structure TreeSpec(tuple, None, [TreeSpec(dict, ['x'], [*])]) "
+     "but inputs has structure TreeSpec(tuple, None, [TreeSpec(dict, ['x', 'y'], [*,\n    "
+     "*])])."),
+    (lambda: torch.vmap(_ident, in_dims=([0, 0],))((torch.ones(2), torch.ones(2))), ValueError,
+     "in_dims has structure TreeSpec(tuple, None, [TreeSpec(list, None, [*,\n    *])])"),
+    (lambda: torch.vmap(_ident, out_dims=(0, 0))(torch.ones(2)), ValueError,
+     "vmap(_ident, ..., out_dims=(0, 0))(<inputs>): out_dims is not compatible with the "
+     "structure of `outputs`. out_dims has structure TreeSpec(tuple, None, [*,\n  *]) but "
+     "outputs has structure *."),
+    (lambda: torch.vmap(_ident, out_dims=2)(torch.ones(2, 3)), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda: torch.vmap(lambda a: a.sum(), out_dims=1)(torch.ones(2, 3)), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    (lambda: torch.vmap(_ident, out_dims=None)(torch.ones(2, 3)), ValueError,
+     "vmap(_ident, ...): `_ident` can not return a BatchedTensor when out_dim is None"),
+    (lambda: torch.vmap(_ident, out_dims="x")(torch.ones(2)), ValueError,
+     "vmap(_ident, ..., out_dims=x): `out_dims` must be an int, None or a python collection"),
+    (lambda: torch.vmap(_ident, in_dims="x")(torch.ones(2)), ValueError,
+     "vmap(_ident, in_dims=x, ...)(<inputs>): expected `in_dims` to be int or a (potentially "
+     "nested) tuple matching the structure of inputs, got: <class 'str'>."),
+    (lambda: torch.vmap(lambda: 1)(), ValueError,
+     "vmap(<lambda>)(<inputs>): got no inputs. Maybe you forgot to add inputs"),
+    (lambda: torch.vmap(lambda a, b: a, in_dims=(None, None))(torch.ones(2), torch.ones(2)),
+     ValueError, "vmap: Expected at least one Tensor to vmap over"),
+    (lambda: torch.vmap(_ident, chunk_size=1.5)(torch.ones(2)), TypeError,
+     "can't multiply sequence by non-int of type 'float'"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(V_CASES)))
+def test_vmap_errors(i: int) -> None:
+    fn, exc, msg = V_CASES[i]
+    with pytest.raises(exc) as e:
+        fn()
+    assert msg in str(e.value), str(e.value)
+
+
+def test_vmap_out_dims_that_work() -> None:
+    x = torch.arange(6.0).reshape(2, 3)
+    a, s = torch.vmap(lambda v: (v * 2, v.sum()), out_dims=(1, 0))(x)
+    assert a.shape == (3, 2) and s.tolist() == [3.0, 12.0]
+    assert torch.vmap(_ident, out_dims=(0,))(x).shape == (2, 3)
+    assert torch.vmap(_ident, out_dims=-1)(x).shape == (3, 2)
+    y, c = torch.vmap(lambda v: (v, torch.ones(2)), out_dims=(0, None))(x)
+    assert y.shape == (2, 3) and c.tolist() == [1.0, 1.0]
