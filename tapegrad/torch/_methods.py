@@ -330,8 +330,43 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return self
 
 
+def _random_fill_vmap(self: Tensor, draw: Callable[[int], np.ndarray]) -> Tensor | None:
+    """An in-place random fill under ``vmap``: one draw per example (``'different'``, on a
+    batched ``self``) or one shared draw (``'same'``); PyTorch's error for ``'different'``
+    on an unbatched ``self``.  None when no ``vmap`` is active."""
+    if not _STATE.levels:
+        return None
+    from ..autodiff.batching import BatchLevel, active_batch_level, vmap_randomness
+
+    if active_batch_level() is None:
+        return None
+    lv = vmap_randomness()  # PyTorch's error under randomness='error'
+    shape = self._data.shape
+    n = int(np.prod(shape)) if shape else 1
+    if lv is None:  # 'same'
+        if self._lvl is None:
+            return None  # an unbatched tensor: the plain fill is the shared draw
+        vals: Any = make(draw(n).reshape(shape), None, False, TORCH)
+    else:
+        if not isinstance(self._lvl, BatchLevel):
+            raise hinted(RuntimeError(with_hint(
+                "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This "
+                "will appear like same randomness. If this is necessary for your usage, please "
+                "file an issue with functorch.",
+                "fill a batched tensor, or use randomness='same'")))
+        vals = lv.make(make(draw(n * lv.size).reshape((lv.size,) + shape), None, False, TORCH))
+    res = core.where(np.ones(shape, dtype=bool), vals, self)
+    with mode.no_grad():  # the new values do not depend on the old ones
+        self._assign_result(res, "random_")
+    return self
+
+
 def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     check_writable(self, "uniform_")
+    g = gen(generator)
+    r = _random_fill_vmap(self, lambda n: g.uniform(n, self._data.dtype, a, b))
+    if r is not None:
+        return r
     self._data[...] = gen(generator).uniform(self._data.size, self._data.dtype, a, b).reshape(
         self._data.shape)
     self._vc[0] += 1
@@ -341,6 +376,10 @@ def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = 
 def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
              generator: Any = None) -> Tensor:
     check_writable(self, "normal_")
+    g = gen(generator)
+    r = _random_fill_vmap(self, lambda n: g.normal(n, self._data.dtype, mean, std))
+    if r is not None:
+        return r
     self._data[...] = gen(generator).normal(self._data.size, self._data.dtype, mean,
                                             std).reshape(self._data.shape)
     self._vc[0] += 1
@@ -374,10 +413,14 @@ def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     from ._tensor import bernoulli_mask
 
     check_writable(self, "bernoulli_")
-    if self._lvl is not None or (isinstance(p, Tensor) and p._lvl is not None):
+    if isinstance(p, Tensor) and p._lvl is not None:
         raise hinted(NotImplementedError(with_hint(
-            "bernoulli_ on a vmap-batched tensor is not supported by tapegrad",
+            "bernoulli_ with vmap-batched probabilities is not supported by tapegrad",
             "use torch.bernoulli(probs) inside vmap (randomness='different')")))
+    r = _random_fill_vmap(self, lambda n: bernoulli_mask((n,), p, generator).astype(
+        self._data.dtype))
+    if r is not None:
+        return r
     mask = bernoulli_mask(self._data.shape, p, generator, fill_order(self._data))
     self._data[...] = mask
     self._vc[0] += 1
