@@ -312,6 +312,12 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` into this tensor (broadcast, cast), recorded like PyTorch's ``copy_``."""
     s = src if isinstance(src, Tensor) else _wrap(np.asarray(src))
     check_writable(self, "copy_")
+    if s._lvl is not None or self._lvl is not None:
+        # a transform's tracer (forward-mode dual, vmap batch): the level assigns the result
+        res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
+        if self._lvl is not None and res._lvl is not self._lvl:
+            res = core.where(np.ones(self._data.shape, dtype=bool), res, self)
+        return self._assign_result(res, "copy_")
     if _STATE.grad_enabled and (s._rg or self._rg):
         res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
         return self._assign_result(res, "copy_")

@@ -106,3 +106,23 @@ def test_vmap_out_dims_that_work() -> None:
     assert torch.vmap(_ident, out_dims=-1)(x).shape == (3, 2)
     y, c = torch.vmap(lambda v: (v, torch.ones(2)), out_dims=(0, None))(x)
     assert y.shape == (2, 3) and c.tolist() == [1.0, 1.0]
+
+
+def test_forward_ad_errors_and_copy_into_a_plain_tensor() -> None:
+    import tapegrad.torch.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.ones(2), torch.ones(2))
+        with pytest.raises(AttributeError, match="'float' object has no attribute "
+                                                 "'is_floating_point'"):
+            fwAD.make_dual(torch.ones(2), 3.0)
+        with pytest.raises(TypeError, match=r"_unpack_dual\(\): argument 'dual' \(position 1\) "
+                                            "must be Tensor, not float"):
+            fwAD.unpack_dual(3.0)
+        with pytest.raises(RuntimeError, match="Making a dual Tensor based on a Tensor that "
+                                               "already has a forward gradient"):
+            fwAD.make_dual(d, torch.ones(2))
+        z = torch.zeros(2, 2)
+        z.copy_(d * 3)  # a plain tensor becomes dual, as in PyTorch
+        assert fwAD.unpack_dual(z).tangent.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert fwAD.unpack_dual(3.0) == (3.0, None)
