@@ -144,6 +144,25 @@ def _leaf_like(x: Any) -> Tensor:
     return t
 
 
+def _tracked_below(t: Any) -> bool:
+    """Whether ``t`` is recorded, or is a transform's tracer whose value at a level below is
+    (a vmapped tensor that requires grad: ``vmap(grad(f))(params)`` with stacked ``params``
+    differentiated again outside)."""
+    if not isinstance(t, Tensor):
+        return False
+    if t._rg or t._node is not None:
+        return True
+    if t._lvl is None:
+        return False
+    d = t.__dict__
+    below = d.get("_bval", d.get("_primal"))
+    if below is None:
+        return False
+    if isinstance(below, Tensor):
+        return _tracked_below(below)
+    return any(_tracked_below(getattr(below, k, None)) for k in ("v", "z"))  # a Diag
+
+
 def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor],
                  walked: list[bool] | None = None) -> bool:
     """Whether the backward pass must itself be recorded: something outside differentiates it.
@@ -153,7 +172,7 @@ def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor],
     """
     if not _STATE.grad_enabled:
         return False
-    if _STATE.tapes or any(o._rg or o._node is not None for o in originals):
+    if _STATE.tapes or any(_tracked_below(o) for o in originals):
         return True
     if walked:
         return walked[0]

@@ -65,20 +65,24 @@ def _swapped(module: Any, values: dict[str, Any], strict: bool) -> Iterator[None
     where: dict[str, tuple[Any, str, str]] = {}
     for m, store, full in _named_tensors(module):
         where.setdefault(full, (m, store, full.rsplit(".", 1)[-1]))
-    unknown = [k for k in values if k not in where]
-    if unknown:
-        raise hinted(RuntimeError(with_hint(
-            f"Unexpected key(s): {', '.join(repr(k) for k in unknown)}.",
-            "the names must be those of module.named_parameters() / named_buffers()")))
-    if strict:
-        missing = [k for k in where if k not in values]
+    if strict:  # PyTorch's NamedMemberAccessor.check_keys: both lists sorted
+        unexpected = sorted(k for k in values if k not in where)
+        missing = sorted(k for k in where if k not in values)
+        msgs = []
+        if unexpected:
+            msgs.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
         if missing:
+            msgs.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+        if msgs:
             raise hinted(RuntimeError(with_hint(
-                f"Error(s) in reparametrizing for {type(module).__name__}:\n\tMissing key(s): "
-                f"{', '.join(repr(k) for k in missing)}.", "strict=True needs every name")))
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                + "\n\t".join(msgs),
+                "strict=True needs exactly the names of named_parameters() / named_buffers()")))
     old: list[tuple[dict[str, Any], str, Any]] = []
     try:
         for k, v in values.items():
+            if k not in where:  # not strict: a name the module does not have is ignored
+                continue
             m, store, local = where[k]
             d = getattr(m, store)
             old.append((d, local, d[local]))
@@ -100,14 +104,20 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     if isinstance(parameter_and_buffer_dicts, dict):
         values = dict(parameter_and_buffer_dicts)
     elif isinstance(parameter_and_buffer_dicts, Sequence):
-        values = {}
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise hinted(ValueError(with_hint(
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries",
+                "pass dicts of name -> tensor")))
+        counts: dict[str, int] = {}
         for d in parameter_and_buffer_dicts:
-            for k, v in d.items():
-                if k in values:
-                    raise hinted(ValueError(with_hint(
-                        f"{k} appeared in multiple dictionaries; behavior of functional call "
-                        "is ambiguous", "give each name once")))
-                values[k] = v
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:
+            raise hinted(ValueError(with_hint(
+                f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
+                "ambiguous", "give each name once")))
+        values = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
         raise hinted(ValueError(with_hint(
             f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "

@@ -493,6 +493,122 @@ def p_vmap_value_reading_ops(torch: Any) -> Any:
             torch.vmap(torch.func.grad(lambda a: F.adaptive_max_pool2d(a, 2).pow(2).sum()))(x))
 
 
+def p_maml_per_sample(torch: Any) -> Any:
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    params = dict(model.named_parameters())
+    x = torch.tensor(A, dtype=torch.float32); y = torch.ones(4, 1)
+    def loss(p, xi, yi):
+        return ((torch.func.functional_call(model, p, (xi,)) - yi) ** 2).sum()
+    g = torch.vmap(torch.func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    (g["weight"] ** 2).sum().backward()
+    return g["weight"].requires_grad, model.weight.grad, model.bias.grad
+
+
+def p_ensemble_grad_outer(torch: Any) -> Any:
+    torch.manual_seed(0)
+    models = [torch.nn.Linear(3, 1) for _ in range(3)]
+    params, buffers = torch.func.stack_module_state(models)
+    base = models[0]
+    x = torch.tensor(A, dtype=torch.float32); y = torch.ones(4, 1)
+    def loss(p, b, x, y):
+        return torch.nn.functional.mse_loss(torch.func.functional_call(base, (p, b), (x,)), y)
+    g = torch.vmap(torch.func.grad(loss), in_dims=(0, 0, None, None))(params, buffers, x, y)
+    (g["weight"] ** 2).sum().backward()
+    return g["weight"].requires_grad, params["weight"].grad, params["bias"].grad
+
+
+def p_maml_inner_loop(torch: Any) -> Any:
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    params = dict(model.named_parameters())
+    x = torch.tensor(A, dtype=torch.float32); y = torch.ones(4, 1)
+    def loss(p):
+        return torch.nn.functional.mse_loss(torch.func.functional_call(model, p, (x,)), y)
+    g = torch.func.grad(loss)(params)
+    new = {k: params[k] - 0.1 * g[k] for k in params}
+    outer = loss(new)
+    outer.backward()
+    return outer, model.weight.grad, model.bias.grad
+
+
+def p_jacrev_outer(torch: Any) -> Any:
+    w = torch.tensor(A, dtype=torch.float32, requires_grad=True)
+    j = torch.func.jacrev(lambda v: (w @ v).tanh())(torch.ones(3))
+    j.sum().backward()
+    jf = torch.func.jacfwd(lambda v: (w @ v).tanh())(torch.ones(3))
+    return j.requires_grad, w.grad, jf.requires_grad
+
+
+def p_functional_call_features(torch: Any) -> Any:
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2))
+    x = torch.tensor(A, dtype=torch.float32)
+    p = {k: torch.zeros_like(v) for k, v in m.named_parameters()}
+    out = []
+    out.append(torch.func.functional_call(m, p, (x,)))
+    out.append(m[0].weight.sum())  # unchanged
+    out.append(m[1].running_mean)
+    try:
+        torch.func.functional_call(m, {"nope": torch.zeros(1)}, (x,))
+    except Exception as e:
+        out.append((type(e).__name__, str(e)))
+    try:
+        torch.func.functional_call(m, p, (x,), strict=True)
+    except Exception as e:
+        out.append((type(e).__name__, str(e)))
+    out.append(torch.func.functional_call(m[0], {"weight": torch.ones(2, 3)}, x))
+    out.append(torch.func.functional_call(m[0], ({"weight": torch.ones(2, 3)}, {"bias": torch.ones(2)}), (x,)))
+    try:
+        torch.func.functional_call(m[0], ({"weight": torch.ones(2, 3)}, {"weight": torch.ones(2, 3)}), (x,))
+    except Exception as e:
+        out.append((type(e).__name__, str(e)))
+    class K(torch.nn.Module):
+        def __init__(self):
+            super().__init__(); self.l = torch.nn.Linear(3, 1)
+        def forward(self, x, scale=1.0):
+            return self.l(x) * scale
+    k = K()
+    out.append(torch.func.functional_call(k, dict(k.named_parameters()), (x,), {"scale": 3.0}))
+    return out
+
+
+def p_saved_tensors_hooks(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    packed = []
+    def pack(t):
+        packed.append(tuple(t.shape))
+        return t * 1
+    def unpack(t):
+        return t
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = (x.sin() * x).sum()
+    y.backward()
+    g1 = x.grad.clone()
+    x.grad = None
+    with torch.autograd.graph.save_on_cpu():
+        z = (x.exp() ** 2).sum()
+    z.backward()
+    return g1, len(packed), x.grad
+
+
+def p_retain_grad_and_hooks(torch: Any) -> Any:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    h = []
+    y.register_hook(lambda g: h.append(g.clone()))
+    (y ** 2).sum().backward()
+    return y.grad, h, x.grad, y.is_leaf, y.requires_grad
+
+
+def p_jacrev_chunk(torch: Any) -> Any:
+    x = torch.tensor(A, dtype=torch.float32)
+    f = lambda v: (v @ v.T).tanh()
+    return (torch.func.jacrev(f, chunk_size=3)(x), torch.func.jacrev(f, chunk_size=1)(x),
+            torch.func.jacfwd(f, randomness="same")(x))
+
+
 PROGRAMS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("p_")}
 
 

@@ -134,3 +134,39 @@ def test_numpy_inside_forward_of_a_tensor_that_requires_grad() -> None:
         assert x.numpy().tolist() == X.tolist()
     with pytest.raises(RuntimeError, match="Can't call numpy"):
         x.numpy()
+
+
+def test_vmap_of_grad_over_stacked_params_stays_differentiable() -> None:
+    """Ensembles / MAML: per-model gradients from vmap(grad) over stacked parameters that
+    require grad are differentiated again (they were cut from the graph)."""
+    torch.manual_seed(0)
+    models = [torch.nn.Linear(3, 1) for _ in range(2)]
+    params, buffers = torch.func.stack_module_state(models)
+    x = torch.randn(4, 3)
+
+    def loss(p: Any, b: Any) -> Any:
+        return (torch.func.functional_call(models[0], (p, b), (x,)) ** 2).sum()
+
+    g = torch.vmap(torch.func.grad(loss))(params, buffers)
+    assert g["weight"].requires_grad
+    (g["bias"] ** 2).sum().backward()
+    # d/dp of (dL/db)^2 with dL/db = 2 * sum(x @ w + b): 2 * gb * 2 * (sum(x, 0), n)
+    gb = g["bias"].detach()
+    want_w = 2 * gb[:, :, None] * 2 * x.sum(0)[None, None, :]
+    np.testing.assert_allclose(params["weight"].grad.numpy(), want_w.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(params["bias"].grad.numpy(), (2 * gb * 2 * 4).numpy(),
+                               rtol=1e-5)
+
+
+def test_functional_call_strict_and_unexpected_names() -> None:
+    m = torch.nn.Linear(2, 1)
+    x = torch.ones(1, 2)
+    # not strict: a name the module does not have is ignored, as in PyTorch
+    assert torch.func.functional_call(m, {"nope": torch.zeros(1)}, (x,)).shape == (1, 1)
+    with pytest.raises(RuntimeError) as e:
+        torch.func.functional_call(m, {"nope": torch.zeros(1), "weight": torch.ones(1, 2)},
+                                   (x,), strict=True)
+    assert str(e.value) == ("Error(s) in reparametrizing for Linear:\n\tUnexpected key(s): "
+                            "'nope'.\n\tMissing key(s): 'bias'.")
+    with pytest.raises(ValueError, match=r"\['weight'\] appeared in multiple dictionaries"):
+        torch.func.functional_call(m, ({"weight": m.weight}, {"weight": m.weight}), (x,))
