@@ -170,3 +170,47 @@ def test_functional_call_strict_and_unexpected_names() -> None:
                             "'nope'.\n\tMissing key(s): 'bias'.")
     with pytest.raises(ValueError, match=r"\['weight'\] appeared in multiple dictionaries"):
         torch.func.functional_call(m, ({"weight": m.weight}, {"weight": m.weight}), (x,))
+
+
+def test_node_register_hook_gets_grad_inputs_and_grad_outputs() -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    log: list[Any] = []
+    h = y.grad_fn.register_hook(lambda gi, go: log.append(
+        ([None if g is None else g.tolist() for g in gi], [g.tolist() for g in go])))
+    y.sum().backward()
+    assert log == [([[3.0, 3.0], None], [[1.0, 1.0]])]
+    h.remove()
+    x.grad = None
+    y2 = x ** 2
+    y2.grad_fn.register_hook(lambda gi, go: (gi[0] + 1,))  # replaces the input gradient
+    y2.sum().backward()
+    assert x.grad.tolist() == [3.0, 5.0]
+
+
+def test_saved_tensor_attributes() -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = x * y
+    assert z.grad_fn._saved_self is x and z.grad_fn._saved_other is y
+    r = y.grad_fn._saved_result
+    np.testing.assert_allclose(r.detach().numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+    assert r.grad_fn is y.grad_fn
+    z.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        z.grad_fn._saved_self  # noqa: B018
+    with pytest.raises(AttributeError):
+        z.grad_fn._saved_nothing  # noqa: B018
+
+
+def test_batch_norm_with_running_stats_under_vmap_raises() -> None:
+    bn = torch.nn.BatchNorm1d(3)
+    with pytest.raises(RuntimeError, match="Batch norm got a batched tensor as input while the "
+                                           "running_mean or running_var"):
+        torch.vmap(lambda v: bn(v.unsqueeze(0).expand(2, 3)))(torch.ones(4, 3))
+    bn.eval()
+    assert torch.vmap(lambda v: bn(v.unsqueeze(0).expand(2, 3)))(torch.ones(4, 3)).shape == \
+        (4, 2, 3)
+    torch.func.replace_all_batch_norm_modules_(bn.train())
+    assert torch.vmap(lambda v: bn(v.unsqueeze(0).expand(2, 3)))(torch.ones(4, 3)).shape == \
+        (4, 2, 3)

@@ -483,6 +483,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     (tensor([0.2000]), tensor([1.1000]))
     """
     x = _tensor(input, "batch_norm")
+    if training and _no_values(x) and any(
+            r is not None and not _no_values(r) for r in (running_mean, running_var)):
+        raise hinted(RuntimeError(with_hint(
+            "Batch norm got a batched tensor as input while the running_mean or running_var, "
+            "which will be updated in place, were not batched.\nIf you are using a module and "
+            "do not need eval mode, please set `track_running_stats` to be False.If you are "
+            "using a prebuilt module and do not need eval mode, please see the functorch "
+            "website for resources on how to patch your module to work with vmap",
+            "torch.func.replace_all_batch_norm_modules_(model), or model.eval()")))
     if not training and (running_mean is None or running_var is None):
         raise hinted(RuntimeError(with_hint(
             "running_mean and running_var must be defined in evaluation mode",
