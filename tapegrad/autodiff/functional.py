@@ -115,20 +115,64 @@ def _name(f: Any) -> str:
 
 
 def _check_argnums(argnums: Any, n: int, name: str) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not nums:
+    """PyTorch's ``_slice_argnums`` checks, in its order and with its messages."""
+    if not isinstance(argnums, (int, tuple)):
         raise errors.hinted(RuntimeError(errors.with_hint(
-            f"{name}: argnums must be non-empty", "pass the index of an argument")))
+            f"argnums must be int or Tuple[int, ...], got: {type(argnums)}",
+            "argnums names positional arguments by index")))
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
         if not isinstance(a, int):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"{name}: argnums must be int or Tuple[int, ...], got: {type(a)}",
+                f"argnum must be int, got: {type(a)}",
                 "argnums names positional arguments by index")))
         if not -n <= a < n:
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"Got argnums={a}, but only {n} positional inputs",
+                f"Got argnum={a}, but only {n} positional inputs",
                 f"{name} can only differentiate positional arguments")))
-    return tuple(a % n for a in nums)
+    if not nums:
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            "argnums must be non-empty", "pass the index of an argument")))
+    wrapped = tuple(a % n for a in nums)
+    if len(set(wrapped)) != len(wrapped):
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            f"argnums elements must be unique, got {argnums}", "name each argument once")))
+    return wrapped
+
+
+def _pprint(tree: Any) -> str:
+    """``torch.utils._pytree.treespec_pprint`` of ``tree``'s structure."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{k!r}: {_pprint(v)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, list):
+        return "[" + ", ".join(_pprint(v) for v in tree) + "]"
+    if isinstance(tree, tuple):
+        inner = ", ".join(_pprint(v) for v in tree)
+        if hasattr(tree, "_fields"):
+            return f"{type(tree).__name__}({inner})"
+        return f"({inner},)" if len(tree) == 1 else f"({inner})"
+    return "*"
+
+
+def _check_primal(x: Any) -> None:
+    """PyTorch's transforms take tensors only (NumPy arrays are the core's own inputs)."""
+    if not isinstance(x, (Tensor, np.ndarray)):
+        raise errors.hinted(ValueError(errors.with_hint(
+            f"Thing passed to transform API must be Tensor, got {type(x)}",
+            "wrap the value in a tensor")))
+
+
+def _dtype_name(t: Tensor) -> str:
+    """The dtype as the tensor's front-end prints it (``torch.int64``)."""
+    return str(getattr(t, "dtype", t._data.dtype))
+
+
+def _check_aux(aux: Any) -> None:
+    for v in tree_flatten(aux)[0]:
+        if not isinstance(v, Tensor):
+            raise errors.hinted(RuntimeError(errors.with_hint(
+                f"Expected tensors, got unsupported type {type(v)}",
+                "aux holds tensors (tuples/lists/dicts of tensors)")))
 
 
 def _leaf_like(x: Any) -> Tensor:
@@ -136,7 +180,7 @@ def _leaf_like(x: Any) -> Tensor:
     x = _as_tensor(x)
     if x._data.dtype.kind not in "fc":
         raise errors.hinted(RuntimeError(errors.with_hint(
-            errors.INT_REQUIRES_GRAD,
+            "only Tensors of floating point dtype can require gradients",
             f"the input has dtype {x._data.dtype}; differentiate with respect to floats")))
     t = ops.identity(x)
     if not (t._rg or t._node is not None):
@@ -217,8 +261,8 @@ def _check_leaves(leaves: list[Any], name: str) -> list[Tensor]:
     for v in leaves:
         if not isinstance(v, Tensor):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"{name}: Expected f to be a function that has only Tensors as outputs, "
-                f"got {type(v)}", "return tensors (or tuples/lists/dicts of tensors)")))
+                f"{name}: expected f(*primals) to return only tensors, got unsupported type "
+                f"{type(v)}", "return tensors (or tuples/lists/dicts of tensors)")))
     return leaves
 
 
@@ -239,6 +283,8 @@ def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bo
     """:func:`vjp`; with ``cut=False`` the output is handed back as it is (for a caller that
     only differentiates it: ``jacrev``)."""
     leaves, spec = tree_flatten(primals)
+    for v in leaves:
+        _check_primal(v)
     originals = [_as_tensor(v) for v in leaves]
     with _grad_on():
         inputs = [_leaf_like(v) for v in originals]
@@ -250,18 +296,19 @@ def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bo
                 "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
                 "if has_aux is True", "return (output, aux)")))
         res, aux = res
+        _check_aux(aux)
     outs, out_spec = tree_flatten(res)
     _check_leaves(outs, "vjp(f, *primals)")
+    out_text = _pprint(res)
 
     def vjp_fn(*cotangents: Any) -> tuple[Any, ...]:
-        ct = cotangents[0] if len(cotangents) == 1 and out_spec is not None and \
-            not isinstance(cotangents[0], Tensor) else cotangents
-        cts, _ = tree_flatten(ct if out_spec is not None else cotangents[0])
-        if len(cts) != len(outs):
+        ct = cotangents[0] if len(cotangents) == 1 else cotangents
+        cts, ct_spec = tree_flatten(ct)
+        if ct_spec != out_spec:
             raise errors.hinted(RuntimeError(errors.with_hint(
                 f"Expected pytree structure of cotangents to be the same as pytree structure "
-                f"of outputs to the function. cotangents: {len(cts)} leaves, primal output: "
-                f"{len(outs)} leaves", "pass one cotangent per output")))
+                f"of outputs to the function. cotangents: {_pprint(ct)}, primal output: "
+                f"{out_text}", "pass one cotangent per output, in the output's structure")))
         cts = [_as_tensor(c) for c in cts]
         for c, o in zip(cts, outs):
             if c._data.shape != o._data.shape:
@@ -336,6 +383,9 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
     nums = _check_argnums(argnums, len(args), name)
     args = list(args)  # type: ignore[assignment]
     flat: list[tuple[int, list[Tensor], Any, list[Tensor]]] = []
+    for a in nums:
+        for v in tree_flatten(args[a])[0]:
+            _check_primal(v)
     with _grad_on():
         for a in nums:
             leaves, spec = tree_flatten(args[a])
@@ -348,9 +398,10 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
     if has_aux:
         if not (isinstance(res, tuple) and len(res) == 2):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"{name}(f)(*args): output of function f should be a tuple: (output, aux) "
-                "if has_aux is True", "return (output, aux)")))
+                "grad_and_value(f)(*args): output of function f should be a tuple: (output, "
+                "aux) if has_aux is True", "return (output, aux)")))
         res, aux = res
+        _check_aux(aux)
     if not isinstance(res, Tensor):
         raise errors.hinted(RuntimeError(errors.with_hint(
             f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(res)}",
@@ -424,26 +475,37 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
 
     ``primals`` and ``tangents`` are tuples of the same structure.
     """
-    if not isinstance(primals, (tuple, list)):
+    if not isinstance(primals, tuple):
         raise errors.hinted(RuntimeError(errors.with_hint(
             "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
             "valid to call f(*primals).", "pass primals=(x,)")))
-    pl, spec = tree_flatten(tuple(primals))
-    tl, tspec = tree_flatten(tuple(tangents))
-    if len(pl) != len(tl):
+    pl, spec = tree_flatten(primals)
+    tl, tspec = tree_flatten(tangents)
+    if spec != tspec:
         raise errors.hinted(RuntimeError(errors.with_hint(
             "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
             f"structure. For example, if primals is a tuple of 3 tensors, tangents also must "
-            f"be. Got primals with structure {spec} and tangents with structure {tspec}",
-            "pass one tangent per primal")))
+            f"be. Got primals with structure {_spec_repr(primals)} and tangents with "
+            f"structure {_spec_repr(tangents)}", "pass one tangent per primal")))
+    for what, vals in (("primals", pl), ("tangents", tl)):
+        for v in vals:
+            if not isinstance(v, (Tensor, np.ndarray)):
+                raise errors.hinted(RuntimeError(errors.with_hint(
+                    f"jvp(f, primals, tangents): Expected {what} to only contain Tensors, got "
+                    f"{type(v)}", f"the {what} are tensors")))
     pl = [_as_tensor(p) for p in pl]
     tl = [_as_tensor(t) for t in tl]
     for p, t in zip(pl, tl):
+        if p._data.dtype.kind not in "fc":
+            raise errors.hinted(ValueError(errors.with_hint(
+                f"Expected primal to be floating point or complex, but got: "
+                f"{_dtype_name(p)}", "forward mode needs float primals")))
         if p._data.shape != t._data.shape:
             raise errors.hinted(RuntimeError(errors.with_hint(
-                "jvp(f, primals, tangents): Expected primals and tangents to have the same "
-                f"shape: got {list(p._data.shape)} and {list(t._data.shape)}",
-                "a tangent has its primal's shape")))
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size "
+                f"{list(p._data.shape)} while the given forward gradient is of size "
+                f"{list(t._data.shape)}.", "a tangent has its primal's shape")))
     return _jvp(f, spec, pl, tl, has_aux)
 
 
@@ -455,7 +517,12 @@ def _jvp(f: Callable[..., Any], spec: Any, pl: list[Tensor], tl: list[Tensor],
         res = f(*tree_unflatten(spec, duals))
         aux = None
         if has_aux:
+            if not (isinstance(res, tuple) and len(res) == 2):
+                raise errors.hinted(RuntimeError(errors.with_hint(
+                    "jvp(f, primals, tangents): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True", "return (output, aux)")))
             res, aux = res
+            _check_aux(aux)
         outs, ospec = tree_flatten(res)
         _check_leaves(outs, "jvp(f, primals, tangents)")
         po, to = [], []
@@ -828,6 +895,10 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
     when it is a tuple; a pytree over outputs when ``f`` returns one).
     """
 
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise errors.hinted(ValueError(errors.with_hint(
+            "jacrev: `chunk_size` should be greater than 0.", "pass a positive chunk size")))
+
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
         nums = _check_argnums(argnums, len(args), "jacrev")
@@ -877,7 +948,14 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
     def wrapper(*args: Any) -> Any:
         nums = _check_argnums(argnums, len(args), "jacfwd")
         leaves, in_spec = tree_flatten(tuple(args[a] for a in nums))
+        for v in leaves:
+            _check_primal(v)
         leaves = [_as_tensor(v) for v in leaves]
+        for v in leaves:
+            if v._data.dtype.kind not in "fc":
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"Expected primal to be floating point or complex, but got: "
+                    f"{_dtype_name(v)}", "forward mode needs float primals")))
         sizes = [int(v._data.size) for v in leaves]
         total = sum(sizes)
         dtype = np.result_type(*[v._data.dtype for v in leaves])

@@ -126,3 +126,57 @@ def test_forward_ad_errors_and_copy_into_a_plain_tensor() -> None:
         z.copy_(d * 3)  # a plain tensor becomes dual, as in PyTorch
         assert fwAD.unpack_dual(z).tangent.tolist() == [[3.0, 3.0], [3.0, 3.0]]
     assert fwAD.unpack_dual(3.0) == (3.0, None)
+
+
+F_CASES: list[tuple[Callable[[], Any], type[Exception], str]] = [
+    (lambda: torch.func.grad(lambda v: v.sum(), argnums=1)(X), RuntimeError,
+     "Got argnum=1, but only 1 positional inputs"),
+    (lambda: torch.func.grad(lambda v: v.sum(), argnums=())(X), RuntimeError,
+     "argnums must be non-empty"),
+    (lambda: torch.func.grad(lambda v: v.sum(), argnums=0.5)(X), RuntimeError,
+     "argnums must be int or Tuple[int, ...], got: <class 'float'>"),
+    (lambda: torch.func.jacrev(lambda v: v, argnums=(0, 0))(X), RuntimeError,
+     "argnums elements must be unique, got (0, 0)"),
+    (lambda: torch.func.jacrev(lambda v: v, chunk_size=-1)(X), ValueError,
+     "jacrev: `chunk_size` should be greater than 0."),
+    (lambda: torch.func.jacrev(lambda v: v)(torch.tensor([1, 2])), RuntimeError,
+     "only Tensors of floating point dtype can require gradients"),
+    (lambda: torch.func.jacfwd(lambda v: v)(torch.tensor([1, 2])), ValueError,
+     "Expected primal to be floating point or complex, but got: torch.int64"),
+    (lambda: torch.func.vjp(lambda v: 3, X), RuntimeError,
+     "vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type "
+     "<class 'int'>"),
+    (lambda: torch.func.jvp(lambda v: 3, (X,), (X,)), RuntimeError,
+     "jvp(f, primals, tangents): expected f(*primals) to return only tensors"),
+    (lambda: torch.func.vjp(lambda v: {"a": v}, X)[1]((X,)), RuntimeError,
+     "Expected pytree structure of cotangents to be the same as pytree structure of outputs "
+     "to the function. cotangents: (*,), primal output: {'a': *}"),
+    (lambda: torch.func.vjp(lambda v: (v, v), X)[1](X), RuntimeError,
+     "cotangents: *, primal output: (*, *)"),
+    (lambda: torch.func.vjp(lambda v: v, 3.0), ValueError,
+     "Thing passed to transform API must be Tensor, got <class 'float'>"),
+    (lambda: torch.func.jvp(lambda v: v, (3.0,), (1.0,)), RuntimeError,
+     "jvp(f, primals, tangents): Expected primals to only contain Tensors, got <class "
+     "'float'>"),
+    (lambda: torch.func.jvp(lambda v: v, (X,), (torch.ones(2),)), RuntimeError,
+     "Trying to set a forward gradient that has a different size than that of the original "
+     "Tensor, this is not supported. Tensor is of size [3] while the given forward gradient "
+     "is of size [2]."),
+    (lambda: torch.func.jvp(lambda v: v, (X,), (X, X)), RuntimeError,
+     "Got primals with structure TreeSpec(tuple, None, [*]) and tangents with structure "
+     "TreeSpec(tuple, None, [*,\n  *])"),
+    (lambda: torch.func.jvp(lambda v: v, (X,), (X,), has_aux=True), RuntimeError,
+     "jvp(f, primals, tangents): output of function f should be a tuple: (output, aux)"),
+    (lambda: torch.func.grad(lambda v: v.sum(), has_aux=True)(X), RuntimeError,
+     "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux)"),
+    (lambda: torch.func.grad(lambda v: (v.sum(), 1), has_aux=True)(X), RuntimeError,
+     "Expected tensors, got unsupported type <class 'int'>"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(F_CASES)))
+def test_func_errors(i: int) -> None:
+    fn, exc, msg = F_CASES[i]
+    with pytest.raises(exc) as e:
+        fn()
+    assert msg in str(e.value), str(e.value)
