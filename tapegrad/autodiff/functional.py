@@ -337,12 +337,19 @@ def _cut(t: Any, keep: bool) -> Any:
     Kept as it is when something outside the transform differentiates it (``keep``);
     a tracer of an outer transform stays that tracer.
     """
-    if keep or not isinstance(t, Tensor) or (t._node is None and not t._rg):
+    if keep or not isinstance(t, Tensor) or not _tracked_below(t):
         return t
     r = make(t._data, None, False, t._style)
     r._vc = t._vc
     if t._lvl is not None:
         copy_tracer(t, r)
+        d = r.__dict__
+        # the value a level below holds the transform's own graph too (a vmapped output:
+        # its batch was computed from the differentiated inputs): cut it as well
+        for k in ("_bval", "_primal", "_tangent"):
+            v = d.get(k)
+            if isinstance(v, Tensor):
+                d[k] = _cut(v, keep)
     return r
 
 

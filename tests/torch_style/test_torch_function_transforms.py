@@ -214,3 +214,15 @@ def test_batch_norm_with_running_stats_under_vmap_raises() -> None:
     torch.func.replace_all_batch_norm_modules_(bn.train())
     assert torch.vmap(lambda v: bn(v.unsqueeze(0).expand(2, 3)))(torch.ones(4, 3)).shape == \
         (4, 2, 3)
+
+
+def test_vmap_of_grad_and_value_hands_back_untracked_values() -> None:
+    w = torch.tensor([1.0, -1.0, 2.0])
+    x = torch.ones(4, 3)
+
+    def loss(w: Any, xi: Any) -> Any:
+        return (torch.dot(w, xi) - 1.0) ** 2
+
+    g, v = torch.vmap(torch.func.grad_and_value(loss), in_dims=(None, 0))(w, x)
+    assert not v.requires_grad and not g.requires_grad
+    assert v.tolist() == [1.0] * 4 and g.tolist() == [[2.0, 2.0, 2.0]] * 4
