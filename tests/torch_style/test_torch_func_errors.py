@@ -180,3 +180,20 @@ def test_func_errors(i: int) -> None:
     with pytest.raises(exc) as e:
         fn()
     assert msg in str(e.value), str(e.value)
+
+
+def test_kl_div_batchmean() -> None:
+    a = torch.tensor([[0.2, 0.8], [0.5, 0.5]]).log()
+    b = torch.tensor([[0.3, 0.7], [0.6, 0.4]])
+    pointwise = (b * (b.log() - a)).numpy()
+    want = pointwise.sum() / 2
+    F = torch.nn.functional
+    np_ = pytest.importorskip("numpy")
+    np_.testing.assert_allclose(F.kl_div(a, b, reduction="batchmean").item(), want, rtol=1e-6)
+    np_.testing.assert_allclose(
+        torch.nn.KLDivLoss(reduction="batchmean", log_target=True)(a, b.log()).item(), want,
+        rtol=1e-6)
+    np_.testing.assert_allclose(F.kl_div(a[0], b[0], reduction="batchmean").item(),
+                                pointwise[0].sum() / 2, rtol=1e-6)
+    with pytest.warns(UserWarning, match="reduction: 'mean' divides the total loss"):
+        F.kl_div(a, b)
