@@ -197,3 +197,31 @@ def test_kl_div_batchmean() -> None:
                                 pointwise[0].sum() / 2, rtol=1e-6)
     with pytest.warns(UserWarning, match="reduction: 'mean' divides the total loss"):
         F.kl_div(a, b)
+
+
+S_X = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+S_Y = S_X * 2
+STRICT: list[tuple[Callable[[], Any], str]] = [
+    (lambda: AF.jacobian(lambda a, b: a * 2, (S_X, S_Y), strict=True),
+     "Output 0 of the user-provided function is independent of input 1. This is not allowed "
+     "in strict mode."),
+    (lambda: AF.jvp(lambda a, b: a * 2, (S_X, S_Y), (S_X, S_Y), strict=True),
+     "The output of the user-provided function is independent of input 1."),
+    (lambda: AF.hessian(lambda a: a.sum(), S_X, strict=True),
+     "While computing the hessian, found that the jacobian of the user-provided function with "
+     "respect to input 0 is independent of the input."),
+    (lambda: AF.hvp(lambda a: a.sum(), S_X, S_X, strict=True),
+     "While computing the hessian, found that the jacobian of the user-provided function"),
+    (lambda: AF.vhp(lambda a, b: (a ** 2).sum(), (S_X, S_Y), (S_X, S_Y), strict=True),
+     "The output of the user-provided function is independent of input 1."),
+]
+
+
+@pytest.mark.parametrize("i", range(len(STRICT)))
+def test_functional_strict_mode(i: int) -> None:
+    fn, msg = STRICT[i]
+    with pytest.raises(RuntimeError) as e:
+        fn()
+    assert msg in str(e.value), str(e.value)
+    # the same calls without strict give zeros where an input is unused
+    assert AF.hessian(lambda a: a.sum(), S_X).abs().sum().item() == 0.0

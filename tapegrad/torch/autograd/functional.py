@@ -128,6 +128,33 @@ def _check_strict(outputs: tuple[Tensor, ...], strict: bool, fn: str) -> None:
                 "in strict mode.", f"{fn}: make every output depend on the inputs")))
 
 
+def _check_requires_grad(ts: tuple[Any, ...], kind: str, strict: bool) -> None:
+    """PyTorch's ``_check_requires_grad`` (strict mode), by what ``ts`` are."""
+    if not strict:
+        return
+    for i, t in enumerate(ts):
+        if t is None:
+            raise hinted(RuntimeError(with_hint(
+                f"The output of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode.", "every input must be used")))
+        if t._node is None and not t._rg:
+            if kind == "jacobian":
+                msg = (f"While computing the hessian, found that the jacobian of the "
+                       f"user-provided function with respect to input {i} is independent of the "
+                       "input. This is not allowed in strict mode. You should ensure that your "
+                       "function is twice differentiable and that the jacobian depends on the "
+                       "inputs (this would be violated by a linear function for example).")
+            elif kind == "grad_inputs":
+                msg = (f"The gradient with respect to input {i} is independent of the inputs of "
+                       "the user-provided function. This is not allowed in strict mode.")
+            else:
+                msg = (f"Output {i} of the user-provided function does not require gradients. "
+                       "The outputs must be computed in a differentiable manner from the input "
+                       "when running in strict mode.")
+            raise hinted(RuntimeError(with_hint(msg, "strict mode: everything must depend on "
+                                                     "the inputs")))
+
+
 def _check_unused(grads: tuple[Any, ...], strict: bool, what: str) -> None:
     if not strict:
         return
@@ -196,6 +223,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         # u -> (d out / d x)^T u is linear in u; its VJP with v is J v
         us = tuple(make(np.zeros_like(o._data), None, True, TORCH) for o in outs)
         g = _autograd(outs, xs, us, create_graph=True)
+        _check_requires_grad(tuple(g), "grad_inputs", strict)
         pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and
                  (gi._node is not None or gi._rg)]
         if pairs:
@@ -256,11 +284,21 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
                                        "jacobian")
         _check_strict(outs, strict, "jacobian")
         rows: list[tuple[Tensor, ...]] = []
-        for o in outs:
-            def row(seed: Tensor, o: Tensor = o) -> tuple[Tensor | None, ...]:
+        for j, o in enumerate(outs):
+            def row(seed: Tensor, o: Tensor = o, j: int = j) -> tuple[Tensor | None, ...]:
                 gs = _autograd((o,), xs, (seed,), create_graph)
                 if strict:
-                    _check_unused(gs, True, "jacobian")
+                    for i, gi in enumerate(gs):
+                        if gi is None:
+                            raise hinted(RuntimeError(with_hint(
+                                f"Output {j} of the user-provided function is independent of "
+                                f"input {i}. This is not allowed in strict mode.",
+                                "every input must be used")))
+                        if create_graph and gi._node is None and not gi._rg:
+                            raise hinted(RuntimeError(with_hint(
+                                "The jacobian of the user-provided function is independent of "
+                                f"input {i}. This is not allowed in strict mode when "
+                                "create_graph=True.", "every input must be used")))
                 return gs
 
             basis = np.eye(o._data.size, dtype=o._data.dtype).reshape(
@@ -323,6 +361,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
                 "The Tensor returned by the function given to hessian should contain a single "
                 "element", "reduce the output to a scalar")))
         gs = _autograd(outs, xs, None, create_graph=True)
+        _check_requires_grad(tuple(gs), "jacobian", strict)
         return tuple(make(np.zeros_like(x._data), None, False, TORCH) if g is None else g
                      for g, x in zip(gs, xs))
 
@@ -365,6 +404,7 @@ def _vhp(func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, stri
                 f"The Tensor returned by the function given to {fn} should contain a single "
                 "element", "reduce the output to a scalar")))
         g = _autograd(outs, xs, None, create_graph=True)
+        _check_requires_grad(tuple(g), "jacobian", strict)
         pairs = [(gi, vi, k) for k, (gi, vi) in enumerate(zip(g, vs))
                  if gi is not None and (gi._node is not None or gi._rg)]
         if pairs:
