@@ -535,6 +535,8 @@ def _jvp(f: Callable[..., Any], spec: Any, pl: list[Tensor], tl: list[Tensor],
         po, to = [], []
         for o in outs:
             p, t = lv.unpack(o)
+            if isinstance(p, Tensor) and p._node is not None:
+                p = ops.identity(p)  # PyTorch hands the primal back as an alias (AliasBackward0)
             po.append(_restyle(p, o._style) if isinstance(p, Tensor) else p)
             if t is None:
                 t = make(np.zeros_like(o._data), None, False, o._style)
@@ -889,6 +891,14 @@ def _reshaped(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     return t if t._data.shape == shape else ops.reshape(t, shape)
 
 
+def _jac_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A Jacobian block in its final shape; one that an outer pass differentiates ends in a
+    view, as PyTorch's (``grad_fn=<ViewBackward0>``)."""
+    if t._data.shape != shape or t._node is not None:
+        return ops.reshape(t, shape)
+    return t
+
+
 def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Basis:
     """The standard basis of a ``shape`` tensor, as ``vmap`` holds it structured."""
     return Basis(tuple(shape), dtype, style)
@@ -937,7 +947,7 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
                 return _vjp_core(v_outs, cts, inputs, originals, True, walked)
 
             rows = _map_basis(one, basis, chunk_size)  # one row per output element
-            jac_k = [_reshaped(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
+            jac_k = [_jac_view(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
                      else r for r, i in zip(rows, in_leaves)]
             tree_k = tree_unflatten(in_spec, jac_k)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
@@ -1004,7 +1014,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             for v, n in zip(leaves, sizes):
                 piece = moved if n == total else \
                     ops.getitem(moved, (Ellipsis, slice(start, start + n)))
-                parts.append(_reshaped(piece, oshape + v._data.shape))
+                parts.append(_jac_view(piece, oshape + v._data.shape))
                 start += n
             tree_k = tree_unflatten(in_spec, parts)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)

@@ -226,3 +226,22 @@ def test_vmap_of_grad_and_value_hands_back_untracked_values() -> None:
     g, v = torch.vmap(torch.func.grad_and_value(loss), in_dims=(None, 0))(w, x)
     assert not v.requires_grad and not g.requires_grad
     assert v.tolist() == [1.0] * 4 and g.tolist() == [[2.0, 2.0, 2.0]] * 4
+
+
+def test_grad_fn_names_of_transform_outputs_an_outer_pass_tracks() -> None:
+    p = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = torch.tensor([3.0, 4.0])
+
+    def f(a: Any) -> Any:
+        return (a * p).sin()
+
+    AFn = torch.autograd.functional
+    for jac in (torch.func.jacrev(f)(x), torch.func.jacfwd(f)(x),
+                torch.func.hessian(lambda a: f(a).sum())(x),
+                AFn.jacobian(f, x, create_graph=True, vectorize=True)):
+        assert type(jac.grad_fn).__name__ == "ViewBackward0"
+    out, tan = torch.func.jvp(f, (x,), (torch.ones(2),))
+    assert type(out.grad_fn).__name__ == "AliasBackward0"
+    assert type(tan.grad_fn).__name__ == "MulBackward0"
+    out, tan = torch.func.jvp(torch.sin, (x,), (torch.ones(2),))
+    assert out.grad_fn is None and tan.grad_fn is None
