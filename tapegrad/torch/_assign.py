@@ -89,11 +89,17 @@ def _dim(dim: int, nd: int) -> int:
     return dim % n
 
 
-def _long_index(index: Any, what: str) -> np.ndarray:
+def _long_index(index: Any, what: str) -> Any:
+    """The index as an array; a vmap tracer stays a tensor (an input of the op: its values
+    differ per example and cannot be read)."""
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.dtype != np.int64:
         raise hinted(RuntimeError(with_hint(f"{what}(): Expected dtype int64 for index",
                                      "index tensors are torch.long")))
+    from ._ops import _vmapped
+
+    if _vmapped(index):
+        return index
     return idx
 
 
@@ -151,8 +157,7 @@ def index_add(input: Tensor, dim: int, index: Any, source: Any, *, alpha: Any = 
     src = _as_source(source, input)
     if alpha != 1:
         src = core.multiply(src, alpha)
-    add = core.index_add_zeros(src, index=_along(d, input._data.ndim, idx),
-                               shape=tuple(input._data.shape))
+    add = core.index_add(src, _along(d, input._data.ndim, idx), tuple(input._data.shape))
     return core.add(input, add)
 
 
@@ -178,11 +183,12 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any 
     idx = _long_index(index, "scatter")
     from ._ops import _vmapped
 
-    where: tuple[Any, ...] = _scatter_index(d, idx)
     if _vmapped(index):  # a vmap tracer: the index is an input of the op
-        grids: list[Any] = list(np.indices(idx.shape, sparse=True))
+        grids: list[Any] = list(np.indices(tuple(idx.shape), sparse=True))
         grids[d] = index
-        where = tuple(grids)
+        where: tuple[Any, ...] = tuple(grids)
+    else:
+        where = _scatter_index(d, idx)
     if src is None:
         src = value
     if isinstance(src, Tensor):

@@ -56,6 +56,11 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "scatter": (lambda x, i: torch.zeros(2, 5).scatter(1, i, x[0, :2, :5]), (X, I)),
     "scatter_add": (lambda x, i: torch.zeros(2, 5).scatter_add(1, i, x[0, :2, :5]), (X, I)),
     "index_put": (lambda x, i: x[0].index_put((i[0, :2] % 2,), torch.ones(5)), (X, I)),
+    "index_fill": (lambda x, i: x[0].index_fill(1, i[0, :2], -1.0), (X, I)),
+    "index_add": (lambda x, i: torch.zeros(4, 5).index_add(1, i[0, :2], x[0, :, :2]),
+                  (X, I)),
+    "index_copy": (lambda x, i: torch.zeros(4, 5).index_copy(1, torch.tensor([3, 1]),
+                                                             x[0, :, :2]), (X, I)),
 }
 
 
