@@ -61,10 +61,34 @@ def _named_tensors(module: Any) -> Iterator[tuple[Any, str, str]]:
 
 
 @contextmanager
-def _swapped(module: Any, values: dict[str, Any], strict: bool) -> Iterator[None]:
+def _swapped(module: Any, values: dict[str, Any], strict: bool,
+             tie_weights: bool = True) -> Iterator[None]:
     where: dict[str, tuple[Any, str, str]] = {}
     for m, store, full in _named_tensors(module):
         where.setdefault(full, (m, store, full.rsplit(".", 1)[-1]))
+    if tie_weights:
+        # PyTorch's _untie_named_tensors_map: a value given for one name of a tensor that
+        # several names share (tied weights) goes to all of them
+        groups: dict[int, list[str]] = {}
+        for full, (m, store, local) in where.items():
+            t = getattr(m, store)[local]
+            if t is not None:
+                groups.setdefault(id(t), []).append(full)
+        values = dict(values)
+        for names in groups.values():
+            if len(names) < 2:
+                continue
+            given = [n for n in names if n in values]
+            if not given:
+                continue
+            first = values[given[0]]
+            if any(values[n] is not first for n in given[1:]):
+                raise hinted(ValueError(with_hint(
+                    f"functional_call got multiple values for keys {sorted(given)}, which are "
+                    "tied. Consider using tie_weights=False",
+                    "give the tied tensor once, or pass tie_weights=False")))
+            for n in names:
+                values[n] = first
     if strict:  # PyTorch's NamedMemberAccessor.check_keys: both lists sorted
         unexpected = sorted(k for k in values if k not in where)
         missing = sorted(k for k in where if k not in values)
@@ -126,7 +150,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
-    with _swapped(module, values, strict):
+    with _swapped(module, values, strict, tie_weights):
         return module(*args, **(kwargs or {}))
 
 

@@ -245,3 +245,27 @@ def test_grad_fn_names_of_transform_outputs_an_outer_pass_tracks() -> None:
     assert type(tan.grad_fn).__name__ == "MulBackward0"
     out, tan = torch.func.jvp(torch.sin, (x,), (torch.ones(2),))
     assert out.grad_fn is None and tan.grad_fn is None
+
+
+def test_functional_call_ties_weights() -> None:
+    class Tied(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Linear(2, 2, bias=False)
+            self.b = torch.nn.Linear(2, 2, bias=False)
+            self.b.weight = self.a.weight
+
+        def forward(self, x: Any) -> Any:
+            return self.b(self.a(x))
+
+    m = Tied()
+    x = torch.ones(1, 2)
+    two = torch.eye(2) * 2
+    assert torch.func.functional_call(m, {"a.weight": two}, (x,)).tolist() == [[4.0, 4.0]]
+    untied = torch.func.functional_call(m, {"a.weight": two}, (x,), tie_weights=False)
+    np.testing.assert_allclose(untied.detach().numpy(), (m.b.weight @ torch.full((2,), 2.0))
+                               .detach().numpy()[None], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"multiple values for keys \['a.weight', 'b.weight'\], "
+                                         "which are tied"):
+        torch.func.functional_call(m, {"a.weight": two, "b.weight": torch.eye(2)}, (x,))
+    assert m.a.weight is m.b.weight  # restored
