@@ -235,6 +235,17 @@ def _ops_fns() -> tuple[Any, Any, Any]:
     return _OPS_FNS
 
 
+def _run_post_hooks(n: Node, gin: Any, g: Tensor) -> Any:
+    """A node's ``register_hook`` hooks: ``fn(grad_inputs, grad_outputs)``, each may return
+    new grad_inputs (PyTorch's Node post-hooks)."""
+    gins = tuple(gi if e is not None else None for gi, e in zip(gin, n.next))
+    for h in tuple(n.post_hooks or ()):
+        r = h(gins, (g,))
+        if r is not None:
+            gins = tuple(r)
+    return gins
+
+
 def run_backward(
     roots: Sequence[Node],
     seeds: Sequence[Tensor],
@@ -367,6 +378,8 @@ def run_backward(
                 gin = op.vjp(g, *args, **attrs) if attrs else op.vjp(g, *args)
             if anomaly:
                 _check_anomaly(n, gin, style)
+            if n.post_hooks:
+                gin = _run_post_hooks(n, gin, g)
             del g
             k = 0
             for e in nxt:

@@ -41,6 +41,7 @@ class Node:
     )
     # rarely set: class-level defaults, instance values go to __dict__
     hooks: list[Any] | None = None
+    post_hooks: list[Any] | None = None  # fn(grad_inputs, grad_outputs), after the VJP
     retain: Any = None
     trace: Any = None
 
@@ -64,9 +65,14 @@ class Node:
         return tuple((n, 0) for n in self.next)
 
     def register_hook(self, fn: Any) -> Any:
-        from .tensor import _add_hook
+        """``fn(grad_inputs, grad_outputs) -> new grad_inputs or None``, run after this node's
+        backward (PyTorch's ``Node.register_hook``: ``grad_inputs`` has one entry per
+        ``next_functions`` edge, None where no gradient flows)."""
+        from .tensor import RemovableHandle
 
-        return _add_hook(self, fn)
+        if self.post_hooks is None:
+            self.post_hooks = []
+        return RemovableHandle(self.post_hooks, fn)
 
     def register_prehook(self, fn: Any) -> Any:
         """``fn(grad_outputs) -> new grad_outputs or None``, run before this node's backward."""
@@ -80,6 +86,50 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
+
+    def __getattr__(self, name: str) -> Any:
+        # PyTorch's ``grad_fn._saved_self`` / ``_saved_other`` / ``_saved_result``: the
+        # tensors this node saved for its backward
+        which = {"_saved_self": (0, 0), "_saved_other": (0, 1), "_saved_result": (1, 0)}
+        code = which.get(name)
+        op = self.__dict__.get("op") if "op" in self.__dict__ else _slot(self, "op")
+        if code is None or op is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        codes = op.save_codes
+        saved = _slot(self, "saved")
+        for j, (kind, idx) in enumerate(codes):
+            if (kind, idx if kind == 0 else 0) != code:
+                continue
+            if saved is FREED:
+                raise RuntimeError(
+                    "Trying to backward through the graph a second time (or directly access "
+                    "saved tensors after they have already been freed). Saved intermediate "
+                    "values of the graph are freed when you call .backward() or "
+                    "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                    "the graph a second time or if you need to access saved tensors after "
+                    "calling backward.")
+            v = saved[j] if saved and j < len(saved) else None
+            if v is None:
+                break
+            from .registry import Packed
+            from .tensor import Tensor, make
+
+            if isinstance(v, Packed):
+                return v.unpack(v.value)
+            if not isinstance(v, Tensor):  # the output, saved as its array
+                return make(v, self, True, _STYLE[0])
+            return v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_STYLE = [1]  # the style of a saved output handed back (the PyTorch front-end's)
+
+
+def _slot(node: Node, name: str) -> Any:
+    try:
+        return object.__getattribute__(node, name)
+    except AttributeError:
+        return None
 
 
 class AccumulateGrad(Node):

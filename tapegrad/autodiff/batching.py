@@ -405,7 +405,8 @@ class BatchLevel(Level):
                     "exists a Tensor `other` in extra_args that has more elements than `self`. "
                     "This happened due to `other` being vmapped over but `self` not being "
                     "vmapped over in a vmap. Please try to use out-of-place operators instead "
-                    "of inplace arithmetic.",
+                    "of inplace arithmetic. If said operator is being called inside the PyTorch "
+                    "framework, please file a bug report instead.",
                     "an unbatched tensor cannot hold a batched result in place",
                 )
             ))

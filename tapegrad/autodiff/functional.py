@@ -115,20 +115,64 @@ def _name(f: Any) -> str:
 
 
 def _check_argnums(argnums: Any, n: int, name: str) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not nums:
+    """PyTorch's ``_slice_argnums`` checks, in its order and with its messages."""
+    if not isinstance(argnums, (int, tuple)):
         raise errors.hinted(RuntimeError(errors.with_hint(
-            f"{name}: argnums must be non-empty", "pass the index of an argument")))
+            f"argnums must be int or Tuple[int, ...], got: {type(argnums)}",
+            "argnums names positional arguments by index")))
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
         if not isinstance(a, int):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"{name}: argnums must be int or Tuple[int, ...], got: {type(a)}",
+                f"argnum must be int, got: {type(a)}",
                 "argnums names positional arguments by index")))
         if not -n <= a < n:
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"Got argnums={a}, but only {n} positional inputs",
+                f"Got argnum={a}, but only {n} positional inputs",
                 f"{name} can only differentiate positional arguments")))
-    return tuple(a % n for a in nums)
+    if not nums:
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            "argnums must be non-empty", "pass the index of an argument")))
+    wrapped = tuple(a % n for a in nums)
+    if len(set(wrapped)) != len(wrapped):
+        raise errors.hinted(RuntimeError(errors.with_hint(
+            f"argnums elements must be unique, got {argnums}", "name each argument once")))
+    return wrapped
+
+
+def _pprint(tree: Any) -> str:
+    """``torch.utils._pytree.treespec_pprint`` of ``tree``'s structure."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{k!r}: {_pprint(v)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, list):
+        return "[" + ", ".join(_pprint(v) for v in tree) + "]"
+    if isinstance(tree, tuple):
+        inner = ", ".join(_pprint(v) for v in tree)
+        if hasattr(tree, "_fields"):
+            return f"{type(tree).__name__}({inner})"
+        return f"({inner},)" if len(tree) == 1 else f"({inner})"
+    return "*"
+
+
+def _check_primal(x: Any) -> None:
+    """PyTorch's transforms take tensors only (NumPy arrays are the core's own inputs)."""
+    if not isinstance(x, (Tensor, np.ndarray)):
+        raise errors.hinted(ValueError(errors.with_hint(
+            f"Thing passed to transform API must be Tensor, got {type(x)}",
+            "wrap the value in a tensor")))
+
+
+def _dtype_name(t: Tensor) -> str:
+    """The dtype as the tensor's front-end prints it (``torch.int64``)."""
+    return str(getattr(t, "dtype", t._data.dtype))
+
+
+def _check_aux(aux: Any) -> None:
+    for v in tree_flatten(aux)[0]:
+        if not isinstance(v, Tensor):
+            raise errors.hinted(RuntimeError(errors.with_hint(
+                f"Expected tensors, got unsupported type {type(v)}",
+                "aux holds tensors (tuples/lists/dicts of tensors)")))
 
 
 def _leaf_like(x: Any) -> Tensor:
@@ -136,12 +180,31 @@ def _leaf_like(x: Any) -> Tensor:
     x = _as_tensor(x)
     if x._data.dtype.kind not in "fc":
         raise errors.hinted(RuntimeError(errors.with_hint(
-            errors.INT_REQUIRES_GRAD,
+            "only Tensors of floating point dtype can require gradients",
             f"the input has dtype {x._data.dtype}; differentiate with respect to floats")))
     t = ops.identity(x)
     if not (t._rg or t._node is not None):
         t._rg = True
     return t
+
+
+def _tracked_below(t: Any) -> bool:
+    """Whether ``t`` is recorded, or is a transform's tracer whose value at a level below is
+    (a vmapped tensor that requires grad: ``vmap(grad(f))(params)`` with stacked ``params``
+    differentiated again outside)."""
+    if not isinstance(t, Tensor):
+        return False
+    if t._rg or t._node is not None:
+        return True
+    if t._lvl is None:
+        return False
+    d = t.__dict__
+    below = d.get("_bval", d.get("_primal"))
+    if below is None:
+        return False
+    if isinstance(below, Tensor):
+        return _tracked_below(below)
+    return any(_tracked_below(getattr(below, k, None)) for k in ("v", "z"))  # a Diag
 
 
 def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor],
@@ -153,7 +216,7 @@ def _needs_graph(roots: list[Any], targets: set[Any], originals: list[Tensor],
     """
     if not _STATE.grad_enabled:
         return False
-    if _STATE.tapes or any(o._rg or o._node is not None for o in originals):
+    if _STATE.tapes or any(_tracked_below(o) for o in originals):
         return True
     if walked:
         return walked[0]
@@ -198,8 +261,8 @@ def _check_leaves(leaves: list[Any], name: str) -> list[Tensor]:
     for v in leaves:
         if not isinstance(v, Tensor):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"{name}: Expected f to be a function that has only Tensors as outputs, "
-                f"got {type(v)}", "return tensors (or tuples/lists/dicts of tensors)")))
+                f"{name}: expected f(*primals) to return only tensors, got unsupported type "
+                f"{type(v)}", "return tensors (or tuples/lists/dicts of tensors)")))
     return leaves
 
 
@@ -220,6 +283,8 @@ def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bo
     """:func:`vjp`; with ``cut=False`` the output is handed back as it is (for a caller that
     only differentiates it: ``jacrev``)."""
     leaves, spec = tree_flatten(primals)
+    for v in leaves:
+        _check_primal(v)
     originals = [_as_tensor(v) for v in leaves]
     with _grad_on():
         inputs = [_leaf_like(v) for v in originals]
@@ -231,18 +296,19 @@ def _vjp(f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, cut: bo
                 "vjp(f, *primals): output of function f should be a tuple: (output, aux) "
                 "if has_aux is True", "return (output, aux)")))
         res, aux = res
+        _check_aux(aux)
     outs, out_spec = tree_flatten(res)
     _check_leaves(outs, "vjp(f, *primals)")
+    out_text = _pprint(res)
 
     def vjp_fn(*cotangents: Any) -> tuple[Any, ...]:
-        ct = cotangents[0] if len(cotangents) == 1 and out_spec is not None and \
-            not isinstance(cotangents[0], Tensor) else cotangents
-        cts, _ = tree_flatten(ct if out_spec is not None else cotangents[0])
-        if len(cts) != len(outs):
+        ct = cotangents[0] if len(cotangents) == 1 else cotangents
+        cts, ct_spec = tree_flatten(ct)
+        if ct_spec != out_spec:
             raise errors.hinted(RuntimeError(errors.with_hint(
                 f"Expected pytree structure of cotangents to be the same as pytree structure "
-                f"of outputs to the function. cotangents: {len(cts)} leaves, primal output: "
-                f"{len(outs)} leaves", "pass one cotangent per output")))
+                f"of outputs to the function. cotangents: {_pprint(ct)}, primal output: "
+                f"{out_text}", "pass one cotangent per output, in the output's structure")))
         cts = [_as_tensor(c) for c in cts]
         for c, o in zip(cts, outs):
             if c._data.shape != o._data.shape:
@@ -271,12 +337,19 @@ def _cut(t: Any, keep: bool) -> Any:
     Kept as it is when something outside the transform differentiates it (``keep``);
     a tracer of an outer transform stays that tracer.
     """
-    if keep or not isinstance(t, Tensor) or (t._node is None and not t._rg):
+    if keep or not isinstance(t, Tensor) or not _tracked_below(t):
         return t
     r = make(t._data, None, False, t._style)
     r._vc = t._vc
     if t._lvl is not None:
         copy_tracer(t, r)
+        d = r.__dict__
+        # the value a level below holds the transform's own graph too (a vmapped output:
+        # its batch was computed from the differentiated inputs): cut it as well
+        for k in ("_bval", "_primal", "_tangent"):
+            v = d.get(k)
+            if isinstance(v, Tensor):
+                d[k] = _cut(v, keep)
     return r
 
 
@@ -284,14 +357,31 @@ def _cut_tree(tree: Any, keep: bool) -> Any:
     return tree_map(lambda t: _cut(t, keep), tree)
 
 
-class _grad_on:
+ACTIVE = [0]
+"""How many function transforms (``grad``, ``vjp``, ``jvp``, ``vmap`` and those built on
+them) are running their function now: PyTorch's ``_are_functorch_transforms_active``."""
+
+
+class _active:
+    """A function transform running its function (counted in :data:`ACTIVE`)."""
+
+    def __enter__(self) -> None:
+        ACTIVE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        ACTIVE[0] -= 1
+
+
+class _grad_on(_active):
     """Grad mode on inside a transform (``grad`` ignores an outer ``no_grad``, as functorch)."""
 
     def __enter__(self) -> None:
+        ACTIVE[0] += 1
         self.prev = _STATE.grad_enabled
         _STATE.grad_enabled = True
 
     def __exit__(self, *exc: object) -> None:
+        ACTIVE[0] -= 1
         _STATE.grad_enabled = self.prev
 
 
@@ -300,6 +390,9 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
     nums = _check_argnums(argnums, len(args), name)
     args = list(args)  # type: ignore[assignment]
     flat: list[tuple[int, list[Tensor], Any, list[Tensor]]] = []
+    for a in nums:
+        for v in tree_flatten(args[a])[0]:
+            _check_primal(v)
     with _grad_on():
         for a in nums:
             leaves, spec = tree_flatten(args[a])
@@ -312,9 +405,10 @@ def _grad_impl(f: Callable[..., Any], argnums: Any, has_aux: bool, name: str,
     if has_aux:
         if not (isinstance(res, tuple) and len(res) == 2):
             raise errors.hinted(RuntimeError(errors.with_hint(
-                f"{name}(f)(*args): output of function f should be a tuple: (output, aux) "
-                "if has_aux is True", "return (output, aux)")))
+                "grad_and_value(f)(*args): output of function f should be a tuple: (output, "
+                "aux) if has_aux is True", "return (output, aux)")))
         res, aux = res
+        _check_aux(aux)
     if not isinstance(res, Tensor):
         raise errors.hinted(RuntimeError(errors.with_hint(
             f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(res)}",
@@ -388,43 +482,61 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = Fals
 
     ``primals`` and ``tangents`` are tuples of the same structure.
     """
-    if not isinstance(primals, (tuple, list)):
+    if not isinstance(primals, tuple):
         raise errors.hinted(RuntimeError(errors.with_hint(
             "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
             "valid to call f(*primals).", "pass primals=(x,)")))
-    pl, spec = tree_flatten(tuple(primals))
-    tl, tspec = tree_flatten(tuple(tangents))
-    if len(pl) != len(tl):
+    pl, spec = tree_flatten(primals)
+    tl, tspec = tree_flatten(tangents)
+    if spec != tspec:
         raise errors.hinted(RuntimeError(errors.with_hint(
             "jvp(f, primals, tangents): Expected primals and tangents to have the same python "
             f"structure. For example, if primals is a tuple of 3 tensors, tangents also must "
-            f"be. Got primals with structure {spec} and tangents with structure {tspec}",
-            "pass one tangent per primal")))
+            f"be. Got primals with structure {_spec_repr(primals)} and tangents with "
+            f"structure {_spec_repr(tangents)}", "pass one tangent per primal")))
+    for what, vals in (("primals", pl), ("tangents", tl)):
+        for v in vals:
+            if not isinstance(v, (Tensor, np.ndarray)):
+                raise errors.hinted(RuntimeError(errors.with_hint(
+                    f"jvp(f, primals, tangents): Expected {what} to only contain Tensors, got "
+                    f"{type(v)}", f"the {what} are tensors")))
     pl = [_as_tensor(p) for p in pl]
     tl = [_as_tensor(t) for t in tl]
     for p, t in zip(pl, tl):
+        if p._data.dtype.kind not in "fc":
+            raise errors.hinted(ValueError(errors.with_hint(
+                f"Expected primal to be floating point or complex, but got: "
+                f"{_dtype_name(p)}", "forward mode needs float primals")))
         if p._data.shape != t._data.shape:
             raise errors.hinted(RuntimeError(errors.with_hint(
-                "jvp(f, primals, tangents): Expected primals and tangents to have the same "
-                f"shape: got {list(p._data.shape)} and {list(t._data.shape)}",
-                "a tangent has its primal's shape")))
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size "
+                f"{list(p._data.shape)} while the given forward gradient is of size "
+                f"{list(t._data.shape)}.", "a tangent has its primal's shape")))
     return _jvp(f, spec, pl, tl, has_aux)
 
 
 def _jvp(f: Callable[..., Any], spec: Any, pl: list[Tensor], tl: list[Tensor],
          has_aux: bool) -> Any:
     """:func:`jvp` on checked, flattened primals and tangents (``spec`` their structure)."""
-    with JVPLevel() as lv:
+    with JVPLevel() as lv, _active():
         duals = [lv.make(p, t) for p, t in zip(pl, tl)]
         res = f(*tree_unflatten(spec, duals))
         aux = None
         if has_aux:
+            if not (isinstance(res, tuple) and len(res) == 2):
+                raise errors.hinted(RuntimeError(errors.with_hint(
+                    "jvp(f, primals, tangents): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True", "return (output, aux)")))
             res, aux = res
+            _check_aux(aux)
         outs, ospec = tree_flatten(res)
         _check_leaves(outs, "jvp(f, primals, tangents)")
         po, to = [], []
         for o in outs:
             p, t = lv.unpack(o)
+            if isinstance(p, Tensor) and p._node is not None:
+                p = ops.identity(p)  # PyTorch hands the primal back as an alias (AliasBackward0)
             po.append(_restyle(p, o._style) if isinstance(p, Tensor) else p)
             if t is None:
                 t = make(np.zeros_like(o._data), None, False, o._style)
@@ -448,36 +560,69 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
 # ---------------------------------------------------------------------------- batching
 
 
-def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
-    """``in_dims``/``out_dims`` expanded to one entry per leaf."""
-    if dims is None or isinstance(dims, int):
-        return [dims] * n
-    out: list[Any] = []
+def _is_node(x: Any) -> bool:
+    """A pytree node (tuple, list, namedtuple, dict); everything else, None too, is a leaf."""
+    return isinstance(x, (tuple, list, dict))
 
-    def walk(tree: Any, d: Any) -> None:
-        if d is None or isinstance(d, int):
-            out.extend([d] * len(tree_flatten(tree)[0]))
-            return
-        if isinstance(tree, dict):
-            if not isinstance(d, dict):
-                raise errors.hinted(ValueError(errors.with_hint(
-                    f"{name}: in_dims is not compatible with the structure of `inputs`",
-                    "in_dims mirrors the arguments' structure")))
-            for k in tree:
-                walk(tree[k], d[k])
-            return
-        if isinstance(tree, (tuple, list)) and isinstance(d, (tuple, list)) and \
-                len(tree) == len(d):
-            for t, dd in zip(tree, d):
-                walk(t, dd)
-            return
+
+def _spec_repr(tree: Any, indent: int = 0) -> str:
+    """``repr(torch.utils._pytree.tree_flatten(tree)[1])``: PyTorch's TreeSpec text."""
+    if not _is_node(tree):
+        return "*"
+    if isinstance(tree, dict):
+        ctx, kids = repr(list(tree.keys())), list(tree.values())
+    elif hasattr(tree, "_fields"):
+        ctx, kids = repr(type(tree)), list(tree)
+    else:
+        ctx, kids = "None", list(tree)
+    out = f"TreeSpec({type(tree).__name__}, {ctx}, ["
+    if kids:
+        indent += 2
+        out += _spec_repr(kids[0], indent) + ("," if len(kids) > 1 else "")
+        out += ",".join("\n" + " " * indent + _spec_repr(k, indent) for k in kids[1:])
+    return out + "])"
+
+
+def _n_leaves(tree: Any) -> int:
+    if not _is_node(tree):
+        return 1
+    kids = tree.values() if isinstance(tree, dict) else tree
+    return sum(_n_leaves(k) for k in kids)
+
+
+def _broadcast_dims(dims: Any, tree: Any) -> list[Any] | None:
+    """``dims`` as one entry per leaf of ``tree`` (a leaf of ``dims`` covers a whole
+    subtree), or None where the structures differ (PyTorch's ``_broadcast_to_and_flatten``)."""
+    if not _is_node(dims):
+        return [dims] * _n_leaves(tree)
+    if not _is_node(tree) or type(dims) is not type(tree):
+        return None
+    if isinstance(dims, dict):
+        if list(dims.keys()) != list(tree.keys()):
+            return None
+        pairs = [(dims[k], tree[k]) for k in dims]
+    else:
+        if len(dims) != len(tree):
+            return None
+        pairs = list(zip(dims, tree))
+    out: list[Any] = []
+    for d, t in pairs:
+        sub = _broadcast_dims(d, t)
+        if sub is None:
+            return None
+        out.extend(sub)
+    return out
+
+
+def _dims_for(spec_tree: Any, dims: Any, n: int, name: str) -> list[Any]:
+    """``in_dims`` expanded to one entry per leaf of the arguments ``spec_tree``."""
+    flat = _broadcast_dims(dims, spec_tree)
+    if flat is None:
         raise errors.hinted(ValueError(errors.with_hint(
             f"{name}: in_dims is not compatible with the structure of `inputs`. in_dims has "
-            f"structure {type(d).__name__} but inputs has structure {type(tree).__name__}.",
+            f"structure {_spec_repr(dims)} but inputs has structure {_spec_repr(spec_tree)}.",
             "in_dims mirrors the arguments' structure")))
-
-    walk(spec_tree, dims)
-    return out
+    return flat
 
 
 def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error",
@@ -495,21 +640,26 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if isinstance(in_dims, (tuple, list)) and len(in_dims) != len(args):
+        name = _name(f)
+        if not isinstance(in_dims, (tuple, int)):
             raise errors.hinted(ValueError(errors.with_hint(
-                f"vmap({_name(f)}, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
-                f"compatible with the structure of `inputs`. in_dims has structure "
-                f"{len(in_dims)} but inputs has structure {len(args)}.",
-                "give one in_dims entry per positional argument")))
-        if not isinstance(in_dims, (tuple, list, int)) and in_dims is not None:
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or "
+                f"a (potentially nested) tuple matching the structure of inputs, got: "
+                f"{type(in_dims)}.", "in_dims is an int or a tuple")))
+        if not args:
             raise errors.hinted(ValueError(errors.with_hint(
-                f"vmap(f, in_dims={in_dims}, ...): expected `in_dims` to be int or a (potentially "
-                f"nested) tuple matching the structure of inputs, got: {type(in_dims)}.",
-                "in_dims is an int, None or a tuple")))
+                f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you "
+                "are trying to vmap over a function with no inputs. The latter is unsupported.",
+                "pass the tensors to map over")))
         leaves, spec = tree_flatten(args)
-        dims = _dims_for(args if isinstance(in_dims, (tuple, list)) else args,
-                         tuple(in_dims) if isinstance(in_dims, list) else in_dims,
-                         len(leaves), "vmap")
+        dims = _dims_for(args, in_dims, len(leaves), f"vmap({name}, in_dims={in_dims}, ...)"
+                                                     "(<inputs>)")
+        for d in dims:
+            if d is not None and not isinstance(d, int):
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an "
+                    "input but in_dim must be either an integer dimension or None.",
+                    "an in_dims entry is an int or None")))
         size = None
         moved: list[Any] = []
         for i, (v, d) in enumerate(zip(leaves, dims)):
@@ -554,36 +704,64 @@ def vmap(f: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness:
             moved.append(basis_of(mv) or mv)  # an identity: held structured
         if size is None:
             raise errors.hinted(ValueError(errors.with_hint(
-                f"vmap({_name(f)}, in_dims={in_dims}, ...)(<inputs>): at least one input must "
-                "be a "
-                "Tensor mapped over a dimension (in_dims not None)",
-                "map at least one tensor argument")))
+                "vmap: Expected at least one Tensor to vmap over",
+                "map at least one tensor argument (an in_dims entry that is not None)")))
         if chunk_size is not None and chunk_size < size:
             pieces = []
+            parts = []
             for s in range(0, size, chunk_size):
                 part = [v if d is None else v.chunk(s, chunk_size) if v.__class__ is Basis
                         else ops.getitem(v, slice(s, s + chunk_size))
                         for v, d in zip(moved, dims)]
+                parts.append(part)
                 pieces.append(_run(f, spec, part, dims, min(chunk_size, size - s), kwargs,
                                    randomness))
-            outs0, ospec = pieces[0]
+            outs0, ospec, _, flags = pieces[0]
             merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                       for k in range(len(outs0))]
-            return _place(merged, ospec, out_dims)
-        outs, ospec = _run(f, spec, moved, dims, size, kwargs, randomness)
-        return _place(outs, ospec, out_dims)
+            flags = [any(p[3][k] for p in pieces) for k in range(len(outs0))]
+            written: dict[int, Tensor] = {}
+            for i in set().union(*(p[2] for p in pieces)):
+                written[i] = ops.concatenate([p[2].get(i, part[i]) for p, part in
+                                              zip(pieces, parts)], axis=0)
+            _write_back(leaves, dims, written)
+            return _place(merged, ospec, out_dims, flags, name)
+        outs, ospec, written, flags = _run(f, spec, moved, dims, size, kwargs, randomness)
+        _write_back(leaves, dims, written)
+        return _place(outs, ospec, out_dims, flags, name)
 
     return wrapper
 
 
+def _write_back(leaves: list[Any], dims: list[Any], written: dict[int, Tensor]) -> None:
+    """Inputs that ``f`` modified in place (``x.mul_(2)`` on a vmapped ``x``) get the new
+    values, as PyTorch's ``vmap`` writes through to them (``written``: batch on axis 0)."""
+    for i, new in written.items():
+        orig = leaves[i]
+        if not isinstance(orig, Tensor):
+            continue
+        d = dims[i] % orig._data.ndim
+        new = ops.moveaxis(new, 0, d) if d else new
+        if new._data.dtype != orig._data.dtype:
+            new = ops.cast(new, dtype=orig._data.dtype)
+        orig._assign_result(new, "vmap")
+
+
 def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], size: int,
-         kwargs: dict[str, Any], randomness: str) -> tuple[list[Tensor], Any]:
-    """Run ``f`` at a new batch level; the outputs with the batch on axis 0."""
-    with BatchLevel(size, randomness) as lv:
+         kwargs: dict[str, Any], randomness: str
+         ) -> tuple[list[Tensor], Any, dict[int, Tensor], list[bool]]:
+    """Run ``f`` at a new batch level: the outputs with the batch on axis 0, their structure,
+    the new batched values of the inputs ``f`` changed in place (by input position), and
+    which outputs were batched (the others are broadcast)."""
+    with BatchLevel(size, randomness) as lv, _active():
         tracers = [lv.make(v) if d is not None else v for v, d in zip(moved, dims)]
+        before = [t._bval if d is not None else None for t, d in zip(tracers, dims)]
         res = f(*tree_unflatten(spec, tracers), **kwargs)
+        written = {i: lv.value(t) for i, (t, b) in enumerate(zip(tracers, before))
+                   if b is not None and t._bval is not b and isinstance(moved[i], Tensor)}
         outs, ospec = tree_flatten(res)
         vals = []
+        batched: list[bool] = []
         for o in outs:
             if not isinstance(o, Tensor):
                 raise errors.hinted(ValueError(errors.with_hint(
@@ -592,9 +770,11 @@ def _run(f: Callable[..., Any], spec: Any, moved: list[Any], dims: list[Any], si
                     "return tensors from the vmapped function")))
             if o._lvl is lv:
                 vals.append(lv.value(o))
+                batched.append(True)
             else:  # the same for every example: broadcast it
                 vals.append(ops.broadcast_to(ops.expand_dims(o, 0), (size,) + o._data.shape))
-    return vals, ospec
+                batched.append(False)
+    return vals, ospec, written, batched
 
 
 _ONE_ARG = tree_flatten((0,))[1]
@@ -607,27 +787,54 @@ def _map_basis(f: Callable[..., Any], basis: Basis, chunk_size: int | None = Non
     size = basis.size
     if chunk_size is not None and chunk_size < size:
         pieces = [_run(f, _ONE_ARG, [basis.chunk(s, chunk_size)], [0],
-                       min(chunk_size, size - s), {}, randomness)
+                       min(chunk_size, size - s), {}, randomness)[:2]
                   for s in range(0, size, chunk_size)]
         outs0, ospec = pieces[0]
         merged = [ops.concatenate([p[0][k] for p in pieces], axis=0)
                   for k in range(len(outs0))]
         return tree_unflatten(ospec, merged)
-    outs, ospec = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
+    outs, ospec, _, _ = _run(f, _ONE_ARG, [basis], [0], size, {}, randomness)
     return tree_unflatten(ospec, outs)
 
 
-def _place(vals: list[Tensor], ospec: Any, out_dims: Any) -> Any:
-    dims = _dims_for(tree_unflatten(ospec, vals), out_dims, len(vals), "vmap") \
-        if not (out_dims is None or isinstance(out_dims, int)) else [out_dims] * len(vals)
+def _place(vals: list[Tensor], ospec: Any, out_dims: Any, batched: list[bool] | None = None,
+           name: str = "f") -> Any:
+    """The outputs with the batch moved to ``out_dims`` (PyTorch's checks and messages)."""
+    if not isinstance(out_dims, int):
+        for d in tree_flatten(out_dims)[0]:
+            if d is not None and not isinstance(d, int):
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or "
+                    "a python collection of ints representing where in the outputs the vmapped "
+                    "dimension should appear.", "out_dims holds ints (or None)")))
+    outputs = tree_unflatten(ospec, vals)
+    dims: list[Any] | None
+    if isinstance(outputs, Tensor):  # PyTorch's edge case: a bare tensor takes (d,) too
+        dims = [out_dims] if out_dims is None or isinstance(out_dims, int) else \
+            list(out_dims) if isinstance(out_dims, tuple) and len(out_dims) == 1 else None
+    else:
+        dims = _broadcast_dims(out_dims, outputs)
+    if dims is None:
+        raise errors.hinted(ValueError(errors.with_hint(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
+            f"the structure of `outputs`. out_dims has structure {_spec_repr(out_dims)} but "
+            f"outputs has structure {_spec_repr(outputs)}.",
+            "out_dims mirrors the outputs' structure")))
     res = []
-    for v, d in zip(vals, dims):
+    for k, (v, d) in enumerate(zip(vals, dims)):
         if d is None:
+            if batched is not None and batched[k]:
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
+                    "None", "out_dims=None is for outputs that do not depend on the batch")))
             res.append(ops.getitem(v, 0))
-        elif d % v._data.ndim != 0:
-            res.append(ops.moveaxis(v, 0, d))
-        else:
-            res.append(v)
+            continue
+        n = v._data.ndim
+        if not -n <= d < n:
+            raise errors.hinted(IndexError(errors.with_hint(
+                f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                f"{d})", f"the output has {n - 1} dims per example, and the batch makes one more")))
+        res.append(ops.moveaxis(v, 0, d) if d % n != 0 else v)
     return tree_unflatten(ospec, res)
 
 
@@ -684,6 +891,14 @@ def _reshaped(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     return t if t._data.shape == shape else ops.reshape(t, shape)
 
 
+def _jac_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A Jacobian block in its final shape; one that an outer pass differentiates ends in a
+    view, as PyTorch's (``grad_fn=<ViewBackward0>``)."""
+    if t._data.shape != shape or t._node is not None:
+        return ops.reshape(t, shape)
+    return t
+
+
 def _basis(shape: tuple[int, ...], dtype: Any, style: int) -> Basis:
     """The standard basis of a ``shape`` tensor, as ``vmap`` holds it structured."""
     return Basis(tuple(shape), dtype, style)
@@ -696,6 +911,10 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
     The result has shape ``output.shape + input.shape`` (a tuple over ``argnums``
     when it is a tuple; a pytree over outputs when ``f`` returns one).
     """
+
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise errors.hinted(ValueError(errors.with_hint(
+            "jacrev: `chunk_size` should be greater than 0.", "pass a positive chunk size")))
 
     @functools.wraps(f)
     def wrapper(*args: Any) -> Any:
@@ -728,7 +947,7 @@ def jacrev(f: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
                 return _vjp_core(v_outs, cts, inputs, originals, True, walked)
 
             rows = _map_basis(one, basis, chunk_size)  # one row per output element
-            jac_k = [_reshaped(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
+            jac_k = [_jac_view(r, o._data.shape + i._data.shape) if isinstance(i, Tensor)
                      else r for r, i in zip(rows, in_leaves)]
             tree_k = tree_unflatten(in_spec, jac_k)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)
@@ -746,7 +965,14 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
     def wrapper(*args: Any) -> Any:
         nums = _check_argnums(argnums, len(args), "jacfwd")
         leaves, in_spec = tree_flatten(tuple(args[a] for a in nums))
+        for v in leaves:
+            _check_primal(v)
         leaves = [_as_tensor(v) for v in leaves]
+        for v in leaves:
+            if v._data.dtype.kind not in "fc":
+                raise errors.hinted(ValueError(errors.with_hint(
+                    f"Expected primal to be floating point or complex, but got: "
+                    f"{_dtype_name(v)}", "forward mode needs float primals")))
         sizes = [int(v._data.size) for v in leaves]
         total = sum(sizes)
         dtype = np.result_type(*[v._data.dtype for v in leaves])
@@ -788,7 +1014,7 @@ def jacfwd(f: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             for v, n in zip(leaves, sizes):
                 piece = moved if n == total else \
                     ops.getitem(moved, (Ellipsis, slice(start, start + n)))
-                parts.append(_reshaped(piece, oshape + v._data.shape))
+                parts.append(_jac_view(piece, oshape + v._data.shape))
                 start += n
             tree_k = tree_unflatten(in_spec, parts)
             per_out.append(tree_k[0] if isinstance(argnums, int) else tree_k)

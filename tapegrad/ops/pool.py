@@ -159,12 +159,23 @@ def pool_put(g: Any, idx: Any, size: Ints, unique: bool = False) -> Tensor:
 
 # ---------------------------------------------------------------- max pooling
 def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints,
-                ceil_mode: bool = False) -> np.ndarray:
+                ceil_mode: bool = False) -> Any:
     """Flat index (into each input plane) of the first maximum of every window.
 
-    NaN counts as the maximum.  ``x`` is ``(N, C, *spatial)``.
+    NaN counts as the maximum.  ``x`` is ``(N, C, *spatial)``.  An array for a
+    concrete ``x``; a tensor of the transform when ``x`` is a tracer (under ``vmap``
+    the indices depend on each example's values).
     """
-    xa = np.asarray(data(x))
+    if isinstance(x, Tensor) and x._lvl is not None:
+        return _pool_argmax_op(x, kernel=kernel, stride=stride, padding=padding,
+                               dilation=dilation, ceil_mode=ceil_mode)
+    return _pool_argmax(data(x), kernel=kernel, stride=stride, padding=padding,
+                        dilation=dilation, ceil_mode=ceil_mode)
+
+
+def _pool_argmax(x: Any, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints,
+                 ceil_mode: bool) -> np.ndarray:
+    xa = np.asarray(x)
     size = xa.shape[2:]
     nsp = len(kernel)
     out = pool_output_size(size, kernel, stride, padding, dilation, ceil_mode)
@@ -224,9 +235,22 @@ def pool_argmax(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Int
     return flat
 
 
+_pool_argmax_op = defop("pool_argmax")(_pool_argmax)
+_pool_argmax_op.vjp = None  # type: ignore[assignment]  # integer indices: never recorded
+
+
+@_pool_argmax_op.defbatch
+def _(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
+    # the examples' (N, C) planes are independent: fold the batch into N and run once
+    s = data(x).shape
+    y = _pool_argmax_op(reshape(x, (s[0] * s[1],) + s[2:]), **attrs)
+    return reshape(y, s[:2] + data(y).shape[1:])
+
+
 def max_pool(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints,
-             ceil_mode: bool = False) -> tuple[Tensor, np.ndarray]:
-    """Max pooling: the pooled values and the flat indices of the maxima.
+             ceil_mode: bool = False) -> tuple[Tensor, Any]:
+    """Max pooling: the pooled values and the flat indices of the maxima (an array, or a
+    tensor of the transform for a tracer ``x``).
 
     Examples
     --------
@@ -408,9 +432,24 @@ def adaptive_avg_pool(x: Any, output_size: Ints) -> Tensor:
 _adaptive_names: dict[int, Any] = {}
 
 
-def adaptive_max_pool(x: Any, output_size: Ints) -> tuple[Tensor, np.ndarray]:
-    """Adaptive max pooling: values and flat indices (first maximum per window)."""
-    xa = np.asarray(data(x))
+def adaptive_max_pool(x: Any, output_size: Ints) -> tuple[Tensor, Any]:
+    """Adaptive max pooling: values and flat indices (first maximum per window; a tensor
+    of the transform for a tracer ``x``)."""
+    nsp = len(output_size)
+    osz = tuple(int(o) for o in output_size)
+    if isinstance(x, Tensor) and x._lvl is not None:
+        idx: Any = _adaptive_argmax_op(x, output_size=osz)
+    else:
+        idx = _adaptive_argmax(data(x), output_size=osz)
+    op = _adaptive_max_names.get(nsp)
+    if op is None:
+        op = _adaptive_max_names[nsp] = _pool_take.variant(f"adaptive_max_pool_{nsp}d")
+    return op(x, idx, nsp=nsp), idx
+
+
+def _adaptive_argmax(x: Any, *, output_size: Ints) -> np.ndarray:
+    """Flat index of the first maximum of each adaptive window (NaN counts as the maximum)."""
+    xa = np.asarray(x)
     nsp = len(output_size)
     size = xa.shape[xa.ndim - nsp:]
     lead = xa.shape[: xa.ndim - nsp]
@@ -428,10 +467,17 @@ def adaptive_max_pool(x: Any, output_size: Ints) -> tuple[Tensor, np.ndarray]:
         for a in range(nsp):
             flat = flat * size[a] + (loc[a] + bounds[a][cell[a]][0])
         idx[(Ellipsis,) + cell] = flat
-    op = _adaptive_max_names.get(nsp)
-    if op is None:
-        op = _adaptive_max_names[nsp] = _pool_take.variant(f"adaptive_max_pool_{nsp}d")
-    return op(x, idx, nsp=nsp), idx
+    return idx
+
+
+_adaptive_argmax_op = defop("adaptive_pool_argmax")(_adaptive_argmax)
+_adaptive_argmax_op.vjp = None  # type: ignore[assignment]  # integer indices: never recorded
+
+
+@_adaptive_argmax_op.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, output_size: Ints) -> Any:
+    # the windows lie in the last axes: the batch is one more leading axis
+    return _adaptive_argmax_op(x, output_size=output_size)
 
 
 _adaptive_max_names: dict[int, Any] = {}

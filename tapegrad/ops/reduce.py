@@ -604,11 +604,32 @@ def _arg_batch(op: Any) -> Any:
 
 _argmax.defbatch(_arg_batch(_argmax))
 _argmin.defbatch(_arg_batch(_argmin))
+
+
+@defop("argsort")
+def _argsort(x: Any, *, axis: int, descending: bool) -> Any:
+    """Indices that sort ``x`` along ``axis`` (stable; ``descending``: largest first)."""
+    a = np.asarray(x)
+    return np.argsort(-a if descending else a, axis=axis, kind="stable").astype(np.int64)
+
+
+_argsort.vjp = None  # type: ignore[assignment]  # not differentiable: never recorded
+
+
+@_argsort.defbatch
+def _(batched: tuple[bool, ...], x: Any, *, axis: int, descending: bool) -> Any:
+    return _argsort(x, axis=axis + 1 if axis >= 0 else axis, descending=descending)
+
+
+def argsort(x: Any, axis: int = -1, descending: bool = False) -> Tensor:
+    """Indices (int64) that sort ``x`` along ``axis``, as an op: it works on transform
+    tracers (``vmap``), whose values cannot be read."""
+    return _argsort(x, axis=int(axis), descending=bool(descending))
 del _op
 
 
 __all__ = [
     "sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "logsumexp",
-    "softmax", "log_softmax", "cumsum", "any", "all", "argmax", "argmin", "norm_axis",
+    "softmax", "log_softmax", "cumsum", "any", "all", "argmax", "argmin", "argsort", "norm_axis",
     "sum_to", "moveaxis", "expand_dims",
 ]

@@ -21,6 +21,7 @@ from .. import ops as core
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..ops.shape import _norm_index
+from ._dtype import from_np
 
 _LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
            "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -88,12 +89,25 @@ def _dim(dim: int, nd: int) -> int:
     return dim % n
 
 
-def _long_index(index: Any, what: str) -> np.ndarray:
+def _long_index(index: Any, what: str) -> Any:
+    """The index as an array; a vmap tracer stays a tensor (an input of the op: its values
+    differ per example and cannot be read)."""
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
     if idx.dtype != np.int64:
         raise hinted(RuntimeError(with_hint(f"{what}(): Expected dtype int64 for index",
                                      "index tensors are torch.long")))
+    from ._ops import _vmapped
+
+    if _vmapped(index):
+        return index
     return idx
+
+
+def _scalar(d: np.dtype) -> str:
+    """PyTorch's scalar-type name (``Float``, ``Double``, ...)."""
+    from ._methods import _scalar_name
+
+    return _scalar_name(d)
 
 
 def _along(dim: int, nd: int, idx: np.ndarray) -> tuple[Any, ...]:
@@ -135,11 +149,15 @@ def index_add(input: Tensor, dim: int, index: Any, source: Any, *, alpha: Any = 
     """Add ``alpha * source`` into the rows ``index`` along ``dim`` (repeats accumulate)."""
     d = _dim(dim, input._data.ndim)
     idx = _long_index(index, "index_add")
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
+        raise hinted(RuntimeError(with_hint(
+            f"index_add_(): self ({_scalar(input._data.dtype)}) and source "
+            f"({_scalar(source._data.dtype)}) must have the same scalar type",
+            "cast source to the tensor's dtype first")))
     src = _as_source(source, input)
     if alpha != 1:
         src = core.multiply(src, alpha)
-    add = core.index_add_zeros(src, index=_along(d, input._data.ndim, idx),
-                               shape=tuple(input._data.shape))
+    add = core.index_add(src, _along(d, input._data.ndim, idx), tuple(input._data.shape))
     return core.add(input, add)
 
 
@@ -163,17 +181,27 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any 
     """``out[index[i][j]][j] = src[i][j]`` along ``dim`` (``reduce='add'`` accumulates)."""
     d = _dim(dim, input._data.ndim)
     idx = _long_index(index, "scatter")
-    where = _scatter_index(d, idx)
+    from ._ops import _vmapped
+
+    if _vmapped(index):  # a vmap tracer: the index is an input of the op
+        grids: list[Any] = list(np.indices(tuple(idx.shape), sparse=True))
+        grids[d] = index
+        where: tuple[Any, ...] = tuple(grids)
+    else:
+        where = _scatter_index(d, idx)
     if src is None:
         src = value
     if isinstance(src, Tensor):
+        if src._data.dtype != input._data.dtype:
+            raise hinted(RuntimeError(with_hint(
+                "scatter(): Expected self.dtype to be equal to src.dtype",
+                f"cast src to {from_np(input._data.dtype)} first")))
         part = core.getitem(_as_source(src, input), tuple(
             slice(0, n) for n in idx.shape))
     else:
         part = core.cast(core.broadcast_to(_t(src), idx.shape), dtype=input._data.dtype)
     if reduce in ("add", "sum"):
-        return core.add(input, core.index_add_zeros(part, index=where,
-                                                    shape=tuple(input._data.shape)))
+        return core.add(input, core.index_add(part, where, tuple(input._data.shape)))
     if reduce is not None:
         raise hinted(RuntimeError(with_hint(f"reduce argument must be either add or multiply, got "
                                      f"{reduce}", "tapegrad supports reduce='add'")))

@@ -23,7 +23,7 @@ import numpy as np
 from .. import ops as core
 from .._core import mode
 from .._core.errors import hinted, with_hint
-from .._core.tensor import TORCH, Tensor, make
+from .._core.tensor import TORCH, Tensor, _snapshot, make
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
 from ._dtype import dtype as torch_dtype
@@ -64,6 +64,8 @@ def _source(t: Tensor, others: tuple[Any, ...]) -> Tensor:
     """What an in-place op reads as ``self``: ``t``, or a snapshot of it when recording."""
     if not _records(t, others):
         return t
+    if t._lvl is not None:  # a transform's tracer (vmap(grad(f))): the snapshot stays one
+        return _snapshot(t)
     a = make(t._data.copy(), t._node, t._rg, TORCH)
     a._acc = t._acc
     return a
@@ -82,6 +84,13 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) 
     res = fn(_source(t, others))
     if not isinstance(res, Tensor):
         res = _wrap(np.asarray(res))
+    if what in ("add_", "sub_") and res._lvl is not None and res._lvl is not t._lvl:
+        size = getattr(res._lvl, "size", None)
+        if size is not None:  # a vmapped other into an unbatched self: PyTorch's shape check
+            raise hinted(RuntimeError(with_hint(
+                f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+                f"{[size] + list(res._data.shape)}",
+                "an unbatched tensor cannot hold a batched result in place; use x = x + y")))
     rd, td = res._data.dtype, t._data.dtype
     if rd != td and not _can_cast(rd, td):
         raise hinted(RuntimeError(with_hint(
@@ -271,6 +280,16 @@ def _zero_(self: Tensor) -> Tensor:
 
 def _fill_(self: Tensor, value: Any) -> Tensor:
     check_writable(self, "fill_")
+    if self._lvl is not None or (isinstance(value, Tensor) and value._lvl is not None):
+        # a transform's tracer (vmap): no array to write into; the level assigns the result
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise hinted(RuntimeError(with_hint(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor")))
+        v = core.cast(value, dtype=self._data.dtype) if isinstance(value, Tensor) else \
+            self._data.dtype.type(value)
+        res = core.where(np.ones(self._data.shape, dtype=bool), v, self)
+        return self._assign_result(res, "fill_")
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise hinted(RuntimeError(with_hint(
@@ -293,6 +312,12 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` into this tensor (broadcast, cast), recorded like PyTorch's ``copy_``."""
     s = src if isinstance(src, Tensor) else _wrap(np.asarray(src))
     check_writable(self, "copy_")
+    if s._lvl is not None or self._lvl is not None:
+        # a transform's tracer (forward-mode dual, vmap batch): the level assigns the result
+        res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
+        if self._lvl is not None and res._lvl is not self._lvl:
+            res = core.where(np.ones(self._data.shape, dtype=bool), res, self)
+        return self._assign_result(res, "copy_")
     if _STATE.grad_enabled and (s._rg or self._rg):
         res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
         return self._assign_result(res, "copy_")
@@ -311,8 +336,43 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return self
 
 
+def _random_fill_vmap(self: Tensor, draw: Callable[[int], np.ndarray]) -> Tensor | None:
+    """An in-place random fill under ``vmap``: one draw per example (``'different'``, on a
+    batched ``self``) or one shared draw (``'same'``); PyTorch's error for ``'different'``
+    on an unbatched ``self``.  None when no ``vmap`` is active."""
+    if not _STATE.levels:
+        return None
+    from ..autodiff.batching import BatchLevel, active_batch_level, vmap_randomness
+
+    if active_batch_level() is None:
+        return None
+    lv = vmap_randomness()  # PyTorch's error under randomness='error'
+    shape = self._data.shape
+    n = int(np.prod(shape)) if shape else 1
+    if lv is None:  # 'same'
+        if self._lvl is None:
+            return None  # an unbatched tensor: the plain fill is the shared draw
+        vals: Any = make(draw(n).reshape(shape), None, False, TORCH)
+    else:
+        if not isinstance(self._lvl, BatchLevel):
+            raise hinted(RuntimeError(with_hint(
+                "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This "
+                "will appear like same randomness. If this is necessary for your usage, please "
+                "file an issue with functorch.",
+                "fill a batched tensor, or use randomness='same'")))
+        vals = lv.make(make(draw(n * lv.size).reshape((lv.size,) + shape), None, False, TORCH))
+    res = core.where(np.ones(shape, dtype=bool), vals, self)
+    with mode.no_grad():  # the new values do not depend on the old ones
+        self._assign_result(res, "random_")
+    return self
+
+
 def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     check_writable(self, "uniform_")
+    g = gen(generator)
+    r = _random_fill_vmap(self, lambda n: g.uniform(n, self._data.dtype, a, b))
+    if r is not None:
+        return r
     self._data[...] = gen(generator).uniform(self._data.size, self._data.dtype, a, b).reshape(
         self._data.shape)
     self._vc[0] += 1
@@ -322,6 +382,10 @@ def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = 
 def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
              generator: Any = None) -> Tensor:
     check_writable(self, "normal_")
+    g = gen(generator)
+    r = _random_fill_vmap(self, lambda n: g.normal(n, self._data.dtype, mean, std))
+    if r is not None:
+        return r
     self._data[...] = gen(generator).normal(self._data.size, self._data.dtype, mean,
                                             std).reshape(self._data.shape)
     self._vc[0] += 1
@@ -355,10 +419,14 @@ def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     from ._tensor import bernoulli_mask
 
     check_writable(self, "bernoulli_")
-    if self._lvl is not None or (isinstance(p, Tensor) and p._lvl is not None):
+    if isinstance(p, Tensor) and p._lvl is not None:
         raise hinted(NotImplementedError(with_hint(
-            "bernoulli_ on a vmap-batched tensor is not supported by tapegrad",
+            "bernoulli_ with vmap-batched probabilities is not supported by tapegrad",
             "use torch.bernoulli(probs) inside vmap (randomness='different')")))
+    r = _random_fill_vmap(self, lambda n: bernoulli_mask((n,), p, generator).astype(
+        self._data.dtype))
+    if r is not None:
+        return r
     mask = bernoulli_mask(self._data.shape, p, generator, fill_order(self._data))
     self._data[...] = mask
     self._vc[0] += 1

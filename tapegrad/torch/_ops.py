@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import ops as core
 from .._core.errors import hinted, with_hint
-from .._core.tensor import TORCH, Tensor, make
+from .._core.tensor import TORCH, Tensor, make, restyle
+from ..ops.reduce import argsort as _core_argsort
 from ..ops.reduce import norm_axis
 from . import _prims as P
 from ._dtype import Size, from_np, to_np
@@ -360,7 +361,7 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     a, b = promote(input, other, "where")
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = _t(a)
-    return core.where(cond, a, b)
+    return core.where(condition if _vmapped(condition) else cond, a, b)
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -1140,11 +1141,28 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return core.getitem(x, (slice(None),) * d + (int(index),))
 
 
+def _restyle(t: Tensor) -> Tensor:
+    """``t`` (an op's result) as a PyTorch-style tensor."""
+    return restyle(t, TORCH)
+
+
+def _vmapped(t: Any) -> bool:
+    """Whether ``t`` is a ``vmap`` tracer (its ``_data`` stands for one example and holds no
+    values: an op that reads values must take it as an input)."""
+    if not isinstance(t, Tensor) or t._lvl is None:
+        return False
+    from ..autodiff.batching import BatchLevel
+
+    return isinstance(t._lvl, BatchLevel)
+
+
 def _traced(t: Any) -> bool:
-    """:func:`tapegrad.autodiff.tracing.is_traced`."""
+    """Whether ``t``'s values cannot be read now, so an op must take it as an input: a
+    tracer of a trace in progress (:func:`tapegrad.autodiff.tracing.is_traced`) or of a
+    ``vmap`` (its ``_data`` stands for one example and holds no values)."""
     from ..autodiff.tracing import is_traced
 
-    return is_traced(t)
+    return _vmapped(t) or is_traced(t)
 
 
 def _index_array(index: Any, fn: str) -> np.ndarray:
@@ -1202,7 +1220,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
             f"{from_np(m.dtype)}", "compare first, e.g. x > 0")))
     v = value if isinstance(value, Tensor) else input._data.dtype.type(value)
-    return P.masked_fill_op(m, v, input)
+    return P.masked_fill_op(mask if _vmapped(mask) else m, v, input)
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:
@@ -1236,6 +1254,11 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     if x._data.ndim == 0:
         return return_types.sort(x, _wrap(np.zeros((), dtype=np.int64)))
     a = x._data
+    if _vmapped(x):  # no values to read (vmap): the order is an op
+        order = _core_argsort(x, axis=d, descending=descending)
+        tgrids: list[Any] = list(np.indices(a.shape, sparse=True))
+        tgrids[d] = order
+        return return_types.sort(core.getitem(x, tuple(tgrids)), _restyle(order))
     idx = np.argsort(-a if descending else a, axis=d, kind="stable")
     grids: list[Any] = list(np.indices(idx.shape, sparse=True))
     grids[d] = idx
@@ -1251,6 +1274,14 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     x = input
     d = _dim(dim, x._data.ndim)
     a = x._data
+    if _vmapped(x):  # no values to read (vmap): the order is an op
+        top = core.getitem(_core_argsort(x, axis=d, descending=largest),
+                           (slice(None),) * d + (slice(0, int(k)),))
+        shape = list(a.shape)
+        shape[d] = int(k)
+        tgrids: list[Any] = list(np.indices(tuple(shape), sparse=True))
+        tgrids[d] = top
+        return return_types.topk(core.getitem(x, tuple(tgrids)), _restyle(top))
     order = np.argsort(-a if largest else a, axis=d, kind="stable")
     idx = np.take(order, np.arange(int(k)), axis=d)
     grids: list[Any] = list(np.indices(idx.shape, sparse=True))
@@ -1337,6 +1368,9 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
 
 def bucketize(input: Tensor, boundaries: Tensor, *, right: bool = False) -> Tensor:
     side = "left" if not right else "right"
+    if _vmapped(input) or _vmapped(boundaries):  # no values to read (vmap): count with ops
+        below = (core.less_equal if right else core.less)(boundaries, core.expand_dims(input, -1))
+        return _restyle(core.sum(core.cast(below, dtype=np.int64), axis=-1))
     return _wrap(np.searchsorted(boundaries._data, input._data,  # type: ignore[call-overload]
                                  side=side).astype(np.int64))
 

@@ -630,6 +630,11 @@ def randint(*args: Any, generator: Any = None, dtype: Any = None, device: Any = 
     shape = size_arg((size,))
     n = int(np.prod(shape)) if shape else 1
     dt = _dt(dtype, np.int64)
+    lv = _different_draws()
+    if lv is not None:  # vmap(randomness="different"): one draw per example
+        vals = gen(generator).integers(n * lv.size, low, high).reshape(
+            (lv.size,) + tuple(shape)).astype(dt)
+        return lv.make(_finish(vals, requires_grad))
     vals = gen(generator).integers(n, low, high).reshape(shape).astype(dt)
     return _finish(vals, requires_grad)
 
@@ -639,6 +644,11 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Any = 
              requires_grad: bool = False, out: Any = None, layout: Any = None) -> Tensor:
     """A random permutation of ``0..n-1`` (PyTorch's CPU algorithm)."""
     check_device(device)
+    lv = _different_draws()
+    if lv is not None:  # vmap(randomness="different"): one permutation per example
+        g = gen(generator)
+        perms = np.stack([g.permutation(int(n)) for _ in range(lv.size)])
+        return lv.make(_finish(perms.astype(_dt(dtype, np.int64)), requires_grad))
     return _finish(gen(generator).permutation(int(n)).astype(_dt(dtype, np.int64)),
                    requires_grad)
 
@@ -654,6 +664,9 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any 
         shape = np.broadcast_shapes(m.shape, s.shape)
         dt = (m if isinstance(mean, Tensor) else s).dtype
         n = int(np.prod(shape)) if shape else 1
+        if _STATE.levels and any(isinstance(t, Tensor) and t._lvl is not None
+                                 for t in (mean, std)):
+            return _normal_vmap(mean, std, shape, dt, n, generator)
         z = gen(generator).normal(n, dt).reshape(shape)
         return _finish((z * s + m).astype(dt), requires_grad)
     shape = size_arg((size,)) if size is not None else ()
@@ -661,6 +674,34 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any 
     n = int(np.prod(shape)) if shape else 1
     return _finish(gen(generator).normal(n, dt, float(mean), float(std)).reshape(shape),
                    requires_grad)
+
+
+def _normal_vmap(mean: Any, std: Any, shape: tuple[int, ...], dt: np.dtype, n: int,
+                 generator: Any) -> Tensor:
+    """``torch.normal(mean, std)`` with a transform's tracer among them: the standard draws
+    (one per example under ``vmap(randomness='different')``), then ``z * std + mean`` as
+    ops on the tracers; PyTorch's error for a batched input under ``'same'``."""
+    from ..autodiff.batching import BatchLevel, active_batch_level
+
+    lv = _different_draws()
+    batched = any(isinstance(t, Tensor) and isinstance(t._lvl, BatchLevel)
+                  for t in (mean, std))
+    if lv is None and batched and active_batch_level() is not None:
+        raise hinted(RuntimeError(with_hint(
+            "Vmap does not currently support same randomness with a batched tensor input. "
+            "Please file an issue with functorch",
+            "use randomness='different', or a mean and std that are not batched")))
+    g = gen(generator)
+    if lv is not None:
+        z: Any = lv.make(_finish(g.normal(n * lv.size, dt).reshape((lv.size,) + shape), False))
+    else:
+        z = _finish(g.normal(n, dt).reshape(shape), False)
+    from .. import ops as core
+
+    # PyTorch's normal sends no gradient to mean and std (NormalBackward's zeros)
+    m = mean.detach() if isinstance(mean, Tensor) else mean
+    sd = std.detach() if isinstance(std, Tensor) else std
+    return restyle(core.add(core.multiply(z, sd), m), TORCH)
 
 
 _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
@@ -918,7 +959,9 @@ def _shape(s: tuple[int, ...]) -> Size:
 
 
 def _numpy(t: Tensor, force: bool = False) -> np.ndarray:
-    if t._rg and not force:
+    # PyTorch refuses only in grad mode (inside no_grad, and so in an autograd.Function's
+    # forward, x.numpy() works on a tensor that requires grad)
+    if t._rg and not force and _STATE.grad_enabled:
         raise hinted(RuntimeError(
             with_hint(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "

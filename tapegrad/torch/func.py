@@ -40,10 +40,15 @@ from ..autodiff.functional import vmap as _vmap
 def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
          randomness: str = "error", *, chunk_size: int | None = None) -> Callable[..., Any]:
     """``func`` vectorized over dimension ``in_dims`` of its inputs (PyTorch's ``vmap``)."""
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+    if chunk_size is not None and chunk_size <= 0:
         raise hinted(ValueError(with_hint(
             f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})",
             "pass a positive number of examples per chunk")))
+    if chunk_size is not None and not isinstance(chunk_size, int):
+        # PyTorch fails on it when splitting the batch, with Python's own message
+        raise hinted(TypeError(with_hint(
+            f"can't multiply sequence by non-int of type '{type(chunk_size).__name__}'",
+            "chunk_size is an int")))
     return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
 
 
@@ -56,24 +61,52 @@ def _named_tensors(module: Any) -> Iterator[tuple[Any, str, str]]:
 
 
 @contextmanager
-def _swapped(module: Any, values: dict[str, Any], strict: bool) -> Iterator[None]:
+def _swapped(module: Any, values: dict[str, Any], strict: bool,
+             tie_weights: bool = True) -> Iterator[None]:
     where: dict[str, tuple[Any, str, str]] = {}
     for m, store, full in _named_tensors(module):
         where.setdefault(full, (m, store, full.rsplit(".", 1)[-1]))
-    unknown = [k for k in values if k not in where]
-    if unknown:
-        raise hinted(RuntimeError(with_hint(
-            f"Unexpected key(s): {', '.join(repr(k) for k in unknown)}.",
-            "the names must be those of module.named_parameters() / named_buffers()")))
-    if strict:
-        missing = [k for k in where if k not in values]
+    if tie_weights:
+        # PyTorch's _untie_named_tensors_map: a value given for one name of a tensor that
+        # several names share (tied weights) goes to all of them
+        groups: dict[int, list[str]] = {}
+        for full, (m, store, local) in where.items():
+            t = getattr(m, store)[local]
+            if t is not None:
+                groups.setdefault(id(t), []).append(full)
+        values = dict(values)
+        for names in groups.values():
+            if len(names) < 2:
+                continue
+            given = [n for n in names if n in values]
+            if not given:
+                continue
+            first = values[given[0]]
+            if any(values[n] is not first for n in given[1:]):
+                raise hinted(ValueError(with_hint(
+                    f"functional_call got multiple values for keys {sorted(given)}, which are "
+                    "tied. Consider using tie_weights=False",
+                    "give the tied tensor once, or pass tie_weights=False")))
+            for n in names:
+                values[n] = first
+    if strict:  # PyTorch's NamedMemberAccessor.check_keys: both lists sorted
+        unexpected = sorted(k for k in values if k not in where)
+        missing = sorted(k for k in where if k not in values)
+        msgs = []
+        if unexpected:
+            msgs.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
         if missing:
+            msgs.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+        if msgs:
             raise hinted(RuntimeError(with_hint(
-                f"Error(s) in reparametrizing for {type(module).__name__}:\n\tMissing key(s): "
-                f"{', '.join(repr(k) for k in missing)}.", "strict=True needs every name")))
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                + "\n\t".join(msgs),
+                "strict=True needs exactly the names of named_parameters() / named_buffers()")))
     old: list[tuple[dict[str, Any], str, Any]] = []
     try:
         for k, v in values.items():
+            if k not in where:  # not strict: a name the module does not have is ignored
+                continue
             m, store, local = where[k]
             d = getattr(m, store)
             old.append((d, local, d[local]))
@@ -95,14 +128,20 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     if isinstance(parameter_and_buffer_dicts, dict):
         values = dict(parameter_and_buffer_dicts)
     elif isinstance(parameter_and_buffer_dicts, Sequence):
-        values = {}
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise hinted(ValueError(with_hint(
+                "Expected all elements of parameter_and_buffer_dicts to be dictionaries",
+                "pass dicts of name -> tensor")))
+        counts: dict[str, int] = {}
         for d in parameter_and_buffer_dicts:
-            for k, v in d.items():
-                if k in values:
-                    raise hinted(ValueError(with_hint(
-                        f"{k} appeared in multiple dictionaries; behavior of functional call "
-                        "is ambiguous", "give each name once")))
-                values[k] = v
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:
+            raise hinted(ValueError(with_hint(
+                f"{repeated} appeared in multiple dictionaries; behavior of functional call is "
+                "ambiguous", "give each name once")))
+        values = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
         raise hinted(ValueError(with_hint(
             f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
@@ -111,7 +150,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
-    with _swapped(module, values, strict):
+    with _swapped(module, values, strict, tie_weights):
         return module(*args, **(kwargs or {}))
 
 

@@ -73,6 +73,10 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
         raise hinted(RuntimeError(with_hint(
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
             "enter_dual_level() first.", "wrap the computation in `with fwAD.dual_level():`")))
+    for v in (tensor, tangent):
+        if not isinstance(v, Tensor):  # PyTorch calls v.is_floating_point() first
+            raise AttributeError(
+                f"'{type(v).__name__}' object has no attribute 'is_floating_point'")
     if tensor._data.dtype.kind not in "fc":
         raise hinted(ValueError(with_hint(
             f"Expected primal to be floating point or complex, but got: {tensor.dtype}",
@@ -87,6 +91,11 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
             f"original Tensor, this is not supported. Tensor is of size "
             f"{list(tensor._data.shape)} while the given forward gradient is of size "
             f"{list(tangent._data.shape)}.", "the tangent has the primal's shape")))
+    if tensor._lvl is lv and tensor._tangent is not None:
+        raise hinted(RuntimeError(with_hint(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            "same level 0 is not supported.", "make the dual from the primal (unpack_dual(t)"
+            ".primal) or from a detached copy")))
     base = tensor._primal if tensor._lvl is lv else tensor
     t = lv.make(base, tangent)
     set_style(t, TORCH)
@@ -96,6 +105,9 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal, tangent)`` of ``tensor``; ``tangent`` is ``None`` outside a level."""
     lv = _level(level)
+    if lv is not None and not isinstance(tensor, Tensor):
+        raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
     if lv is not None and isinstance(tensor, Tensor) and tensor._lvl is lv:
         return UnpackedDualTensor(tensor._primal, tensor._tangent)
     return UnpackedDualTensor(tensor, None)

@@ -218,6 +218,16 @@ class Function(metaclass=_FunctionMeta):
         calls the ``vmap`` staticmethod, or (``generate_vmap_rule = True``) runs
         ``forward`` and ``backward`` on the batched inputs.
         """
+        from ...autodiff.functional import ACTIVE
+
+        if ACTIVE[0] and cls.setup_context is Function.setup_context:
+            raise hinted(RuntimeError(with_hint(
+                "In order to use an autograd.Function with functorch transforms (vmap, "
+                "grad, jvp, jacrev, ...), it must override the setup_context "
+                "staticmethod. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html",
+                "split forward(ctx, ...) into forward(...) and setup_context(ctx, inputs, "
+                "output)")))
         if _STATE.levels:
             from ..._core.dispatch import Level, level_of
             from ...autodiff.batching import BatchLevel
@@ -229,9 +239,22 @@ class Function(metaclass=_FunctionMeta):
                 if lv is not None and (top is None or lv.depth > top.depth):
                     top = lv
             if isinstance(top, JVPLevel):
+                if _STATE.grad_enabled and any(
+                        isinstance(a, Tensor) and a._lvl is top and a._rg
+                        and not _tracked(top.unpack(a)[0]) for a in args):
+                    # reverse mode inside forward mode (jacfwd(jacrev(f)), hessian): the
+                    # Function is recorded at the forward level, its outputs are forward
+                    # mode's (the jvp staticmethod's tangents) and setup_context sees the
+                    # dual inputs and outputs, so what backward uses carries tangents
+                    return cls._apply(args, kwargs, jvp_level=top)[0]
                 return _apply_jvp(cls, top, args, kwargs)
             if isinstance(top, BatchLevel):
                 if cls.vmap is not Function.vmap:
+                    if _STATE.grad_enabled and any(isinstance(a, Tensor) and a._rg
+                                                   for a in args):
+                        # vmap(grad(f)): the Function is recorded at the batch level (its
+                        # backward then runs batched) and its forward is the vmap rule
+                        return cls._apply(args, kwargs, top)[0]
                     return _apply_vmap(cls, top, args, kwargs)
                 if not cls.generate_vmap_rule:
                     raise hinted(RuntimeError(with_hint(
@@ -244,12 +267,19 @@ class Function(metaclass=_FunctionMeta):
         return cls._apply(args, kwargs)[0]
 
     @classmethod
-    def _apply(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, FunctionCtx]:
+    def _apply(cls, args: tuple[Any, ...], kwargs: dict[str, Any],
+               vmap_level: Any = None, jvp_level: Any = None) -> tuple[Any, FunctionCtx]:
+        """``forward`` (by the ``vmap`` staticmethod at ``vmap_level``, or forward mode's
+        rule at ``jvp_level``, when given), then the recording of the Function's node."""
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         new_style = cls.setup_context is not Function.setup_context
         with mode.no_grad():
-            if new_style:
+            if vmap_level is not None:
+                out = _apply_vmap(cls, vmap_level, args, kwargs)
+            elif jvp_level is not None:
+                out = _apply_jvp(cls, jvp_level, args, kwargs)
+            elif new_style:
                 out = cls.forward(*args, **kwargs)
             else:
                 out = cls.forward(ctx, *args, **kwargs)
@@ -320,6 +350,10 @@ class Function(metaclass=_FunctionMeta):
             node.versions = tuple(t._vc[0] if isinstance(t, Tensor) else 0 for t in saved)
         ctx.to_save = ()
         return (tuple(outs) if is_tuple else outs[0]), ctx
+
+
+def _tracked(t: Any) -> bool:
+    return isinstance(t, Tensor) and (t._rg or t._node is not None)
 
 
 def _apply_jvp(cls: type[Function], lv: Any, args: tuple[Any, ...],

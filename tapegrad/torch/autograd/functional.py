@@ -33,18 +33,38 @@ __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
 def _as_tuple(x: Any, arg: str, fn: str) -> tuple[bool, tuple[Tensor, ...]]:
-    if isinstance(x, Tensor):
-        return False, (x,)
-    if not isinstance(x, (tuple, list)):
-        raise hinted(TypeError(with_hint(
-            f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but the "
-            f"value at index 0 has type {type(x).__name__}.", "pass tensors")))
-    for i, t in enumerate(x):
+    """PyTorch's ``_as_tuple``: a tuple stays one, anything else is one element (a list
+    too: it is then reported as a whole)."""
+    is_tuple = isinstance(x, tuple)
+    items = x if is_tuple else (x,)
+    for i, t in enumerate(items):
         if not isinstance(t, Tensor):
+            where = f"value at index {i}" if is_tuple else f"given {arg}"
             raise hinted(TypeError(with_hint(
                 f"The {arg} given to {fn} must be either a Tensor or a tuple of Tensors but the "
-                f"value at index {i} has type {type(t).__name__}.", "pass tensors")))
-    return True, tuple(x)
+                f"{where} has type {type(t)}.", "pass a tensor or a tuple of tensors")))
+    return is_tuple, tuple(items)
+
+
+def _size(shape: tuple[int, ...]) -> str:
+    return f"torch.Size({list(shape)})"
+
+
+def _validate_v(vs: tuple[Tensor, ...], other: tuple[Tensor, ...], is_other_tuple: bool) -> None:
+    """PyTorch's checks of ``v`` against the outputs (vjp) or inputs (jvp, vhp, hvp)."""
+    if len(other) != len(vs):
+        if is_other_tuple:
+            raise hinted(RuntimeError(with_hint(
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(vs)}.",
+                "give one v per tensor")))
+        raise hinted(RuntimeError(with_hint("The given v should contain a single Tensor.",
+                                            "give one v per tensor")))
+    for i, (v, o) in enumerate(zip(vs, other)):
+        if v._data.shape != o._data.shape:
+            pre = f"Entry {i} in " if is_other_tuple else ""
+            raise hinted(RuntimeError(with_hint(
+                f"{pre}v has invalid size: should be {_size(o._data.shape)} but got "
+                f"{_size(v._data.shape)}.", "each v has its tensor's shape")))
 
 
 def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool) -> tuple[Tensor, ...]:
@@ -108,6 +128,33 @@ def _check_strict(outputs: tuple[Tensor, ...], strict: bool, fn: str) -> None:
                 "in strict mode.", f"{fn}: make every output depend on the inputs")))
 
 
+def _check_requires_grad(ts: tuple[Any, ...], kind: str, strict: bool) -> None:
+    """PyTorch's ``_check_requires_grad`` (strict mode), by what ``ts`` are."""
+    if not strict:
+        return
+    for i, t in enumerate(ts):
+        if t is None:
+            raise hinted(RuntimeError(with_hint(
+                f"The output of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode.", "every input must be used")))
+        if t._node is None and not t._rg:
+            if kind == "jacobian":
+                msg = (f"While computing the hessian, found that the jacobian of the "
+                       f"user-provided function with respect to input {i} is independent of the "
+                       "input. This is not allowed in strict mode. You should ensure that your "
+                       "function is twice differentiable and that the jacobian depends on the "
+                       "inputs (this would be violated by a linear function for example).")
+            elif kind == "grad_inputs":
+                msg = (f"The gradient with respect to input {i} is independent of the inputs of "
+                       "the user-provided function. This is not allowed in strict mode.")
+            else:
+                msg = (f"Output {i} of the user-provided function does not require gradients. "
+                       "The outputs must be computed in a differentiable manner from the input "
+                       "when running in strict mode.")
+            raise hinted(RuntimeError(with_hint(msg, "strict mode: everything must depend on "
+                                                     "the inputs")))
+
+
 def _check_unused(grads: tuple[Any, ...], strict: bool, what: str) -> None:
     if not strict:
         return
@@ -141,12 +188,7 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
             vs: tuple[Any, ...] = (make(np.ones_like(outs[0]._data), None, False, TORCH),)
         else:
             _, vs = _as_tuple(v, "v", "vjp")
-            for o, vv in zip(outs, vs):
-                if o._data.shape != vv._data.shape:
-                    raise hinted(RuntimeError(with_hint(
-                        f"Mismatch in shape: the v given has shape {list(vv._data.shape)} but "
-                        f"the output of the function has shape {list(o._data.shape)}",
-                        "v must have the output's shape")))
+            _validate_v(vs, outs, is_out_tuple)
         grads = _autograd(outs, xs, vs, create_graph)
         _check_unused(grads, strict, "vjp")
     res = tuple(_post(g, create_graph) for g in _fill_none(grads, xs))
@@ -172,6 +214,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         vs: tuple[Any, ...] = (make(np.ones_like(ins[0]._data), None, False, TORCH),)
     else:
         _, vs = _as_tuple(v, "v", "jvp")
+        _validate_v(vs, ins, is_in_tuple)
     with mode.enable_grad():
         xs = _grad_preprocess(ins, create_graph)
         out = func(*xs)
@@ -180,6 +223,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         # u -> (d out / d x)^T u is linear in u; its VJP with v is J v
         us = tuple(make(np.zeros_like(o._data), None, True, TORCH) for o in outs)
         g = _autograd(outs, xs, us, create_graph=True)
+        _check_requires_grad(tuple(g), "grad_inputs", strict)
         pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi is not None and
                  (gi._node is not None or gi._rg)]
         if pairs:
@@ -223,6 +267,11 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
                 "only implemented for `vectorize=True`.", "pass vectorize=True")))
     if vectorize:
         if strict:
+            with mode.enable_grad():  # PyTorch checks the outputs first
+                xs = _grad_preprocess(ins, create_graph)
+                _, outs = _as_tuple(func(*xs), "outputs of the user-provided function",
+                                    "jacobian")
+            _check_strict(outs, strict, "jacobian")
             raise hinted(RuntimeError(with_hint(
                 "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                 "not supported together. Please either set `strict=False` or "
@@ -235,11 +284,21 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
                                        "jacobian")
         _check_strict(outs, strict, "jacobian")
         rows: list[tuple[Tensor, ...]] = []
-        for o in outs:
-            def row(seed: Tensor, o: Tensor = o) -> tuple[Tensor | None, ...]:
+        for j, o in enumerate(outs):
+            def row(seed: Tensor, o: Tensor = o, j: int = j) -> tuple[Tensor | None, ...]:
                 gs = _autograd((o,), xs, (seed,), create_graph)
                 if strict:
-                    _check_unused(gs, True, "jacobian")
+                    for i, gi in enumerate(gs):
+                        if gi is None:
+                            raise hinted(RuntimeError(with_hint(
+                                f"Output {j} of the user-provided function is independent of "
+                                f"input {i}. This is not allowed in strict mode.",
+                                "every input must be used")))
+                        if create_graph and gi._node is None and not gi._rg:
+                            raise hinted(RuntimeError(with_hint(
+                                "The jacobian of the user-provided function is independent of "
+                                f"input {i}. This is not allowed in strict mode when "
+                                "create_graph=True.", "every input must be used")))
                 return gs
 
             basis = np.eye(o._data.size, dtype=o._data.dtype).reshape(
@@ -292,12 +351,17 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
     def jac_func(*xs: Tensor) -> Any:
         xs = _grad_preprocess(xs, True)  # as the inner jacobian(create_graph=True) does
         out = func(*xs)
-        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if len(outs) != 1 or outs[0]._data.size != 1:
+        out_is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        if out_is_tuple:
             raise hinted(RuntimeError(with_hint(
-                "The function given to hessian should return a single Tensor with a single "
-                "element.", "reduce the output to a scalar")))
+                "The function given to hessian should return a single Tensor",
+                "return one scalar tensor")))
+        if outs[0]._data.size != 1:
+            raise hinted(RuntimeError(with_hint(
+                "The Tensor returned by the function given to hessian should contain a single "
+                "element", "reduce the output to a scalar")))
         gs = _autograd(outs, xs, None, create_graph=True)
+        _check_requires_grad(tuple(gs), "jacobian", strict)
         return tuple(make(np.zeros_like(x._data), None, False, TORCH) if g is None else g
                      for g, x in zip(gs, xs))
 
@@ -311,7 +375,12 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False,
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T H)``."""
-    is_in_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
+    return _vhp(func, inputs, v, create_graph, strict, "vhp")
+
+
+def _vhp(func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool,
+         fn: str) -> tuple[Any, Any]:
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", fn)
     if v is None:
         if len(ins) != 1 or ins[0]._data.size != 1:
             raise hinted(RuntimeError(with_hint(
@@ -319,16 +388,23 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
                 "single Tensor with a single element.", "pass v")))
         vs: tuple[Any, ...] = (make(np.ones_like(ins[0]._data), None, False, TORCH),)
     else:
-        _, vs = _as_tuple(v, "v", "vhp")
+        _, vs = _as_tuple(v, "v", fn)
+        _validate_v(vs, ins, is_in_tuple)
     with mode.enable_grad():
         xs = _grad_preprocess(ins, create_graph)
         out = func(*xs)
-        _, outs = _as_tuple(out, "outputs of the user-provided function", "vhp")
-        if len(outs) != 1 or outs[0]._data.size != 1:
+        out_is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", fn)
+        _check_strict(outs, strict, fn)
+        if out_is_tuple:
             raise hinted(RuntimeError(with_hint(
-                "The function given to vhp should return a single Tensor with a single "
-                "element.", "reduce the output to a scalar")))
+                f"The function given to {fn} should return a single Tensor",
+                "return one scalar tensor")))
+        if outs[0]._data.size != 1:
+            raise hinted(RuntimeError(with_hint(
+                f"The Tensor returned by the function given to {fn} should contain a single "
+                "element", "reduce the output to a scalar")))
         g = _autograd(outs, xs, None, create_graph=True)
+        _check_requires_grad(tuple(g), "jacobian", strict)
         pairs = [(gi, vi, k) for k, (gi, vi) in enumerate(zip(g, vs))
                  if gi is not None and (gi._node is not None or gi._rg)]
         if pairs:
@@ -343,4 +419,4 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
 def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), H v)`` (equal to ``vhp`` since the Hessian is symmetric)."""
-    return vhp(func, inputs, v, create_graph, strict)
+    return _vhp(func, inputs, v, create_graph, strict, "hvp")

@@ -24,7 +24,7 @@ import numpy as np
 from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
-from ..._core.tensor import TORCH, Tensor, make
+from ..._core.tensor import TORCH, Tensor, make, restyle
 from ...ops import conv as C
 from ...ops import dropout as D
 from ...ops import norm as N
@@ -78,6 +78,13 @@ def _batched(x: Tensor, nsp: int, fn: str) -> tuple[Tensor, bool]:
             f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {fn}, but got "
             f"input of size: {list(x._data.shape)}", f"{fn} takes (N, C, *spatial)")))
     return x, False
+
+
+def _no_values(t: Any) -> bool:
+    """Whether ``t`` is a tracer whose values cannot be read now (``vmap``)."""
+    from .._ops import _vmapped
+
+    return _vmapped(t)
 
 
 def _unbatch(y: Tensor, squeeze: bool) -> Tensor:
@@ -253,6 +260,8 @@ def _max_poolnd(nsp: int, input: Tensor, kernel_size: Any, stride: Any, padding:
     y, idx = PL.max_pool(x, k, s, p, d, ceil_mode)
     y = _unbatch(y, squeeze)
     if return_indices:
+        if isinstance(idx, Tensor):  # a tracer (vmap): the indices are per example
+            return y, restyle(_unbatch(idx, squeeze), TORCH)
         it = make(idx[0] if squeeze else idx, None, False, TORCH)
         return y, it
     return y
@@ -429,6 +438,8 @@ def _adaptive_max(nsp: int, input: Tensor, output_size: Any, return_indices: boo
     x = _tensor(input, fn)
     _check_adaptive(x, nsp, fn)
     y, idx = PL.adaptive_max_pool(x, _out_size(x, nsp, output_size))
+    if return_indices and isinstance(idx, Tensor):  # a tracer (vmap)
+        return y, restyle(idx, TORCH)
     return (y, make(idx, None, False, TORCH)) if return_indices else y
 
 
@@ -472,6 +483,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     (tensor([0.2000]), tensor([1.1000]))
     """
     x = _tensor(input, "batch_norm")
+    if training and _no_values(x) and any(
+            r is not None and not _no_values(r) for r in (running_mean, running_var)):
+        raise hinted(RuntimeError(with_hint(
+            "Batch norm got a batched tensor as input while the running_mean or running_var, "
+            "which will be updated in place, were not batched.\nIf you are using a module and "
+            "do not need eval mode, please set `track_running_stats` to be False.If you are "
+            "using a prebuilt module and do not need eval mode, please see the functorch "
+            "website for resources on how to patch your module to work with vmap",
+            "torch.func.replace_all_batch_norm_modules_(model), or model.eval()")))
     if not training and (running_mean is None or running_var is None):
         raise hinted(RuntimeError(with_hint(
             "running_mean and running_var must be defined in evaluation mode",
@@ -584,7 +604,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(2))
     tensor([[0., 1.]])
     """
-    idx = _tensor(input, "embedding", "indices")._data
+    it = _tensor(input, "embedding", "indices")
+    idx = it._data
     if idx.dtype.kind not in "iu":
         names = {"float32": "Float", "float64": "Double", "bool": "Bool"}
         raise hinted(RuntimeError(with_hint(
@@ -604,6 +625,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         with mode.no_grad():
             renorm_rows_(weight._data, idx, float(max_norm), float(norm_type))
             weight._vc[0] += 1
+    if _no_values(it):  # a vmap tracer: the indices are an input of the op
+        return _embedding(weight, it, padding_idx)
     return _embedding(weight, idx, padding_idx)
 
 

@@ -448,7 +448,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
-    r = _reduction(reduction, size_average, reduce)
+    if reduction == "batchmean" and size_average is None and reduce is None:
+        r = "batchmean"  # the sum divided by the batch size (PyTorch's KL divergence)
+    else:
+        r = _reduction(reduction, size_average, reduce)
+        if r == "mean" and size_average is None and reduce is None:
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the "
+                "KL div math definition.'mean' will be changed to behave the same as "
+                "'batchmean' in the next major release.", UserWarning, stacklevel=2)
     if log_target:
         v = core.multiply(core.exp(target), core.subtract(target, input))
     else:
@@ -456,7 +465,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
         v = core.where(core.greater(t, 0), core.multiply(t, core.subtract(
             core.log(core.where(core.greater(t, 0), t, 1.0)), input)), 0.0)
     if r == "batchmean":
-        return core.divide(core.sum(v), float(input._data.shape[0]))
+        total = core.sum(v)
+        return total if input._data.ndim == 0 else core.divide(total,
+                                                               float(input._data.shape[0]))
     return _reduce(v, r)
 
 
@@ -556,6 +567,13 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if t.dtype.kind not in "iu":
         raise hinted(RuntimeError(with_hint("one_hot is only applicable to index tensor of type "
                                      "LongTensor.", "pass integer class indices")))
+    if O._vmapped(tensor):  # a vmap tracer: no values to read
+        if num_classes < 0:
+            raise hinted(RuntimeError(with_hint(
+                "When vmap-ing torch.nn.functional.one_hot, please provide an explicit positive "
+                "num_classes argument.", "the number of classes cannot come from the values")))
+        return core.cast(core.equal(core.expand_dims(tensor, -1),
+                                    np.arange(num_classes, dtype=np.int64)), dtype=np.int64)
     if num_classes >= 0 and O._traced(tensor):
         # indices that differ between calls (torch.compile): the encoding is ops on them,
         # checked now on this call's values

@@ -821,6 +821,21 @@ class MSELoss(_Loss):
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
+class KLDivLoss(Module):
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``
+    (``reduction="batchmean"``: the sum divided by the batch size)."""
+
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 log_target: bool = False) -> None:
+        super().__init__()
+        self.reduction = reduction if size_average is None and reduce is None else \
+            F._reduction(reduction, size_average, reduce)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class L1Loss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
@@ -893,6 +908,6 @@ __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "Identity", "Linear",
     "Bilinear", "LayerNorm", "Flatten", "Dropout", "ReLU", "ReLU6", "Tanh",
     "Sigmoid", "SiLU", "LeakyReLU", "ELU", "GELU", "Softplus", "Softmax", "LogSoftmax",
-    "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+    "MSELoss", "L1Loss", "KLDivLoss", "SmoothL1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss",
 ]
