@@ -604,22 +604,66 @@ def _tf_type_name(dt: np.dtype) -> str:
 
 
 class ConcreteFunction:
-    """One traced signature of a :class:`Function` (``get_concrete_function``)."""
+    """One traced signature of a :class:`Function` (``get_concrete_function``).
+
+    A call binds its inputs as TensorFlow does: first to the structured
+    signature (every parameter, Python values as ``Literal``s that must be
+    equal), then, when that fails, to the flat signature (the tensor inputs
+    only, positionally or by name); when both fail it raises TensorFlow's
+    ``TypeError`` naming both reasons.
+    """
 
     def __init__(self, parent: Function, trace: _Trace) -> None:
         self._parent = parent
         self._trace = trace
 
+    # ------------------------------------------------------------------ the signature
+    def _params(self) -> list[tuple[str, bool, Any]]:
+        """(name, keyword-only, structure of signature keys) for each traced parameter."""
+        tr = self._trace
+        args, kwargs = tr.tree if tr.tree is not None else ((), {})
+        packed_a, packed_k = _nest.pack_sequence_as((tuple(args), dict(kwargs)),
+                                                    [_Key(k) for k in tr.key])
+        out: list[tuple[str, bool, Any]] = []
+        for i, v in enumerate(packed_a):
+            out.append((tr.names[i] if i < len(tr.names) else f"args_{i}", False, v))
+        for nm, v in packed_k.items():
+            out.append((nm, True, v))
+        return out
+
+    def _flat_names(self) -> list[str]:
+        """The tensor inputs' names: a parameter's own name, then ``name_1``, ``name_2``..."""
+        names: list[str] = []
+        for nm, _, v in self._params():
+            n = 0
+            for k in _nest.flatten(v):
+                if isinstance(k, _Key) and k.k[0] == "T":
+                    names.append(nm if n == 0 else f"{nm}_{n}")
+                    n += 1
+        return names
+
     @property
     def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        specs = []
-        for k in self._trace.key:
+        def spec(k: Any, name: str) -> Any:
             if k[0] == "T":
-                specs.append(TensorSpec(None if k[1] is None else TensorShape(k[1]),
-                                        _dt.from_numpy(np.dtype(k[2]))))
+                return TensorSpec(None if k[1] is None else TensorShape(k[1]),
+                                  _dt.from_numpy(np.dtype(k[2])), name=name)
+            return k[-1] if k[0] == "P" else k
+
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for nm, kw, v in self._params():
+            if _nest.is_nested(v):
+                leaves = _nest.flatten(v)
+                s = _nest.pack_sequence_as(v, [spec(k.k, f"{nm}_{j}")
+                                               for j, k in enumerate(leaves)])
             else:
-                specs.append(k[-1] if k[0] == "P" else k)
-        return tuple(specs), {}
+                s = spec(v.k, nm)
+            if kw:
+                kwargs[nm] = s
+            else:
+                args.append(s)
+        return tuple(args), kwargs
 
     @property
     def structured_outputs(self) -> Any:
@@ -630,34 +674,137 @@ class ConcreteFunction:
         """The recorded program (the first concrete one)."""
         return next(iter(self._trace.programs.values()))
 
-    def __call__(self, *args: Any) -> Any:
+    # ------------------------------------------------------------------ calling
+    def _bind_structured(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The flat inputs for a call bound to the structured signature; a ``TypeError``
+        whose text is TensorFlow's reason when the call does not fit it."""
+        params = self._params()
+        sig = inspect.Signature([inspect.Parameter(
+            nm, inspect.Parameter.KEYWORD_ONLY if kw else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for nm, kw, _ in params])
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(str(e)) from None
+        flat: list[Any] = []
+        for nm, _, keys in params:
+            v = bound.arguments[nm]
+            if _nest.is_nested(keys):
+                ks = _nest.flatten(keys)
+                vs = _nest.flatten(v) if _nest.is_nested(v) else [v]
+                if len(ks) != len(vs):
+                    raise TypeError(f"Can not cast {v!r} to "
+                                    f"{_struct_text(keys, _leaf_text)}")
+            else:
+                ks, vs = [keys], [v]
+            for k, x in zip(ks, vs):
+                key = k.k
+                if key[0] == "P":
+                    if not _same_literal(x, key[2]):
+                        raise TypeError(f"Can not cast {x!r} to Literal[{key[2]!r}]")
+                    flat.append(x)
+                elif key[0] == "T":
+                    want = _spec_text(key[1], np.dtype(key[2]))
+                    if not isinstance(x, Tensor):
+                        try:
+                            x = convert(x, dtype=_dt.from_numpy(np.dtype(key[2])))
+                        except Exception:  # noqa: BLE001 - TensorFlow's reason
+                            raise TypeError(f"Can not cast {x!r} to {want}") from None
+                    elif isinstance(x, VariableBase):
+                        x = convert(x)
+                    shape = tuple(x._data.shape)
+                    ok_shape = key[1] is None or (len(key[1]) == len(shape) and all(
+                        d is None or d == s for d, s in zip(key[1], shape)))
+                    if x._data.dtype.str != key[2] or not ok_shape:
+                        raise TypeError(f"Can not cast {_spec_text(shape, x._data.dtype)} "
+                                        f"to {want}")
+                    flat.append(x)
+                else:
+                    flat.append(x)
+        return flat
+
+    def _bind_flat(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The tensor inputs for a call bound to the flat signature (TensorFlow's
+        ``_call_with_flat_signature``), literals filled in from the trace."""
+        names = self._flat_names()
+        summary = f"{self._parent._name}({', '.join(names)})"
+        if len(args) > len(names):
+            raise TypeError(f"{summary} takes {len(names)} positional arguments, got "
+                            f"{len(args)}.")
+        got = list(args)
+        rest = dict(kwargs)
+        for nm in names[len(got):]:
+            if nm not in rest:
+                specified = set(names[:len(got)]) | set(rest)
+                missing = sorted(set(names) - specified)
+                raise TypeError(f"{summary} missing required arguments: {', '.join(missing)}.")
+            got.append(rest.pop(nm))
+        if rest:
+            for k in rest:
+                if k in names[:len(args)]:
+                    raise TypeError(f"{summary} got two values for '{k}'.")
+            raise TypeError(f"{summary} got unexpected keyword arguments: "
+                            f"{', '.join(sorted(rest))}.")
+        for i, a in enumerate(got):
+            if not isinstance(a, Tensor):
+                raise TypeError(f"{summary}: expected argument #{i}(zero-based) to be a "
+                                f"Tensor; got {type(a).__name__} ({a}).")
+        it = iter(got)
+        return [next(it) if k[0] == "T" else (k[2] if k[0] == "P" else None)
+                for k in self._trace.key]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from .errors import InvalidArgumentError
 
-        ts: list[Any] = []
-        for i, (k, a) in enumerate(zip(self._trace.key, args)):
-            if k[0] != "T":
-                ts.append(a)
-                continue
-            t = a if isinstance(a, Tensor) else convert(a)
-            if t._data.dtype.str != k[2]:
-                want = _tf_type_name(np.dtype(k[2]))
-                got = _tf_type_name(t._data.dtype)
-                raise hinted(InvalidArgumentError(None, None, with_hint(
-                    f"cannot compute __inference_{self._parent._name} as input #{i}"
-                    f"(zero-based) was expected to be a {want} tensor but is a {got} tensor "
-                    f"[Op:__inference_{self._parent._name}]",
-                    "a concrete function takes exactly its traced dtypes")))
-            ts.append(t)
-        leaves = [_leaf_key(x) for x in ts]
+        tr = self._trace
         f = self._parent
-        return f._call_trace(self._trace, ts, (tuple(ts), {}), [], leaves, dry=False)
+        try:
+            flat = self._bind_structured(args, kwargs)
+        except TypeError as e:
+            why = str(e)
+            try:
+                flat = self._bind_flat(args, kwargs)
+            except TypeError as e2:
+                raise hinted(TypeError(with_hint(
+                    f"Binding inputs to tf.function failed due to `{why}`. Received args: "
+                    f"{args!r} and kwargs: {kwargs!r} for signature: "
+                    f"{_pretty_signature(f, tr, False)}.\n"
+                    f"Fallback to flat signature also failed due to: {e2}",
+                    "call a concrete function with the inputs it was traced for"))) from None
+        ti = 0
+        for k, x in zip(tr.key, flat):
+            if k[0] != "T":
+                continue
+            if isinstance(x, VariableBase):
+                x = convert(x)
+            if x._data.dtype.str != k[2]:
+                want = _tf_type_name(np.dtype(k[2]))
+                got = _tf_type_name(x._data.dtype)
+                raise hinted(InvalidArgumentError(None, None, with_hint(
+                    f"cannot compute __inference_{f._name} as input #{ti}"
+                    f"(zero-based) was expected to be a {want} tensor but is a {got} tensor "
+                    f"[Op:__inference_{f._name}]",
+                    "a concrete function takes exactly its traced dtypes")))
+            ti += 1
+        flat = [convert(x) if isinstance(x, VariableBase) else x for x in flat]
+        leaves = [_leaf_key(x) for x in flat]
+        args0, kwargs0 = tr.tree if tr.tree is not None else ((), {})
+        tree = _nest.pack_sequence_as((tuple(args0), dict(kwargs0)), flat)
+        return f._call_trace(tr, flat, tree, tr.names, leaves, dry=False)
+
+    def __str__(self) -> str:
+        return "ConcreteFunction " + _pretty_signature(self._parent, self._trace, True)
 
     def __repr__(self) -> str:
-        lines = ["ConcreteFunction Input Parameters:"]
-        params = list(self._parent._sig.parameters) if self._parent._sig else []
-        for p, s in zip(params, self.structured_input_signature[0]):
-            lines.append(f"  {p} (POSITIONAL_OR_KEYWORD): {s!r}")
-        return "\n".join(lines)
+        return (f"<ConcreteFunction {_pretty_signature(self._parent, self._trace, False)} "
+                f"at 0x{id(self):X}>")
+
+
+def _same_literal(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable values are different literals
+        return False
 
 
 def function(func: Callable[..., Any] | None = None, input_signature: Any = None,

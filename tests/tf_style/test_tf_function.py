@@ -687,3 +687,27 @@ def test_a_keras_step_updates_the_variables_in_place_from_the_first_call() -> No
         assert float(step(x)) == pytest.approx(24.0 - 48.0 * k)
         assert before() is w._data
     np.testing.assert_allclose(w.numpy(), np.full((3, 2), -3.0))
+
+
+def test_concrete_function_binds_structured_then_flat() -> None:
+    r = cases.concrete_function_binding(tf)
+    assert r["kw"] == 6 and r["python_int"] == 6
+    assert r["square"] == [100.0, [100.0, 9.0], [100.0, 9.0]]
+    assert r["nested"] == [[6.0, 8.0]] * 3
+    assert r["str"].startswith("ConcreteFunction Input Parameters:\n  a (POSITIONAL_OR_KEYWORD): "
+                               "TensorSpec(shape=(), dtype=tf.int64, name=None)\nOutput Type:")
+    assert r["repr"] == ("<ConcreteFunction (a: TensorSpec(shape=(), dtype=tf.int64, name=None))"
+                         " -> TensorSpec(shape=(), dtype=tf.int64, name=None)")
+    assert "name='a_0'" in r["sig"] and "name='b'" in r["sig"]
+    kinds = [e[0] for e in r["errors"]]
+    assert kinds == ["TypeError"] * 6
+    assert r["errors"][0][1].startswith(
+        "Binding inputs to tf.function failed due to `Can not cast 3 to Literal[2]`.")
+    assert r["errors"][0][1].endswith(
+        "Fallback to flat signature also failed due to: pw(a) got unexpected keyword "
+        "arguments: b.")
+    assert r["errors"][1][1].endswith("pw(a) takes 1 positional arguments, got 2.")
+    assert "`missing a required argument: 'c'`" in r["errors"][4][1]
+    assert r["errors"][4][1].endswith("f(a, a_1, b) missing required arguments: b.")
+    assert r["dtype"] == "InvalidArgumentError"
+    assert r["count"] == [1, 1]

@@ -745,6 +745,51 @@ def metrics_in_train_step(tf: Any) -> dict[str, Any]:
     return res
 
 
+def concrete_function_binding(tf: Any) -> dict[str, Any]:
+    """A concrete function binds its call to the structured signature (Python values as
+    literals), falls back to the flat one (tensors only) and names both reasons."""
+
+    @tf.function
+    def double(a: Any) -> Any:
+        return a + a
+
+    @tf.function
+    def pw(a: Any, b: Any) -> Any:
+        return a ** b
+
+    @tf.function
+    def f(a: Any, b: Any, c: Any = 3) -> Any:
+        return a[0] + a[1] * b + c
+
+    d = double.get_concrete_function(tf.constant(2, dtype=tf.int64))
+    sq = pw.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+    cf = f.get_concrete_function((tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32)),
+                                 tf.TensorSpec([2], tf.float32), 3)
+    x = tf.constant(10.0)
+    pair = (tf.constant(1.0), tf.constant(2.0))
+    v = tf.constant([1.0, 2.0])
+
+    def val(r: Any) -> Any:
+        return np.asarray(r).tolist()
+
+    return {
+        "kw": val(d(a=tf.constant(3, dtype=tf.int64))),
+        "python_int": val(d(3)),
+        "str": str(d), "repr": repr(d).split(" at 0x")[0],
+        "sig": repr(cf.structured_input_signature),
+        "square": [val(sq(x)), val(sq(tf.constant([10.0, 3.0]))),
+                   val(sq(a=tf.constant([10.0, 3.0])))],
+        "nested": [val(cf(pair, v, 3)), val(cf((1.0, 2.0), [1.0, 2.0], 3)),
+                   val(cf(pair[0], pair[1], v))],
+        "errors": [_err(lambda: sq(x, b=3)), _err(lambda: sq(x, 3)),
+                   _err(lambda: d(tf.constant(1, tf.int64), tf.constant(1, tf.int64))),
+                   _err(lambda: d()), _err(lambda: cf(pair, v)),
+                   _err(lambda: cf(pair, v, 3, d=3))],
+        "dtype": _err(lambda: d(tf.constant(1.5)))[0],
+        "count": [double.experimental_get_tracing_count(), pw.experimental_get_tracing_count()],
+    }
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -763,4 +808,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "value_ops_traced": value_ops_traced,
     "index_values_traced": index_values_traced,
     "retracing_policy": retracing_policy,
+    "concrete_function_binding": concrete_function_binding,
 }
