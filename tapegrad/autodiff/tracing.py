@@ -546,6 +546,10 @@ class TraceLevel(Level):
         self.quiet = 0  # > 0: values read now are the kernels' own (not noted)
         self.outer_tapes = list(_STATE.tapes)  # tapes that were recording before the trace
         self.n_static = 0  # tracers marked by mark_static
+        # set by a front-end (tf.function) before the trace ends: the tensors that leave it
+        # (its outputs, the caller's inputs); every other tracer is marked ``_leaked`` when
+        # released, so a value read from it later can raise (TensorFlow's symbolic tensor)
+        self.leak_keep: set[int] | None = None
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -1445,10 +1449,13 @@ class TraceLevel(Level):
         """Turn every tracer back into a plain tensor (the trace is over)."""
         self._unmark_slots()
         orig = self._orig
+        keep = self.leak_keep
         for t in self.tracers:
             d = t.__dict__
             d.pop("_lvl", None)
             d.pop("_slot", None)
+            if keep is not None and id(t) not in keep:
+                d["_leaked"] = True
             a = t._data
             if a.__class__ is _TracedValue:
                 o = orig.get(id(a))

@@ -117,7 +117,7 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
         shape = shape.as_list()
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    out = tuple(int(s) for s in shape)
+    out = tuple(_int(s) for s in shape)
     if any(not -(1 << 63) <= s < (1 << 63) for s in out):
         raise hinted(ValueError(with_hint(
             "Can't convert Python sequence with out-of-range integer to int32 Tensor.",

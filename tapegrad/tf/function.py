@@ -391,7 +391,7 @@ class Function:
         ckey = tuple(leaves)
         if tr.eager:
             a, k = _nest.pack_sequence_as(tree, flat)
-            return None if dry else self._target(*a, **k)
+            return None if dry else _outputs(self._target(*a, **k))
         prog = tr.programs.get(ckey)
         if prog is None:
             prog = tr.generic
@@ -420,7 +420,10 @@ class Function:
         key_shapes = {i: k[1] for i, k in enumerate(tr.key) if k[0] == "T"}
         unknown = object()
 
+        level: list[tracing.TraceLevel] = []
+
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
+            level.append(lv)
             new: list[Any] = []
             ti = 0
             for i, x in enumerate(flat):
@@ -441,9 +444,17 @@ class Function:
             a, k = _nest.pack_sequence_as(tree, new)
             return tuple(a), dict(k)
 
+        converted: list[Any] = [None]
+
         def flat_out(r: Any) -> tuple[list[Any], Any]:
+            r = _outputs(r)
+            converted[0] = r
             tr.structure = r
             flat_r = _nest.flatten(r)
+            # every other tensor of the trace is symbolic once it ends (TensorFlow: "All
+            # outputs of a tf.function must be return values")
+            # (the caller gets copies of its outputs)
+            level[0].leak_keep = {id(x) for x in flat}
             tr.out_shapes.append([tuple(t._data.shape) if isinstance(t, Tensor) else None
                                   for t in flat_r])
             return flat_r, None
@@ -460,6 +471,11 @@ class Function:
                 self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
                 on_create=on_create, on_show=_on_show)
         self.last_trace = lv
+        # the caller's results: new tensors (an input tracer returned as it is has its own
+        # shape, not the generalized signature's (None,)); the trace's own are symbolic
+        result = _nest.pack_sequence_as(converted[0], [
+            _eager_copy(o) if isinstance(o, Tensor) else o
+            for o in _nest.flatten(converted[0])])
         if prog is None:
             # not one program (random numbers drawn into raw arrays, ...): this signature
             # runs its Python function on every call, so every value is right
@@ -478,6 +494,36 @@ class Function:
         if dry:
             return None
         return result
+
+
+def _eager_copy(t: Tensor) -> Tensor:
+    """A traced output as the eager tensor the caller gets (gradients pass through)."""
+    from .. import ops
+
+    out = ops.identity(t)
+    mask = t.__dict__.get("_keras_mask")
+    if mask is not None:
+        out.__dict__["_keras_mask"] = mask
+    return out
+
+
+def _outputs(r: Any) -> Any:
+    """A function's results as TensorFlow returns them: every leaf but ``None`` a tensor
+    (a Variable read at the end of the call, Python and NumPy values as constants)."""
+    flat = _nest.flatten(r)
+    if all(x is None or (isinstance(x, Tensor) and not isinstance(x, VariableBase))
+           for x in flat):
+        return r
+    from .. import ops
+
+    out: list[Any] = []
+    for x in flat:
+        if isinstance(x, VariableBase):
+            x = ops.identity(convert(x))  # its value now, recorded as a read of it
+        elif isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):
+            x = convert(x)
+        out.append(x)
+    return _nest.pack_sequence_as(r, out)
 
 
 def _why_retrace(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:

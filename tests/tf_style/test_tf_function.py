@@ -711,3 +711,47 @@ def test_concrete_function_binds_structured_then_flat() -> None:
     assert r["errors"][4][1].endswith("f(a, a_1, b) missing required arguments: b.")
     assert r["dtype"] == "InvalidArgumentError"
     assert r["count"] == [1, 1]
+
+
+def test_outputs_are_tensors_and_the_trace_s_own_tensors_are_symbolic() -> None:
+    r = cases.outputs_and_leaks(tf)
+    # None stays None; Variables, Python and NumPy values come back as tensors
+    assert r["kinds"] == [True, [False, False, False, False, True, False, False, False]]
+    assert not any(r["variable_out"])
+    assert r["values"] == [5.0, 2, 2.5, True, 5.0, 1.0, 1.5]
+    assert r["dtypes"] == ["float32", "int32", "float32", "bool", "float32", "float32",
+                           "float64"]
+    assert r["step"] == ["<tf.Tensor: shape=(), dtype=int32, numpy=1>",
+                         "<tf.Tensor: shape=(), dtype=int32, numpy=2>"]
+    assert r["leaky"] == 3 and r["leaky2"] == 2
+    # a tensor kept from the trace (even one it returned) has no value outside it
+    assert r["leak_numpy"] == [("AttributeError",
+                                "'SymbolicTensor' object has no attribute 'numpy'")] * 2
+    assert r["shapes"] == [[3], [3]]  # not the generalized signature's [None]
+    assert r["sizes"] == [6.0, 10.0]
+
+
+def test_set_shape_checks_eagerly_and_fills_open_dimensions_when_traced() -> None:
+    x = tf.constant([1.0, 2.0, 3.0])
+    x.set_shape([3])
+    x.set_shape([None])
+    x.set_shape(None)
+    with pytest.raises(ValueError, match=r"Tensor's shape \(3,\) is not compatible with "
+                       r"supplied shape \(4,\)\."):
+        x.set_shape([4])
+    seen: list[Any] = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None])])
+    def f(y: Any) -> Any:
+        y.set_shape([None, 4])
+        seen.append(y.shape.as_list())
+        for bad, msg in (([2, 5], "Dimension 1 in both shapes must be equal, but are 4 and 5. "
+                                  "Shapes are [?,4] and [2,5]."),
+                         ([3], "Shapes must be equal rank, but are 2 and 1")):
+            with pytest.raises(ValueError) as e:
+                y.set_shape(bad)
+            assert str(e.value).splitlines()[0] == msg
+        return y * 2.0
+
+    out = f(tf.ones([2, 4]))
+    assert seen == [[None, 4]] and out.shape.as_list() == [2, 4]

@@ -790,6 +790,64 @@ def concrete_function_binding(tf: Any) -> dict[str, Any]:
     }
 
 
+def outputs_and_leaks(tf: Any) -> dict[str, Any]:
+    """What a call returns (every leaf but None a tensor, a Variable read at the end) and
+    what is left of the trace's own tensors (symbolic: no value)."""
+    v = tf.Variable(1.0)
+    n = tf.Variable(0)
+
+    @tf.function
+    def outs(x: Any) -> Any:
+        return {"v": v, "b": [v.assign(5.0), 2, 2.5, True, None], "x": (x, np.float64(1.5))}
+
+    @tf.function
+    def step() -> Any:
+        return n.assign_add(1)
+
+    leaked: list[Any] = []
+
+    @tf.function
+    def leaky(a: Any) -> Any:
+        leaked.append(a + 1)
+        return a + 2
+
+    @tf.function
+    def leaky2(a: Any) -> Any:
+        leaked.append(a + 1)
+        return leaked[-1]
+
+    @tf.function(reduce_retracing=True)
+    def same(x: Any) -> Any:
+        return x, x * 2
+
+    @tf.function
+    def sizes(k: Any) -> Any:
+        z = tf.zeros([k + 1, 2])  # a size from a traced value
+        z.set_shape([None, 2])
+        return tf.reduce_sum(z + 1.0)
+
+    def kinds(r: Any) -> list[str]:
+        return [type(t).__name__ for t in tf.nest.flatten(r)]
+
+    r = outs(tf.constant(1.0))
+    r2 = outs(tf.constant(1.0))
+    res: dict[str, Any] = {
+        "kinds": [kinds(r) == kinds(r2), [t is None for t in tf.nest.flatten(r)]],
+        "values": [np.asarray(t).tolist() for t in tf.nest.flatten(r2) if t is not None],
+        "dtypes": [t.dtype.name for t in tf.nest.flatten(r2) if t is not None],
+        "variable_out": [isinstance(t, tf.Variable) for t in tf.nest.flatten(r)],
+        "step": [repr(step()), repr(step())],
+        "leaky": int(leaky(tf.constant(1))),
+        "leaky2": int(leaky2(tf.constant(1))),
+    }
+    res["leak_numpy"] = [_err(lambda: leaked[0].numpy()), _err(lambda: leaked[1].numpy())]
+    same(tf.ones([2]))
+    a, b = same(tf.ones([3]))
+    res["shapes"] = [a.shape.as_list(), b.shape.as_list()]
+    res["sizes"] = [float(sizes(tf.constant(2))), float(sizes(tf.constant(4)))]
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -809,4 +867,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "index_values_traced": index_values_traced,
     "retracing_policy": retracing_policy,
     "concrete_function_binding": concrete_function_binding,
+    "outputs_and_leaks": outputs_and_leaks,
 }
