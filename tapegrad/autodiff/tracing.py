@@ -1307,7 +1307,9 @@ class TraceLevel(Level):
                      ) -> tuple[Any, ...]:
         init = [self.ref(v) for v in vs]
         lp, region = self._record_loop(cond_fn, body_fn, vs, n)
-        eager = not lp.body_refs
+        # not recorded, or recorded with a part that is not (an inner loop that ran
+        # eagerly on the recording's values): the recording cannot give this call's values
+        eager = not lp.body_refs or self.unsupported is not None
         if not eager and region.value_read:
             # the condition or body took a loop variable's value as a Python value (a
             # shape, an index read with int()): recorded once, the program would hold it

@@ -384,6 +384,19 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
     """The loop as ``ops.control.while_loop`` over the carried state (plus ``extra`` vars)."""
     traced = _tracing("while_loop")
     init = list(get_state())
+    if traced and _grows(init):
+        # a TensorArray that grows, or whose element shape is not known yet, is no
+        # fixed-shape loop variable: this loop runs in Python on this call's values, and
+        # the signature runs eagerly
+        from ..autodiff import tracing
+
+        lv = tracing.current()
+        if lv is not None:
+            lv.unsupported = lv.unsupported or ("a loop carrying a TensorArray with "
+                                                "dynamic_size=True or no element_shape")
+            with lv.suspended():
+                return _run_tensor_loop(test, body, get_state, set_state, names, live, opts,
+                                        extra, extra_body)
     carried = _verify_init(names, init, live, traced)
     cnames = [names[i] for i in carried]
     n_extra = len(extra)
@@ -444,6 +457,14 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
                 state[i] = Undefined(n)
         set_state(tuple(state))
     return tuple(ex)
+
+
+def _grows(state: Sequence[Any]) -> bool:
+    from .control_flow import TensorArray
+
+    return any(isinstance(v, TensorArray) and v._buffer is None and (
+        v._dynamic_size or (not v.element_shape.is_fully_defined() and any(
+            x is None for x in v._store.items))) for v in _nest.flatten(list(state)))
 
 
 def _as_tensor_if_number(v: Any) -> Any:

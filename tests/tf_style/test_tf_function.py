@@ -755,3 +755,23 @@ def test_set_shape_checks_eagerly_and_fills_open_dimensions_when_traced() -> Non
 
     out = f(tf.ones([2, 4]))
     assert seen == [[None, 4]] and out.shape.as_list() == [2, 4]
+
+
+def test_loops_that_grow_give_every_call_s_values() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # those signatures run eagerly
+        r = cases.loops_that_grow(tf)
+        tf.config.run_functions_eagerly(True)
+        try:
+            e = cases.loops_that_grow(tf)
+        finally:
+            tf.config.run_functions_eagerly(False)
+    # sum over i < n of 0 + 1 + ... + (i - 1): the first call (the trace) too
+    assert r["nested"] == [10, 4]
+    assert r["squares"] == [[0.0, 1.0, 4.0, 9.0], [0.0, 1.0]]
+    assert r["halve"] == [[[4.0, 2.0, 1.0], 3], [[2.0, 1.0], 2]]
+    assert r["grad"] == [4.5, 6.0]  # d/dv of v * x * (0 + 1 + 2)
+    np.testing.assert_allclose(r["rnn"], e["rnn"], rtol=1e-6)
+    assert np.asarray(r["rnn"]).shape == (2, 2, 3, 2)

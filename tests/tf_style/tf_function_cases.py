@@ -848,6 +848,78 @@ def outputs_and_leaks(tf: Any) -> dict[str, Any]:
     return res
 
 
+def loops_that_grow(tf: Any) -> dict[str, Any]:
+    """Loops whose state TensorFlow keeps symbolic and tapegrad cannot hold in one fixed-
+    shape program (an inner range of the outer counter's length, a TensorArray that grows
+    or has no element shape yet): the values of every call are TensorFlow's."""
+
+    @tf.function
+    def nested(n: Any) -> Any:
+        s = tf.constant(0)
+        for i in tf.range(n):
+            for j in tf.range(i):
+                s += j
+        return s
+
+    @tf.function
+    def squares(n: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.cast(i, tf.float32) ** 2)
+        return ta.stack()
+
+    @tf.function
+    def halve(x: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        i = 0
+        while tf.reduce_sum(x) > 1.0:
+            x = x / 2.0
+            ta = ta.write(i, tf.reduce_sum(x))
+            i += 1
+        return ta.stack(), i
+
+    class RNN(tf.Module):  # the guide's "Accumulating values in a loop"
+        def __init__(self) -> None:
+            self.w = tf.Variable([[0.5, -0.2], [0.1, 0.3]])
+
+        def cell(self, x: Any, state: Any) -> Any:
+            out = tf.nn.relu(tf.matmul(x, self.w) + state)
+            return out, out
+
+        @tf.function
+        def __call__(self, data: Any) -> Any:
+            state = tf.zeros([tf.shape(data)[0], 2])
+            data = tf.transpose(data, [1, 0, 2])
+            states = tf.TensorArray(tf.float32, size=data.shape[0])
+            for i in tf.range(data.shape[0]):
+                out, state = self.cell(data[i], state)
+                states = states.write(i, out)
+            return tf.transpose(states.stack(), [1, 0, 2])
+
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def grad_ta(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for i in tf.range(3):
+                ta = ta.write(i, v * x * tf.cast(i, tf.float32))
+            y = tf.reduce_sum(ta.stack())
+        return t.gradient(y, v)
+
+    r = RNN()
+    data = tf.reshape(tf.range(12, dtype=tf.float32) / 10.0, [2, 3, 2])
+    return {
+        "nested": [int(nested(tf.constant(5))), int(nested(tf.constant(4)))],
+        "squares": [squares(tf.constant(4)).numpy().tolist(),
+                    squares(tf.constant(2)).numpy().tolist()],
+        "halve": [[np.asarray(t).tolist() for t in halve(tf.constant(x))]
+                  for x in ([3.0, 5.0], [3.0, 1.0])],
+        "rnn": [r(data).numpy().tolist(), r(data * 2.0).numpy().tolist()],
+        "grad": [float(grad_ta(tf.constant(1.5))), float(grad_ta(tf.constant(2.0)))],
+    }
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -868,4 +940,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "retracing_policy": retracing_policy,
     "concrete_function_binding": concrete_function_binding,
     "outputs_and_leaks": outputs_and_leaks,
+    "loops_that_grow": loops_that_grow,
 }
