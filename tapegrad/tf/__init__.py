@@ -230,6 +230,7 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
 
     from .._core.tensor import Tensor as _Core
     from ..autodiff import tracing as _tracing
+    from ._print import SINKS as _print_sinks
     from ._print import format_input
 
     tensors: list[_Any] = []
@@ -255,7 +256,10 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
 
         parts = [format_input(x, array_of, summarize) for x in inputs]
         stream = _sys.stderr if output_stream is None else output_stream
-        stream.write(sep.join(parts) + end)
+        if _print_sinks:  # the first call of a tf.function: shown after its tracing
+            _print_sinks[-1].append((stream, sep.join(parts) + end))
+        else:
+            stream.write(sep.join(parts) + end)
 
     # inside tf.function the print is part of the program: it runs on every call
     _tracing.effect(emit, tensors, "tf.print", invalidates=False)

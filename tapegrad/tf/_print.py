@@ -13,11 +13,37 @@ prints as Python prints it, each tensor in TensorFlow's form.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["format_tensor", "format_input"]
+__all__ = ["format_tensor", "format_input", "SINKS", "deferred"]
+
+# while a tf.function traces (and so runs) its first call, what tf.print prints is kept
+# here and written once the tracing is over: TensorFlow runs the graph after tracing it,
+# so every Python print of the trace comes before the call's tf.print output
+SINKS: list[list[tuple[Any, str]]] = []
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold ``tf.print``'s output until the block ends; none if the block raises (a
+    trace that fails runs nothing in TensorFlow)."""
+    sink: list[tuple[Any, str]] = []
+    SINKS.append(sink)
+    try:
+        yield
+    except BaseException:
+        SINKS.remove(sink)
+        raise
+    SINKS.remove(sink)
+    for stream, text in sink:
+        if SINKS:
+            SINKS[-1].append((stream, text))
+        else:
+            stream.write(text)
 
 _F32_TINY = float(np.finfo(np.float32).tiny)
 _F64_TINY = float(np.finfo(np.float64).tiny)

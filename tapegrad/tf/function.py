@@ -175,6 +175,8 @@ class Function:
             self._plain_names = list(self._sig.parameters)
         self._traces: list[_Trace] = []
         self._count = 0
+        # signatures traced as part of another tf.function (counted, shown once)
+        self._nested_seen: set[tuple[Any, ...]] = set()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
         self._bound_ids: dict[int, Function] = {}
         self.last_trace: tracing.TraceLevel | None = None
@@ -226,8 +228,21 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from . import config
 
-        if config.functions_run_eagerly() or _STATE.levels:
-            # run_functions_eagerly, or called inside another transform (vmap, jvp, a trace)
+        if config.functions_run_eagerly():
+            return self._target(*args, **kwargs)
+        if _STATE.levels:
+            # called inside another transform (vmap, jvp) or trace: its ops become part of
+            # the caller's; inside a tf.function, as TensorFlow traces a nested function
+            # once per signature, its Python side effects (print) show the first time only
+            if tracing.current() is None:
+                return self._target(*args, **kwargs)
+            flat, _, _ = self._canonical(args, kwargs)
+            key = tuple(_leaf_key(x) for x in flat)
+            if key in self._nested_seen or self._lookup(list(key)) is not None:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    return self._target(*args, **kwargs)
+            self._count += 1
+            self._nested_seen.add(key)
             return self._target(*args, **kwargs)
         flat, tree, names = self._canonical(args, kwargs)
         leaves = [_leaf_key(x) for x in flat]
@@ -402,7 +417,9 @@ class Function:
                   for x in tensors]
             vals = _run(prog, ts)
             return _nest.pack_sequence_as(tr.structure, vals)
-        hidden = bool(tr.programs)  # a new concrete shape of a generalized signature
+        # a new concrete shape of a generalized signature, or a signature already traced
+        # inside another tf.function: not a new trace
+        hidden = bool(tr.programs) or (not tr.programs and ckey in self._nested_seen)
         first = self._count == 0 and not hidden
         result = self._trace(tr, flat, tree, names, ckey, dry, hidden, allow_create=first)
         if first and self.last_trace is not None and self.last_trace.created:
@@ -465,8 +482,10 @@ class Function:
                     _VAR_MSG, "create the variable once, outside the function or guarded by "
                     "`if self.v is None:`")))
 
+        from ._print import deferred
+
         quiet = contextlib.redirect_stdout(io.StringIO()) if hidden else contextlib.nullcontext()
-        with quiet:
+        with quiet, deferred():
             prog, result, lv = tracing.trace_call(
                 self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
                 on_create=on_create, on_show=_on_show)

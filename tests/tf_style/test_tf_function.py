@@ -775,3 +775,40 @@ def test_loops_that_grow_give_every_call_s_values() -> None:
     assert r["grad"] == [4.5, 6.0]  # d/dv of v * x * (0 + 1 + 2)
     np.testing.assert_allclose(r["rnn"], e["rnn"], rtol=1e-6)
     assert np.asarray(r["rnn"]).shape == (2, 2, 3, 2)
+
+
+def test_a_nested_tf_function_is_traced_once_per_signature() -> None:
+    r = cases.nested_functions(tf)
+    assert r["values"] == [8, 14, 10, [10.0]]
+    assert r["counts"] == [2, 1, 2, 3]
+    assert r["stdout"] == ("trace outer\ntrace inner int32\ntrace inner float32\n"
+                           "trace inner float32\n")
+
+
+def test_tf_print_of_the_first_call_comes_after_the_tracing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    @tf.function
+    def f(x: Any) -> Any:
+        print("Tracing")
+        tf.print("Executing", x, output_stream=sys.stdout)
+        print("Tracing 2")
+        for i in tf.range(2):
+            tf.print("loop", i, output_stream=sys.stdout)
+        print("Tracing 3")
+        return x
+
+    f(tf.constant(1))
+    f(tf.constant(2))
+
+    @tf.function
+    def bad(x: Any) -> Any:
+        tf.print("never shown", output_stream=sys.stdout)
+        return x + tf.ones([3])  # fails while tracing: nothing ran
+
+    with pytest.raises(Exception):
+        bad(tf.ones([2]))
+    assert capsys.readouterr().out == (
+        "Tracing\nTracing 2\nTracing 3\nExecuting 1\nloop 0\nloop 1\n"
+        "Executing 2\nloop 0\nloop 1\n")

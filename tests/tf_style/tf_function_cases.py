@@ -920,6 +920,30 @@ def loops_that_grow(tf: Any) -> dict[str, Any]:
     }
 
 
+def nested_functions(tf: Any) -> dict[str, Any]:
+    """A tf.function called by another is traced once per signature (its Python print
+    shows once), and a later call of it with that signature traces nothing new."""
+
+    @tf.function
+    def inner(a: Any) -> Any:
+        print("trace inner", a.dtype.name)
+        return a * 2
+
+    @tf.function
+    def outer(a: Any) -> Any:
+        print("trace outer")
+        return inner(a) + inner(a + 1) + tf.cast(inner(tf.cast(a, tf.float32)), tf.int32)
+
+    with captured() as (out, _):
+        vals = [int(outer(tf.constant(1))), int(outer(tf.constant(2)))]
+        counts = [inner.experimental_get_tracing_count(), outer.experimental_get_tracing_count()]
+        vals.append(int(inner(tf.constant(5))))
+        counts.append(inner.experimental_get_tracing_count())
+        vals.append(inner(tf.constant([5.0])).numpy().tolist())
+        counts.append(inner.experimental_get_tracing_count())
+    return {"values": vals, "counts": counts, "stdout": out.getvalue()}
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -941,4 +965,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "concrete_function_binding": concrete_function_binding,
     "outputs_and_leaks": outputs_and_leaks,
     "loops_that_grow": loops_that_grow,
+    "nested_functions": nested_functions,
 }
