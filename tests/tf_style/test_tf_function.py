@@ -807,7 +807,7 @@ def test_tf_print_of_the_first_call_comes_after_the_tracing(
         tf.print("never shown", output_stream=sys.stdout)
         return x + tf.ones([3])  # fails while tracing: nothing ran
 
-    with pytest.raises(Exception):
+    with pytest.raises(tf.errors.InvalidArgumentError):
         bad(tf.ones([2]))
     assert capsys.readouterr().out == (
         "Tracing\nTracing 2\nTracing 3\nExecuting 1\nloop 0\nloop 1\n"
