@@ -198,7 +198,7 @@ from . import (  # noqa: E402
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
-from .function import function  # noqa: E402
+from .function import function, get_logger  # noqa: E402
 from .module import Module, device, name_scope  # noqa: E402
 
 __version__ = "2.21.0"  # the TensorFlow API version this module follows
@@ -274,7 +274,7 @@ __all__ = [
     "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",
     "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "bool", "complex64", "complex128",
-    "newaxis", "function", "executing_eagerly", "print", "is_tensor",
+    "newaxis", "function", "get_logger", "executing_eagerly", "print", "is_tensor",
     "abs", "add", "add_n", "argmax", "argmin", "argsort", "boolean_mask", "broadcast_to",
     "ceil", "clip_by_norm", "clip_by_value", "concat", "cos", "cosh", "cumsum", "divide",
     "einsum", "equal", "exp", "expand_dims", "floor", "floordiv", "gather", "gather_nd",

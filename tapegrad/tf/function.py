@@ -31,6 +31,8 @@ import contextlib
 import functools
 import inspect
 import io
+import logging
+import sys
 import warnings
 import weakref
 from collections.abc import Callable
@@ -47,7 +49,7 @@ from . import dtypes as _dt
 from ._tensor import TensorShape, VariableBase, convert
 from .data.spec import TensorSpec
 
-__all__ = ["Function", "ConcreteFunction", "function"]
+__all__ = ["Function", "ConcreteFunction", "function", "get_logger"]
 
 _VAR_MSG = ("tf.function only supports singleton tf.Variables created on the first call. Make "
             "sure the tf.Variable is only created once or created outside tf.function. See "
@@ -63,6 +65,74 @@ _BOOL_MSG = (
     "visible to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/"
     "tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code for "
     "more information.")
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to ``sys.stderr`` as it is at the time (redirections included)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(self.format(record) + "\n")
+
+
+def get_logger() -> logging.Logger:
+    """``tf.get_logger()``: the logger of TensorFlow's ``WARNING:tensorflow:...`` lines
+    (``tf.get_logger().setLevel("ERROR")`` silences the retracing warning)."""
+    log = logging.getLogger("tapegrad.tf")
+    if not log.handlers:
+        h = _StderrHandler()
+        h.setFormatter(logging.Formatter("%(levelname)s:tensorflow:%(message)s"))
+        log.addHandler(h)
+        log.propagate = False
+    return log
+
+
+class _FrequentTracing:
+    """TensorFlow's ``_FrequentTracingDetector``: warns (twice at most per function) when
+    5 of the last calls (a history of 10) traced."""
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: list[int] = []
+        self.call_count = 0
+        self.warnings = 0
+
+    def with_tracing(self, name: str) -> None:
+        self.call_count += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing and self.call_count - self.calls_per_tracing[0] > 10:
+            self.call_count -= self.calls_per_tracing.pop(0)
+        if self.warnings >= 2 or len(self.calls_per_tracing) < 5:
+            return
+        self.warnings += 1
+        get_logger().warning(
+            f"{len(self.calls_per_tracing)} out of the last {self.call_count} calls to {name} "
+            "triggered tf.function retracing. Tracing is expensive and the excessive number "
+            "of tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) "
+            "passing tensors with different shapes, (3) passing Python objects instead of "
+            "tensors. For (1), please define your @tf.function outside of the loop. For (2), "
+            "@tf.function has reduce_retracing=True option that can avoid unnecessary "
+            "retracing. For (3), please refer to "
+            "https://www.tensorflow.org/guide/function#controlling_retracing and "
+            "https://www.tensorflow.org/api_docs/python/tf/function for  more details.")
+
+    def without_tracing(self) -> None:
+        if not self.calls_per_tracing:
+            self.calls_per_tracing = [0]
+        self.calls_per_tracing[-1] += 1
+        self.call_count += 1
+
+
+# one detector per Python function (a method's instances share it, as in TensorFlow)
+_DETECTORS: weakref.WeakKeyDictionary[Any, _FrequentTracing] = weakref.WeakKeyDictionary()
+
+
+def _detector(fn: Any) -> _FrequentTracing | None:
+    try:
+        d = _DETECTORS.get(fn)
+        if d is None:
+            d = _DETECTORS[fn] = _FrequentTracing()
+    except TypeError:  # not weakly referenceable
+        return None
+    return d
 
 
 def _on_read(t: Tensor, what: str) -> None:
@@ -95,18 +165,23 @@ def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
     return f"TensorSpec(shape={dims}, dtype=tf.{_dt.from_numpy(dtype).name}, name=None)"
 
 
+_NUMBER = "number"
+
+
 def _leaf_key(x: Any) -> Any:
     if isinstance(x, VariableBase):
         return ("V", id(x))
     if isinstance(x, Tensor):
         return ("T", tuple(x._data.shape), x._data.dtype.str)
-    if isinstance(x, np.ndarray):
-        return ("T", tuple(x.shape), x.dtype.str)
+    if isinstance(x, (np.ndarray, np.generic)):  # NumPy values are tensors (TensorFlow)
+        return ("T", tuple(np.shape(x)), x.dtype.str)
     try:
         hash(x)
     except TypeError:
         return ("O", id(x))
-    return ("P", type(x), x)
+    # a Python literal matches by value, as TensorFlow's Literal type: 1, 1.0 and True are
+    # one signature (the first call's trace serves the others)
+    return ("P", _NUMBER if type(x) in (bool, int, float) else type(x), x)
 
 
 def _relax(a: Any, b: Any) -> Any:
@@ -250,7 +325,18 @@ class Function:
         if tr is None:
             tr = self._new_trace(leaves)
             tr.tree, tr.names = tree, names
-        return self._call_trace(tr, flat, tree, names, leaves, dry=False)
+        before = self._count
+        out = self._call_trace(tr, flat, tree, names, leaves, dry=False)
+        det = _detector(self._python_function)
+        if det is not None:
+            if self._count != before:
+                fn = self._python_function
+                if self._instance is not None and hasattr(fn, "__get__"):
+                    fn = fn.__get__(self._instance)
+                det.with_tracing(repr(fn))
+            else:
+                det.without_tracing()
+        return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """Trace (without running) for these inputs or ``tf.TensorSpec``s."""
@@ -410,7 +496,7 @@ class Function:
         prog = tr.programs.get(ckey)
         if prog is None:
             prog = tr.generic
-        tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray))
+        tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray, np.generic))
                    and not isinstance(x, VariableBase)]
         if prog is not None and prog.check() is None:
             ts = [x if isinstance(x, Tensor) else make(np.asarray(x), None, False, TF)
@@ -444,7 +530,7 @@ class Function:
             new: list[Any] = []
             ti = 0
             for i, x in enumerate(flat):
-                if isinstance(x, np.ndarray):
+                if isinstance(x, (np.ndarray, np.generic)):
                     x = make(np.asarray(x), None, False, TF)
                 if isinstance(x, Tensor) and not isinstance(x, VariableBase):
                     nm = names[ti] if ti < len(names) else f"args_{ti}"
@@ -867,7 +953,7 @@ class ConcreteFunction:
 
 def _same_literal(a: Any, b: Any) -> bool:
     try:
-        return type(a) is type(b) and bool(a == b)
+        return bool(_leaf_key(a) == _leaf_key(b))
     except Exception:  # noqa: BLE001 - incomparable values are different literals
         return False
 

@@ -812,3 +812,38 @@ def test_tf_print_of_the_first_call_comes_after_the_tracing(
     assert capsys.readouterr().out == (
         "Tracing\nTracing 2\nTracing 3\nExecuting 1\nloop 0\nloop 1\n"
         "Executing 2\nloop 0\nloop 1\n")
+
+
+def test_python_numbers_match_by_value_and_numpy_values_are_tensors() -> None:
+    r = cases.python_literals(tf)
+    assert r["traced"] == ["float None", "float None", "float32 True", "float32 None",
+                           "float64 None"]
+    assert r["count"] == 5
+    assert r["values"] == [0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 2.0, 2.0, 2.0, 0.0, 4.0,
+                           [0.0, 1.0], [2.0, 3.0]]
+    assert r["dtypes"][:11] == ["float32"] * 11 and r["dtypes"][11:] == ["float64"] * 2
+
+
+def test_frequent_retracing_warns_as_tensorflow(capsys: pytest.CaptureFixture[str]) -> None:
+    @tf.function
+    def k(x: Any) -> Any:
+        return tf.reduce_sum(x)
+
+    for n in range(1, 9):
+        k(tf.ones([n]))
+    err = capsys.readouterr().err.splitlines()
+    assert [e.split(" calls to ")[0] for e in err] == [
+        "WARNING:tensorflow:5 out of the last 5", "WARNING:tensorflow:6 out of the last 6"]
+    assert err[0].split(" calls to ")[1].startswith(f"{k.python_function!r} triggered "
+                                                    "tf.function retracing. Tracing is")
+    tf.get_logger().setLevel("ERROR")
+    try:
+        @tf.function
+        def j(x: Any) -> Any:
+            return x
+
+        for n in range(1, 9):
+            j(tf.ones([n]))
+    finally:
+        tf.get_logger().setLevel("NOTSET")
+    assert capsys.readouterr().err == ""

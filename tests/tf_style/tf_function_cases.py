@@ -944,6 +944,27 @@ def nested_functions(tf: Any) -> dict[str, Any]:
     return {"values": vals, "counts": counts, "stdout": out.getvalue()}
 
 
+def python_literals(tf: Any) -> dict[str, Any]:
+    """Python numbers match by value (1, 1.0 and True are one signature, the first call's
+    trace serves the others); NumPy scalars and arrays are tensors (by shape and dtype)."""
+    seen: list[str] = []
+
+    @tf.function
+    def f(x: Any, flag: Any = None) -> Any:
+        seen.append(f"{type(x).__name__ if not hasattr(x, 'dtype') else x.dtype.name} {flag}")
+        if flag:
+            return x + 1
+        return x - 1
+
+    vals = [f(1.0), f(1.0), f(2.0), f(1), f(True), f(tf.constant(1.0), flag=True),
+            f(tf.constant(1.0), True), f(tf.constant(1.0), flag=1), f(tf.constant(1.0), 1.0),
+            f(np.float32(1.0)), f(np.float32(5.0)), f(np.array([1.0, 2.0])),
+            f(np.array([3.0, 4.0]))]
+    return {"values": [np.asarray(v).tolist() for v in vals],
+            "dtypes": [v.dtype.name for v in vals], "traced": seen,
+            "count": f.experimental_get_tracing_count()}
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -966,4 +987,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "outputs_and_leaks": outputs_and_leaks,
     "loops_that_grow": loops_that_grow,
     "nested_functions": nested_functions,
+    "python_literals": python_literals,
 }
