@@ -149,6 +149,7 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._pyfunc import numpy_function, py_function
 from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
 from .control_flow import TensorArray, case, cond, switch_case, while_loop
@@ -274,7 +275,7 @@ __all__ = [
     "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",
     "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "bool", "complex64", "complex128",
-    "newaxis", "function", "get_logger", "executing_eagerly", "print", "is_tensor",
+    "newaxis", "function", "get_logger", "py_function", "numpy_function", "executing_eagerly", "print", "is_tensor",
     "abs", "add", "add_n", "argmax", "argmin", "argsort", "boolean_mask", "broadcast_to",
     "ceil", "clip_by_norm", "clip_by_value", "concat", "cos", "cosh", "cumsum", "divide",
     "einsum", "equal", "exp", "expand_dims", "floor", "floordiv", "gather", "gather_nd",

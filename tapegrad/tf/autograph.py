@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import os
 import sys
 import textwrap
 import threading
@@ -585,10 +586,17 @@ _SKIP_MODULES = frozenset({"tapegrad", "numpy", "scipy", "tensorflow", "keras", 
                            "pytest", "_pytest", "jax", "autograd", "mygrad"})
 
 
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _skip(fn: Any) -> bool:
     mod = getattr(fn, "__module__", None) or ""
     top = mod.split(".")[0]
-    return top in _SKIP_MODULES or top in sys.stdlib_module_names
+    if top in _SKIP_MODULES or top in sys.stdlib_module_names:
+        return True
+    # tapegrad's own wrappers (tf.custom_gradient's) carry the user function's __module__
+    code = getattr(fn, "__code__", None)
+    return code is not None and os.path.abspath(code.co_filename).startswith(_OWN_DIR)
 
 
 def converted_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
@@ -1171,14 +1179,15 @@ class _ExprRewriter(ast.NodeTransformer):
 
 
 def _parse(fn: Any) -> ast.FunctionDef:
-    src = textwrap.dedent(inspect.getsource(fn))
+    # the function's own code (a functools.wraps wrapper's, not the function it wraps)
+    src = textwrap.dedent(inspect.getsource(fn.__code__))
     try:
         tree = ast.parse(src)
     except SyntaxError as e:
         raise _CannotConvert(str(e)) from None
     node = tree.body[0] if tree.body else None
-    if not isinstance(node, ast.FunctionDef) or node.name != fn.__name__:
-        raise _CannotConvert(f"no def of {fn.__name__} at the start of its source")
+    if not isinstance(node, ast.FunctionDef) or node.name != fn.__code__.co_name:
+        raise _CannotConvert(f"no def of {fn.__code__.co_name} at the start of its source")
     first = fn.__code__.co_firstlineno
     ast.increment_lineno(tree, first - 1)
     return node

@@ -847,3 +847,16 @@ def test_frequent_retracing_warns_as_tensorflow(capsys: pytest.CaptureFixture[st
     finally:
         tf.get_logger().setLevel("NOTSET")
     assert capsys.readouterr().err == ""
+
+
+def test_python_calls_and_decorated_functions_inside_tf_function() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # py_function: runs eagerly
+        r = cases.python_calls_inside(tf)
+    assert r["pyf"] == [[5.0, 9.0], [13.0, 17.0]]  # 3a + (a + 1), each call's values
+    assert r["outs"] == [[[1.0, 2.0], 3], [], "float32"]
+    assert r["eager_grad"] == [2.0, 4.0]  # the tape records the Python function's ops
+    assert r["custom"] == [0.5, 0.5]  # the custom gradient, clipped
+    assert r["wrapped"] == [109.0, 102.0, True]  # the decorator kept, the body converted

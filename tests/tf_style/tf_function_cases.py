@@ -965,6 +965,66 @@ def python_literals(tf: Any) -> dict[str, Any]:
             "count": f.experimental_get_tracing_count()}
 
 
+def python_calls_inside(tf: Any) -> dict[str, Any]:
+    """tf.py_function / tf.numpy_function and a tf.custom_gradient function (or any
+    functools.wraps decorator) called inside tf.function."""
+    import functools
+
+    @tf.function
+    def pyf(x: Any) -> Any:
+        y = tf.py_function(lambda a: a.numpy() * 3, [x], tf.float32)
+        z = tf.numpy_function(lambda a: (a + 1).astype(np.float32), [x], tf.float32)
+        return y + z
+
+    @tf.custom_gradient
+    def clip_grad(x: Any) -> Any:
+        def grad(dy: Any) -> Any:
+            return tf.clip_by_value(dy, -0.5, 0.5)
+        return x * 3, grad
+
+    @tf.function
+    def cg(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = clip_grad(x)
+        return t.gradient(y, x)
+
+    calls: list[int] = []
+
+    def counted(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*a: Any) -> Any:
+            calls.append(1)
+            return fn(*a) + 100
+        return wrapper
+
+    @counted
+    def sq(x: Any) -> Any:
+        if x > 0:  # AutoGraph converts the wrapped function too
+            return x * x
+        return -x
+
+    @tf.function
+    def uses(x: Any) -> Any:
+        return sq(x)
+
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        eager = tf.reduce_sum(tf.py_function(lambda a: a ** 2, [x], tf.float32))
+    return {
+        "pyf": [pyf(x).numpy().tolist(), pyf(tf.constant([3.0, 4.0])).numpy().tolist()],
+        "outs": [[np.asarray(t).tolist() for t in tf.py_function(
+            lambda a, b: (a, b + 1), [x, 2], [tf.float32, tf.int32])],
+            tf.py_function(lambda a: None, [x], []),
+            tf.py_function(lambda a: 3, [x], tf.float32).dtype.name],
+        "eager_grad": t.gradient(eager, x).numpy().tolist(),
+        "custom": cg(x).numpy().tolist(),
+        "wrapped": [float(uses(tf.constant(3.0))), float(uses(tf.constant(-2.0))),
+                    len(calls) > 0],
+    }
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -988,4 +1048,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "loops_that_grow": loops_that_grow,
     "nested_functions": nested_functions,
     "python_literals": python_literals,
+    "python_calls_inside": python_calls_inside,
 }
