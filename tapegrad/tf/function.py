@@ -430,10 +430,15 @@ class Function:
                     flat.append(x)
                     continue
                 if not isinstance(x, Tensor):
-                    try:
-                        x = convert(x)
-                    except Exception:  # noqa: BLE001 - not convertible: TensorFlow's message
-                        raise fail(f"Can not cast {x!r} to {sp!r}") from None
+                    try:  # a Python value takes the spec's dtype (TensorFlow converts it so)
+                        x = convert(x, dtype=sp.dtype)
+                    except Exception:  # noqa: BLE001 - not as that dtype: TF's reason
+                        try:
+                            convert(x)
+                        except Exception:  # noqa: BLE001 - not convertible at all
+                            raise fail(f"Can not cast {x!r} to {sp!r}") from None
+                        raise fail(f"Cannot convert {x!r} to EagerTensor of dtype "
+                                   f"{_dt.as_dtype(sp.dtype).name}") from None
                 elif isinstance(x, VariableBase):
                     x = convert(x)
                 if _dt.np_dtype(sp.dtype) != x._data.dtype or not sp.shape.is_compatible_with(

@@ -860,3 +860,15 @@ def test_python_calls_and_decorated_functions_inside_tf_function() -> None:
     assert r["eager_grad"] == [2.0, 4.0]  # the tape records the Python function's ops
     assert r["custom"] == [0.5, 0.5]  # the custom gradient, clipped
     assert r["wrapped"] == [109.0, 102.0, True]  # the decorator kept, the body converted
+
+
+def test_input_signature_converts_python_values_to_its_dtype() -> None:
+    r = cases.signature_converts_python_values(tf)
+    assert r["f"] == [[[2.0, 4.0], "float32"], [[3.0, 5.0], "float32"],
+                      [[6.0, 8.0], "float32"], [[2.0, 0.0], "float32"]]
+    assert r["g"] == [[6, "int32"],
+                      ["TypeError", "Cannot convert 3.0 to EagerTensor of dtype int32"],
+                      ["TypeError", "Cannot convert 3.5 to EagerTensor of dtype int32"],
+                      [2, "int32"],
+                      ["TypeError", "Cannot convert [1.5] to EagerTensor of dtype int32"]]
+    assert r["count"] == [1, 1]

@@ -1025,6 +1025,29 @@ def python_calls_inside(tf: Any) -> dict[str, Any]:
     }
 
 
+def signature_converts_python_values(tf: Any) -> dict[str, Any]:
+    """Python values passed for an input_signature's TensorSpec take its dtype."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x: Any) -> Any:
+        return x * 2
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+    def g(x: Any) -> Any:
+        return x * 2
+
+    def run(fn: Any, v: Any) -> Any:
+        try:
+            r = fn(v)
+        except TypeError as e:
+            return ["TypeError", str(e).split("`")[1]]
+        return [np.asarray(r).tolist(), r.dtype.name]
+
+    return {"f": [run(f, v) for v in ([1, 2], [1.5, 2.5], (3, 4), [True, False])],
+            "g": [run(g, v) for v in (3, 3.0, 3.5, True, [1.5])],
+            "count": [f.experimental_get_tracing_count(), g.experimental_get_tracing_count()]}
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -1049,4 +1072,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "nested_functions": nested_functions,
     "python_literals": python_literals,
     "python_calls_inside": python_calls_inside,
+    "signature_converts_python_values": signature_converts_python_values,
 }
