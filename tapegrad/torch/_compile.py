@@ -33,7 +33,7 @@ import numpy as np
 
 from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, set_style
 from ..autodiff import tracing
 from .nn.modules import Module as _Module
 
@@ -304,9 +304,18 @@ class _Compiled:
         if prog is None:
             self.graph_breaks.extend(lv.breaks or [(lv.unsupported or "?", "")])
             self._cache[key] = _EAGER
-        else:
-            self._cache[key] = (prog, out_struct[0], guards)
-        return result
+            return result
+        self._cache[key] = (prog, out_struct[0], guards)
+        # the first call's outputs show PyTorch's grad_fn=<CompiledFunctionBackward> too
+        # (the replayed calls' node): one pass-through node over the traced graph
+        flat: list[Any] = []
+        struct = _flatten(result, flat)
+        if not any(isinstance(t, Tensor) and t._node is not None for t in flat):
+            return result
+        op = _relabel_op()
+        flat = [set_style(op(t), t._style) if isinstance(t, Tensor) and t._node is not None
+                else t for t in flat]
+        return _unflatten(struct, iter(flat))
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         if obj is None:
@@ -314,6 +323,26 @@ class _Compiled:
         import functools
 
         return functools.partial(self, obj)
+
+
+_RELABEL: list[Any] = []
+
+
+def _relabel_op() -> Any:
+    """A copy whose node is named ``CompiledFunctionBackward`` (gradients pass through)."""
+    if not _RELABEL:
+        from .._core.registry import Op
+
+        def fwd(x: Any) -> Any:
+            return np.array(x, copy=True)
+
+        def vjp(g: Any, *xs: Any) -> tuple[Any, ...]:
+            return (g,)
+
+        op = Op("compiled_call", fwd, (), "CompiledFunctionBackward")
+        op.vjp = vjp
+        _RELABEL.append(op)
+    return _RELABEL[0]
 
 
 def _why(cache: dict[Any, Any], key: Any) -> str:

@@ -303,3 +303,24 @@ def test_compiled_module_is_a_module_holding_orig_mod() -> None:
     assert float(m.weight.abs().sum()) == 0.0
     x = torch.ones(1, 2)
     np.testing.assert_array_equal(cm(x).detach().numpy(), m(x).detach().numpy())
+
+
+def test_first_call_outputs_show_compiled_function_backward() -> None:
+    m = torch.nn.Linear(3, 2)
+    cm = torch.compile(m)
+    x = torch.ones(2, 3)
+    first, second = cm(x), cm(x)
+    assert type(first.grad_fn).__name__ == type(second.grad_fn).__name__ == \
+        "CompiledFunctionBackward"
+    assert repr(first).endswith("grad_fn=<CompiledFunctionBackward>)")
+    first.sum().backward()
+    g1 = m.weight.grad.clone()
+    m.weight.grad = None
+    second.sum().backward()
+    assert torch.equal(g1, m.weight.grad) and torch.equal(g1, torch.full((2, 3), 2.0))
+    f = torch.compile(lambda v: (v * 2, v.sum()))
+    w = torch.ones(2, requires_grad=True)
+    a, b = f(w)
+    (a.sum() + b).backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    assert f(torch.ones(2))[0].grad_fn is None  # no graph: none shown
