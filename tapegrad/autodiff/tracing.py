@@ -550,6 +550,8 @@ class TraceLevel(Level):
         # (its outputs, the caller's inputs); every other tracer is marked ``_leaked`` when
         # released, so a value read from it later can raise (TensorFlow's symbolic tensor)
         self.leak_keep: set[int] | None = None
+        # the front-end's text for such a tensor used in a later trace (its error)
+        self.leak_text: Callable[[TraceLevel, Tensor], str] | None = None
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -611,6 +613,13 @@ class TraceLevel(Level):
             if self.closed or self.regions:
                 self._scoped(s, a)
             return s
+        leaked = d.get("_leaked")
+        if leaked and self.leak_text is not None:
+            # a tensor of an earlier trace (kept in a global): TensorFlow's error
+            from .._core.errors import hinted, with_hint
+
+            raise hinted(TypeError(with_hint(
+                leaked, "return the tensor from the function that computes it")))
         return self._capture(a)
 
     def _scoped(self, s: int, a: Tensor) -> None:
@@ -1452,12 +1461,13 @@ class TraceLevel(Level):
         self._unmark_slots()
         orig = self._orig
         keep = self.leak_keep
+        text = self.leak_text
         for t in self.tracers:
             d = t.__dict__
+            if keep is not None and id(t) not in keep and "_slot" in d:
+                d["_leaked"] = text(self, t) if text is not None else ""
             d.pop("_lvl", None)
             d.pop("_slot", None)
-            if keep is not None and id(t) not in keep:
-                d["_leaked"] = True
             a = t._data
             if a.__class__ is _TracedValue:
                 o = orig.get(id(a))

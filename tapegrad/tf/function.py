@@ -148,6 +148,18 @@ def _on_read(t: Tensor, what: str) -> None:
         "inside tf.function a tensor has no value yet: return it, or use tf.print")))
 
 
+def _out_of_scope(lv: tracing.TraceLevel, t: Tensor) -> str:
+    """TensorFlow's error for a tensor of a finished trace used in another one."""
+    shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
+    dims = "<unknown>" if shape is None else (
+        "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")")
+    name = f"<tf.Tensor '{lv.symbol(t)}:0' shape={dims} dtype={_dt.from_numpy(t._data.dtype).name}>"
+    return (f"{name} is out of scope and cannot be used here. Use return values, explicit "
+            "Python locals or TensorFlow collections to access it.\nPlease see "
+            "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_"
+            "return_values for more information.")
+
+
 def _on_show(lv: tracing.TraceLevel, t: Tensor) -> str:
     """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``."""
     shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
@@ -532,6 +544,7 @@ class Function:
 
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
             level.append(lv)
+            lv.leak_text = _out_of_scope
             new: list[Any] = []
             ti = 0
             for i, x in enumerate(flat):

@@ -727,6 +727,10 @@ def test_outputs_are_tensors_and_the_trace_s_own_tensors_are_symbolic() -> None:
     # a tensor kept from the trace (even one it returned) has no value outside it
     assert r["leak_numpy"] == [("AttributeError",
                                 "'SymbolicTensor' object has no attribute 'numpy'")] * 2
+    assert r["leak_use"] == [
+        "TypeError", "<tf.Tensor 'add:0' shape=() dtype=int32> is out of scope and cannot be "
+        "used here. Use return values, explicit Python locals or TensorFlow collections to "
+        "access it."]
     assert r["shapes"] == [[3], [3]]  # not the generalized signature's [None]
     assert r["sizes"] == [6.0, 10.0]
 

@@ -841,6 +841,13 @@ def outputs_and_leaks(tf: Any) -> dict[str, Any]:
         "leaky2": int(leaky2(tf.constant(1))),
     }
     res["leak_numpy"] = [_err(lambda: leaked[0].numpy()), _err(lambda: leaked[1].numpy())]
+
+    @tf.function
+    def uses_leaked(b: Any) -> Any:
+        return b + leaked[0]
+
+    kind, msg = _err(lambda: uses_leaked(tf.constant(2)))
+    res["leak_use"] = [kind, msg.splitlines()[0]]
     same(tf.ones([2]))
     a, b = same(tf.ones([3]))
     res["shapes"] = [a.shape.as_list(), b.shape.as_list()]
