@@ -552,6 +552,7 @@ class TraceLevel(Level):
         self.leak_keep: set[int] | None = None
         # the front-end's text for such a tensor used in a later trace (its error)
         self.leak_text: Callable[[TraceLevel, Tensor], str] | None = None
+        self.op_names: dict[str, str] = {}  # a front-end's names of ops in symbols
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -809,7 +810,7 @@ class TraceLevel(Level):
             base = "Identity"
             for ins in reversed(self.instrs):
                 if ins.out == s:
-                    base = ins.name
+                    base = self.op_names.get(ins.name, ins.name)
                     break
             k = self.sym_counts.get(base, 0)
             self.sym_counts[base] = k + 1

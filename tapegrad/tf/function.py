@@ -148,6 +148,22 @@ def _on_read(t: Tensor, what: str) -> None:
         "inside tf.function a tensor has no value yet: return it, or use tf.print")))
 
 
+# the names TensorFlow's graph gives the ops (what a traced tensor prints as: mul:0, ...)
+_TF_OP_NAMES = {
+    "multiply": "mul", "subtract": "sub", "divide": "truediv", "matmul": "MatMul",
+    "sum": "Sum", "shape": "Shape", "relu": "Relu", "sin": "Sin", "cos": "Cos",
+    "cast": "Cast", "reshape": "Reshape", "exp": "Exp", "power_tf": "pow", "negative": "Neg",
+    "mean": "Mean", "concatenate": "concat", "getitem": "strided_slice",
+    "sigmoid": "Sigmoid", "tanh": "Tanh", "square": "Square", "sqrt": "Sqrt",
+    "maximum": "Maximum", "minimum": "Minimum", "where": "SelectV2", "greater": "Greater",
+    "greater_equal": "GreaterEqual", "less": "Less", "less_equal": "LessEqual",
+    "equal": "Equal", "not_equal": "NotEqual", "identity": "Identity", "softmax": "Softmax",
+    "abs": "Abs", "log": "Log", "max": "Max", "min": "Min", "prod": "Prod",
+    "clip": "clip_by_value", "floor_divide": "floordiv", "logical_and": "LogicalAnd",
+    "logical_or": "LogicalOr", "logical_not": "LogicalNot", "rsqrt": "Rsqrt",
+}
+
+
 def _out_of_scope(lv: tracing.TraceLevel, t: Tensor) -> str:
     """TensorFlow's error for a tensor of a finished trace used in another one."""
     shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
@@ -545,6 +561,7 @@ class Function:
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
             level.append(lv)
             lv.leak_text = _out_of_scope
+            lv.op_names = _TF_OP_NAMES
             new: list[Any] = []
             ti = 0
             for i, x in enumerate(flat):

@@ -876,3 +876,17 @@ def test_input_signature_converts_python_values_to_its_dtype() -> None:
                       [2, "int32"],
                       ["TypeError", "Cannot convert [1.5] to EagerTensor of dtype int32"]]
     assert r["count"] == [1, 1]
+
+
+def test_traced_tensors_print_with_tensorflow_op_names(capsys: pytest.CaptureFixture[str]) -> None:
+    @tf.function
+    def f(x: Any, y: Any) -> Any:
+        for t in (x + y, x * y, x - y, x / y, tf.matmul(x, y), tf.reduce_sum(x), tf.shape(x),
+                  tf.nn.relu(x), tf.cast(x, tf.int32), x ** 2, -x, x[0], x * y):
+            print(t)
+        return x
+
+    f(tf.ones([2, 2]), tf.ones([2, 2]))
+    names = [ln.split('"')[1] for ln in capsys.readouterr().out.splitlines()]
+    assert names == ["add:0", "mul:0", "sub:0", "truediv:0", "MatMul:0", "Sum:0", "Shape:0",
+                     "Relu:0", "Cast:0", "pow:0", "Neg:0", "strided_slice:0", "mul_1:0"]
