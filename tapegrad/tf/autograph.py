@@ -385,6 +385,19 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
     """The loop as ``ops.control.while_loop`` over the carried state (plus ``extra`` vars)."""
     traced = _tracing("while_loop")
     init = list(get_state())
+    if any(type(v) is Undefined and n in live for n, v in zip(names, init)) and not any(
+            isinstance(v, UndefinedReturnValue) for v in init):
+        # a variable first set inside the loop and used after it: TensorFlow stages one
+        # iteration to find its type; here the loop runs in Python on this call's values
+        # (inside tf.function that signature runs eagerly)
+        from ..autodiff import tracing
+
+        lv = tracing.current() if traced else None
+        if lv is None:
+            return _python_loop(test, body, extra, extra_body)
+        lv.unsupported = lv.unsupported or ("a loop that defines a variable used after it")
+        with lv.suspended():
+            return _python_loop(test, body, extra, extra_body)
     if traced and _grows(init):
         # a TensorArray that grows, or whose element shape is not known yet, is no
         # fixed-shape loop variable: this loop runs in Python on this call's values, and
@@ -458,6 +471,16 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
                 state[i] = Undefined(n)
         set_state(tuple(state))
     return tuple(ex)
+
+
+def _python_loop(test: Fn, body: Fn, extra: tuple[Any, ...], extra_body: Fn | None
+                 ) -> tuple[Any, ...]:
+    ex = tuple(extra)
+    while _truthy(test(*ex)):
+        if extra_body is not None:
+            ex = tuple(extra_body(*ex))
+        body()
+    return ex
 
 
 def _grows(state: Sequence[Any]) -> bool:

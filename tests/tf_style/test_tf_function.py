@@ -777,6 +777,7 @@ def test_loops_that_grow_give_every_call_s_values() -> None:
     assert r["squares"] == [[0.0, 1.0, 4.0, 9.0], [0.0, 1.0]]
     assert r["halve"] == [[[4.0, 2.0, 1.0], 3], [[2.0, 1.0], 2]]
     assert r["grad"] == [4.5, 6.0]  # d/dv of v * x * (0 + 1 + 2)
+    assert r["defined_in_loop"] == [6, 12] and e["defined_in_loop"] == [6, 12]
     np.testing.assert_allclose(r["rnn"], e["rnn"], rtol=1e-6)
     assert np.asarray(r["rnn"]).shape == (2, 2, 3, 2)
 

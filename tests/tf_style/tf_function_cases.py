@@ -914,6 +914,12 @@ def loops_that_grow(tf: Any) -> dict[str, Any]:
             y = tf.reduce_sum(ta.stack())
         return t.gradient(y, v)
 
+    @tf.function
+    def last_of(n: Any) -> Any:
+        for i in tf.range(n):
+            x = i * 3  # first set in the loop, used after it
+        return x
+
     r = RNN()
     data = tf.reshape(tf.range(12, dtype=tf.float32) / 10.0, [2, 3, 2])
     return {
@@ -924,6 +930,7 @@ def loops_that_grow(tf: Any) -> dict[str, Any]:
                   for x in ([3.0, 5.0], [3.0, 1.0])],
         "rnn": [r(data).numpy().tolist(), r(data * 2.0).numpy().tolist()],
         "grad": [float(grad_ta(tf.constant(1.5))), float(grad_ta(tf.constant(2.0)))],
+        "defined_in_loop": [int(last_of(tf.constant(3))), int(last_of(tf.constant(5)))],
     }
 
 
