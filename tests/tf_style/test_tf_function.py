@@ -891,3 +891,18 @@ def test_traced_tensors_print_with_tensorflow_op_names(capsys: pytest.CaptureFix
     names = [ln.split('"')[1] for ln in capsys.readouterr().out.splitlines()]
     assert names == ["add:0", "mul:0", "sub:0", "truediv:0", "MatMul:0", "Sum:0", "Shape:0",
                      "Relu:0", "Cast:0", "pow:0", "Neg:0", "strided_slice:0", "mul_1:0"]
+
+
+def test_random_generator_and_traced_stateless_seeds_draw_at_every_call() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # those signatures run eagerly
+        r = cases.random_inside(tf)
+    g = tf.random.Generator.from_seed(7)
+    assert r["gen"] == [g.normal([2]).numpy().tolist() for _ in range(3)]
+    assert r["state"] == g.state.numpy().tolist()
+    a, b, c = r["stateless"]
+    assert a == c and a != b
+    assert a == tf.random.stateless_uniform([2], seed=[1, 2]).numpy().tolist()
+    assert b == tf.random.stateless_uniform([2], seed=[1, 3]).numpy().tolist()

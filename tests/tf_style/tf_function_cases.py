@@ -1062,6 +1062,24 @@ def signature_converts_python_values(tf: Any) -> dict[str, Any]:
             "count": [f.experimental_get_tracing_count(), g.experimental_get_tracing_count()]}
 
 
+def random_inside(tf: Any) -> dict[str, Any]:
+    """A tf.random.Generator draws new numbers at every call of a tf.function; a stateless
+    op's traced seed picks its draws at every call."""
+    g = tf.random.Generator.from_seed(7)
+
+    @tf.function
+    def gen() -> Any:
+        return g.normal([2])
+
+    @tf.function
+    def stateless(seed: Any) -> Any:
+        return tf.random.stateless_uniform([2], seed=seed)
+
+    return {"gen": [gen().numpy().tolist() for _ in range(3)],
+            "state": g.state.numpy().tolist(),
+            "stateless": [stateless(tf.constant([1, s])).numpy().tolist() for s in (2, 3, 2)]}
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -1087,4 +1105,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "python_literals": python_literals,
     "python_calls_inside": python_calls_inside,
     "signature_converts_python_values": signature_converts_python_values,
+    "random_inside": random_inside,
 }
