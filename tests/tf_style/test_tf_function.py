@@ -906,3 +906,11 @@ def test_random_generator_and_traced_stateless_seeds_draw_at_every_call() -> Non
     assert a == c and a != b
     assert a == tf.random.stateless_uniform([2], seed=[1, 2]).numpy().tolist()
     assert b == tf.random.stateless_uniform([2], seed=[1, 3]).numpy().tolist()
+
+
+def test_integer_reductions_are_part_of_the_program() -> None:
+    r = cases.integer_reductions(tf)
+    assert r["values"] == [[16, 2, 5, 1, 120, [[5, 6, 5]], [2, 2], 0],
+                           [28, 4, 9, 1, 1008, [[9, 10, 9]], [3, 6], 21],
+                           [16, 2, 5, 1, 120, [[5, 6, 5]], [2, 2], 0]]
+    assert r["count"] == 1

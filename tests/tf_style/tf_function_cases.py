@@ -1080,6 +1080,20 @@ def random_inside(tf: Any) -> dict[str, Any]:
             "stateless": [stateless(tf.constant([1, s])).numpy().tolist() for s in (2, 3, 2)]}
 
 
+def integer_reductions(tf: Any) -> dict[str, Any]:
+    """Integer reductions inside tf.function reduce every call's values."""
+
+    @tf.function
+    def f(x: Any) -> Any:
+        return (tf.reduce_sum(x), tf.reduce_mean(x), tf.reduce_max(x), tf.reduce_min(x),
+                tf.reduce_prod(x), tf.reduce_sum(x, axis=0, keepdims=True),
+                tf.reduce_mean(x, axis=1), tf.reduce_sum(tf.range(x[0, 0])))
+
+    xs = [tf.constant([[1, 5, 2], [4, 1, 3]]), tf.constant([[7, 1, 1], [2, 9, 8]])]
+    return {"values": [[np.asarray(t).tolist() for t in f(x)] for x in xs + xs[:1]],
+            "count": f.experimental_get_tracing_count()}
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -1106,4 +1120,5 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "python_calls_inside": python_calls_inside,
     "signature_converts_python_values": signature_converts_python_values,
     "random_inside": random_inside,
+    "integer_reductions": integer_reductions,
 }
