@@ -43,7 +43,6 @@ Where tapegrad.tf knowingly differs from TensorFlow:
 from __future__ import annotations
 
 import builtins as _builtins
-import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -232,7 +231,7 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
     from .._core.tensor import Tensor as _Core
     from ..autodiff import tracing as _tracing
     from ._print import SINKS as _print_sinks
-    from ._print import format_input
+    from ._print import format_input, stream_of
 
     tensors: list[_Any] = []
 
@@ -256,11 +255,12 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
             return values.get(id(v)) if isinstance(v, _Core) else None
 
         parts = [format_input(x, array_of, summarize) for x in inputs]
-        stream = _sys.stderr if output_stream is None else output_stream
         if _print_sinks:  # the first call of a tf.function: shown after its tracing
             _print_sinks[-1].append((stream, sep.join(parts) + end))
         else:
-            stream.write(sep.join(parts) + end)
+            stream().write(sep.join(parts) + end)
+
+    stream = stream_of(output_stream)
 
     # inside tf.function the print is part of the program: it runs on every call
     _tracing.effect(emit, tensors, "tf.print", invalidates=False)

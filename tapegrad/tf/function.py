@@ -603,10 +603,10 @@ class Function:
                     _VAR_MSG, "create the variable once, outside the function or guarded by "
                     "`if self.v is None:`")))
 
-        from ._print import deferred
+        from ._print import QuietStdout, deferred
 
-        quiet = contextlib.redirect_stdout(io.StringIO()) if hidden else contextlib.nullcontext()
-        with quiet, deferred():
+        quiet = contextlib.redirect_stdout(QuietStdout()) if hidden else contextlib.nullcontext()
+        with deferred(), quiet:  # tf.print output shown once the quiet part is over
             prog, result, lv = tracing.trace_call(
                 self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
                 on_create=on_create, on_show=_on_show)

@@ -914,3 +914,18 @@ def test_integer_reductions_are_part_of_the_program() -> None:
                            [28, 4, 9, 1, 1008, [[9, 10, 9]], [3, 6], 21],
                            [16, 2, 5, 1, 120, [[5, 6, 5]], [2, 2], 0]]
     assert r["count"] == 1
+
+
+def test_tf_print_to_stdout_every_call_of_a_generalized_signature(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    @tf.function(reduce_retracing=True)
+    def f(x: Any) -> Any:
+        tf.print("n", tf.size(x), output_stream=sys.stdout)
+        print("py", x.shape)
+        return x
+
+    for n in (1, 2, 3, 4, 4, 3):
+        f(tf.ones([n]))
+    assert capsys.readouterr().out == ("py (1,)\nn 1\npy (None,)\nn 2\nn 3\nn 4\nn 4\nn 3\n")
