@@ -546,6 +546,13 @@ class TraceLevel(Level):
         self.quiet = 0  # > 0: values read now are the kernels' own (not noted)
         self.outer_tapes = list(_STATE.tapes)  # tapes that were recording before the trace
         self.n_static = 0  # tracers marked by mark_static
+        # set by a front-end (tf.function) before the trace ends: the tensors that leave it
+        # (its outputs, the caller's inputs); every other tracer is marked ``_leaked`` when
+        # released, so a value read from it later can raise (TensorFlow's symbolic tensor)
+        self.leak_keep: set[int] | None = None
+        # the front-end's text for such a tensor used in a later trace (its error)
+        self.leak_text: Callable[[TraceLevel, Tensor], str] | None = None
+        self.op_names: dict[str, str] = {}  # a front-end's names of ops in symbols
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -607,6 +614,13 @@ class TraceLevel(Level):
             if self.closed or self.regions:
                 self._scoped(s, a)
             return s
+        leaked = d.get("_leaked")
+        if leaked and self.leak_text is not None:
+            # a tensor of an earlier trace (kept in a global): TensorFlow's error
+            from .._core.errors import hinted, with_hint
+
+            raise hinted(TypeError(with_hint(
+                leaked, "return the tensor from the function that computes it")))
         return self._capture(a)
 
     def _scoped(self, s: int, a: Tensor) -> None:
@@ -796,7 +810,7 @@ class TraceLevel(Level):
             base = "Identity"
             for ins in reversed(self.instrs):
                 if ins.out == s:
-                    base = ins.name
+                    base = self.op_names.get(ins.name, ins.name)
                     break
             k = self.sym_counts.get(base, 0)
             self.sym_counts[base] = k + 1
@@ -1303,7 +1317,9 @@ class TraceLevel(Level):
                      ) -> tuple[Any, ...]:
         init = [self.ref(v) for v in vs]
         lp, region = self._record_loop(cond_fn, body_fn, vs, n)
-        eager = not lp.body_refs
+        # not recorded, or recorded with a part that is not (an inner loop that ran
+        # eagerly on the recording's values): the recording cannot give this call's values
+        eager = not lp.body_refs or self.unsupported is not None
         if not eager and region.value_read:
             # the condition or body took a loop variable's value as a Python value (a
             # shape, an index read with int()): recorded once, the program would hold it
@@ -1445,8 +1461,12 @@ class TraceLevel(Level):
         """Turn every tracer back into a plain tensor (the trace is over)."""
         self._unmark_slots()
         orig = self._orig
+        keep = self.leak_keep
+        text = self.leak_text
         for t in self.tracers:
             d = t.__dict__
+            if keep is not None and id(t) not in keep and "_slot" in d:
+                d["_leaked"] = text(self, t) if text is not None else ""
             d.pop("_lvl", None)
             d.pop("_slot", None)
             a = t._data

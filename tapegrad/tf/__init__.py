@@ -43,7 +43,6 @@ Where tapegrad.tf knowingly differs from TensorFlow:
 from __future__ import annotations
 
 import builtins as _builtins
-import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -149,6 +148,7 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._pyfunc import numpy_function, py_function
 from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
 from .control_flow import TensorArray, case, cond, switch_case, while_loop
@@ -198,7 +198,7 @@ from . import (  # noqa: E402
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
-from .function import function  # noqa: E402
+from .function import function, get_logger  # noqa: E402
 from .module import Module, device, name_scope  # noqa: E402
 
 __version__ = "2.21.0"  # the TensorFlow API version this module follows
@@ -230,7 +230,8 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
 
     from .._core.tensor import Tensor as _Core
     from ..autodiff import tracing as _tracing
-    from ._print import format_input
+    from ._print import SINKS as _print_sinks
+    from ._print import format_input, stream_of
 
     tensors: list[_Any] = []
 
@@ -254,8 +255,12 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
             return values.get(id(v)) if isinstance(v, _Core) else None
 
         parts = [format_input(x, array_of, summarize) for x in inputs]
-        stream = _sys.stderr if output_stream is None else output_stream
-        stream.write(sep.join(parts) + end)
+        if _print_sinks:  # the first call of a tf.function: shown after its tracing
+            _print_sinks[-1].append((stream, sep.join(parts) + end))
+        else:
+            stream().write(sep.join(parts) + end)
+
+    stream = stream_of(output_stream)
 
     # inside tf.function the print is part of the program: it runs on every call
     _tracing.effect(emit, tensors, "tf.print", invalidates=False)
@@ -270,7 +275,7 @@ __all__ = [
     "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",
     "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "bool", "complex64", "complex128",
-    "newaxis", "function", "executing_eagerly", "print", "is_tensor",
+    "newaxis", "function", "get_logger", "py_function", "numpy_function", "executing_eagerly", "print", "is_tensor",
     "abs", "add", "add_n", "argmax", "argmin", "argsort", "boolean_mask", "broadcast_to",
     "ceil", "clip_by_norm", "clip_by_value", "concat", "cos", "cosh", "cumsum", "divide",
     "einsum", "equal", "exp", "expand_dims", "floor", "floordiv", "gather", "gather_nd",

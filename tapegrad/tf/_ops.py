@@ -117,7 +117,7 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
         shape = shape.as_list()
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    out = tuple(int(s) for s in shape)
+    out = tuple(_int(s) for s in shape)
     if any(not -(1 << 63) <= s < (1 << 63) for s in out):
         raise hinted(ValueError(with_hint(
             "Can't convert Python sequence with out-of-range integer to int32 Tensor.",
@@ -1015,9 +1015,33 @@ def _empty_extreme(t: Tensor, fn: Any, axes: Any, keepdims: bool, low: bool) -> 
     return tft(np.asarray(fn(t._data, axis=axes, keepdims=keepdims, initial=init)).astype(d))
 
 
+def _int_reduce_kernel(arr: Any, kind: str, axes: Any, keepdims: bool) -> Any:
+    if kind == "mean":
+        s = np.sum(arr, axis=axes, keepdims=keepdims, dtype=np.int64)
+        n = arr.size if axes is None else int(np.prod([arr.shape[a] for a in axes]))
+        q = np.trunc(s / _bmax(n, 1)) if n else s
+        return np.asarray(q).astype(arr.dtype)
+    fn: Any = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}[kind]
+    return np.asarray(fn(arr, axis=axes, keepdims=keepdims)).astype(arr.dtype)
+
+
+@defop("int_reduce")
+def _int_reduce_op(x: Any, *, kind: str, axes: Any, keepdims: bool) -> Any:
+    return _int_reduce_kernel(np.asarray(x), kind, axes, keepdims)
+
+
+_int_reduce_op.vjp = None  # type: ignore[assignment]  # integers: never differentiated
+_INT_KINDS = {np.sum: "sum", np.max: "max", np.min: "min", np.prod: "prod"}
+
+
 def _int_reduce(t: Tensor, fn: Any, axes: Any, keepdims: bool) -> Tensor:
-    arr = t._data
-    return tft(np.asarray(fn(arr, axis=axes, keepdims=keepdims)).astype(arr.dtype))
+    """An integer reduction (NumPy's, in the input dtype); inside tf.function an op of the
+    program, so every call reduces its own values."""
+    kind = fn if isinstance(fn, str) else _INT_KINDS[fn]
+    ax = None if axes is None else tuple(axes)
+    if _traced(t):
+        return _int_reduce_op(t, kind=kind, axes=ax, keepdims=keepdims)
+    return tft(_int_reduce_kernel(t._data, kind, ax, keepdims))
 
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -1046,11 +1070,7 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     t = _t(input_tensor)
     ax = _axes(axis, t, "Mean")
     if t._data.dtype.kind not in "fc":
-        arr = t._data
-        s = np.sum(arr, axis=ax, keepdims=bool(keepdims), dtype=np.int64)
-        n = arr.size if ax is None else int(np.prod([arr.shape[a] for a in ax]))
-        q = np.trunc(s / _bmax(n, 1)) if n else s
-        return tft(np.asarray(q).astype(arr.dtype))
+        return _int_reduce(t, "mean", ax, bool(keepdims))
     return ops.mean(t, axis=ax, keepdims=bool(keepdims), kernel="tf")
 
 

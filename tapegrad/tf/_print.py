@@ -13,11 +13,55 @@ prints as Python prints it, each tensor in TensorFlow's form.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["format_tensor", "format_input"]
+__all__ = ["format_tensor", "format_input", "SINKS", "deferred"]
+
+# while a tf.function traces (and so runs) its first call, what tf.print prints is kept
+# here and written once the tracing is over: TensorFlow runs the graph after tracing it,
+# so every Python print of the trace comes before the call's tf.print output
+SINKS: list[list[tuple[Any, str]]] = []  # (stream resolver, text)
+
+
+class QuietStdout(io.StringIO):
+    """What ``sys.stdout`` is while tf.function retraces quietly (a new concrete shape of
+    a generalized signature): Python's print is dropped; ``tf.print(...,
+    output_stream=sys.stdout)`` still means the real stdout."""
+
+
+def stream_of(output_stream: Any) -> Any:
+    """``tf.print``'s stream, resolved when it prints (TensorFlow writes to the process's
+    stdout or stderr as they are when the op runs)."""
+    if output_stream is None or output_stream is sys.stderr:
+        return lambda: sys.stderr
+    if output_stream is sys.stdout or isinstance(output_stream, QuietStdout):
+        return lambda: sys.stdout
+    return lambda: output_stream
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold ``tf.print``'s output until the block ends; none if the block raises (a
+    trace that fails runs nothing in TensorFlow)."""
+    sink: list[tuple[Any, str]] = []
+    SINKS.append(sink)
+    try:
+        yield
+    except BaseException:
+        SINKS.remove(sink)
+        raise
+    SINKS.remove(sink)
+    for stream, text in sink:
+        if SINKS:
+            SINKS[-1].append((stream, text))
+        else:
+            stream().write(text)
 
 _F32_TINY = float(np.finfo(np.float32).tiny)
 _F64_TINY = float(np.finfo(np.float64).tiny)

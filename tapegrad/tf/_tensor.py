@@ -184,6 +184,10 @@ class EagerTensor(Tensor):
         return _dt.from_numpy(self._data.dtype)
 
     def numpy(self, force: bool = False) -> Any:
+        if "_leaked" in self.__dict__:
+            raise hinted(AttributeError(with_hint(
+                "'SymbolicTensor' object has no attribute 'numpy'",
+                "a tensor made inside tf.function has no value outside it: return it")))
         if self._lvl is not None:
             self._lvl_read("numpy")
         return _numpy(self, force)
@@ -191,6 +195,43 @@ class EagerTensor(Tensor):
     def get_shape(self) -> TensorShape:
         """TensorFlow's ``Tensor.get_shape()`` (same as ``.shape``)."""
         return TensorShape(self._data.shape)
+
+    def set_shape(self, shape: Any) -> None:
+        """TensorFlow's ``Tensor.set_shape``: eagerly a check that ``shape`` is compatible;
+        inside ``tf.function`` it also fills in the dimensions the trace left open."""
+        from ..autodiff import tracing
+
+        want = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        cur = self.shape
+        if not tracing.is_traced(self):
+            if not cur.is_compatible_with(want):
+                raise hinted(ValueError(with_hint(
+                    f"Tensor's shape {cur} is not compatible with supplied shape {want}.",
+                    "set_shape only checks an eager tensor's shape: use tf.reshape")))
+            return
+        if want.rank is None:
+            return
+        if cur.rank is None:
+            self.__dict__["_sym_shape"] = tuple(want.as_list())
+            return
+        if cur.rank != want.rank:
+            raise hinted(ValueError(with_hint(
+                f"Shapes must be equal rank, but are {cur.rank} and {want.rank}",
+                "set_shape cannot change a tensor's rank: use tf.reshape")))
+        a, b = cur.as_list(), want.as_list()
+
+        def text(dims: list[int | None]) -> str:
+            return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x is not None and y is not None and x != y:
+                raise hinted(ValueError(with_hint(
+                    f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                    f"Shapes are {text(a)} and {text(b)}.",
+                    "set_shape cannot change a known size: use tf.reshape")))
+        merged = tuple(x if x is not None else y for x, y in zip(a, b))
+        if merged != tuple(self._data.shape) or "_sym_shape" in self.__dict__:
+            self.__dict__["_sym_shape"] = merged
 
     def ref(self) -> Reference:
         """A hashable reference to this tensor (TensorFlow's ``Tensor.ref()``)."""

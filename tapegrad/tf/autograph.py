@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import os
 import sys
 import textwrap
 import threading
@@ -384,6 +385,32 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
     """The loop as ``ops.control.while_loop`` over the carried state (plus ``extra`` vars)."""
     traced = _tracing("while_loop")
     init = list(get_state())
+    if any(type(v) is Undefined and n in live for n, v in zip(names, init)) and not any(
+            isinstance(v, UndefinedReturnValue) for v in init):
+        # a variable first set inside the loop and used after it: TensorFlow stages one
+        # iteration to find its type; here the loop runs in Python on this call's values
+        # (inside tf.function that signature runs eagerly)
+        from ..autodiff import tracing
+
+        lv = tracing.current() if traced else None
+        if lv is None:
+            return _python_loop(test, body, extra, extra_body)
+        lv.unsupported = lv.unsupported or ("a loop that defines a variable used after it")
+        with lv.suspended():
+            return _python_loop(test, body, extra, extra_body)
+    if traced and _grows(init):
+        # a TensorArray that grows, or whose element shape is not known yet, is no
+        # fixed-shape loop variable: this loop runs in Python on this call's values, and
+        # the signature runs eagerly
+        from ..autodiff import tracing
+
+        lv = tracing.current()
+        if lv is not None:
+            lv.unsupported = lv.unsupported or ("a loop carrying a TensorArray with "
+                                                "dynamic_size=True or no element_shape")
+            with lv.suspended():
+                return _run_tensor_loop(test, body, get_state, set_state, names, live, opts,
+                                        extra, extra_body)
     carried = _verify_init(names, init, live, traced)
     cnames = [names[i] for i in carried]
     n_extra = len(extra)
@@ -444,6 +471,24 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
                 state[i] = Undefined(n)
         set_state(tuple(state))
     return tuple(ex)
+
+
+def _python_loop(test: Fn, body: Fn, extra: tuple[Any, ...], extra_body: Fn | None
+                 ) -> tuple[Any, ...]:
+    ex = tuple(extra)
+    while _truthy(test(*ex)):
+        if extra_body is not None:
+            ex = tuple(extra_body(*ex))
+        body()
+    return ex
+
+
+def _grows(state: Sequence[Any]) -> bool:
+    from .control_flow import TensorArray
+
+    return any(isinstance(v, TensorArray) and v._buffer is None and (
+        v._dynamic_size or (not v.element_shape.is_fully_defined() and any(
+            x is None for x in v._store.items))) for v in _nest.flatten(list(state)))
 
 
 def _as_tensor_if_number(v: Any) -> Any:
@@ -564,10 +609,17 @@ _SKIP_MODULES = frozenset({"tapegrad", "numpy", "scipy", "tensorflow", "keras", 
                            "pytest", "_pytest", "jax", "autograd", "mygrad"})
 
 
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _skip(fn: Any) -> bool:
     mod = getattr(fn, "__module__", None) or ""
     top = mod.split(".")[0]
-    return top in _SKIP_MODULES or top in sys.stdlib_module_names
+    if top in _SKIP_MODULES or top in sys.stdlib_module_names:
+        return True
+    # tapegrad's own wrappers (tf.custom_gradient's) carry the user function's __module__
+    code = getattr(fn, "__code__", None)
+    return code is not None and os.path.abspath(code.co_filename).startswith(_OWN_DIR)
 
 
 def converted_call(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
@@ -1150,14 +1202,15 @@ class _ExprRewriter(ast.NodeTransformer):
 
 
 def _parse(fn: Any) -> ast.FunctionDef:
-    src = textwrap.dedent(inspect.getsource(fn))
+    # the function's own code (a functools.wraps wrapper's, not the function it wraps)
+    src = textwrap.dedent(inspect.getsource(fn.__code__))
     try:
         tree = ast.parse(src)
     except SyntaxError as e:
         raise _CannotConvert(str(e)) from None
     node = tree.body[0] if tree.body else None
-    if not isinstance(node, ast.FunctionDef) or node.name != fn.__name__:
-        raise _CannotConvert(f"no def of {fn.__name__} at the start of its source")
+    if not isinstance(node, ast.FunctionDef) or node.name != fn.__code__.co_name:
+        raise _CannotConvert(f"no def of {fn.__code__.co_name} at the start of its source")
     first = fn.__code__.co_firstlineno
     ast.increment_lineno(tree, first - 1)
     return node

@@ -31,6 +31,8 @@ import contextlib
 import functools
 import inspect
 import io
+import logging
+import sys
 import warnings
 import weakref
 from collections.abc import Callable
@@ -47,7 +49,7 @@ from . import dtypes as _dt
 from ._tensor import TensorShape, VariableBase, convert
 from .data.spec import TensorSpec
 
-__all__ = ["Function", "ConcreteFunction", "function"]
+__all__ = ["Function", "ConcreteFunction", "function", "get_logger"]
 
 _VAR_MSG = ("tf.function only supports singleton tf.Variables created on the first call. Make "
             "sure the tf.Variable is only created once or created outside tf.function. See "
@@ -65,6 +67,74 @@ _BOOL_MSG = (
     "more information.")
 
 
+class _StderrHandler(logging.Handler):
+    """Writes to ``sys.stderr`` as it is at the time (redirections included)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(self.format(record) + "\n")
+
+
+def get_logger() -> logging.Logger:
+    """``tf.get_logger()``: the logger of TensorFlow's ``WARNING:tensorflow:...`` lines
+    (``tf.get_logger().setLevel("ERROR")`` silences the retracing warning)."""
+    log = logging.getLogger("tapegrad.tf")
+    if not log.handlers:
+        h = _StderrHandler()
+        h.setFormatter(logging.Formatter("%(levelname)s:tensorflow:%(message)s"))
+        log.addHandler(h)
+        log.propagate = False
+    return log
+
+
+class _FrequentTracing:
+    """TensorFlow's ``_FrequentTracingDetector``: warns (twice at most per function) when
+    5 of the last calls (a history of 10) traced."""
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: list[int] = []
+        self.call_count = 0
+        self.warnings = 0
+
+    def with_tracing(self, name: str) -> None:
+        self.call_count += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing and self.call_count - self.calls_per_tracing[0] > 10:
+            self.call_count -= self.calls_per_tracing.pop(0)
+        if self.warnings >= 2 or len(self.calls_per_tracing) < 5:
+            return
+        self.warnings += 1
+        get_logger().warning(
+            f"{len(self.calls_per_tracing)} out of the last {self.call_count} calls to {name} "
+            "triggered tf.function retracing. Tracing is expensive and the excessive number "
+            "of tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) "
+            "passing tensors with different shapes, (3) passing Python objects instead of "
+            "tensors. For (1), please define your @tf.function outside of the loop. For (2), "
+            "@tf.function has reduce_retracing=True option that can avoid unnecessary "
+            "retracing. For (3), please refer to "
+            "https://www.tensorflow.org/guide/function#controlling_retracing and "
+            "https://www.tensorflow.org/api_docs/python/tf/function for  more details.")
+
+    def without_tracing(self) -> None:
+        if not self.calls_per_tracing:
+            self.calls_per_tracing = [0]
+        self.calls_per_tracing[-1] += 1
+        self.call_count += 1
+
+
+# one detector per Python function (a method's instances share it, as in TensorFlow)
+_DETECTORS: weakref.WeakKeyDictionary[Any, _FrequentTracing] = weakref.WeakKeyDictionary()
+
+
+def _detector(fn: Any) -> _FrequentTracing | None:
+    try:
+        d = _DETECTORS.get(fn)
+        if d is None:
+            d = _DETECTORS[fn] = _FrequentTracing()
+    except TypeError:  # not weakly referenceable
+        return None
+    return d
+
+
 def _on_read(t: Tensor, what: str) -> None:
     """TensorFlow's errors for reading a symbolic tensor's value inside ``tf.function``."""
     from .errors import OperatorNotAllowedInGraphError
@@ -76,6 +146,34 @@ def _on_read(t: Tensor, what: str) -> None:
     raise hinted(AttributeError(with_hint(
         f"'SymbolicTensor' object has no attribute '{what}'",
         "inside tf.function a tensor has no value yet: return it, or use tf.print")))
+
+
+# the names TensorFlow's graph gives the ops (what a traced tensor prints as: mul:0, ...)
+_TF_OP_NAMES = {
+    "multiply": "mul", "subtract": "sub", "divide": "truediv", "matmul": "MatMul",
+    "sum": "Sum", "shape": "Shape", "relu": "Relu", "sin": "Sin", "cos": "Cos",
+    "cast": "Cast", "reshape": "Reshape", "exp": "Exp", "power_tf": "pow", "negative": "Neg",
+    "mean": "Mean", "concatenate": "concat", "getitem": "strided_slice",
+    "sigmoid": "Sigmoid", "tanh": "Tanh", "square": "Square", "sqrt": "Sqrt",
+    "maximum": "Maximum", "minimum": "Minimum", "where": "SelectV2", "greater": "Greater",
+    "greater_equal": "GreaterEqual", "less": "Less", "less_equal": "LessEqual",
+    "equal": "Equal", "not_equal": "NotEqual", "identity": "Identity", "softmax": "Softmax",
+    "abs": "Abs", "log": "Log", "max": "Max", "min": "Min", "prod": "Prod",
+    "clip": "clip_by_value", "floor_divide": "floordiv", "logical_and": "LogicalAnd",
+    "logical_or": "LogicalOr", "logical_not": "LogicalNot", "rsqrt": "Rsqrt",
+}
+
+
+def _out_of_scope(lv: tracing.TraceLevel, t: Tensor) -> str:
+    """TensorFlow's error for a tensor of a finished trace used in another one."""
+    shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
+    dims = "<unknown>" if shape is None else (
+        "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")")
+    name = f"<tf.Tensor '{lv.symbol(t)}:0' shape={dims} dtype={_dt.from_numpy(t._data.dtype).name}>"
+    return (f"{name} is out of scope and cannot be used here. Use return values, explicit "
+            "Python locals or TensorFlow collections to access it.\nPlease see "
+            "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_"
+            "return_values for more information.")
 
 
 def _on_show(lv: tracing.TraceLevel, t: Tensor) -> str:
@@ -95,18 +193,23 @@ def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
     return f"TensorSpec(shape={dims}, dtype=tf.{_dt.from_numpy(dtype).name}, name=None)"
 
 
+_NUMBER = "number"
+
+
 def _leaf_key(x: Any) -> Any:
     if isinstance(x, VariableBase):
         return ("V", id(x))
     if isinstance(x, Tensor):
         return ("T", tuple(x._data.shape), x._data.dtype.str)
-    if isinstance(x, np.ndarray):
-        return ("T", tuple(x.shape), x.dtype.str)
+    if isinstance(x, (np.ndarray, np.generic)):  # NumPy values are tensors (TensorFlow)
+        return ("T", tuple(np.shape(x)), x.dtype.str)
     try:
         hash(x)
     except TypeError:
         return ("O", id(x))
-    return ("P", type(x), x)
+    # a Python literal matches by value, as TensorFlow's Literal type: 1, 1.0 and True are
+    # one signature (the first call's trace serves the others)
+    return ("P", _NUMBER if type(x) in (bool, int, float) else type(x), x)
 
 
 def _relax(a: Any, b: Any) -> Any:
@@ -175,6 +278,8 @@ class Function:
             self._plain_names = list(self._sig.parameters)
         self._traces: list[_Trace] = []
         self._count = 0
+        # signatures traced as part of another tf.function (counted, shown once)
+        self._nested_seen: set[tuple[Any, ...]] = set()
         self._bound: weakref.WeakKeyDictionary[Any, Function] = weakref.WeakKeyDictionary()
         self._bound_ids: dict[int, Function] = {}
         self.last_trace: tracing.TraceLevel | None = None
@@ -226,8 +331,21 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from . import config
 
-        if config.functions_run_eagerly() or _STATE.levels:
-            # run_functions_eagerly, or called inside another transform (vmap, jvp, a trace)
+        if config.functions_run_eagerly():
+            return self._target(*args, **kwargs)
+        if _STATE.levels:
+            # called inside another transform (vmap, jvp) or trace: its ops become part of
+            # the caller's; inside a tf.function, as TensorFlow traces a nested function
+            # once per signature, its Python side effects (print) show the first time only
+            if tracing.current() is None:
+                return self._target(*args, **kwargs)
+            flat, _, _ = self._canonical(args, kwargs)
+            key = tuple(_leaf_key(x) for x in flat)
+            if key in self._nested_seen or self._lookup(list(key)) is not None:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    return self._target(*args, **kwargs)
+            self._count += 1
+            self._nested_seen.add(key)
             return self._target(*args, **kwargs)
         flat, tree, names = self._canonical(args, kwargs)
         leaves = [_leaf_key(x) for x in flat]
@@ -235,7 +353,18 @@ class Function:
         if tr is None:
             tr = self._new_trace(leaves)
             tr.tree, tr.names = tree, names
-        return self._call_trace(tr, flat, tree, names, leaves, dry=False)
+        before = self._count
+        out = self._call_trace(tr, flat, tree, names, leaves, dry=False)
+        det = _detector(self._python_function)
+        if det is not None:
+            if self._count != before:
+                fn = self._python_function
+                if self._instance is not None and hasattr(fn, "__get__"):
+                    fn = fn.__get__(self._instance)
+                det.with_tracing(repr(fn))
+            else:
+                det.without_tracing()
+        return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """Trace (without running) for these inputs or ``tf.TensorSpec``s."""
@@ -329,10 +458,15 @@ class Function:
                     flat.append(x)
                     continue
                 if not isinstance(x, Tensor):
-                    try:
-                        x = convert(x)
-                    except Exception:  # noqa: BLE001 - not convertible: TensorFlow's message
-                        raise fail(f"Can not cast {x!r} to {sp!r}") from None
+                    try:  # a Python value takes the spec's dtype (TensorFlow converts it so)
+                        x = convert(x, dtype=sp.dtype)
+                    except Exception:  # noqa: BLE001 - not as that dtype: TF's reason
+                        try:
+                            convert(x)
+                        except Exception:  # noqa: BLE001 - not convertible at all
+                            raise fail(f"Can not cast {x!r} to {sp!r}") from None
+                        raise fail(f"Cannot convert {x!r} to EagerTensor of dtype "
+                                   f"{_dt.as_dtype(sp.dtype).name}") from None
                 elif isinstance(x, VariableBase):
                     x = convert(x)
                 if _dt.np_dtype(sp.dtype) != x._data.dtype or not sp.shape.is_compatible_with(
@@ -391,18 +525,20 @@ class Function:
         ckey = tuple(leaves)
         if tr.eager:
             a, k = _nest.pack_sequence_as(tree, flat)
-            return None if dry else self._target(*a, **k)
+            return None if dry else _outputs(self._target(*a, **k))
         prog = tr.programs.get(ckey)
         if prog is None:
             prog = tr.generic
-        tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray))
+        tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray, np.generic))
                    and not isinstance(x, VariableBase)]
         if prog is not None and prog.check() is None:
             ts = [x if isinstance(x, Tensor) else make(np.asarray(x), None, False, TF)
                   for x in tensors]
             vals = _run(prog, ts)
             return _nest.pack_sequence_as(tr.structure, vals)
-        hidden = bool(tr.programs)  # a new concrete shape of a generalized signature
+        # a new concrete shape of a generalized signature, or a signature already traced
+        # inside another tf.function: not a new trace
+        hidden = bool(tr.programs) or (not tr.programs and ckey in self._nested_seen)
         first = self._count == 0 and not hidden
         result = self._trace(tr, flat, tree, names, ckey, dry, hidden, allow_create=first)
         if first and self.last_trace is not None and self.last_trace.created:
@@ -420,11 +556,16 @@ class Function:
         key_shapes = {i: k[1] for i, k in enumerate(tr.key) if k[0] == "T"}
         unknown = object()
 
+        level: list[tracing.TraceLevel] = []
+
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
+            level.append(lv)
+            lv.leak_text = _out_of_scope
+            lv.op_names = _TF_OP_NAMES
             new: list[Any] = []
             ti = 0
             for i, x in enumerate(flat):
-                if isinstance(x, np.ndarray):
+                if isinstance(x, (np.ndarray, np.generic)):
                     x = make(np.asarray(x), None, False, TF)
                 if isinstance(x, Tensor) and not isinstance(x, VariableBase):
                     nm = names[ti] if ti < len(names) else f"args_{ti}"
@@ -441,9 +582,17 @@ class Function:
             a, k = _nest.pack_sequence_as(tree, new)
             return tuple(a), dict(k)
 
+        converted: list[Any] = [None]
+
         def flat_out(r: Any) -> tuple[list[Any], Any]:
+            r = _outputs(r)
+            converted[0] = r
             tr.structure = r
             flat_r = _nest.flatten(r)
+            # every other tensor of the trace is symbolic once it ends (TensorFlow: "All
+            # outputs of a tf.function must be return values")
+            # (the caller gets copies of its outputs)
+            level[0].leak_keep = {id(x) for x in flat}
             tr.out_shapes.append([tuple(t._data.shape) if isinstance(t, Tensor) else None
                                   for t in flat_r])
             return flat_r, None
@@ -454,12 +603,19 @@ class Function:
                     _VAR_MSG, "create the variable once, outside the function or guarded by "
                     "`if self.v is None:`")))
 
-        quiet = contextlib.redirect_stdout(io.StringIO()) if hidden else contextlib.nullcontext()
-        with quiet:
+        from ._print import QuietStdout, deferred
+
+        quiet = contextlib.redirect_stdout(QuietStdout()) if hidden else contextlib.nullcontext()
+        with deferred(), quiet:  # tf.print output shown once the quiet part is over
             prog, result, lv = tracing.trace_call(
                 self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
                 on_create=on_create, on_show=_on_show)
         self.last_trace = lv
+        # the caller's results: new tensors (an input tracer returned as it is has its own
+        # shape, not the generalized signature's (None,)); the trace's own are symbolic
+        result = _nest.pack_sequence_as(converted[0], [
+            _eager_copy(o) if isinstance(o, Tensor) else o
+            for o in _nest.flatten(converted[0])])
         if prog is None:
             # not one program (random numbers drawn into raw arrays, ...): this signature
             # runs its Python function on every call, so every value is right
@@ -478,6 +634,36 @@ class Function:
         if dry:
             return None
         return result
+
+
+def _eager_copy(t: Tensor) -> Tensor:
+    """A traced output as the eager tensor the caller gets (gradients pass through)."""
+    from .. import ops
+
+    out = ops.identity(t)
+    mask = t.__dict__.get("_keras_mask")
+    if mask is not None:
+        out.__dict__["_keras_mask"] = mask
+    return out
+
+
+def _outputs(r: Any) -> Any:
+    """A function's results as TensorFlow returns them: every leaf but ``None`` a tensor
+    (a Variable read at the end of the call, Python and NumPy values as constants)."""
+    flat = _nest.flatten(r)
+    if all(x is None or (isinstance(x, Tensor) and not isinstance(x, VariableBase))
+           for x in flat):
+        return r
+    from .. import ops
+
+    out: list[Any] = []
+    for x in flat:
+        if isinstance(x, VariableBase):
+            x = ops.identity(convert(x))  # its value now, recorded as a read of it
+        elif isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):
+            x = convert(x)
+        out.append(x)
+    return _nest.pack_sequence_as(r, out)
 
 
 def _why_retrace(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
@@ -604,22 +790,66 @@ def _tf_type_name(dt: np.dtype) -> str:
 
 
 class ConcreteFunction:
-    """One traced signature of a :class:`Function` (``get_concrete_function``)."""
+    """One traced signature of a :class:`Function` (``get_concrete_function``).
+
+    A call binds its inputs as TensorFlow does: first to the structured
+    signature (every parameter, Python values as ``Literal``s that must be
+    equal), then, when that fails, to the flat signature (the tensor inputs
+    only, positionally or by name); when both fail it raises TensorFlow's
+    ``TypeError`` naming both reasons.
+    """
 
     def __init__(self, parent: Function, trace: _Trace) -> None:
         self._parent = parent
         self._trace = trace
 
+    # ------------------------------------------------------------------ the signature
+    def _params(self) -> list[tuple[str, bool, Any]]:
+        """(name, keyword-only, structure of signature keys) for each traced parameter."""
+        tr = self._trace
+        args, kwargs = tr.tree if tr.tree is not None else ((), {})
+        packed_a, packed_k = _nest.pack_sequence_as((tuple(args), dict(kwargs)),
+                                                    [_Key(k) for k in tr.key])
+        out: list[tuple[str, bool, Any]] = []
+        for i, v in enumerate(packed_a):
+            out.append((tr.names[i] if i < len(tr.names) else f"args_{i}", False, v))
+        for nm, v in packed_k.items():
+            out.append((nm, True, v))
+        return out
+
+    def _flat_names(self) -> list[str]:
+        """The tensor inputs' names: a parameter's own name, then ``name_1``, ``name_2``..."""
+        names: list[str] = []
+        for nm, _, v in self._params():
+            n = 0
+            for k in _nest.flatten(v):
+                if isinstance(k, _Key) and k.k[0] == "T":
+                    names.append(nm if n == 0 else f"{nm}_{n}")
+                    n += 1
+        return names
+
     @property
     def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        specs = []
-        for k in self._trace.key:
+        def spec(k: Any, name: str) -> Any:
             if k[0] == "T":
-                specs.append(TensorSpec(None if k[1] is None else TensorShape(k[1]),
-                                        _dt.from_numpy(np.dtype(k[2]))))
+                return TensorSpec(None if k[1] is None else TensorShape(k[1]),
+                                  _dt.from_numpy(np.dtype(k[2])), name=name)
+            return k[-1] if k[0] == "P" else k
+
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for nm, kw, v in self._params():
+            if _nest.is_nested(v):
+                leaves = _nest.flatten(v)
+                s = _nest.pack_sequence_as(v, [spec(k.k, f"{nm}_{j}")
+                                               for j, k in enumerate(leaves)])
             else:
-                specs.append(k[-1] if k[0] == "P" else k)
-        return tuple(specs), {}
+                s = spec(v.k, nm)
+            if kw:
+                kwargs[nm] = s
+            else:
+                args.append(s)
+        return tuple(args), kwargs
 
     @property
     def structured_outputs(self) -> Any:
@@ -630,34 +860,137 @@ class ConcreteFunction:
         """The recorded program (the first concrete one)."""
         return next(iter(self._trace.programs.values()))
 
-    def __call__(self, *args: Any) -> Any:
+    # ------------------------------------------------------------------ calling
+    def _bind_structured(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The flat inputs for a call bound to the structured signature; a ``TypeError``
+        whose text is TensorFlow's reason when the call does not fit it."""
+        params = self._params()
+        sig = inspect.Signature([inspect.Parameter(
+            nm, inspect.Parameter.KEYWORD_ONLY if kw else inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for nm, kw, _ in params])
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(str(e)) from None
+        flat: list[Any] = []
+        for nm, _, keys in params:
+            v = bound.arguments[nm]
+            if _nest.is_nested(keys):
+                ks = _nest.flatten(keys)
+                vs = _nest.flatten(v) if _nest.is_nested(v) else [v]
+                if len(ks) != len(vs):
+                    raise TypeError(f"Can not cast {v!r} to "
+                                    f"{_struct_text(keys, _leaf_text)}")
+            else:
+                ks, vs = [keys], [v]
+            for k, x in zip(ks, vs):
+                key = k.k
+                if key[0] == "P":
+                    if not _same_literal(x, key[2]):
+                        raise TypeError(f"Can not cast {x!r} to Literal[{key[2]!r}]")
+                    flat.append(x)
+                elif key[0] == "T":
+                    want = _spec_text(key[1], np.dtype(key[2]))
+                    if not isinstance(x, Tensor):
+                        try:
+                            x = convert(x, dtype=_dt.from_numpy(np.dtype(key[2])))
+                        except Exception:  # noqa: BLE001 - TensorFlow's reason
+                            raise TypeError(f"Can not cast {x!r} to {want}") from None
+                    elif isinstance(x, VariableBase):
+                        x = convert(x)
+                    shape = tuple(x._data.shape)
+                    ok_shape = key[1] is None or (len(key[1]) == len(shape) and all(
+                        d is None or d == s for d, s in zip(key[1], shape)))
+                    if x._data.dtype.str != key[2] or not ok_shape:
+                        raise TypeError(f"Can not cast {_spec_text(shape, x._data.dtype)} "
+                                        f"to {want}")
+                    flat.append(x)
+                else:
+                    flat.append(x)
+        return flat
+
+    def _bind_flat(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The tensor inputs for a call bound to the flat signature (TensorFlow's
+        ``_call_with_flat_signature``), literals filled in from the trace."""
+        names = self._flat_names()
+        summary = f"{self._parent._name}({', '.join(names)})"
+        if len(args) > len(names):
+            raise TypeError(f"{summary} takes {len(names)} positional arguments, got "
+                            f"{len(args)}.")
+        got = list(args)
+        rest = dict(kwargs)
+        for nm in names[len(got):]:
+            if nm not in rest:
+                specified = set(names[:len(got)]) | set(rest)
+                missing = sorted(set(names) - specified)
+                raise TypeError(f"{summary} missing required arguments: {', '.join(missing)}.")
+            got.append(rest.pop(nm))
+        if rest:
+            for k in rest:
+                if k in names[:len(args)]:
+                    raise TypeError(f"{summary} got two values for '{k}'.")
+            raise TypeError(f"{summary} got unexpected keyword arguments: "
+                            f"{', '.join(sorted(rest))}.")
+        for i, a in enumerate(got):
+            if not isinstance(a, Tensor):
+                raise TypeError(f"{summary}: expected argument #{i}(zero-based) to be a "
+                                f"Tensor; got {type(a).__name__} ({a}).")
+        it = iter(got)
+        return [next(it) if k[0] == "T" else (k[2] if k[0] == "P" else None)
+                for k in self._trace.key]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from .errors import InvalidArgumentError
 
-        ts: list[Any] = []
-        for i, (k, a) in enumerate(zip(self._trace.key, args)):
-            if k[0] != "T":
-                ts.append(a)
-                continue
-            t = a if isinstance(a, Tensor) else convert(a)
-            if t._data.dtype.str != k[2]:
-                want = _tf_type_name(np.dtype(k[2]))
-                got = _tf_type_name(t._data.dtype)
-                raise hinted(InvalidArgumentError(None, None, with_hint(
-                    f"cannot compute __inference_{self._parent._name} as input #{i}"
-                    f"(zero-based) was expected to be a {want} tensor but is a {got} tensor "
-                    f"[Op:__inference_{self._parent._name}]",
-                    "a concrete function takes exactly its traced dtypes")))
-            ts.append(t)
-        leaves = [_leaf_key(x) for x in ts]
+        tr = self._trace
         f = self._parent
-        return f._call_trace(self._trace, ts, (tuple(ts), {}), [], leaves, dry=False)
+        try:
+            flat = self._bind_structured(args, kwargs)
+        except TypeError as e:
+            why = str(e)
+            try:
+                flat = self._bind_flat(args, kwargs)
+            except TypeError as e2:
+                raise hinted(TypeError(with_hint(
+                    f"Binding inputs to tf.function failed due to `{why}`. Received args: "
+                    f"{args!r} and kwargs: {kwargs!r} for signature: "
+                    f"{_pretty_signature(f, tr, False)}.\n"
+                    f"Fallback to flat signature also failed due to: {e2}",
+                    "call a concrete function with the inputs it was traced for"))) from None
+        ti = 0
+        for k, x in zip(tr.key, flat):
+            if k[0] != "T":
+                continue
+            if isinstance(x, VariableBase):
+                x = convert(x)
+            if x._data.dtype.str != k[2]:
+                want = _tf_type_name(np.dtype(k[2]))
+                got = _tf_type_name(x._data.dtype)
+                raise hinted(InvalidArgumentError(None, None, with_hint(
+                    f"cannot compute __inference_{f._name} as input #{ti}"
+                    f"(zero-based) was expected to be a {want} tensor but is a {got} tensor "
+                    f"[Op:__inference_{f._name}]",
+                    "a concrete function takes exactly its traced dtypes")))
+            ti += 1
+        flat = [convert(x) if isinstance(x, VariableBase) else x for x in flat]
+        leaves = [_leaf_key(x) for x in flat]
+        args0, kwargs0 = tr.tree if tr.tree is not None else ((), {})
+        tree = _nest.pack_sequence_as((tuple(args0), dict(kwargs0)), flat)
+        return f._call_trace(tr, flat, tree, tr.names, leaves, dry=False)
+
+    def __str__(self) -> str:
+        return "ConcreteFunction " + _pretty_signature(self._parent, self._trace, True)
 
     def __repr__(self) -> str:
-        lines = ["ConcreteFunction Input Parameters:"]
-        params = list(self._parent._sig.parameters) if self._parent._sig else []
-        for p, s in zip(params, self.structured_input_signature[0]):
-            lines.append(f"  {p} (POSITIONAL_OR_KEYWORD): {s!r}")
-        return "\n".join(lines)
+        return (f"<ConcreteFunction {_pretty_signature(self._parent, self._trace, False)} "
+                f"at 0x{id(self):X}>")
+
+
+def _same_literal(a: Any, b: Any) -> bool:
+    try:
+        return bool(_leaf_key(a) == _leaf_key(b))
+    except Exception:  # noqa: BLE001 - incomparable values are different literals
+        return False
 
 
 def function(func: Callable[..., Any] | None = None, input_signature: Any = None,

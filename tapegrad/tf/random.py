@@ -351,6 +351,9 @@ def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = _dt.float32, se
 
 
 def _seed_pair(seed: Any) -> tuple[int, int]:
+    if _tracing.is_traced(seed):
+        # the seed's value picks the draws: a program would hold this call's draws
+        _tracing.note_break("a stateless random op with a seed computed inside the function")
     s = np.asarray(convert(seed)._data if isinstance(seed, Tensor) else seed)
     if s.shape != (2,) or s.dtype.kind not in "iu":
         raise hinted(ValueError(with_hint(
@@ -726,6 +729,9 @@ class Generator:
     def skip(self, delta: int) -> Tensor:
         """Advance the counter by ``256 * delta`` blocks; return the state before."""
         self._check_philox()
+        # the draws come from the state's value now: inside tf.function that signature
+        # runs eagerly, so every call draws new numbers from the advanced state
+        _tracing.note_break("tf.random.Generator draws")
         old = np.asarray(self._state_var._data, dtype=np.int64).copy()
         ctr = (int(old[0]) & _M64) | ((int(old[1]) & _M64) << 64)
         ctr = (ctr + int(delta) * _px.RESERVE) & ((1 << 128) - 1)

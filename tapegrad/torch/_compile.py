@@ -24,16 +24,18 @@ shapes are always specialized (``dynamic=True`` does not generalize them).
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, set_style
 from ..autodiff import tracing
+from .nn.modules import Module as _Module
 
 __all__ = ["compile", "reset", "Unsupported", "OptimizedModule", "explain"]
 
@@ -45,9 +47,50 @@ class Unsupported(RuntimeError):
 _BRANCH = (
     "Data-dependent branching\n  Explanation: Detected data-dependent branching (e.g. `if "
     "my_tensor.sum() > 0:`). Dynamo does not support tracing dynamic control flow.")
-_PRINT = (
-    "Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin "
-    "operator `print` with argument types ['Tensor'] (has_kwargs False)")
+
+
+def _print_msg(types: list[str], has_kwargs: bool) -> str:
+    t = "[" + ", ".join(repr(x) for x in types) + "]"
+    return (
+        "Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace "
+        f"builtin operator `print` with argument types {t} (has_kwargs {has_kwargs})\n"
+        f"  Hint: Avoid calling builtin `print` with argument types {t}. Consider using an "
+        "equivalent alternative function/method to `print`.\n"
+        "  Hint: If you are attempting to call a logging function (e.g. `print`), you can try "
+        "adding it to `torch._dynamo.config.reorderable_logging_functions`.")
+
+
+_PRINT = _print_msg(["Tensor"], False)
+_PRINT_HINT = ("fullgraph=True refuses graph breaks: drop the print or drop fullgraph")
+
+
+def _arg_type(x: Any) -> str:
+    if isinstance(x, Tensor):
+        return "Tensor"
+    return type(x).__name__
+
+
+@contextlib.contextmanager
+def _print_breaks(fullgraph: bool) -> Iterator[None]:
+    """While a function traces, ``print`` is the graph break it is in PyTorch: the
+    function runs eagerly from then on, so it prints at every call (``fullgraph=True``:
+    dynamo's ``Unsupported``)."""
+    import builtins
+
+    orig = builtins.print
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        if fullgraph:
+            raise hinted(Unsupported(with_hint(
+                _print_msg([_arg_type(a) for a in args], bool(kwargs)), _PRINT_HINT)))
+        tracing.note_break("print")
+        orig(*args, **kwargs)
+
+    builtins.print = refuse
+    try:
+        yield
+    finally:
+        builtins.print = orig
 
 _LIVE: weakref.WeakSet[_Compiled] = weakref.WeakSet()
 _EAGER = object()  # a guard set whose trace broke: run eagerly
@@ -253,16 +296,26 @@ class _Compiled:
 
         self.traces += 1
         guards = _value_guards(self._fn)
-        prog, result, lv = tracing.trace_call(self._fn, build, flat_out,
-                                              getattr(self._fn, "__name__", "fn"),
-                                              on_read=on_read)
+        with _print_breaks(fullgraph):
+            prog, result, lv = tracing.trace_call(self._fn, build, flat_out,
+                                                  getattr(self._fn, "__name__", "fn"),
+                                                  on_read=on_read)
         self.last_trace = lv
         if prog is None:
             self.graph_breaks.extend(lv.breaks or [(lv.unsupported or "?", "")])
             self._cache[key] = _EAGER
-        else:
-            self._cache[key] = (prog, out_struct[0], guards)
-        return result
+            return result
+        self._cache[key] = (prog, out_struct[0], guards)
+        # the first call's outputs show PyTorch's grad_fn=<CompiledFunctionBackward> too
+        # (the replayed calls' node): one pass-through node over the traced graph
+        flat: list[Any] = []
+        struct = _flatten(result, flat)
+        if not any(isinstance(t, Tensor) and t._node is not None for t in flat):
+            return result
+        op = _relabel_op()
+        flat = [set_style(op(t), t._style) if isinstance(t, Tensor) and t._node is not None
+                else t for t in flat]
+        return _unflatten(struct, iter(flat))
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         if obj is None:
@@ -270,6 +323,26 @@ class _Compiled:
         import functools
 
         return functools.partial(self, obj)
+
+
+_RELABEL: list[Any] = []
+
+
+def _relabel_op() -> Any:
+    """A copy whose node is named ``CompiledFunctionBackward`` (gradients pass through)."""
+    if not _RELABEL:
+        from .._core.registry import Op
+
+        def fwd(x: Any) -> Any:
+            return np.array(x, copy=True)
+
+        def vjp(g: Any, *xs: Any) -> tuple[Any, ...]:
+            return (g,)
+
+        op = Op("compiled_call", fwd, (), "CompiledFunctionBackward")
+        op.vjp = vjp
+        _RELABEL.append(op)
+    return _RELABEL[0]
 
 
 def _why(cache: dict[Any, Any], key: Any) -> str:
@@ -297,11 +370,15 @@ def _module_base() -> type[Any]:
     return Module
 
 
-class OptimizedModule:
-    """What ``torch.compile(module)`` returns: the module, its calls compiled."""
+class OptimizedModule(_Module):
+    """What ``torch.compile(module)`` returns: an ``nn.Module`` holding the module as
+    ``_orig_mod`` (so its ``state_dict`` and ``named_parameters`` names start with
+    ``_orig_mod.``, as PyTorch's), its calls compiled; other attributes are the module's."""
 
     def __init__(self, mod: Any, compiled: _Compiled) -> None:
-        object.__setattr__(self, "_orig_mod", mod)
+        super().__init__()
+        object.__setattr__(self, "training", mod.training)
+        self._modules["_orig_mod"] = mod
         object.__setattr__(self, "_compiled", compiled)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -311,14 +388,18 @@ class OptimizedModule:
         return self._compiled(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(object.__getattribute__(self, "_orig_mod"), name)
+        mods = self.__dict__.get("_modules")
+        if mods is None or "_orig_mod" not in mods:
+            raise AttributeError(f"'OptimizedModule' object has no attribute '{name}'")
+        if name == "_orig_mod":
+            return mods["_orig_mod"]
+        return getattr(mods["_orig_mod"], name)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("training", "_compiled") or hasattr(type(self), name):
+            object.__setattr__(self, name, value)
+            return
         setattr(self._orig_mod, name, value)
-
-    def __repr__(self) -> str:
-        inner = repr(self._orig_mod).replace("\n", "\n  ")
-        return f"OptimizedModule(\n  (_orig_mod): {inner}\n)"
 
 
 def compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,

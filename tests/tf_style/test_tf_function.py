@@ -687,3 +687,245 @@ def test_a_keras_step_updates_the_variables_in_place_from_the_first_call() -> No
         assert float(step(x)) == pytest.approx(24.0 - 48.0 * k)
         assert before() is w._data
     np.testing.assert_allclose(w.numpy(), np.full((3, 2), -3.0))
+
+
+def test_concrete_function_binds_structured_then_flat() -> None:
+    r = cases.concrete_function_binding(tf)
+    assert r["kw"] == 6 and r["python_int"] == 6
+    assert r["square"] == [100.0, [100.0, 9.0], [100.0, 9.0]]
+    assert r["nested"] == [[6.0, 8.0]] * 3
+    assert r["str"].startswith("ConcreteFunction Input Parameters:\n  a (POSITIONAL_OR_KEYWORD): "
+                               "TensorSpec(shape=(), dtype=tf.int64, name=None)\nOutput Type:")
+    assert r["repr"] == ("<ConcreteFunction (a: TensorSpec(shape=(), dtype=tf.int64, name=None))"
+                         " -> TensorSpec(shape=(), dtype=tf.int64, name=None)")
+    assert "name='a_0'" in r["sig"] and "name='b'" in r["sig"]
+    kinds = [e[0] for e in r["errors"]]
+    assert kinds == ["TypeError"] * 6
+    assert r["errors"][0][1].startswith(
+        "Binding inputs to tf.function failed due to `Can not cast 3 to Literal[2]`.")
+    assert r["errors"][0][1].endswith(
+        "Fallback to flat signature also failed due to: pw(a) got unexpected keyword "
+        "arguments: b.")
+    assert r["errors"][1][1].endswith("pw(a) takes 1 positional arguments, got 2.")
+    assert "`missing a required argument: 'c'`" in r["errors"][4][1]
+    assert r["errors"][4][1].endswith("f(a, a_1, b) missing required arguments: b.")
+    assert r["dtype"] == "InvalidArgumentError"
+    assert r["count"] == [1, 1]
+
+
+def test_outputs_are_tensors_and_the_trace_s_own_tensors_are_symbolic() -> None:
+    r = cases.outputs_and_leaks(tf)
+    # None stays None; Variables, Python and NumPy values come back as tensors
+    assert r["kinds"] == [True, [False, False, False, False, True, False, False, False]]
+    assert not any(r["variable_out"])
+    assert r["values"] == [5.0, 2, 2.5, True, 5.0, 1.0, 1.5]
+    assert r["dtypes"] == ["float32", "int32", "float32", "bool", "float32", "float32",
+                           "float64"]
+    assert r["step"] == ["<tf.Tensor: shape=(), dtype=int32, numpy=1>",
+                         "<tf.Tensor: shape=(), dtype=int32, numpy=2>"]
+    assert r["leaky"] == 3 and r["leaky2"] == 2
+    # a tensor kept from the trace (even one it returned) has no value outside it
+    assert r["leak_numpy"] == [("AttributeError",
+                                "'SymbolicTensor' object has no attribute 'numpy'")] * 2
+    assert r["leak_use"] == [
+        "TypeError", "<tf.Tensor 'add:0' shape=() dtype=int32> is out of scope and cannot be "
+        "used here. Use return values, explicit Python locals or TensorFlow collections to "
+        "access it."]
+    assert r["shapes"] == [[3], [3]]  # not the generalized signature's [None]
+    assert r["sizes"] == [6.0, 10.0]
+
+
+def test_set_shape_checks_eagerly_and_fills_open_dimensions_when_traced() -> None:
+    x = tf.constant([1.0, 2.0, 3.0])
+    x.set_shape([3])
+    x.set_shape([None])
+    x.set_shape(None)
+    with pytest.raises(ValueError, match=r"Tensor's shape \(3,\) is not compatible with "
+                       r"supplied shape \(4,\)\."):
+        x.set_shape([4])
+    seen: list[Any] = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None])])
+    def f(y: Any) -> Any:
+        y.set_shape([None, 4])
+        seen.append(y.shape.as_list())
+        for bad, msg in (([2, 5], "Dimension 1 in both shapes must be equal, but are 4 and 5. "
+                                  "Shapes are [?,4] and [2,5]."),
+                         ([3], "Shapes must be equal rank, but are 2 and 1")):
+            with pytest.raises(ValueError) as e:
+                y.set_shape(bad)
+            assert str(e.value).splitlines()[0] == msg
+        return y * 2.0
+
+    out = f(tf.ones([2, 4]))
+    assert seen == [[None, 4]] and out.shape.as_list() == [2, 4]
+
+
+def test_loops_that_grow_give_every_call_s_values() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # those signatures run eagerly
+        r = cases.loops_that_grow(tf)
+        tf.config.run_functions_eagerly(True)
+        try:
+            e = cases.loops_that_grow(tf)
+        finally:
+            tf.config.run_functions_eagerly(False)
+    # sum over i < n of 0 + 1 + ... + (i - 1): the first call (the trace) too
+    assert r["nested"] == [10, 4]
+    assert r["squares"] == [[0.0, 1.0, 4.0, 9.0], [0.0, 1.0]]
+    assert r["halve"] == [[[4.0, 2.0, 1.0], 3], [[2.0, 1.0], 2]]
+    assert r["grad"] == [4.5, 6.0]  # d/dv of v * x * (0 + 1 + 2)
+    assert r["defined_in_loop"] == [6, 12] and e["defined_in_loop"] == [6, 12]
+    np.testing.assert_allclose(r["rnn"], e["rnn"], rtol=1e-6)
+    assert np.asarray(r["rnn"]).shape == (2, 2, 3, 2)
+
+
+def test_a_nested_tf_function_is_traced_once_per_signature() -> None:
+    r = cases.nested_functions(tf)
+    assert r["values"] == [8, 14, 10, [10.0]]
+    assert r["counts"] == [2, 1, 2, 3]
+    assert r["stdout"] == ("trace outer\ntrace inner int32\ntrace inner float32\n"
+                           "trace inner float32\n")
+
+
+def test_tf_print_of_the_first_call_comes_after_the_tracing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    @tf.function
+    def f(x: Any) -> Any:
+        print("Tracing")
+        tf.print("Executing", x, output_stream=sys.stdout)
+        print("Tracing 2")
+        for i in tf.range(2):
+            tf.print("loop", i, output_stream=sys.stdout)
+        print("Tracing 3")
+        return x
+
+    f(tf.constant(1))
+    f(tf.constant(2))
+
+    @tf.function
+    def bad(x: Any) -> Any:
+        tf.print("never shown", output_stream=sys.stdout)
+        return x + tf.ones([3])  # fails while tracing: nothing ran
+
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        bad(tf.ones([2]))
+    assert capsys.readouterr().out == (
+        "Tracing\nTracing 2\nTracing 3\nExecuting 1\nloop 0\nloop 1\n"
+        "Executing 2\nloop 0\nloop 1\n")
+
+
+def test_python_numbers_match_by_value_and_numpy_values_are_tensors() -> None:
+    r = cases.python_literals(tf)
+    assert r["traced"] == ["float None", "float None", "float32 True", "float32 None",
+                           "float64 None"]
+    assert r["count"] == 5
+    assert r["values"] == [0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 2.0, 2.0, 2.0, 0.0, 4.0,
+                           [0.0, 1.0], [2.0, 3.0]]
+    assert r["dtypes"][:11] == ["float32"] * 11 and r["dtypes"][11:] == ["float64"] * 2
+
+
+def test_frequent_retracing_warns_as_tensorflow(capsys: pytest.CaptureFixture[str]) -> None:
+    @tf.function
+    def k(x: Any) -> Any:
+        return tf.reduce_sum(x)
+
+    for n in range(1, 9):
+        k(tf.ones([n]))
+    err = capsys.readouterr().err.splitlines()
+    assert [e.split(" calls to ")[0] for e in err] == [
+        "WARNING:tensorflow:5 out of the last 5", "WARNING:tensorflow:6 out of the last 6"]
+    assert err[0].split(" calls to ")[1].startswith(f"{k.python_function!r} triggered "
+                                                    "tf.function retracing. Tracing is")
+    tf.get_logger().setLevel("ERROR")
+    try:
+        @tf.function
+        def j(x: Any) -> Any:
+            return x
+
+        for n in range(1, 9):
+            j(tf.ones([n]))
+    finally:
+        tf.get_logger().setLevel("NOTSET")
+    assert capsys.readouterr().err == ""
+
+
+def test_python_calls_and_decorated_functions_inside_tf_function() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # py_function: runs eagerly
+        r = cases.python_calls_inside(tf)
+    assert r["pyf"] == [[5.0, 9.0], [13.0, 17.0]]  # 3a + (a + 1), each call's values
+    assert r["outs"] == [[[1.0, 2.0], 3], [], "float32"]
+    assert r["eager_grad"] == [2.0, 4.0]  # the tape records the Python function's ops
+    assert r["custom"] == [0.5, 0.5]  # the custom gradient, clipped
+    assert r["wrapped"] == [109.0, 102.0, True]  # the decorator kept, the body converted
+
+
+def test_input_signature_converts_python_values_to_its_dtype() -> None:
+    r = cases.signature_converts_python_values(tf)
+    assert r["f"] == [[[2.0, 4.0], "float32"], [[3.0, 5.0], "float32"],
+                      [[6.0, 8.0], "float32"], [[2.0, 0.0], "float32"]]
+    assert r["g"] == [[6, "int32"],
+                      ["TypeError", "Cannot convert 3.0 to EagerTensor of dtype int32"],
+                      ["TypeError", "Cannot convert 3.5 to EagerTensor of dtype int32"],
+                      [2, "int32"],
+                      ["TypeError", "Cannot convert [1.5] to EagerTensor of dtype int32"]]
+    assert r["count"] == [1, 1]
+
+
+def test_traced_tensors_print_with_tensorflow_op_names(capsys: pytest.CaptureFixture[str]) -> None:
+    @tf.function
+    def f(x: Any, y: Any) -> Any:
+        for t in (x + y, x * y, x - y, x / y, tf.matmul(x, y), tf.reduce_sum(x), tf.shape(x),
+                  tf.nn.relu(x), tf.cast(x, tf.int32), x ** 2, -x, x[0], x * y):
+            print(t)
+        return x
+
+    f(tf.ones([2, 2]), tf.ones([2, 2]))
+    names = [ln.split('"')[1] for ln in capsys.readouterr().out.splitlines()]
+    assert names == ["add:0", "mul:0", "sub:0", "truediv:0", "MatMul:0", "Sum:0", "Shape:0",
+                     "Relu:0", "Cast:0", "pow:0", "Neg:0", "strided_slice:0", "mul_1:0"]
+
+
+def test_random_generator_and_traced_stateless_seeds_draw_at_every_call() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # those signatures run eagerly
+        r = cases.random_inside(tf)
+    g = tf.random.Generator.from_seed(7)
+    assert r["gen"] == [g.normal([2]).numpy().tolist() for _ in range(3)]
+    assert r["state"] == g.state.numpy().tolist()
+    a, b, c = r["stateless"]
+    assert a == c and a != b
+    assert a == tf.random.stateless_uniform([2], seed=[1, 2]).numpy().tolist()
+    assert b == tf.random.stateless_uniform([2], seed=[1, 3]).numpy().tolist()
+
+
+def test_integer_reductions_are_part_of_the_program() -> None:
+    r = cases.integer_reductions(tf)
+    assert r["values"] == [[16, 2, 5, 1, 120, [[5, 6, 5]], [2, 2], 0],
+                           [28, 4, 9, 1, 1008, [[9, 10, 9]], [3, 6], 21],
+                           [16, 2, 5, 1, 120, [[5, 6, 5]], [2, 2], 0]]
+    assert r["count"] == 1
+
+
+def test_tf_print_to_stdout_every_call_of_a_generalized_signature(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    @tf.function(reduce_retracing=True)
+    def f(x: Any) -> Any:
+        tf.print("n", tf.size(x), output_stream=sys.stdout)
+        print("py", x.shape)
+        return x
+
+    for n in (1, 2, 3, 4, 4, 3):
+        f(tf.ones([n]))
+    assert capsys.readouterr().out == ("py (1,)\nn 1\npy (None,)\nn 2\nn 3\nn 4\nn 4\nn 3\n")

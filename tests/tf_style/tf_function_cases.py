@@ -745,6 +745,355 @@ def metrics_in_train_step(tf: Any) -> dict[str, Any]:
     return res
 
 
+def concrete_function_binding(tf: Any) -> dict[str, Any]:
+    """A concrete function binds its call to the structured signature (Python values as
+    literals), falls back to the flat one (tensors only) and names both reasons."""
+
+    @tf.function
+    def double(a: Any) -> Any:
+        return a + a
+
+    @tf.function
+    def pw(a: Any, b: Any) -> Any:
+        return a ** b
+
+    @tf.function
+    def f(a: Any, b: Any, c: Any = 3) -> Any:
+        return a[0] + a[1] * b + c
+
+    d = double.get_concrete_function(tf.constant(2, dtype=tf.int64))
+    sq = pw.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+    cf = f.get_concrete_function((tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32)),
+                                 tf.TensorSpec([2], tf.float32), 3)
+    x = tf.constant(10.0)
+    pair = (tf.constant(1.0), tf.constant(2.0))
+    v = tf.constant([1.0, 2.0])
+
+    def val(r: Any) -> Any:
+        return np.asarray(r).tolist()
+
+    return {
+        "kw": val(d(a=tf.constant(3, dtype=tf.int64))),
+        "python_int": val(d(3)),
+        "str": str(d), "repr": repr(d).split(" at 0x")[0],
+        "sig": repr(cf.structured_input_signature),
+        "square": [val(sq(x)), val(sq(tf.constant([10.0, 3.0]))),
+                   val(sq(a=tf.constant([10.0, 3.0])))],
+        "nested": [val(cf(pair, v, 3)), val(cf((1.0, 2.0), [1.0, 2.0], 3)),
+                   val(cf(pair[0], pair[1], v))],
+        "errors": [_err(lambda: sq(x, b=3)), _err(lambda: sq(x, 3)),
+                   _err(lambda: d(tf.constant(1, tf.int64), tf.constant(1, tf.int64))),
+                   _err(lambda: d()), _err(lambda: cf(pair, v)),
+                   _err(lambda: cf(pair, v, 3, d=3))],
+        "dtype": _err(lambda: d(tf.constant(1.5)))[0],
+        "count": [double.experimental_get_tracing_count(), pw.experimental_get_tracing_count()],
+    }
+
+
+def outputs_and_leaks(tf: Any) -> dict[str, Any]:
+    """What a call returns (every leaf but None a tensor, a Variable read at the end) and
+    what is left of the trace's own tensors (symbolic: no value)."""
+    v = tf.Variable(1.0)
+    n = tf.Variable(0)
+
+    @tf.function
+    def outs(x: Any) -> Any:
+        return {"v": v, "b": [v.assign(5.0), 2, 2.5, True, None], "x": (x, np.float64(1.5))}
+
+    @tf.function
+    def step() -> Any:
+        return n.assign_add(1)
+
+    leaked: list[Any] = []
+
+    @tf.function
+    def leaky(a: Any) -> Any:
+        leaked.append(a + 1)
+        return a + 2
+
+    @tf.function
+    def leaky2(a: Any) -> Any:
+        leaked.append(a + 1)
+        return leaked[-1]
+
+    @tf.function(reduce_retracing=True)
+    def same(x: Any) -> Any:
+        return x, x * 2
+
+    @tf.function
+    def sizes(k: Any) -> Any:
+        z = tf.zeros([k + 1, 2])  # a size from a traced value
+        z.set_shape([None, 2])
+        return tf.reduce_sum(z + 1.0)
+
+    def kinds(r: Any) -> list[str]:
+        return [type(t).__name__ for t in tf.nest.flatten(r)]
+
+    r = outs(tf.constant(1.0))
+    r2 = outs(tf.constant(1.0))
+    res: dict[str, Any] = {
+        "kinds": [kinds(r) == kinds(r2), [t is None for t in tf.nest.flatten(r)]],
+        "values": [np.asarray(t).tolist() for t in tf.nest.flatten(r2) if t is not None],
+        "dtypes": [t.dtype.name for t in tf.nest.flatten(r2) if t is not None],
+        "variable_out": [isinstance(t, tf.Variable) for t in tf.nest.flatten(r)],
+        "step": [repr(step()), repr(step())],
+        "leaky": int(leaky(tf.constant(1))),
+        "leaky2": int(leaky2(tf.constant(1))),
+    }
+    res["leak_numpy"] = [_err(lambda: leaked[0].numpy()), _err(lambda: leaked[1].numpy())]
+
+    @tf.function
+    def uses_leaked(b: Any) -> Any:
+        return b + leaked[0]
+
+    kind, msg = _err(lambda: uses_leaked(tf.constant(2)))
+    res["leak_use"] = [kind, msg.splitlines()[0]]
+    same(tf.ones([2]))
+    a, b = same(tf.ones([3]))
+    res["shapes"] = [a.shape.as_list(), b.shape.as_list()]
+    res["sizes"] = [float(sizes(tf.constant(2))), float(sizes(tf.constant(4)))]
+    return res
+
+
+def loops_that_grow(tf: Any) -> dict[str, Any]:
+    """Loops whose state TensorFlow keeps symbolic and tapegrad cannot hold in one fixed-
+    shape program (an inner range of the outer counter's length, a TensorArray that grows
+    or has no element shape yet): the values of every call are TensorFlow's."""
+
+    @tf.function
+    def nested(n: Any) -> Any:
+        s = tf.constant(0)
+        for i in tf.range(n):
+            for j in tf.range(i):
+                s += j
+        return s
+
+    @tf.function
+    def squares(n: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.cast(i, tf.float32) ** 2)
+        return ta.stack()
+
+    @tf.function
+    def halve(x: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        i = 0
+        while tf.reduce_sum(x) > 1.0:
+            x = x / 2.0
+            ta = ta.write(i, tf.reduce_sum(x))
+            i += 1
+        return ta.stack(), i
+
+    class RNN(tf.Module):  # the guide's "Accumulating values in a loop"
+        def __init__(self) -> None:
+            self.w = tf.Variable([[0.5, -0.2], [0.1, 0.3]])
+
+        def cell(self, x: Any, state: Any) -> Any:
+            out = tf.nn.relu(tf.matmul(x, self.w) + state)
+            return out, out
+
+        @tf.function
+        def __call__(self, data: Any) -> Any:
+            state = tf.zeros([tf.shape(data)[0], 2])
+            data = tf.transpose(data, [1, 0, 2])
+            states = tf.TensorArray(tf.float32, size=data.shape[0])
+            for i in tf.range(data.shape[0]):
+                out, state = self.cell(data[i], state)
+                states = states.write(i, out)
+            return tf.transpose(states.stack(), [1, 0, 2])
+
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def grad_ta(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for i in tf.range(3):
+                ta = ta.write(i, v * x * tf.cast(i, tf.float32))
+            y = tf.reduce_sum(ta.stack())
+        return t.gradient(y, v)
+
+    @tf.function
+    def last_of(n: Any) -> Any:
+        for i in tf.range(n):
+            x = i * 3  # first set in the loop, used after it
+        return x
+
+    r = RNN()
+    data = tf.reshape(tf.range(12, dtype=tf.float32) / 10.0, [2, 3, 2])
+    return {
+        "nested": [int(nested(tf.constant(5))), int(nested(tf.constant(4)))],
+        "squares": [squares(tf.constant(4)).numpy().tolist(),
+                    squares(tf.constant(2)).numpy().tolist()],
+        "halve": [[np.asarray(t).tolist() for t in halve(tf.constant(x))]
+                  for x in ([3.0, 5.0], [3.0, 1.0])],
+        "rnn": [r(data).numpy().tolist(), r(data * 2.0).numpy().tolist()],
+        "grad": [float(grad_ta(tf.constant(1.5))), float(grad_ta(tf.constant(2.0)))],
+        "defined_in_loop": [int(last_of(tf.constant(3))), int(last_of(tf.constant(5)))],
+    }
+
+
+def nested_functions(tf: Any) -> dict[str, Any]:
+    """A tf.function called by another is traced once per signature (its Python print
+    shows once), and a later call of it with that signature traces nothing new."""
+
+    @tf.function
+    def inner(a: Any) -> Any:
+        print("trace inner", a.dtype.name)
+        return a * 2
+
+    @tf.function
+    def outer(a: Any) -> Any:
+        print("trace outer")
+        return inner(a) + inner(a + 1) + tf.cast(inner(tf.cast(a, tf.float32)), tf.int32)
+
+    with captured() as (out, _):
+        vals = [int(outer(tf.constant(1))), int(outer(tf.constant(2)))]
+        counts = [inner.experimental_get_tracing_count(), outer.experimental_get_tracing_count()]
+        vals.append(int(inner(tf.constant(5))))
+        counts.append(inner.experimental_get_tracing_count())
+        vals.append(inner(tf.constant([5.0])).numpy().tolist())
+        counts.append(inner.experimental_get_tracing_count())
+    return {"values": vals, "counts": counts, "stdout": out.getvalue()}
+
+
+def python_literals(tf: Any) -> dict[str, Any]:
+    """Python numbers match by value (1, 1.0 and True are one signature, the first call's
+    trace serves the others); NumPy scalars and arrays are tensors (by shape and dtype)."""
+    seen: list[str] = []
+
+    @tf.function
+    def f(x: Any, flag: Any = None) -> Any:
+        seen.append(f"{type(x).__name__ if not hasattr(x, 'dtype') else x.dtype.name} {flag}")
+        if flag:
+            return x + 1
+        return x - 1
+
+    vals = [f(1.0), f(1.0), f(2.0), f(1), f(True), f(tf.constant(1.0), flag=True),
+            f(tf.constant(1.0), True), f(tf.constant(1.0), flag=1), f(tf.constant(1.0), 1.0),
+            f(np.float32(1.0)), f(np.float32(5.0)), f(np.array([1.0, 2.0])),
+            f(np.array([3.0, 4.0]))]
+    return {"values": [np.asarray(v).tolist() for v in vals],
+            "dtypes": [v.dtype.name for v in vals], "traced": seen,
+            "count": f.experimental_get_tracing_count()}
+
+
+def python_calls_inside(tf: Any) -> dict[str, Any]:
+    """tf.py_function / tf.numpy_function and a tf.custom_gradient function (or any
+    functools.wraps decorator) called inside tf.function."""
+    import functools
+
+    @tf.function
+    def pyf(x: Any) -> Any:
+        y = tf.py_function(lambda a: a.numpy() * 3, [x], tf.float32)
+        z = tf.numpy_function(lambda a: (a + 1).astype(np.float32), [x], tf.float32)
+        return y + z
+
+    @tf.custom_gradient
+    def clip_grad(x: Any) -> Any:
+        def grad(dy: Any) -> Any:
+            return tf.clip_by_value(dy, -0.5, 0.5)
+        return x * 3, grad
+
+    @tf.function
+    def cg(x: Any) -> Any:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = clip_grad(x)
+        return t.gradient(y, x)
+
+    calls: list[int] = []
+
+    def counted(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*a: Any) -> Any:
+            calls.append(1)
+            return fn(*a) + 100
+        return wrapper
+
+    @counted
+    def sq(x: Any) -> Any:
+        if x > 0:  # AutoGraph converts the wrapped function too
+            return x * x
+        return -x
+
+    @tf.function
+    def uses(x: Any) -> Any:
+        return sq(x)
+
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        eager = tf.reduce_sum(tf.py_function(lambda a: a ** 2, [x], tf.float32))
+    return {
+        "pyf": [pyf(x).numpy().tolist(), pyf(tf.constant([3.0, 4.0])).numpy().tolist()],
+        "outs": [[np.asarray(t).tolist() for t in tf.py_function(
+            lambda a, b: (a, b + 1), [x, 2], [tf.float32, tf.int32])],
+            tf.py_function(lambda a: None, [x], []),
+            tf.py_function(lambda a: 3, [x], tf.float32).dtype.name],
+        "eager_grad": t.gradient(eager, x).numpy().tolist(),
+        "custom": cg(x).numpy().tolist(),
+        "wrapped": [float(uses(tf.constant(3.0))), float(uses(tf.constant(-2.0))),
+                    len(calls) > 0],
+    }
+
+
+def signature_converts_python_values(tf: Any) -> dict[str, Any]:
+    """Python values passed for an input_signature's TensorSpec take its dtype."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x: Any) -> Any:
+        return x * 2
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+    def g(x: Any) -> Any:
+        return x * 2
+
+    def run(fn: Any, v: Any) -> Any:
+        try:
+            r = fn(v)
+        except TypeError as e:
+            return ["TypeError", str(e).split("`")[1]]
+        return [np.asarray(r).tolist(), r.dtype.name]
+
+    return {"f": [run(f, v) for v in ([1, 2], [1.5, 2.5], (3, 4), [True, False])],
+            "g": [run(g, v) for v in (3, 3.0, 3.5, True, [1.5])],
+            "count": [f.experimental_get_tracing_count(), g.experimental_get_tracing_count()]}
+
+
+def random_inside(tf: Any) -> dict[str, Any]:
+    """A tf.random.Generator draws new numbers at every call of a tf.function; a stateless
+    op's traced seed picks its draws at every call."""
+    g = tf.random.Generator.from_seed(7)
+
+    @tf.function
+    def gen() -> Any:
+        return g.normal([2])
+
+    @tf.function
+    def stateless(seed: Any) -> Any:
+        return tf.random.stateless_uniform([2], seed=seed)
+
+    return {"gen": [gen().numpy().tolist() for _ in range(3)],
+            "state": g.state.numpy().tolist(),
+            "stateless": [stateless(tf.constant([1, s])).numpy().tolist() for s in (2, 3, 2)]}
+
+
+def integer_reductions(tf: Any) -> dict[str, Any]:
+    """Integer reductions inside tf.function reduce every call's values."""
+
+    @tf.function
+    def f(x: Any) -> Any:
+        return (tf.reduce_sum(x), tf.reduce_mean(x), tf.reduce_max(x), tf.reduce_min(x),
+                tf.reduce_prod(x), tf.reduce_sum(x, axis=0, keepdims=True),
+                tf.reduce_mean(x, axis=1), tf.reduce_sum(tf.range(x[0, 0])))
+
+    xs = [tf.constant([[1, 5, 2], [4, 1, 3]]), tf.constant([[7, 1, 1], [2, 9, 8]])]
+    return {"values": [[np.asarray(t).tolist() for t in f(x)] for x in xs + xs[:1]],
+            "count": f.experimental_get_tracing_count()}
+
+
 SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "metrics_in_train_step": metrics_in_train_step,
     "static_reads_traced": static_reads_traced,
@@ -763,4 +1112,13 @@ SCENARIOS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "value_ops_traced": value_ops_traced,
     "index_values_traced": index_values_traced,
     "retracing_policy": retracing_policy,
+    "concrete_function_binding": concrete_function_binding,
+    "outputs_and_leaks": outputs_and_leaks,
+    "loops_that_grow": loops_that_grow,
+    "nested_functions": nested_functions,
+    "python_literals": python_literals,
+    "python_calls_inside": python_calls_inside,
+    "signature_converts_python_values": signature_converts_python_values,
+    "random_inside": random_inside,
+    "integer_reductions": integer_reductions,
 }

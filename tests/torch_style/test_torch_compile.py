@@ -271,3 +271,56 @@ def test_a_trace_keeps_none_of_its_values() -> None:
         tracemalloc.stop()
     assert out.item() == pytest.approx(2 * np.e * 1024 * 1024)
     assert held < 2_000_000, held
+
+
+def test_print_is_a_graph_break_and_fullgraph_refuses_it() -> None:
+    r = progs.run(torch, "prints_every_call", True)
+    assert [int(x[1]) for x in r[::2]] == [1, 1, 1, 1]  # printed at every call
+
+    def f(x: Any) -> Any:
+        print("hi", 3, end="")
+        return x + 1
+
+    with pytest.raises(torch._dynamo.exc.Unsupported) as e:
+        torch.compile(f, fullgraph=True)(torch.ones(2))
+    assert str(e.value).splitlines()[:2] == [
+        "Failed to trace builtin operator",
+        "  Explanation: Dynamo does not know how to trace builtin operator `print` with "
+        "argument types ['str', 'int'] (has_kwargs True)"]
+
+
+def test_compiled_module_is_a_module_holding_orig_mod() -> None:
+    m = torch.nn.Linear(2, 2)
+    cm = torch.compile(m)
+    assert isinstance(cm, torch.nn.Module) and cm._orig_mod is m
+    assert list(cm.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    assert [n for n, _ in cm.named_parameters()] == ["_orig_mod.weight", "_orig_mod.bias"]
+    assert cm.weight is m.weight and cm.in_features == 2
+    cm.train(False)
+    assert not m.training and not cm.training
+    sd = {k: v * 0 for k, v in cm.state_dict().items()}
+    cm.load_state_dict(sd)
+    assert float(m.weight.abs().sum()) == 0.0
+    x = torch.ones(1, 2)
+    np.testing.assert_array_equal(cm(x).detach().numpy(), m(x).detach().numpy())
+
+
+def test_first_call_outputs_show_compiled_function_backward() -> None:
+    m = torch.nn.Linear(3, 2)
+    cm = torch.compile(m)
+    x = torch.ones(2, 3)
+    first, second = cm(x), cm(x)
+    assert type(first.grad_fn).__name__ == type(second.grad_fn).__name__ == \
+        "CompiledFunctionBackward"
+    assert repr(first).endswith("grad_fn=<CompiledFunctionBackward>)")
+    first.sum().backward()
+    g1 = m.weight.grad.clone()
+    m.weight.grad = None
+    second.sum().backward()
+    assert torch.equal(g1, m.weight.grad) and torch.equal(g1, torch.full((2, 3), 2.0))
+    f = torch.compile(lambda v: (v * 2, v.sum()))
+    w = torch.ones(2, requires_grad=True)
+    a, b = f(w)
+    (a.sum() + b).backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    assert f(torch.ones(2))[0].grad_fn is None  # no graph: none shown

@@ -154,6 +154,27 @@ def random_inside(torch: Any, compiled: bool) -> Any:
     return lambda i: [_np(f(torch.zeros(3)))], lambda: []
 
 
+def prints_every_call(torch: Any, compiled: bool) -> Any:
+    """A Python print (of no tensor) is a graph break: it shows at every call."""
+    import contextlib
+    import io
+
+    def fn(x: Any) -> Any:
+        print("shape", tuple(x.shape), "step")
+        return x + 1
+
+    f = _wrap(torch, fn, compiled)
+    x = torch.ones(2)
+
+    def step(i: int) -> list[Any]:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            out = f(x)
+        return [_np(out), np.asarray(buf.getvalue().count("shape (2,) step\n"))]
+
+    return step, lambda: []
+
+
 # module globals that the next program's compiled function reads and the program changes
 _SCALE = 2.0
 _POWER = 2
@@ -204,6 +225,7 @@ PROGRAMS: dict[str, Program] = {
     "module_compile": module_compile,
     "random_inside": random_inside,
     "globals_and_closures": globals_and_closures,
+    "prints_every_call": prints_every_call,
 }
 
 
