@@ -538,3 +538,9 @@ if "Dropout" not in __all__:
 from ._noise import AlphaDropout, GaussianDropout, GaussianNoise  # noqa: E402
 
 __all__ += ["AlphaDropout", "GaussianDropout", "GaussianNoise"]
+
+# preprocessing, wrappers and small layers (Rescaling, Normalization, TimeDistributed, Dot ...)
+from . import layers_more as _layers_more  # noqa: E402
+from .layers_more import *  # noqa: E402,F403
+
+__all__ += [n for n in _layers_more.__all__ if n not in __all__]
