@@ -1107,9 +1107,9 @@ _TABLE: dict[str, Callable[[], Metric]] = {
     "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
-    "cosine_similarity": CosineSimilarity, "kl_divergence": KLDivergence, "kld": KLDivergence,
+    "cosine_similarity": CosineSimilarity, "kl_divergence": KLDivergence,
     "hinge": Hinge, "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge,
-    "logcosh": LogCoshError, "poisson": Poisson, "r2_score": R2Score, "f1_score": F1Score,
+    "poisson": Poisson, "r2_score": R2Score, "f1_score": F1Score,
     "true_positives": TruePositives, "true_negatives": TrueNegatives,
     "false_positives": FalsePositives, "false_negatives": FalseNegatives,
 }
@@ -1124,6 +1124,10 @@ def get(identifier: Any) -> Any:
     if callable(identifier):
         return identifier
     cls = _TABLE.get(str(identifier).lower())
+    named = globals().get(str(identifier))  # a class name, as Keras deserializes it
+    if cls is None and isinstance(named, type) and issubclass(named, Metric) and \
+            not str(identifier).startswith("_") and named is not Metric:
+        cls = named
     if cls is None:
         raise hinted(ValueError(with_hint(f"Could not interpret metric identifier: {identifier}",
                                    f"known names: {', '.join(sorted(_TABLE))}")))
