@@ -316,6 +316,7 @@ _BY_NAME: dict[str, Callable[..., Any]] = {
     "relu6": relu6, "hard_sigmoid": hard_sigmoid, "hard_silu": hard_silu,
     "hard_swish": hard_swish, "mish": mish, "softsign": softsign, "exponential": exponential,
     "log_sigmoid": log_sigmoid, "celu": celu, "glu": glu, "hard_tanh": hard_tanh,
+    "threshold": threshold,
 }
 
 

@@ -31,7 +31,7 @@ from .variables import epsilon
 __all__: list[str] = [
     "Rescaling", "Identity", "RepeatVector", "ELU", "PReLU", "TimeDistributed", "Masking",
     "Cropping1D", "CenterCrop", "Resizing", "Normalization", "Discretization",
-    "CategoryEncoding", "Dot", "UnitNormalization",
+    "CategoryEncoding", "Dot", "UnitNormalization", "ThresholdedReLU",
 ]
 
 
@@ -125,6 +125,36 @@ class ELU(Layer):
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "alpha": self.alpha}
+
+
+class ThresholdedReLU(Layer):
+    """``x`` where ``x > theta``, else 0 (``tf.keras``'s legacy layer).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.ThresholdedReLU(theta=0.5)(tf.constant([0.2, 0.5, 2.0])).numpy()
+    array([0., 0., 2.], dtype=float32)
+    """
+
+    def __init__(self, theta: float = 1.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if theta is None:
+            raise hinted(ValueError(with_hint(
+                "Theta of a Thresholded ReLU layer cannot be None, expecting a float. "
+                f"Received: {theta}", "pass a float theta")))
+        if theta < 0:
+            raise hinted(ValueError(with_hint(
+                f"The theta value of a Thresholded ReLU layer should be >=0. Received: {theta}",
+                "pass theta >= 0")))
+        self.theta = float(np.float32(theta))
+
+    def call(self, inputs: Any) -> Any:
+        x = convert(inputs)
+        dt = self.__dict__["_dtype"]
+        keep = ops.cast(ops.greater(x, np.asarray(self.theta, dt)), dtype=dt)
+        return ops.multiply(x, keep)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "theta": self.theta}
 
 
 class PReLU(Layer):

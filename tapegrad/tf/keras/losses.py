@@ -24,7 +24,8 @@ __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "SparseCategoricalCr
            "MeanAbsolutePercentageError", "BinaryFocalCrossentropy", "huber", "kl_divergence",
            "cosine_similarity", "hinge", "squared_hinge", "categorical_hinge", "log_cosh",
            "poisson", "mean_squared_logarithmic_error", "mean_absolute_percentage_error",
-           "binary_focal_crossentropy", "KLD", "kld", "MSLE", "msle", "MAPE", "mape", "logcosh"]
+           "binary_focal_crossentropy", "KLD", "kld", "MSLE", "msle", "MAPE", "mape", "logcosh",
+           "kullback_leibler_divergence"]
 
 
 def _mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -301,6 +302,15 @@ def binary_focal_crossentropy(y_true: Any, y_pred: Any, apply_class_balancing: b
         t = ops.add(ops.multiply(t, 1.0 - label_smoothing), 0.5 * label_smoothing)
     if from_logits:
         p = ops.sigmoid(p)
+    ts, ps = tuple(t._data.shape), tuple(p._data.shape)
+    if len(ts) != len(ps):  # Keras's TensorFlow binary_crossentropy checks
+        raise hinted(ValueError(with_hint(
+            "Arguments `target` and `output` must have the same rank (ndim). Received: "
+            f"target.shape={ts}, output.shape={ps}", "labels shaped like the predictions")))
+    if ts != ps:
+        raise hinted(ValueError(with_hint(
+            "Arguments `target` and `output` must have the same shape. Received: "
+            f"target.shape={ts}, output.shape={ps}", "labels shaped like the predictions")))
     q = clip_by_value(p, epsilon(), 1.0 - epsilon())
     bce = ops.negative(ops.add(ops.multiply(t, _log(q)),
                                ops.multiply(ops.subtract(one, t), _log(ops.subtract(one, q)))))
@@ -320,7 +330,7 @@ _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", 
 # Keras's short spellings of the functions
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
-kld = KLD = kl_divergence
+kld = KLD = kullback_leibler_divergence = kl_divergence
 msle = MSLE = mean_squared_logarithmic_error
 mape = MAPE = mean_absolute_percentage_error
 logcosh = log_cosh

@@ -1155,7 +1155,7 @@ from .losses import (  # noqa: E402
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
-kld = KLD = kl_divergence
+kld = KLD = kullback_leibler_divergence = kl_divergence
 msle = MSLE = mean_squared_logarithmic_error
 mape = MAPE = mean_absolute_percentage_error
 logcosh = log_cosh
@@ -1164,7 +1164,7 @@ __all__ += ["mean_squared_error", "mean_absolute_error", "mse", "MSE", "mae", "M
             "sparse_categorical_crossentropy", "hinge", "squared_hinge", "categorical_hinge",
             "huber", "kl_divergence", "log_cosh", "poisson", "mean_absolute_percentage_error",
             "mean_squared_logarithmic_error", "kld", "KLD", "msle", "MSLE", "mape", "MAPE",
-            "logcosh", "TruePositives", "TrueNegatives", "FalsePositives", "FalseNegatives",
+            "logcosh", "kullback_leibler_divergence", "TruePositives", "TrueNegatives", "FalsePositives", "FalseNegatives",
             "CosineSimilarity", "KLDivergence", "Hinge", "SquaredHinge", "CategoricalHinge",
             "LogCoshError", "Poisson", "R2Score", "F1Score", "FBetaScore"]
 
