@@ -318,6 +318,44 @@ def test_normalization_given_and_inverted(rtf) -> None:  # type: ignore[no-untyp
         assert ours.get_config()["mean"] == theirs.get_config()["mean"]
 
 
+@pytest.mark.parametrize("mode", ["horizontal", "vertical", "horizontal_and_vertical"])
+def test_random_flip_draws_match(rtf, mode: str) -> None:  # type: ignore[no-untyped-def]
+    x = np.arange(5 * 4 * 3 * 2, dtype=np.float32).reshape(5, 4, 3, 2)
+    outs = []
+    for tf in (tg_tf, rtf):
+        layer = tf.keras.layers.RandomFlip(mode, seed=7)
+        got = [np.asarray(layer(x)) for _ in range(3)] + [np.asarray(layer(x, training=False))]
+        got.append(np.asarray(tf.keras.layers.RandomFlip(mode, seed=11)(x[0])))
+        model = tf.keras.Sequential([tf.keras.Input((4, 3, 2)),
+                                     tf.keras.layers.RandomFlip(mode, seed=5)])
+        got += [model.predict(x, verbose=0), np.asarray(model(x)),
+                np.asarray(model(x, training=True))]
+        got.append(np.asarray(tf.keras.layers.RandomFlip(mode, seed=3)(
+            np.arange(6).reshape(1, 2, 3, 1))))
+        outs.append((got, layer.get_config()))
+    for a, b in zip(outs[0][0], outs[1][0]):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert {k: outs[0][1][k] for k in ("seed", "mode", "data_format")} == \
+        {k: outs[1][1][k] for k in ("seed", "mode", "data_format")}
+
+
+def test_fit_with_random_flip_augmentation(rtf) -> None:  # type: ignore[no-untyped-def]
+    x = np.random.default_rng(3).normal(size=(16, 4, 4, 1)).astype(np.float32)
+    y = np.random.default_rng(4).normal(size=(16, 1)).astype(np.float32)
+    hists = []
+    for tf in (tg_tf, rtf):
+        init = tf.keras.initializers.Constant(0.05)
+        m = tf.keras.Sequential([
+            tf.keras.Input((4, 4, 1)), tf.keras.layers.RandomFlip(seed=9),
+            tf.keras.layers.Rescaling(0.5), tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(1, kernel_initializer=tf.keras.initializers.RandomNormal(
+                seed=1), bias_initializer=init)])
+        m.compile(optimizer="sgd", loss="huber")
+        hists.append(m.fit(x, y, epochs=3, batch_size=4, verbose=0, shuffle=False)
+                     .history["loss"])
+    np.testing.assert_allclose(hists[0], hists[1], rtol=1e-5)
+
+
 # ---------------------------------------------------------------------------- errors
 def _error_of(fn: Any) -> str:
     with warnings.catch_warnings():

@@ -464,3 +464,27 @@ def test_new_layers_in_a_sequential_model() -> None:
     model.compile(optimizer="sgd", loss="log_cosh")
     hist = model.fit(x, np.zeros((8, 1), F32), epochs=2, verbose=0)
     assert len(hist.history["loss"]) == 2 and np.isfinite(hist.history["loss"][-1])
+
+
+def test_random_flip() -> None:
+    x = tf.reshape(tf.range(24.0), [4, 2, 3, 1])
+    xn = _np(x)
+    layer = keras.layers.RandomFlip("horizontal", seed=7)
+    assert np.array_equal(_np(layer(x, training=False)), xn)
+    state = _np(layer.generator.state).tolist()
+    y = _np(layer(x))  # called on its own, the layer trains (Keras's default)
+    assert _np(layer.generator.state).tolist() == [state[0], state[1] + 1]
+    for img, out in zip(xn, y):  # each image is either unchanged or mirrored left-right
+        assert np.array_equal(out, img) or np.array_equal(out, img[:, ::-1])
+    both = _np(keras.layers.RandomFlip(seed=7)(x))
+    for img, out in zip(xn, both):
+        assert np.array_equal(out, img) or np.array_equal(out, img[::-1, ::-1])
+    # the same seed gives the same flips; a Sequential's build pass draws nothing
+    again = _np(keras.layers.RandomFlip("horizontal", seed=7)(x))
+    assert np.array_equal(again, y)
+    model = keras.Sequential([keras.Input((2, 3, 1)), keras.layers.RandomFlip("horizontal",
+                                                                              seed=7)])
+    assert np.array_equal(_np(model(x)), y)
+    assert np.array_equal(model.predict(xn, verbose=0), xn)
+    cfg = layer.get_config()
+    assert (cfg["mode"], cfg["seed"], cfg["data_format"]) == ("horizontal", 7, "channels_last")

@@ -79,6 +79,11 @@ def auto_name(prefix: str) -> str:
     return prefix if n == 0 else f"{prefix}_{n}"
 
 
+# how many dummy forward passes (building, output shapes) are running: Keras computes
+# those symbolically, so a layer drawing random numbers (RandomFlip) must not draw in them
+SHAPE_PASS: list[int] = [0]
+
+
 class _Paused:
     """Run a dummy forward pass (building weights) without recording anything."""
 
@@ -86,9 +91,11 @@ class _Paused:
         self._prev = (_STATE.tapes, _STATE.grad_enabled)
         _STATE.tapes = ()
         _STATE.grad_enabled = False
+        SHAPE_PASS[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         _STATE.tapes, _STATE.grad_enabled = self._prev
+        SHAPE_PASS[0] -= 1
 
 
 def _to_input(x: Any, dtype: np.dtype) -> Any:

@@ -24,14 +24,15 @@ from ...ops.resize import resize
 from .. import _ops as tfo
 from .._tensor import convert, read, tft
 from . import activations, initializers
-from .layers import Layer
+from . import random as _kr
+from .layers import SHAPE_PASS, TRAINING, Layer
 from .layers_conv import _channels_last, _input_spec_error, _Merge
 from .variables import epsilon
 
 __all__: list[str] = [
     "Rescaling", "Identity", "RepeatVector", "ELU", "PReLU", "TimeDistributed", "Masking",
     "Cropping1D", "CenterCrop", "Resizing", "Normalization", "Discretization",
-    "CategoryEncoding", "Dot", "UnitNormalization", "ThresholdedReLU",
+    "CategoryEncoding", "Dot", "UnitNormalization", "ThresholdedReLU", "RandomFlip",
 ]
 
 
@@ -398,6 +399,60 @@ class CenterCrop(Layer):
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "height": self.height, "width": self.width,
+                "data_format": self.data_format}
+
+
+class RandomFlip(Layer):
+    """Flip images left-right (``"horizontal"``), up-down (``"vertical"``) or both
+    (``"horizontal_and_vertical"``, the default) with probability 1/2 per image, in
+    training; the draws come from the layer's ``SeedGenerator`` (``seed``), one uniform
+    value per image as Keras 3 draws them on TensorFlow.  A layer called on its own
+    trains (Keras's default ``training=True``); ``predict`` and ``training=False`` pass the
+    images through.
+
+    >>> import tapegrad.tf as tf
+    >>> x = tf.reshape(tf.range(6.0), [1, 2, 3, 1])
+    >>> tf.keras.layers.RandomFlip(seed=1)(x, training=False)[0, :, :, 0].numpy()
+    array([[0., 1., 2.],
+           [3., 4., 5.]], dtype=float32)
+    """
+
+    def __init__(self, mode: str = "horizontal_and_vertical", seed: int | None = None,
+                 data_format: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seed = seed
+        self.generator = _kr.SeedGenerator(seed)
+        self.mode = mode
+        self.data_format = "channels_last" if _channels_last(data_format) else "channels_first"
+        self._last = self.data_format == "channels_last"
+        self.__dict__["built"] = True  # no weights
+
+    def build(self, input_shape: Any = None) -> None:
+        pass
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        x = _float_input(self, inputs)
+        if training is None:  # the outer call's flag, else Keras's default: True
+            training = TRAINING[-1] if TRAINING else True
+        if not training or SHAPE_PASS[0]:  # a build pass draws nothing (Keras: symbolic)
+            return x
+        unbatched = x._data.ndim == 3
+        shape = (1, 1, 1) if unbatched else (x._data.shape[0], 1, 1, 1)
+        flips = ops.less_equal(_kr.uniform(shape, seed=self.generator),
+                               np.asarray(0.5, np.float32))
+        y = ops.expand_dims(x, 0) if unbatched else x
+        h_axis, v_axis = (-2, -3) if self._last else (-1, -2)
+        if self.mode in ("horizontal", "horizontal_and_vertical"):
+            y = ops.where(flips, ops.flip(y, h_axis), y)
+        if self.mode in ("vertical", "horizontal_and_vertical"):
+            y = ops.where(flips, ops.flip(y, v_axis), y)
+        return ops.squeeze(y, 0) if unbatched else y
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return tuple(input_shape)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "seed": self.seed, "mode": self.mode,
                 "data_format": self.data_format}
 
 
