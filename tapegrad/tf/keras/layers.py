@@ -79,6 +79,11 @@ def auto_name(prefix: str) -> str:
     return prefix if n == 0 else f"{prefix}_{n}"
 
 
+# how many dummy forward passes (building, output shapes) are running: Keras computes
+# those symbolically, so a layer drawing random numbers (RandomFlip) must not draw in them
+SHAPE_PASS: list[int] = [0]
+
+
 class _Paused:
     """Run a dummy forward pass (building weights) without recording anything."""
 
@@ -86,9 +91,11 @@ class _Paused:
         self._prev = (_STATE.tapes, _STATE.grad_enabled)
         _STATE.tapes = ()
         _STATE.grad_enabled = False
+        SHAPE_PASS[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         _STATE.tapes, _STATE.grad_enabled = self._prev
+        SHAPE_PASS[0] -= 1
 
 
 def _to_input(x: Any, dtype: np.dtype) -> Any:
@@ -538,3 +545,9 @@ if "Dropout" not in __all__:
 from ._noise import AlphaDropout, GaussianDropout, GaussianNoise  # noqa: E402
 
 __all__ += ["AlphaDropout", "GaussianDropout", "GaussianNoise"]
+
+# preprocessing, wrappers and small layers (Rescaling, Normalization, TimeDistributed, Dot ...)
+from . import layers_more as _layers_more  # noqa: E402
+from .layers_more import *  # noqa: E402,F403
+
+__all__ += [n for n in _layers_more.__all__ if n not in __all__]

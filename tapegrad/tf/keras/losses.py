@@ -11,14 +11,21 @@ from ..._core.errors import hinted, with_hint
 from ..._core.tensor import Tensor
 from ...ops.shape import _has_tracer
 from .. import nn
-from .._ops import clip_by_value, log
+from .._ops import clip_by_value, log, rsqrt
 from .._tensor import VariableBase, check_broadcast, convert, read
 from .variables import epsilon
 
 __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "SparseCategoricalCrossentropy",
            "CategoricalCrossentropy", "BinaryCrossentropy", "mean_squared_error",
            "mean_absolute_error", "sparse_categorical_crossentropy",
-           "categorical_crossentropy", "binary_crossentropy", "mse", "MSE", "mae", "MAE"]
+           "categorical_crossentropy", "binary_crossentropy", "mse", "MSE", "mae", "MAE",
+           "Huber", "KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge",
+           "CategoricalHinge", "LogCosh", "Poisson", "MeanSquaredLogarithmicError",
+           "MeanAbsolutePercentageError", "BinaryFocalCrossentropy", "huber", "kl_divergence",
+           "cosine_similarity", "hinge", "squared_hinge", "categorical_hinge", "log_cosh",
+           "poisson", "mean_squared_logarithmic_error", "mean_absolute_percentage_error",
+           "binary_focal_crossentropy", "KLD", "kld", "MSLE", "msle", "MAPE", "mape", "logcosh",
+           "kullback_leibler_divergence"]
 
 
 def _mean(x: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -156,12 +163,177 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
     return _mean(el, axis=axis)
 
 
+def _pair(y_true: Any, y_pred: Any, same_rank: bool = True) -> tuple[Tensor, Tensor]:
+    """``y_pred`` as a float tensor, ``y_true`` in its dtype (Keras's conversions)."""
+    p = _pred(y_pred)
+    t = _true_like(y_true, p)
+    if same_rank:
+        t, p = _same_rank(t, p)
+    return t, p
+
+
+def _const(v: float, like: Tensor) -> np.ndarray:
+    return np.asarray(v, dtype=like._data.dtype)
+
+
+def huber(y_true: Any, y_pred: Any, delta: float = 1.0) -> Tensor:
+    """Per-sample mean of the Huber loss: ``0.5 e**2`` for ``|e| <= delta``, else
+    ``delta |e| - 0.5 delta**2``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.losses.huber([[0.0, 1.0]], [[0.5, 3.0]]).numpy()
+    array([0.8125], dtype=float32)
+    """
+    t, p = _pair(y_true, y_pred)
+    d = _const(delta, p)
+    half = _const(0.5, p)
+    err = ops.subtract(p, t)
+    a = ops.abs(err)
+    return _mean(ops.where(ops.less_equal(a, d), ops.multiply(half, ops.square(err)),
+                           ops.subtract(ops.multiply(d, a), half * d * d)), axis=-1)
+
+
+def kl_divergence(y_true: Any, y_pred: Any) -> Tensor:
+    """``sum(y_true * log(y_true / y_pred))`` over the last axis, both clipped to
+    ``[epsilon, 1]``."""
+    t, p = _pair(y_true, y_pred, same_rank=False)
+    t = clip_by_value(t, epsilon(), 1.0)
+    p = clip_by_value(p, epsilon(), 1.0)
+    return _sum(ops.multiply(t, _log(ops.divide(t, p))), axis=-1)
+
+
+def _l2_normalize(x: Tensor, axis: int) -> Tensor:
+    """Keras's ``ops.normalize(order=2)``: ``x * min(rsqrt(sum(x**2)), 1 / epsilon)``."""
+    inv = rsqrt(_sum(ops.square(x), axis=axis, keepdims=True))
+    return ops.multiply(x, ops.minimum(inv, _const(1.0 / epsilon(), x)))
+
+
+def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Tensor:
+    """Minus the cosine similarity along ``axis`` (-1 for parallel vectors).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.losses.cosine_similarity([[0.0, 2.0]], [[0.0, 3.0]]).numpy()
+    array([-1.], dtype=float32)
+    """
+    t, p = _pair(y_true, y_pred)
+    return ops.negative(_sum(ops.multiply(_l2_normalize(t, axis), _l2_normalize(p, axis)),
+                             axis=axis))
+
+
+def _hinge_labels(t: Tensor) -> Tensor:
+    """Keras's convert_binary_labels_to_hinge: 0/1 labels become -1/1 (others unchanged)."""
+    binary = ops.all(ops.logical_or(ops.equal(t, _const(0.0, t)), ops.equal(t, _const(1.0, t))))
+    return ops.where(binary, ops.subtract(ops.multiply(_const(2.0, t), t), _const(1.0, t)), t)
+
+
+def hinge(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample mean of ``max(1 - y_true * y_pred, 0)`` (0/1 labels mapped to -1/1).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.losses.hinge([[0.0, 1.0]], [[0.5, 0.25]]).numpy()
+    array([1.125], dtype=float32)
+    """
+    t, p = _pair(y_true, y_pred, same_rank=False)
+    t = _hinge_labels(t)
+    return _mean(ops.maximum(ops.subtract(_const(1.0, p), ops.multiply(t, p)), _const(0.0, p)),
+                 axis=-1)
+
+
+def squared_hinge(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample mean of ``max(1 - y_true * y_pred, 0) ** 2``."""
+    t, p = _pair(y_true, y_pred, same_rank=False)
+    t = _hinge_labels(t)
+    m = ops.maximum(ops.subtract(_const(1.0, p), ops.multiply(t, p)), _const(0.0, p))
+    return _mean(ops.square(m), axis=-1)
+
+
+def categorical_hinge(y_true: Any, y_pred: Any) -> Tensor:
+    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` per sample."""
+    t, p = _pair(y_true, y_pred, same_rank=False)
+    pos = _sum(ops.multiply(t, p), axis=-1)
+    neg = ops.max(ops.multiply(ops.subtract(_const(1.0, t), t), p), axis=-1)
+    return ops.maximum(ops.add(ops.subtract(neg, pos), _const(1.0, p)), _const(0.0, p))
+
+
+def log_cosh(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample mean of ``log(cosh(y_pred - y_true))`` (as
+    ``x + softplus(-2x) - log(2)``)."""
+    t, p = _pair(y_true, y_pred)
+    x = ops.subtract(p, t)
+    log2 = _const(float(np.log(np.float32(2.0))), p)
+    return _mean(ops.subtract(ops.add(x, nn.softplus(ops.multiply(x, _const(-2.0, p)))), log2),
+                 axis=-1)
+
+
+def poisson(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample mean of ``y_pred - y_true * log(y_pred + epsilon)``."""
+    t, p = _pair(y_true, y_pred, same_rank=False)
+    return _mean(ops.subtract(p, ops.multiply(t, _log(ops.add(p, _const(epsilon(), p))))),
+                 axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample mean of ``(log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1))**2``."""
+    t, p = _pair(y_true, y_pred)
+    eps, one = _const(epsilon(), p), _const(1.0, p)
+    first = _log(ops.add(ops.maximum(p, eps), one))
+    second = _log(ops.add(ops.maximum(t, eps), one))
+    return _mean(ops.square(ops.subtract(first, second)), axis=-1)
+
+
+def mean_absolute_percentage_error(y_true: Any, y_pred: Any) -> Tensor:
+    """Per-sample ``100 * mean(|y_true - y_pred| / max(|y_true|, eps))``."""
+    t, p = _pair(y_true, y_pred)
+    diff = ops.abs(ops.divide(ops.subtract(t, p), ops.maximum(ops.abs(t),
+                                                               _const(epsilon(), p))))
+    return ops.multiply(_const(100.0, p), _mean(diff, axis=-1))
+
+
+def binary_focal_crossentropy(y_true: Any, y_pred: Any, apply_class_balancing: bool = False,
+                              alpha: float = 0.25, gamma: float = 2.0,
+                              from_logits: bool = False, label_smoothing: float = 0.0,
+                              axis: int = -1) -> Tensor:
+    """Binary cross-entropy weighted by ``(1 - p_t) ** gamma`` (and ``alpha`` with
+    ``apply_class_balancing``), the per-sample mean over ``axis``."""
+    p = _pred(y_pred)
+    t = _true_like(y_true, p)
+    one = _const(1.0, p)
+    if label_smoothing:
+        t = ops.add(ops.multiply(t, 1.0 - label_smoothing), 0.5 * label_smoothing)
+    if from_logits:
+        p = ops.sigmoid(p)
+    ts, ps = tuple(t._data.shape), tuple(p._data.shape)
+    if len(ts) != len(ps):  # Keras's TensorFlow binary_crossentropy checks
+        raise hinted(ValueError(with_hint(
+            "Arguments `target` and `output` must have the same rank (ndim). Received: "
+            f"target.shape={ts}, output.shape={ps}", "labels shaped like the predictions")))
+    if ts != ps:
+        raise hinted(ValueError(with_hint(
+            "Arguments `target` and `output` must have the same shape. Received: "
+            f"target.shape={ts}, output.shape={ps}", "labels shaped like the predictions")))
+    q = clip_by_value(p, epsilon(), 1.0 - epsilon())
+    bce = ops.negative(ops.add(ops.multiply(t, _log(q)),
+                               ops.multiply(ops.subtract(one, t), _log(ops.subtract(one, q)))))
+    p_t = ops.add(ops.multiply(t, p), ops.multiply(ops.subtract(one, t), ops.subtract(one, p)))
+    focal = ops.power(ops.subtract(one, p_t), _const(gamma, p))
+    out = ops.multiply(focal, bce)
+    if apply_class_balancing:
+        w = ops.add(ops.multiply(t, _const(alpha, p)),
+                    ops.multiply(ops.subtract(one, t), _const(1.0 - alpha, p)))
+        out = ops.multiply(w, out)
+    return _mean(out, axis=axis)
+
+
 _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", None, "none")
 
 
 # Keras's short spellings of the functions
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+msle = MSLE = mean_squared_logarithmic_error
+mape = MAPE = mean_absolute_percentage_error
+logcosh = log_cosh
 
 
 class Loss:
@@ -285,6 +457,96 @@ class BinaryCrossentropy(Loss):
                                    self.axis)
 
 
+def _fn_loss(cls_name: str, fn: Any, default_name: str, doc: str) -> type:
+    """A ``Loss`` subclass computing ``fn`` (Keras's LossFunctionWrapper classes)."""
+
+    def __init__(self: Any, reduction: Any = "sum_over_batch_size", name: str = default_name,
+                 dtype: Any = None) -> None:
+        Loss.__init__(self, name, reduction, dtype)
+
+    def call(self: Any, y_true: Any, y_pred: Any) -> Tensor:
+        return fn(y_true, y_pred)
+
+    return type(cls_name, (Loss,), {"__init__": __init__, "call": call, "__doc__": doc,
+                                    "__module__": __name__})
+
+
+class Huber(Loss):
+    """The Huber loss (quadratic below ``delta``, linear above).
+
+    >>> import tapegrad.tf as tf
+    >>> float(tf.keras.losses.Huber()([[0.0, 1.0]], [[0.5, 3.0]]))
+    0.8125
+    """
+
+    def __init__(self, delta: float = 1.0, reduction: Any = "sum_over_batch_size",
+                 name: str = "huber_loss", dtype: Any = None) -> None:
+        super().__init__(name, reduction, dtype)
+        self.delta = delta
+
+    def call(self, y_true: Any, y_pred: Any) -> Tensor:
+        return huber(y_true, y_pred, self.delta)
+
+
+class CosineSimilarity(Loss):
+    """Minus the cosine similarity along ``axis``, reduced over the batch."""
+
+    def __init__(self, axis: int = -1, reduction: Any = "sum_over_batch_size",
+                 name: str = "cosine_similarity", dtype: Any = None) -> None:
+        super().__init__(name, reduction, dtype)
+        self.axis = axis
+
+    def call(self, y_true: Any, y_pred: Any) -> Tensor:
+        return cosine_similarity(y_true, y_pred, self.axis)
+
+
+KLDivergence = _fn_loss("KLDivergence", kl_divergence, "kl_divergence",
+                        "The Kullback-Leibler divergence of ``y_pred`` from ``y_true``.")
+Hinge = _fn_loss("Hinge", hinge, "hinge", "The hinge loss (0/1 labels mapped to -1/1).")
+SquaredHinge = _fn_loss("SquaredHinge", squared_hinge, "squared_hinge",
+                        "The squared hinge loss (0/1 labels mapped to -1/1).")
+CategoricalHinge = _fn_loss("CategoricalHinge", categorical_hinge, "categorical_hinge",
+                            "The categorical hinge loss of one-hot labels.")
+LogCosh = _fn_loss("LogCosh", log_cosh, "log_cosh",
+                   "The logarithm of the hyperbolic cosine of the error.")
+Poisson = _fn_loss("Poisson", poisson, "poisson", "The Poisson loss ``y_pred - y_true log y_pred``.")
+MeanSquaredLogarithmicError = _fn_loss(
+    "MeanSquaredLogarithmicError", mean_squared_logarithmic_error,
+    "mean_squared_logarithmic_error", "The mean squared error of ``log(1 + y)``.")
+MeanAbsolutePercentageError = _fn_loss(
+    "MeanAbsolutePercentageError", mean_absolute_percentage_error,
+    "mean_absolute_percentage_error", "The mean absolute error in percent of ``y_true``.")
+
+
+class BinaryFocalCrossentropy(Loss):
+    """Binary cross-entropy down-weighting easy examples by ``(1 - p_t) ** gamma``."""
+
+    def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
+                 gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1, reduction: Any = "sum_over_batch_size",
+                 name: str = "binary_focal_crossentropy", dtype: Any = None) -> None:
+        super().__init__(name, reduction, dtype)
+        self.apply_class_balancing = apply_class_balancing
+        self.alpha = alpha
+        self.gamma = gamma
+        self.from_logits = from_logits
+        self.label_smoothing = label_smoothing
+        self.axis = axis
+
+    def call(self, y_true: Any, y_pred: Any) -> Tensor:
+        return binary_focal_crossentropy(
+            y_true, y_pred, apply_class_balancing=self.apply_class_balancing, alpha=self.alpha,
+            gamma=self.gamma, from_logits=self.from_logits,
+            label_smoothing=self.label_smoothing, axis=self.axis)
+
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        cfg.update(from_logits=self.from_logits, label_smoothing=self.label_smoothing,
+                   axis=self.axis, apply_class_balancing=self.apply_class_balancing,
+                   alpha=self.alpha, gamma=self.gamma)
+        return cfg
+
+
 def get(identifier: Any) -> Any:
     """A loss from a name or a callable."""
     table = {"mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
@@ -292,10 +554,22 @@ def get(identifier: Any) -> Any:
              "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
              "categorical_crossentropy": CategoricalCrossentropy,
              "binary_crossentropy": BinaryCrossentropy}
+    functions: dict[str, Any] = {
+        "huber": huber, "kl_divergence": kl_divergence, "kld": kl_divergence,
+        "KLD": kl_divergence, "cosine_similarity": cosine_similarity, "hinge": hinge,
+        "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
+        "log_cosh": log_cosh, "poisson": poisson, "msle": mean_squared_logarithmic_error,
+        "mean_squared_logarithmic_error": mean_squared_logarithmic_error,
+        "MSLE": mean_squared_logarithmic_error, "mape": mean_absolute_percentage_error,
+        "mean_absolute_percentage_error": mean_absolute_percentage_error,
+        "MAPE": mean_absolute_percentage_error,
+        "binary_focal_crossentropy": binary_focal_crossentropy}
     if callable(identifier):
         return identifier
+    if str(identifier) in functions:  # Keras returns these names' functions
+        return functions[str(identifier)]
     cls = table.get(str(identifier))
     if cls is None:
         raise hinted(ValueError(with_hint(f"Could not interpret loss identifier: {identifier}",
-                                   f"known names: {', '.join(sorted(table))}")))
+                                   f"known names: {', '.join(sorted([*table, *functions]))}")))
     return cls()

@@ -590,6 +590,42 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
                          dtype=dtype, from_logits=from_logits)
 
 
+def _cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> np.ndarray:
+    """Keras's metric ``cosine_similarity`` (the loss's value with the sign flipped)."""
+    from . import losses
+
+    return -_arr(losses.cosine_similarity(y_true, y_pred, axis=axis))
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    """The mean cosine similarity of predictions and labels along ``axis``."""
+
+    def __init__(self, name: str = "cosine_similarity", dtype: Any = None,
+                 axis: int = -1) -> None:
+        super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
+def _loss_wrapper(cls_name: str, fn_name: str, default_name: str, doc: str) -> type:
+    def __init__(self: Any, name: str = default_name, dtype: Any = None) -> None:
+        MeanMetricWrapper.__init__(self, _loss_metric(fn_name), name=name, dtype=dtype)
+
+    return type(cls_name, (MeanMetricWrapper,), {"__init__": __init__, "__doc__": doc,
+                                                 "__module__": __name__})
+
+
+KLDivergence = _loss_wrapper("KLDivergence", "kl_divergence", "kl_divergence",
+                             "The mean Kullback-Leibler divergence.")
+Hinge = _loss_wrapper("Hinge", "hinge", "hinge", "The mean hinge loss.")
+SquaredHinge = _loss_wrapper("SquaredHinge", "squared_hinge", "squared_hinge",
+                             "The mean squared hinge loss.")
+CategoricalHinge = _loss_wrapper("CategoricalHinge", "categorical_hinge", "categorical_hinge",
+                                 "The mean categorical hinge loss.")
+LogCoshError = _loss_wrapper("LogCoshError", "log_cosh", "logcosh",
+                             "The mean logarithm of the hyperbolic cosine of the error.")
+Poisson = _loss_wrapper("Poisson", "poisson", "poisson", "The mean Poisson loss.")
+
+
 # ---------------------------------------------------------------------------- confusion
 class _Confusion(Metric):
     """Counts of true/false positives/negatives at thresholds (``pred > threshold``)."""
@@ -635,8 +671,8 @@ class _Confusion(Metric):
 
     def _squeeze(self, x: np.ndarray) -> Tensor:
         x = np.asarray(x, F32)
-        return tft(np.asarray(x[0]) if self.thresholds is None or np.ndim(self.thresholds) == 0
-                   else x)
+        # Keras: one threshold (None, a float or a one-element list) gives a scalar
+        return tft(np.asarray(x[0]) if len(self._th) == 1 else x)
 
 
 class Precision(_Confusion):
@@ -650,12 +686,17 @@ class Precision(_Confusion):
 
     def __init__(self, thresholds: Any = None, top_k: Any = None, class_id: Any = None,
                  name: str | None = None, dtype: Any = None) -> None:
+        self.top_k, self.class_id = top_k, class_id
         super().__init__(thresholds, name or auto_name("precision"), dtype,
                          ("true_positives", "false_positives"))
 
     def result(self) -> Tensor:
         tp, fp = self.true_positives._data, self.false_positives._data
         return self._squeeze(_divide_no_nan(tp, tp + fp))
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "thresholds": self.thresholds, "top_k": self.top_k,
+                "class_id": self.class_id}
 
 
 class Recall(_Confusion):
@@ -669,12 +710,17 @@ class Recall(_Confusion):
 
     def __init__(self, thresholds: Any = None, top_k: Any = None, class_id: Any = None,
                  name: str | None = None, dtype: Any = None) -> None:
+        self.top_k, self.class_id = top_k, class_id
         super().__init__(thresholds, name or auto_name("recall"), dtype,
                          ("true_positives", "false_negatives"))
 
     def result(self) -> Tensor:
         tp, fn = self.true_positives._data, self.false_negatives._data
         return self._squeeze(_divide_no_nan(tp, tp + fn))
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "thresholds": self.thresholds, "top_k": self.top_k,
+                "class_id": self.class_id}
 
 
 class AUC(_Confusion):
@@ -753,6 +799,297 @@ class AUC(_Confusion):
         return np.sum(pr_auc_increment, dtype=F32)
 
 
+class _Counter(_Confusion):
+    """One confusion-matrix count at ``thresholds`` (Keras's ``accumulator``)."""
+
+    _which = ""
+
+    def __init__(self, thresholds: Any = None, name: str | None = None,
+                 dtype: Any = None) -> None:
+        super().__init__(thresholds, name or auto_name(_snake(type(self).__name__)), dtype, ())
+        self.accumulator = self.add_variable(shape=(len(self._th),), name="accumulator")
+        setattr(self, self._which, self.accumulator)  # the count _Confusion updates
+        self._counters = (self._which,)
+
+    def result(self) -> Tensor:
+        return self._squeeze(self.accumulator._data)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "thresholds": self.thresholds}
+
+
+class TruePositives(_Counter):
+    """The (weighted) count of positives predicted positive (``y_pred > threshold``).
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.metrics.TruePositives(); m.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    >>> float(m.result())
+    2.0
+    """
+
+    _which = "true_positives"
+
+
+class FalsePositives(_Counter):
+    """The (weighted) count of negatives predicted positive.
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.metrics.FalsePositives(); m.update_state([0, 1, 0, 0], [0, 0, 1, 1])
+    >>> float(m.result())
+    2.0
+    """
+
+    _which = "false_positives"
+
+
+class TrueNegatives(_Counter):
+    """The (weighted) count of negatives predicted negative."""
+
+    _which = "true_negatives"
+
+
+class FalseNegatives(_Counter):
+    """The (weighted) count of positives predicted negative."""
+
+    _which = "false_negatives"
+
+
+class FBetaScore(Metric):
+    """The F-beta score per class (``average=None``) or averaged ("micro", "macro",
+    "weighted"), from 2-D ``(batch, classes)`` inputs; predictions count as positive at
+    their row maximum (``threshold=None``) or above ``threshold``.
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.metrics.FBetaScore(beta=2.0, threshold=0.5)
+    >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.6, 0.4]])
+    >>> m.result().numpy().round(4)
+    array([0.8333, 0.    ], dtype=float32)
+    """
+
+    true_positives: KerasVariable
+    false_positives: KerasVariable
+    false_negatives: KerasVariable
+    intermediate_weights: KerasVariable
+
+    def __init__(self, average: Any = None, beta: float = 1.0, threshold: Any = None,
+                 name: str = "fbeta_score", dtype: Any = None) -> None:
+        super().__init__(dtype=dtype, name=name)
+        if average not in (None, "micro", "macro", "weighted"):
+            raise hinted(ValueError(with_hint(
+                "Invalid `average` argument value. Expected one of: {None, 'micro', 'macro', "
+                f"'weighted'}}. Received: average={average}",
+                "average is None, 'micro', 'macro' or 'weighted'")))
+        if not isinstance(beta, float):
+            raise hinted(ValueError(with_hint(
+                "Invalid `beta` argument value. It should be a Python float. "
+                f"Received: beta={beta} of type '{type(beta)}'", "write beta as a float")))
+        if beta <= 0.0:
+            raise hinted(ValueError(with_hint(
+                f"Invalid `beta` argument value. It should be > 0. Received: beta={beta}",
+                "beta weighs recall against precision: a positive float")))
+        if threshold is not None:
+            if not isinstance(threshold, float):
+                raise hinted(ValueError(with_hint(
+                    "Invalid `threshold` argument value. It should be a Python float. "
+                    f"Received: threshold={threshold} of type '{type(threshold)}'",
+                    "write threshold as a float")))
+            if threshold > 1.0 or threshold <= 0.0:
+                raise hinted(ValueError(with_hint(
+                    "Invalid `threshold` argument value. It should verify 0 < threshold <= 1. "
+                    f"Received: threshold={threshold}", "threshold is in (0, 1]")))
+        self.average = average
+        self.beta = beta
+        self.threshold = threshold
+        self.axis = None if average == "micro" else 0
+        self._built = False
+
+    def _build(self, t_shape: tuple[int, ...], p_shape: tuple[int, ...]) -> None:
+        if len(p_shape) != 2 or len(t_shape) != 2:
+            raise hinted(ValueError(with_hint(
+                "FBetaScore expects 2D inputs with shape (batch_size, output_dim). Received input shapes: "
+                f"y_pred.shape={p_shape} and y_true.shape={t_shape}.",
+                "one row of class scores per sample")))
+        shape = (p_shape[-1],) if self.average != "micro" else ()
+        for n in ("true_positives", "false_positives", "false_negatives",
+                  "intermediate_weights"):
+            setattr(self, n, self.add_variable(shape=shape, name=n))
+        self._built = True
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        t = _arr(y_true, F32)
+        p = _arr(y_pred, F32)
+        if not self._built:
+            self._build(tuple(t.shape), tuple(p.shape))
+        if self.threshold is None:
+            pos = (p >= np.max(p, axis=-1, keepdims=True)) & (np.abs(p) > F32(1e-9))
+        else:
+            pos = p > F32(self.threshold)
+        pp = pos.astype(F32)
+        sw = None if sample_weight is None else _arr(sample_weight, F32)
+
+        def wsum(v: np.ndarray) -> np.ndarray:
+            if sw is not None:
+                v = (v * np.expand_dims(sw, 1)).astype(F32)
+            return np.asarray(np.sum(v, axis=self.axis, dtype=F32))
+
+        one = F32(1)
+        self.true_positives.assign(self.true_positives._data + wsum(pp * t))
+        self.false_positives.assign(self.false_positives._data + wsum(pp * (one - t)))
+        self.false_negatives.assign(self.false_negatives._data + wsum((one - pp) * t))
+        self.intermediate_weights.assign(self.intermediate_weights._data + wsum(t))
+
+    def result(self) -> Tensor:
+        if not self._built:
+            raise hinted(ValueError(with_hint(
+                f"{type(self).__name__} has no state yet", "call update_state first")))
+        eps = F32(1e-7)
+        tp = self.true_positives._data
+        precision = (tp / (tp + self.false_positives._data + eps)).astype(F32)
+        recall = (tp / (tp + self.false_negatives._data + eps)).astype(F32)
+        b2 = F32(self.beta ** 2)
+        mean = ((precision * recall) / ((b2 * precision + recall) + eps)).astype(F32)
+        f = (mean * (F32(1) + b2)).astype(F32)
+        if self.average == "weighted":
+            iw = self.intermediate_weights._data
+            w = (iw / (np.sum(iw, dtype=F32) + eps)).astype(F32)
+            f = np.sum(f * w, dtype=F32)
+        elif self.average is not None:
+            f = np.mean(f, dtype=F32)
+        return tft(np.asarray(f, F32))
+
+    def reset_state(self) -> None:
+        for v in self._variables:
+            v.assign(np.zeros(v._data.shape, F32))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self._dtype, "average": self.average,
+                "beta": self.beta, "threshold": self.threshold}
+
+
+class F1Score(FBetaScore):
+    """The F1 score (``FBetaScore`` with ``beta=1``).
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.metrics.F1Score(threshold=0.5)
+    >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.6, 0.7]])
+    >>> m.result().numpy().round(4)
+    array([0.6667, 1.    ], dtype=float32)
+    """
+
+    def __init__(self, average: Any = None, threshold: Any = None, name: str = "f1_score",
+                 dtype: Any = None) -> None:
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name,
+                         dtype=dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        del cfg["beta"]
+        return cfg
+
+
+class R2Score(Metric):
+    """The coefficient of determination per output, averaged (``"uniform_average"``,
+    ``"variance_weighted_average"``) or not (``None``); ``num_regressors`` adjusts it.
+
+    >>> import tapegrad.tf as tf
+    >>> m = tf.keras.metrics.R2Score()
+    >>> m.update_state([[1.0], [2.0], [3.0]], [[1.0], [2.0], [4.0]])
+    >>> float(m.result())
+    0.5
+    """
+
+    squared_sum: KerasVariable
+    sum: KerasVariable
+    total_mse: KerasVariable
+    count: KerasVariable
+
+    def __init__(self, class_aggregation: Any = "uniform_average", num_regressors: int = 0,
+                 name: str = "r2_score", dtype: Any = None) -> None:
+        super().__init__(dtype=dtype, name=name)
+        valid = (None, "uniform_average", "variance_weighted_average")
+        if class_aggregation not in valid:
+            raise hinted(ValueError(with_hint(
+                "Invalid value for argument `class_aggregation`. Expected one of "
+                f"{valid}. Received: class_aggregation={class_aggregation}",
+                "use 'uniform_average' (the default)")))
+        if num_regressors < 0:
+            raise hinted(ValueError(with_hint(
+                "Invalid value for argument `num_regressors`. Expected a value >= 0. "
+                f"Received: num_regressors={num_regressors}", "num_regressors counts inputs")))
+        self.class_aggregation = class_aggregation
+        self.num_regressors = num_regressors
+        self.num_samples = self.add_variable(shape=(), name="num_samples")
+        self._built = False
+
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+        t = _arr(y_true, F32)
+        p = _arr(y_pred, F32)
+        t, p = _same_rank(t, p)
+        if not self._built:
+            if p.ndim != 2 or t.ndim != 2:
+                raise hinted(ValueError(with_hint(
+                    "R2Score expects 2D inputs with shape (batch_size, output_dim). Received "
+                    f"input shapes: y_pred.shape={tuple(p.shape)} and "
+                    f"y_true.shape={tuple(t.shape)}.", "one row of outputs per sample")))
+            n = p.shape[-1]
+            self.squared_sum = self.add_variable(shape=(n,), name="squared_sum")
+            self.sum = self.add_variable(shape=(n,), name="sum")
+            self.total_mse = self.add_variable(shape=(n,), name="residual")
+            self.count = self.add_variable(shape=(n,), name="count")
+            self._built = True
+        sw = np.asarray(F32(1) if sample_weight is None else _arr(sample_weight, F32))
+        if sw.ndim == 1:
+            sw = sw[:, None]
+        sw = np.broadcast_to(sw, t.shape).astype(F32)
+        wt = (t * sw).astype(F32)
+        self.sum.assign(self.sum._data + np.sum(wt, axis=0, dtype=F32))
+        self.squared_sum.assign(self.squared_sum._data + np.sum(t * wt, axis=0, dtype=F32))
+        self.total_mse.assign(self.total_mse._data +
+                              np.sum(np.square(t - p) * sw, axis=0, dtype=F32))
+        self.count.assign(self.count._data + np.sum(sw, axis=0, dtype=F32))
+        self.num_samples.assign(self.num_samples._data + F32(t.size))
+
+    def result(self) -> Tensor:
+        import warnings
+
+        if not self._built:
+            raise hinted(ValueError(with_hint("R2Score has no state yet",
+                                              "call update_state first")))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = (self.sum._data / self.count._data).astype(F32)
+            total = (self.squared_sum._data - self.sum._data * mean).astype(F32)
+            raw = (F32(1) - self.total_mse._data / total).astype(F32)
+        raw = np.where(np.isinf(raw), F32(0), raw).astype(F32)
+        if self.class_aggregation == "uniform_average":
+            r2: Any = np.mean(raw, dtype=F32)
+        elif self.class_aggregation == "variance_weighted_average":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r2 = F32(np.sum(total * raw, dtype=F32) / np.sum(total, dtype=F32))
+        else:
+            r2 = raw
+        if self.num_regressors != 0:
+            ns = float(self.num_samples._data)
+            if self.num_regressors > ns - 1:
+                warnings.warn("More independent predictors than datapoints in adjusted R2 "
+                              "score. Falling back to standard R2 score.", stacklevel=2)
+            elif self.num_regressors == ns - 1:
+                warnings.warn("Division by zero in Adjusted R2 score. Falling back to "
+                              "standard R2 score.", stacklevel=2)
+            else:
+                n, k = F32(ns), F32(self.num_regressors)
+                r2 = F32(1) - ((F32(1) - r2) * (n - F32(1))) / ((n - k) - F32(1))
+        return tft(np.asarray(r2, F32))
+
+    def reset_state(self) -> None:
+        for v in self._variables:
+            v.assign(np.zeros(v._data.shape, F32))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self._dtype,
+                "class_aggregation": self.class_aggregation,
+                "num_regressors": self.num_regressors}
+
+
 # ---------------------------------------------------------------------------- lookup
 _TABLE: dict[str, Callable[[], Metric]] = {
     "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
@@ -770,6 +1107,11 @@ _TABLE: dict[str, Callable[[], Metric]] = {
     "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "cosine_similarity": CosineSimilarity, "kl_divergence": KLDivergence,
+    "hinge": Hinge, "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge,
+    "poisson": Poisson, "r2_score": R2Score, "f1_score": F1Score,
+    "true_positives": TruePositives, "true_negatives": TrueNegatives,
+    "false_positives": FalsePositives, "false_negatives": FalseNegatives,
 }
 
 
@@ -782,6 +1124,10 @@ def get(identifier: Any) -> Any:
     if callable(identifier):
         return identifier
     cls = _TABLE.get(str(identifier).lower())
+    named = globals().get(str(identifier))  # a class name, as Keras deserializes it
+    if cls is None and isinstance(named, type) and issubclass(named, Metric) and \
+            not str(identifier).startswith("_") and named is not Metric:
+        cls = named
     if cls is None:
         raise hinted(ValueError(with_hint(f"Could not interpret metric identifier: {identifier}",
                                    f"known names: {', '.join(sorted(_TABLE))}")))
@@ -789,11 +1135,38 @@ def get(identifier: Any) -> Any:
 
 
 # the functional metrics Keras keeps under these names (the losses' per-sample functions)
-from .losses import mean_absolute_error, mean_squared_error  # noqa: E402
+from .losses import (  # noqa: E402
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_hinge,
+    hinge,
+    huber,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    sparse_categorical_crossentropy,
+    squared_hinge,
+)
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
-__all__ += ["mean_squared_error", "mean_absolute_error", "mse", "MSE", "mae", "MAE"]
+kld = KLD = kullback_leibler_divergence = kl_divergence
+msle = MSLE = mean_squared_logarithmic_error
+mape = MAPE = mean_absolute_percentage_error
+logcosh = log_cosh
+__all__ += ["mean_squared_error", "mean_absolute_error", "mse", "MSE", "mae", "MAE",
+            "binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
+            "sparse_categorical_crossentropy", "hinge", "squared_hinge", "categorical_hinge",
+            "huber", "kl_divergence", "log_cosh", "poisson", "mean_absolute_percentage_error",
+            "mean_squared_logarithmic_error", "kld", "KLD", "msle", "MSLE", "mape", "MAPE",
+            "logcosh", "kullback_leibler_divergence", "TruePositives", "TrueNegatives", "FalsePositives", "FalseNegatives",
+            "CosineSimilarity", "KLDivergence", "Hinge", "SquaredHinge", "CategoricalHinge",
+            "LogCoshError", "Poisson", "R2Score", "F1Score", "FBetaScore"]
 
 
 def _tensor_result(fn: Callable[..., np.ndarray]) -> Callable[..., Tensor]:

@@ -495,7 +495,8 @@ def _get_loss(identifier: Any) -> Any:
         return identifier()
     if callable(identifier):
         return _FunctionLoss(identifier)
-    return losses_module.get(identifier)
+    found = losses_module.get(identifier)  # a Loss, or (Keras's "huber", "kld" ...) a function
+    return found if isinstance(found, losses_module.Loss) else _FunctionLoss(found)
 
 
 class CompileLoss:
