@@ -44,7 +44,10 @@ class _Noise(Layer):
     rate: float
     stddev: float
 
-    def __init__(self, value: float, seed: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, value: float | None = None, seed: int | None = None,
+                 **kwargs: Any) -> None:
+        if value is None:  # from a config: the argument by its own name (rate, stddev)
+            value = kwargs.pop(self._arg)
         super().__init__(**kwargs)
         setattr(self, self._arg, _check(self._arg, value))
         self.seed = seed

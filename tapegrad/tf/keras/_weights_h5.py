@@ -21,13 +21,9 @@ __all__ = ["save_weights", "load_weights"]
 
 
 def _h5py() -> Any:
-    try:
-        import h5py
-    except ImportError:
-        raise hinted(ImportError(with_hint(
-            "`save_weights` and `load_weights` require h5py.",
-            "install the extra: pip install h5py"))) from None
-    return h5py
+    from .saving import _h5py as h5py_or_hint  # one message: the package and the extra
+
+    return h5py_or_hint()
 
 
 def _check_name(filepath: str) -> str:
@@ -49,8 +45,25 @@ def _groups(model: Any) -> list[tuple[str, str, list[Any]]]:
             out.append((_unique("input_layer", counts), kt.name, []))
     for layer in model._sublayers:
         base = _snake(type(layer).__name__)
-        out.append((_unique(base, counts), layer.name, list(layer._own_weights)))
+        group = _unique(base, counts)
+        out.append((group, layer.name, list(layer._own_weights)))
+        _nested_groups(layer, group, out)
     return out
+
+
+def _nested_groups(layer: Any, group: str, out: list[tuple[str, str, list[Any]]]) -> None:
+    """A layer's sub-layers held as public attributes (an RNN's ``cell``, Bidirectional's
+    ``backward_layer``/``forward_layer``, a wrapper's ``layer``): Keras 3 walks them in
+    sorted attribute order into ``group/attr``."""
+    from .layers import Layer
+
+    attrs = vars(layer)
+    for attr in sorted(k for k in attrs if not k.startswith("_")):
+        child = attrs[attr]
+        if isinstance(child, Layer) and child is not layer:
+            path = f"{group}/{attr}"
+            out.append((path, child.name, list(child._own_weights)))
+            _nested_groups(child, path, out)
 
 
 def _unique(base: str, counts: dict[str, int]) -> str:

@@ -287,6 +287,12 @@ class _ConvTranspose(_Conv):
                          activation, use_bias, kernel_initializer, bias_initializer,
                          output_padding=output_padding, **kwargs)
 
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        cfg.pop("groups", None)
+        cfg["output_padding"] = self.output_padding
+        return cfg
+
     def call(self, inputs: Any) -> Any:
         x = convert(inputs)
         self._check(x)
@@ -356,6 +362,19 @@ class DepthwiseConv2D(Layer):
     @property
     def depthwise_kernel(self) -> Any:
         return self.kernel
+
+    def get_config(self) -> dict[str, Any]:
+        from .model_file import _initializer_config
+
+        cfg = super().get_config()
+        cfg.update(depth_multiplier=self.depth_multiplier, kernel_size=self.kernel_size,
+                   strides=self.strides, padding=self.padding, data_format=self.data_format,
+                   dilation_rate=self.dilation_rate,
+                   activation=getattr(self.activation, "__name__", str(self.activation)),
+                   use_bias=self.use_bias,
+                   depthwise_initializer=_initializer_config(self.depthwise_initializer),
+                   bias_initializer=_initializer_config(self.bias_initializer))
+        return cfg
 
     def build(self, input_shape: Any = None) -> None:
         shp = _shape(input_shape)
@@ -493,7 +512,12 @@ class BatchNormalization(Layer):
                  moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, synchronized: bool = False,
-                 **kwargs: Any) -> None:
+                 renorm: bool = False, renorm_clipping: Any = None,
+                 renorm_momentum: float = 0.99, **kwargs: Any) -> None:
+        if renorm:  # Keras 3.15 writes the renorm keys into every config
+            raise hinted(NotImplementedError(with_hint(
+                "BatchNormalization(renorm=True) is not supported by tapegrad",
+                "use renorm=False (the default)")))
         super().__init__(**kwargs)
         self.axis, self.momentum, self.epsilon = int(axis), float(momentum), float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
@@ -731,6 +755,9 @@ class Reshape(Layer):
         super().__init__(**kwargs)
         self.target_shape = tuple(int(s) for s in target_shape)
 
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "target_shape": self.target_shape}
+
     def call(self, inputs: Any) -> Any:
         x = convert(inputs)
         known = math.prod(s for s in self.target_shape if s != -1)
@@ -754,6 +781,9 @@ class Permute(Layer):
                 "Invalid permutation argument `dims` for Permute Layer. The set of indices in "
                 f"`dims` must be consecutive and start from 1. Received dims={dims}",
                 "dims is a permutation of 1..rank-1")))
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "dims": self.dims}
 
     def call(self, inputs: Any) -> Any:
         return ops.transpose(convert(inputs), (0,) + self.dims)
@@ -819,6 +849,17 @@ class Embedding(Layer):
         if not self.mask_zero:
             return None
         return ops.not_equal(convert(inputs), 0)
+
+    def get_config(self) -> dict[str, Any]:
+        from .model_file import _initializer_config
+
+        cfg = super().get_config()
+        cfg.update({"input_dim": self.input_dim, "output_dim": self.output_dim,
+                    "embeddings_initializer": _initializer_config(self.embeddings_initializer),
+                    "embeddings_regularizer": None, "activity_regularizer": None,
+                    "embeddings_constraint": None, "mask_zero": self.mask_zero,
+                    "quantization_config": None})
+        return cfg
 
 
 # ----------------------------------------------------------------------------- activations
@@ -886,6 +927,10 @@ class Activation(Layer):
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(),
+                "activation": getattr(self.activation, "__name__", str(self.activation))}
 
     def call(self, inputs: Any) -> Any:
         return self.activation(convert(inputs))

@@ -401,9 +401,37 @@ class RNN(Layer):
     def get_config(self) -> dict[str, Any]:
         cfg = super().get_config()
         cfg.update({"return_sequences": self.return_sequences,
-                    "return_state": self.return_state, "go_backwards": self.go_backwards,
-                    "units": self.units})
+                    "return_state": self.return_state, "go_backwards": self.go_backwards})
+        c = self.cell
+        if type(self) not in (SimpleRNN, LSTM, GRU) or not isinstance(c, _Cell):
+            cfg["units"] = self.units
+            return cfg
+        from .model_file import _initializer_config
+
+        # Keras 3.15's SimpleRNN / LSTM / GRU config (what model.save writes)
+        cfg.update({"stateful": False, "unroll": False,
+                    "zero_output_for_mask": self.zero_output_for_mask, "units": c.units,
+                    "activation": _activation_name(c.activation)})
+        if isinstance(c, (LSTMCell, GRUCell)):
+            cfg["recurrent_activation"] = _activation_name(c.recurrent_activation)
+        cfg.update({"use_bias": c.use_bias,
+                    "kernel_initializer": _initializer_config(c._inits[0]),
+                    "recurrent_initializer": _initializer_config(c._inits[1]),
+                    "bias_initializer": _initializer_config(c._inits[2])})
+        if isinstance(c, LSTMCell):
+            cfg["unit_forget_bias"] = c.unit_forget_bias
+        cfg.update({"kernel_regularizer": None, "recurrent_regularizer": None,
+                    "bias_regularizer": None, "activity_regularizer": None,
+                    "kernel_constraint": None, "recurrent_constraint": None,
+                    "bias_constraint": None, "dropout": c.dropout,
+                    "recurrent_dropout": c.recurrent_dropout, "seed": c.seed})
+        if isinstance(c, GRUCell):
+            cfg["reset_after"] = c.reset_after
         return cfg
+
+
+def _activation_name(fn: Any) -> str:
+    return str(getattr(fn, "__name__", "linear"))
 
 
 def _rnn_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -484,9 +512,11 @@ class Bidirectional(Layer):
             raise ValueError(f"Invalid merge mode. Received: {merge_mode}. Merge mode should be "
                              "one of {'sum', 'mul', 'ave', 'concat', None}")
         super().__init__(**kwargs)
-        self.forward_layer = _clone_rnn(layer, "forward_" + layer.name, layer.go_backwards)
+        # a layer from a saved config is already the forward one ("forward_lstm")
+        base = layer.name[8:] if layer.name.startswith("forward_") else layer.name
+        self.forward_layer = _clone_rnn(layer, "forward_" + base, layer.go_backwards)
         self.backward_layer = backward_layer if backward_layer is not None else \
-            _clone_rnn(layer, "backward_" + layer.name, not layer.go_backwards)
+            _clone_rnn(layer, "backward_" + base, not layer.go_backwards)
         # as Keras: masked steps of a returned sequence are zeros in both directions
         self.forward_layer.zero_output_for_mask = layer.return_sequences
         self.backward_layer.zero_output_for_mask = layer.return_sequences
@@ -496,6 +526,15 @@ class Bidirectional(Layer):
         if weights is not None:
             raise hinted(NotImplementedError(with_hint("Bidirectional(weights=...) is not supported",
                                                 "call set_weights after the first call")))
+
+    def get_config(self) -> dict[str, Any]:
+        from .model_file import _layer_entry
+
+        cfg = super().get_config()
+        cfg.update({"merge_mode": self.merge_mode,
+                    "layer": _layer_entry(self.forward_layer, None),
+                    "backward_layer": _layer_entry(self.backward_layer, None)})
+        return cfg
 
     def call(self, inputs: Tensor, initial_state: Any = None, mask: Any = None,
              training: Any = None) -> Any:
@@ -574,6 +613,10 @@ class MultiHeadAttention(Layer):
         for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
                   "kernel_constraint", "bias_constraint", "flash_attention"):
             kwargs.pop(k, None)
+        if not kwargs.get("use_gate"):  # Keras 3.15's config keys at their defaults
+            kwargs.pop("use_gate", None)
+        if kwargs.get("sliding_window") is None:
+            kwargs.pop("sliding_window", None)
         super().__init__(**kwargs)
         if attention_axes is not None or output_shape is not None:
             raise hinted(NotImplementedError(with_hint("MultiHeadAttention(attention_axes=, "

@@ -284,13 +284,33 @@ def _build_layer(entry: dict[str, Any]) -> Any:
             "`@keras.saving.register_keras_serializable()`.",
             "tapegrad rebuilds only keras.layers classes it has")))
     cfg = dict(entry["config"])
-    for k in ("dtype", "kernel_regularizer", "bias_regularizer", "kernel_constraint",
-              "bias_constraint", "quantization_config", "activity_regularizer"):
-        cfg.pop(k, None)
-    for k in ("kernel_initializer", "bias_initializer"):
-        if isinstance(cfg.get(k), dict):
-            cfg[k] = _snake(cfg[k]["class_name"])
+    for k in list(cfg):
+        if k in ("dtype", "quantization_config") or k.endswith(("_regularizer", "_constraint")):
+            cfg.pop(k)
+        elif k.endswith("_initializer") and isinstance(cfg[k], dict):
+            cfg[k] = _initializer_from(cfg[k])
+        elif k in ("layer", "backward_layer") and isinstance(cfg[k], dict) \
+                and "class_name" in cfg[k]:
+            cfg[k] = _build_layer(cfg[k])  # a wrapper's layer (Bidirectional, TimeDistributed)
+    if cls.__name__ in ("SimpleRNN", "LSTM", "GRU"):
+        for k in ("stateful", "unroll"):
+            if cfg.get(k) is False:
+                cfg.pop(k)
     return cls(**cfg)
+
+
+def _initializer_from(entry: dict[str, Any]) -> Any:
+    """An initializer from its saved config (its class with its arguments)."""
+    from . import initializers
+
+    cls = getattr(initializers, entry.get("class_name", ""), None)
+    conf = entry.get("config") or {}
+    if cls is not None:
+        try:
+            return cls(**{k: v for k, v in conf.items() if k not in ("input_axes", "output_axes")})
+        except TypeError:
+            pass
+    return _snake(entry["class_name"])
 
 
 def _snake(name: str) -> str:

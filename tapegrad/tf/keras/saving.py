@@ -189,6 +189,27 @@ def _input_layer_config(shape: Any, dtype: str, name: str) -> dict[str, Any]:
             "registered_name": None}
 
 
+def _builtin_sequential(model: Any) -> bool:
+    """A plain ``Sequential`` of Keras's own layers: the general ``.keras`` writer
+    (every built-in layer through its ``get_config``) saves it."""
+    from .models import Sequential
+
+    return type(model) is Sequential and all(
+        type(layer).__module__.startswith("tapegrad.tf.keras.")
+        and type(layer) not in _GLOBAL_CUSTOM_NAMES for layer in model.layers)
+
+
+def _builtin_sequential_config(config: dict[str, Any]) -> bool:
+    """A saved ``Sequential`` of Keras's own layers only (no registered custom class)."""
+    inner = config.get("config")
+    if config.get("class_name") != "Sequential" or not isinstance(inner, dict):
+        return False
+    layers = inner.get("layers")
+    return isinstance(layers, list) and all(
+        isinstance(lc, dict) and str(lc.get("module") or "").startswith("keras")
+        and lc.get("registered_name") in (None, lc.get("class_name")) for lc in layers)
+
+
 def serialize_keras_object(obj: Any) -> Any:
     """A layer or model as the JSON-able dict Keras 3 writes (``module``, ``class_name``,
     ``config``, ``registered_name``, ``build_config``)."""
@@ -630,7 +651,8 @@ def save_model(model: Layer, filepath: Any, overwrite: bool = True, **kwargs: An
             "e.g. model.save('model.keras')")))
     if not overwrite and os.path.exists(path):
         raise hinted(FileExistsError(with_hint(f"{path} exists", "pass overwrite=True")))
-    if type(model).__name__ == "Functional" or getattr(model, "compiled", False):
+    if type(model).__name__ == "Functional" or getattr(model, "compiled", False) or \
+            _builtin_sequential(model):
         # keras.Model(inputs, outputs), or a compiled model (its compile config is kept):
         # the training side's writer
         from .model_file import save_model as _save_graph
@@ -691,7 +713,7 @@ def load_model(filepath: Any, custom_objects: dict[str, Any] | None = None,
     if isinstance(config, dict) and (
             (config.get("class_name") in ("Functional", "Model")
              and isinstance(config.get("config"), dict) and "layers" in config["config"])
-            or (compile and config.get("compile_config"))):
+            or (compile and config.get("compile_config")) or _builtin_sequential_config(config)):
         # a functional model: its graph is rebuilt by the functional reader (also no code run)
         from .model_file import load_model as _load_functional
 
