@@ -149,6 +149,28 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._ops_more import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    assert_equal,
+    assert_greater,
+    assert_less,
+    assert_rank,
+    atan,
+    atan2,
+    atanh,
+    clip_by_global_norm,
+    control_dependencies,
+    ensure_shape,
+    get_static_value,
+    group,
+    identity_n,
+    map_fn,
+    no_op,
+    repeat,
+)
 from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
 from .control_flow import TensorArray, case, cond, switch_case, while_loop
@@ -188,6 +210,7 @@ from . import (  # noqa: E402
     autograph,
     config,
     data,
+    debugging,
     distribute,
     explain,
     keras,  # noqa: E402
@@ -290,3 +313,7 @@ __all__ += [
 ]
 __all__ += ["saved_model"]
 __all__ += ["cond", "while_loop", "switch_case", "case", "TensorArray", "autograph"]
+__all__ += [
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "repeat", "map_fn", "clip_by_global_norm", "control_dependencies", "no_op", "group", "identity_n", "get_static_value", "ensure_shape", "assert_equal", "assert_less", "assert_greater", "assert_rank",
+]
+__all__ += ["debugging"]

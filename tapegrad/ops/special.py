@@ -1,0 +1,326 @@
+"""Inverse trigonometric/hyperbolic functions and special functions (lgamma, digamma, erfinv).
+
+Forward on ndarrays (the input's float dtype kept), VJP and JVP in tapegrad ops beside
+it, and the elementwise batching rule, as in :mod:`tapegrad.ops.elementwise`.  The
+derivatives are TensorFlow's formulas (``math_grad.py``): ``asinh``'s is ``1 / cosh(y)``,
+``acosh``'s ``1 / sinh(y)``, ``lgamma``'s ``digamma(x)``, ``digamma``'s ``trigamma(x)``
+(itself not differentiated further), ``erfinv``'s ``sqrt(pi) / 2 * exp(erfinv(x)**2)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._core.registry import defop
+from .._core.tensor import Tensor
+from ._batch import elementwise as _bw
+from .elementwise import (
+    add,
+    divide,
+    exp,
+    multiply,
+    negative,
+    reciprocal,
+    sqrt,
+    square,
+    subtract,
+)
+
+
+def _float(x: Any) -> np.ndarray:
+    a = np.asarray(x)
+    return a if a.dtype.kind in "fc" else a.astype(np.float64)
+
+
+def _like(out: Any, x: Any) -> np.ndarray:
+    """``out`` in ``x``'s float dtype (0-d stays an array)."""
+    a = np.asarray(x)
+    dt = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
+    return np.asarray(out, dtype=dt)
+
+
+def _sinh(x: Any) -> Tensor:
+    e = exp(x)
+    return multiply(subtract(e, reciprocal(e)), 0.5)
+
+
+def _cosh(x: Any) -> Tensor:
+    e = exp(x)
+    return multiply(add(e, reciprocal(e)), 0.5)
+
+
+# ------------------------------------------------------------------ inverse trigonometric
+@defop("asin", saves=("x",))
+def asin(x: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return np.arcsin(_float(x))
+
+
+@asin.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d asin x = dx / sqrt(1 - x^2)
+    return (divide(g, sqrt(subtract(1.0, square(x)))),)
+
+
+@defop("acos", saves=("x",))
+def acos(x: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return np.arccos(_float(x))
+
+
+@acos.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d acos x = -dx / sqrt(1 - x^2)
+    return (negative(divide(g, sqrt(subtract(1.0, square(x))))),)
+
+
+@defop("atan", saves=("x",))
+def atan(x: Any) -> Any:
+    return np.arctan(_float(x))
+
+
+@atan.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d atan x = dx / (1 + x^2)
+    return (divide(g, add(square(x), 1.0)),)
+
+
+@defop("atan2", saves=("y", "x"), needs=True)
+def atan2(y: Any, x: Any) -> Any:
+    return np.arctan2(_float(y), _float(x))
+
+
+@atan2.defvjp
+def _(g: Tensor, y: Any, x: Any, needs: tuple[bool, ...]) -> Any:
+    # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+    den = add(square(x), square(y))
+    gy = divide(multiply(g, x), den) if needs[0] else None
+    gx = negative(divide(multiply(g, y), den)) if needs[1] else None
+    return (gy, gx)
+
+
+@defop("asinh", saves=("out",))
+def asinh(x: Any) -> Any:
+    return np.arcsinh(_float(x))
+
+
+@asinh.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d asinh x = dx / cosh(asinh x)
+    return (divide(g, _cosh(out)),)
+
+
+@defop("acosh", saves=("out",))
+def acosh(x: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return np.arccosh(_float(x))
+
+
+@acosh.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d acosh x = dx / sinh(acosh x)
+    return (divide(g, _sinh(out)),)
+
+
+@defop("atanh", saves=("x",))
+def atanh(x: Any) -> Any:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.arctanh(_float(x))
+
+
+@atanh.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d atanh x = dx / (1 - x^2)
+    return (divide(g, subtract(1.0, square(x))),)
+
+
+# ------------------------------------------------------------------ special functions
+def _lgamma1(v: float) -> float:
+    if math.isnan(v):
+        return v
+    if math.isinf(v) or (v <= 0 and v == math.floor(v)):
+        return math.inf  # poles and both infinities (C's lgamma)
+    return math.lgamma(v)
+
+
+_lgamma_u = np.frompyfunc(_lgamma1, 1, 1)
+
+
+def _lgamma_np(x: Any) -> np.ndarray:
+    a = _float(x)
+    return _like(_lgamma_u(a.astype(np.float64)), a)
+
+
+def _digamma_np(x: Any) -> np.ndarray:
+    a = _float(x)
+    v = np.array(a, dtype=np.float64, copy=True)
+    out = np.empty_like(v)
+    with np.errstate(all="ignore"):
+        pole = (v <= 0) & (v == np.floor(v))
+        refl = v < 0.5
+        # psi(x) = psi(1 - x) - pi / tan(pi x) for x < 1/2
+        z = np.where(refl, 1.0 - v, v)
+        acc = np.zeros_like(z)
+        while True:
+            small = z < 10.0
+            if not small.any():
+                break
+            acc = acc - np.where(small, 1.0 / z, 0.0)
+            z = np.where(small, z + 1.0, z)
+        r = 1.0 / (z * z)
+        series = np.log(z) - 0.5 / z - r * (1.0 / 12 - r * (1.0 / 120 - r * (
+            1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))))
+        res = series + acc
+        res = np.where(refl, res - np.pi / np.tan(np.pi * v), res)
+        out[...] = np.where(pole, np.nan, res)
+        out[v == np.inf] = np.inf
+        out[np.isnan(v) | (v == -np.inf)] = np.nan
+    return _like(out, a)
+
+
+def _trigamma_np(x: Any) -> np.ndarray:
+    a = _float(x)
+    v = np.asarray(a, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        pole = (v <= 0) & (v == np.floor(v))
+        refl = v < 0.5
+        # psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x) for x < 1/2
+        z = np.where(refl, 1.0 - v, v)
+        acc = np.zeros_like(z)
+        while True:
+            small = z < 10.0
+            if not small.any():
+                break
+            acc = acc + np.where(small, 1.0 / (z * z), 0.0)
+            z = np.where(small, z + 1.0, z)
+        r = 1.0 / (z * z)
+        series = 1.0 / z + 0.5 * r + (1.0 / z) * r * (1.0 / 6 - r * (1.0 / 30 - r * (
+            1.0 / 42 - r * (1.0 / 30))))
+        res = series + acc
+        res = np.where(refl, (np.pi / np.sin(np.pi * v)) ** 2 - res, res)
+        res = np.where(pole, np.inf, res)
+        res = np.where(v == np.inf, 0.0, res)
+    return _like(res, a)
+
+
+_erf_u = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erfinv_np(x: Any) -> np.ndarray:
+    a = _float(x)
+    v = np.asarray(a, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        # Giles' single-precision approximation, then Newton steps on erf(y) = x
+        w = -np.log((1.0 - v) * (1.0 + v))
+        ws = w - 2.5
+        p1: Any = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+            p1 = c + p1 * ws
+        wb = np.sqrt(w) - 3.0
+        p2: Any = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
+            p2 = c + p2 * wb
+        y = np.where(w < 5.0, p1, p2) * v
+        fin = np.isfinite(y)
+        for _ in range(3):
+            yy = np.where(fin, y, 0.0)
+            err = np.asarray(_erf_u(yy), dtype=np.float64) - v
+            y = np.where(fin, yy - err / (2.0 / math.sqrt(math.pi) * np.exp(-yy * yy)), y)
+        y = np.where(v == 1.0, np.inf, np.where(v == -1.0, -np.inf, y))
+        y = np.where(np.abs(v) > 1.0, np.nan, y)
+    return _like(y, a)
+
+
+@defop("trigamma")
+def trigamma(x: Any) -> Any:
+    return _trigamma_np(x)
+
+
+trigamma.vjp = None  # type: ignore[assignment]  # third derivatives of lgamma: not provided
+
+
+@defop("digamma", saves=("x",))
+def digamma(x: Any) -> Any:
+    return _digamma_np(x)
+
+
+@digamma.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d psi(x) = psi1(x) dx
+    return (multiply(g, trigamma(x)),)
+
+
+@defop("lgamma", saves=("x",))
+def lgamma(x: Any) -> Any:
+    return _lgamma_np(x)
+
+
+@lgamma.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d log|Gamma(x)| = psi(x) dx
+    return (multiply(g, digamma(x)),)
+
+
+@defop("erfinv", saves=("out",))
+def erfinv(x: Any) -> Any:
+    return _erfinv_np(x)
+
+
+_HALF_SQRT_PI = math.sqrt(math.pi) / 2
+
+
+@erfinv.defvjp
+def _(g: Tensor, out: Tensor) -> Any:  # d erfinv x = sqrt(pi)/2 exp(erfinv(x)^2) dx
+    return (multiply(g, multiply(exp(square(out)), _HALF_SQRT_PI)),)
+
+
+# ------------------------------------------------------------------ forward mode, batching
+asin.defjvp(lambda dx, x, *, out: divide(dx, sqrt(subtract(1.0, square(x)))))
+acos.defjvp(lambda dx, x, *, out: negative(divide(dx, sqrt(subtract(1.0, square(x))))))
+atan.defjvp(lambda dx, x, *, out: divide(dx, add(square(x), 1.0)))
+asinh.defjvp(lambda dx, x, *, out: divide(dx, _cosh(out)))
+acosh.defjvp(lambda dx, x, *, out: divide(dx, _sinh(out)))
+atanh.defjvp(lambda dx, x, *, out: divide(dx, subtract(1.0, square(x))))
+digamma.defjvp(lambda dx, x, *, out: multiply(dx, trigamma(x)))
+lgamma.defjvp(lambda dx, x, *, out: multiply(dx, digamma(x)))
+erfinv.defjvp(lambda dx, x, *, out: multiply(dx, multiply(exp(square(out)), _HALF_SQRT_PI)))
+
+
+@atan2.defjvp
+def _(dy: Any, dx: Any, y: Any, x: Any, *, out: Any) -> Any:
+    den = add(square(x), square(y))
+    t = None if dy is None else divide(multiply(dy, x), den)
+    if dx is not None:
+        u = negative(divide(multiply(dx, y), den))
+        t = u if t is None else add(t, u)
+    return t
+
+
+for _op in (asin, acos, atan, atan2, asinh, acosh, atanh, trigamma, digamma, lgamma, erfinv):
+    _op.defbatch(_bw(_op))
+del _op
+
+__all__ = ["asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "lgamma", "digamma",
+           "trigamma", "erfinv", "cumprod"]
+
+
+# ------------------------------------------------------------------ cumulative product
+@defop("cumprod", saves=("x", "out"))
+def cumprod(x: Any, *, axis: int) -> Any:
+    return np.cumprod(x, axis=axis, dtype=np.asarray(x).dtype)
+
+
+@cumprod.defvjp
+def _(g: Tensor, x: Tensor, out: Tensor, axis: int) -> Any:
+    # TensorFlow's formula: the reverse cumulative sum of out * g, divided by x
+    from .reduce import cumsum
+    from .shape import flip
+
+    return (divide(flip(cumsum(flip(multiply(out, g), axis=(axis,)), axis=axis), axis=(axis,)), x),)
+
+
+@cumprod.defjvp
+def _(dx: Any, x: Any, *, out: Any, axis: int) -> Any:  # out * cumsum(dx / x)
+    from .reduce import cumsum
+
+    return multiply(out, cumsum(divide(dx, x), axis=axis))
+
+
+cumprod.defbatch(lambda batched, x, *, axis: cumprod(x, axis=axis + 1))
