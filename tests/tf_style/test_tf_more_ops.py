@@ -307,3 +307,43 @@ def test_runs_under_tf_function() -> None:
         assert out[1] == np.repeat(xs, 2).tolist()
         assert out[2] == np.bincount(ids, weights=xs).tolist()
         assert out[3] == (xs * 2).tolist()
+
+
+_PRIMITIVES = {
+    "asin": lambda tf, x: tf.math.asin(x),
+    "acos": lambda tf, x: tf.math.acos(x),
+    "atan": lambda tf, x: tf.math.atan(x),
+    "asinh": lambda tf, x: tf.math.asinh(x),
+    "acosh": lambda tf, x: tf.math.acosh(x + 2.0),
+    "atanh": lambda tf, x: tf.math.atanh(x),
+    "atan2": lambda tf, x: tf.math.atan2(x, x * x + 1.0),
+    "lgamma": lambda tf, x: tf.math.lgamma(x + 1.0),
+    "digamma": lambda tf, x: tf.math.digamma(x + 1.0),
+    "erfinv": lambda tf, x: tf.math.erfinv(x),
+    "cumprod": lambda tf, x: tf.math.cumprod(x + 2.0),
+}
+
+
+@pytest.mark.parametrize("name", list(_PRIMITIVES))
+def test_forward_mode_jacobian_and_vectorized_map(name: str) -> None:
+    f = _PRIMITIVES[name]
+    x0 = np.array([0.3, -0.4, 0.6])
+    v = np.array([1.0, 0.5, -2.0])
+    eps = 1e-6
+
+    def num(d: np.ndarray) -> np.ndarray:
+        return (f(tf, tf.constant(x0 + eps * d)).numpy()
+                - f(tf, tf.constant(x0 - eps * d)).numpy()) / (2 * eps)
+
+    xt = tf.constant(x0)
+    with tf.autodiff.ForwardAccumulator(xt, tf.constant(v)) as acc:
+        y = f(tf, xt)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), num(v), rtol=1e-6, atol=1e-8)
+    xv = tf.Variable(x0)
+    with tf.GradientTape() as tape:
+        y = f(tf, xv)
+    np.testing.assert_allclose(tape.jacobian(y, xv).numpy(),
+                               np.stack([num(e) for e in np.eye(3)], axis=1), rtol=1e-6, atol=1e-8)
+    rows = np.stack([x0, x0 * 0.5])
+    np.testing.assert_allclose(tf.vectorized_map(lambda r: f(tf, r), tf.constant(rows)).numpy(),
+                               np.stack([f(tf, tf.constant(r)).numpy() for r in rows]), rtol=1e-15)
