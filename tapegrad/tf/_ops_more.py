@@ -328,10 +328,11 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
     """
     lab = np.asarray(_t(labels)._data).astype(np.int64).reshape(-1)
     pred = np.asarray(_t(predictions)._data).astype(np.int64).reshape(-1)
-    if lab.shape != pred.shape:
-        raise hinted(ValueError(with_hint(
-            f"Dimensions {lab.shape[0]} and {pred.shape[0]} are not compatible",
-            "labels and predictions need the same length")))
+    if lab.shape != pred.shape:  # TensorFlow stacks them first
+        raise _invalid(f"Shapes of all inputs must match: values[0].shape = [{lab.shape[0]}] != "
+                       f"values[1].shape = [{pred.shape[0]}]",
+                       "labels and predictions need the same length", "Pack", name="stack",
+                       kernel="Pack_N_2")
     for what, v in (("labels", lab), ("predictions", pred)):
         if v.size and v.min() < 0:
             raise hinted(InvalidArgumentError(None, None, with_hint(
@@ -399,28 +400,49 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None) 
     <tf.Tensor: shape=(4,), dtype=int32, numpy=array([1, 1, 2, 2], dtype=int32)>
     """
     t = _t(input)
-    reps = np.asarray(_t(repeats)._data)
+    rt = _t(repeats)
+    reps = np.asarray(rt._data)
+    if reps.dtype.kind not in "iu":
+        raise hinted(TypeError(with_hint(
+            f"Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = "
+            f"{reps} of dtype: {_dt.as_dtype(reps.dtype)}", "repeat counts are integers")))
+    if reps.ndim > 1:
+        raise hinted(ValueError(with_hint(
+            f"Shape {tuple(reps.shape)} must have rank at most 1",
+            "repeats is one count, or one count per element along the axis")))
     if axis is None:
         t = ops.reshape(t, (-1,))
         ax = 0
     else:
         a = _int(axis)
+        if t._data.ndim == 0:  # a scalar repeats as a one-element vector
+            t = ops.reshape(t, (1,))
         nd = t._data.ndim
         if not -nd <= a < nd:
             raise hinted(ValueError(with_hint(
                 f"axis={a} out of bounds: expected {-nd}<=axis<{nd}",
                 "the axis must name an axis of the input")))
         ax = a % nd
-    n = t._data.shape[ax]
+    shape = t._data.shape
+    n = shape[ax]
     flat = reps.reshape(-1)
-    if flat.size not in (1, n) or reps.ndim > 1:
+    if flat.size not in (1, n):
         raise hinted(ValueError(with_hint(
             f"Dimensions {n} and {flat.size} are not compatible",
             "repeats is one count, or one count per element along the axis")))
-    neg = flat[flat < 0]
-    if neg.size:
-        raise _invalid(f"Expected multiples[1] >= 0, but got {int(neg[0])}",
-                       "repeat counts must be >= 0", "Tile", name=None)
+    if (flat < 0).any():
+        if flat.size == 1:  # TensorFlow tiles a new axis after ``axis``
+            raise _invalid(f"Expected multiples[{ax + 1}] >= 0, but got {int(flat[0])}",
+                           "repeat counts must be >= 0", "Tile", name=None)
+        # per-element counts: TensorFlow masks a tiling and reshapes it to sum(repeats)
+        rest = int(np.prod(shape, dtype=np.int64)) // _bmax(n, 1)
+        total = int(flat.sum())
+        if total < 0:
+            raise _invalid(f"Size {ax} must be non-negative, not {total}",
+                           "repeat counts must be >= 0", "Reshape")
+        raise _invalid(f"Input to reshape is a tensor with {rest * int(np.maximum(flat, 0).sum())} "
+                       f"values, but the requested shape has {rest * total}",
+                       "repeat counts must be >= 0", "Reshape")
     idx = np.repeat(np.arange(n), np.broadcast_to(flat, (n,)) if n else flat[:0])
     return ops.getitem(t, (slice(None),) * ax + (idx,))
 
@@ -588,6 +610,8 @@ def map_fn(fn: Callable[..., Any], elems: Any, dtype: Any = None, parallel_itera
     >>> tf.map_fn(lambda x: x * 2.0, tf.constant([1.0, 2.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
+    from .control_flow import structure_mismatch
+
     sig = fn_output_signature if fn_output_signature is not None else dtype
     flat_in = _nest.flatten(elems)
     if not flat_in:
@@ -621,12 +645,12 @@ def map_fn(fn: Callable[..., Any], elems: Any, dtype: Any = None, parallel_itera
         piece = [ops.getitem(x, i) for x in ts]
         arg = _nest.pack_sequence_as(elems, piece) if _nest.is_nested(elems) else piece[0]
         r = fn(arg)
+        mismatch = structure_mismatch(out_struct, r)
+        if mismatch is not None:  # tf.nest.assert_same_structure's: TypeError for the kind
+            kind = TypeError if "same sequence type" in mismatch else ValueError
+            raise hinted(kind(with_hint(
+                mismatch, "fn must return fn_output_signature's structure (elems' by default)")))
         flat_r = _nest.flatten(r)
-        if len(flat_r) != len(flat_dt):
-            raise hinted(ValueError(with_hint(
-                "The two structures don't have the same nested structure.\n\nFirst structure: "
-                f"{out_struct!r}\n\nSecond structure: {r!r}",
-                "fn must return fn_output_signature's structure (elems' by default)")))
         for j, (v, dt) in enumerate(zip(flat_r, flat_dt)):
             rv = v if isinstance(v, Tensor) else convert_like(v, dt, False)
             rv = convert(rv)

@@ -264,6 +264,102 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
     "assert_rank_scalar": lambda tf: tf.debugging.assert_rank(tf.constant(1.), 1),
 }
 
+RESULTS.update({
+    # edge cases: NaN, dtypes, tensors as arguments, degenerate shapes
+    "top_k_nan":
+        lambda tf: tf.math.top_k(tf.constant([1., NAN, 3., 2.]), k=2),
+    "repeat_float_reps":
+        lambda tf: tf.repeat(tf.constant([1, 2]), 1.5),
+    "repeat_scalar":
+        lambda tf: tf.repeat(tf.constant(3), 2),
+    "repeat_scalar_axis":
+        lambda tf: tf.repeat(tf.constant(3), 2, axis=0),
+    "repeat_2d_reps":
+        lambda tf: tf.repeat(tf.constant([1, 2]), [[1, 2]], axis=0),
+    "count_nonzero_bad_axis":
+        lambda tf: tf.math.count_nonzero(tf.constant([1, 0]), axis=2),
+    "in_top_k_big_k":
+        lambda tf: tf.math.in_top_k(tf.constant([0]), tf.constant([[.1, .9]]), 5),
+    "in_top_k_nan":
+        lambda tf: tf.math.in_top_k(tf.constant([0, 1]), tf.constant([[NAN, .9], [.2, .1]]), 1),
+    "in_top_k_int64":
+        lambda tf: tf.math.in_top_k(tf.constant([0], tf.int64), tf.constant([[.1, .9]]), 1),
+    "bincount_w64":
+        lambda tf: tf.math.bincount(tf.constant([1, 2]), weights=tf.constant([1., 2.], tf.float64)),
+    "bincount_int64":
+        lambda tf: tf.math.bincount(tf.constant([1, 2], tf.int64)),
+    "bincount_axis_w":
+        lambda tf: tf.math.bincount(tf.constant([[1, 1], [0, 2]]), weights=tf.constant([[1., 2.], [3., 4.]]), axis=-1),
+    "confusion_int64":
+        lambda tf: tf.math.confusion_matrix(tf.constant([1, 0], tf.int64), tf.constant([1, 1], tf.int64)),
+    "confusion_len":
+        lambda tf: tf.math.confusion_matrix([1, 0, 1], [1, 1]),
+    "segment_mean_f64":
+        lambda tf: tf.math.segment_mean(tf.constant([1., 2.], tf.float64), tf.constant([0, 0], tf.int64)),
+    "segment_empty":
+        lambda tf: tf.math.segment_sum(tf.zeros([0, 2]), tf.zeros([0], tf.int32)),
+    "unsorted_num_tensor":
+        lambda tf: tf.math.unsorted_segment_sum(tf.ones([3]), [0, 1, 0], tf.constant(2)),
+    "cumprod_axis_tensor":
+        lambda tf: tf.math.cumprod(tf.ones([2, 2]), axis=tf.constant(1)),
+    "map_fn_dtype_kw":
+        lambda tf: tf.map_fn(lambda x: x > 1., tf.constant([1., 2.]), dtype=tf.bool),
+    "map_fn_tuple_out":
+        lambda tf: tf.map_fn(lambda x: (x, x * 2.), tf.constant([1., 2.]), fn_output_signature=(tf.float32, tf.float32)),
+    "map_fn_sig_mismatch":
+        lambda tf: tf.map_fn(lambda x: x, (tf.constant([1.]), tf.constant([2.])),
+                             fn_output_signature=tf.float32),
+    "map_fn_dict_keys":
+        lambda tf: tf.map_fn(lambda x: {"a": x}, tf.constant([1.]),
+                             fn_output_signature={"a": tf.float32, "b": tf.float32}),
+    "map_fn_list_vs_tuple":
+        lambda tf: tf.map_fn(lambda p: (p[0], p[1]), [tf.constant([1.]), tf.constant([2.])]),
+    "map_fn_struct_mismatch":
+        lambda tf: tf.map_fn(lambda x: (x, x), tf.constant([1., 2.])),
+    "clip_global_empty":
+        lambda tf: tf.clip_by_global_norm([], 1.),
+    "clip_global_tuple":
+        lambda tf: tf.clip_by_global_norm((tf.constant([3., 4.]),), 1.),
+    "global_norm_f64":
+        lambda tf: tf.linalg.global_norm([tf.constant([3., 4.], tf.float64)]),
+    "ensure_shape_unknown_rank":
+        lambda tf: tf.ensure_shape(tf.ones([2]), None),
+    "identity_n_tuple":
+        lambda tf: tf.identity_n((tf.constant(1.), 2.)),
+    "assert_equal_dtype":
+        lambda tf: tf.debugging.assert_equal(tf.constant([1]), tf.constant([1.])),
+    "assert_rank_tensor":
+        lambda tf: tf.debugging.assert_rank(tf.ones([2]), tf.constant(1)),
+    "top_k_k_tensor":
+        lambda tf: tf.math.top_k(tf.constant([1., 3.]), k=tf.constant(1)),
+    "lgamma_f64":
+        lambda tf: tf.math.lgamma(tf.constant([0.5, 10.], tf.float64)),
+    "xlogy_zero":
+        lambda tf: tf.math.xlogy(tf.constant([0., 1.]), tf.constant([0., 0.])),
+    "repeat_negative_scalar_axis1":
+        lambda tf: tf.repeat(tf.ones([2,2]), -1, axis=1),
+    "repeat_negative_one_count":
+        lambda tf: tf.repeat(tf.ones([2,2]), [1,-1], axis=1),
+    "repeat_negative_total":
+        lambda tf: tf.repeat(tf.ones([2,2]), [-1,-1], axis=1),
+    "repeat_one_count_list":
+        lambda tf: tf.repeat(tf.ones([2,2]), [1], axis=1),
+    "repeat_scalar_axis1":
+        lambda tf: tf.repeat(tf.constant(3), 2, axis=1),
+    "repeat_scalar_axis_minus1":
+        lambda tf: tf.repeat(tf.constant(3), 2, axis=-1),
+    "repeat_scalar_two_counts":
+        lambda tf: tf.repeat(tf.constant(3), [2,3], axis=0),
+    "repeat_float_tensor":
+        lambda tf: tf.repeat(tf.constant([1,2]), tf.constant(1.5)),
+    "repeat_float_list":
+        lambda tf: tf.repeat(tf.constant([1,2]), [1.5, 2.]),
+    "repeat_rank2_counts":
+        lambda tf: tf.repeat(tf.constant([1,2]), [[1, 2]]),
+    "repeat_negative_mixed":
+        lambda tf: tf.repeat(tf.ones([2,3]), [-1, 2, 4], axis=1),
+})
+
 
 @pytest.mark.parametrize("name", list(RESULTS))
 def test_results_and_errors_match_tensorflow(rtf: Any, name: str) -> None:
