@@ -452,9 +452,9 @@ def _segment_args(data: Any, segment_ids: Any, op: str) -> tuple[Tensor, np.ndar
     t = _t(data)
     ids = np.asarray(_t(segment_ids)._data)
     if ids.dtype.kind not in "iu":
-        numbers = _REAL_NUMBER if op in ("SegmentMax", "SegmentMin") else _NUMBER
+        numbers = _REAL_NUMBER if op.endswith(("Max", "Min")) else _NUMBER
         unsorted = op.startswith("Unsorted")
-        idx = "int16, int32, int64" if unsorted else "int32, int64"
+        idx = "int16, int32, int64" if op == "UnsortedSegmentSum" else "int32, int64"
         sig = "data:T, segment_ids:Tindices" + (", num_segments:Tnumsegments" if unsorted else "")
         attrs = (f"attr=T:type,allowed=[{_dt_list(numbers)}]; "
                  f"attr=Tindices:type,allowed=[{_dt_list(idx)}]")
@@ -518,7 +518,10 @@ def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
     return ops.divide(s, tft(np.maximum(c, 1).astype(t._data.dtype)))
 
 
-def _segment_extreme(t: Tensor, ids: np.ndarray, num: int, largest: bool) -> Tensor:
+def _segment_extreme(t: Tensor, ids: np.ndarray, num: int, largest: bool,
+                     empty_lowest: bool = False) -> Tensor:
+    """Per-segment maxima (minima); an empty segment is 0, or (``empty_lowest``, the
+    unsorted ops) the dtype's lowest (highest) value."""
     d = t._data
     shape = (num,) + d.shape[1:]
     if d.dtype.kind == "f":
@@ -528,7 +531,8 @@ def _segment_extreme(t: Tensor, ids: np.ndarray, num: int, largest: bool) -> Ten
     ext = np.full(shape, init, dtype=d.dtype)
     (np.maximum if largest else np.minimum).at(ext, ids, d)
     count = _counts(ids, num, t)
-    ext = np.where(count > 0, ext, np.zeros((), dtype=d.dtype)).astype(d.dtype)
+    if not empty_lowest:
+        ext = np.where(count > 0, ext, np.zeros((), dtype=d.dtype)).astype(d.dtype)
     if d.dtype.kind not in "fc":
         return tft(ext)
     # the gradient (TensorFlow's): split evenly between the entries equal to their extreme
@@ -561,6 +565,33 @@ def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
     return _segment_extreme(t, ids, num, False)
 
 
+def _unsorted_rows(data: Any, segment_ids: Any, num_segments: Any, op: str,
+                   name: str | None = None) -> tuple[Tensor, np.ndarray, int, tuple[int, ...]]:
+    """The rows of ``data`` with a segment id >= 0, their ids, the number of segments and
+    the shape of one row, after TensorFlow's checks."""
+    t, ids = _segment_args(data, segment_ids, op)
+    num = _int(num_segments)
+    d = t._data
+    if d.shape[:ids.ndim] != ids.shape:
+        raise _invalid(f"data.shape = [{','.join(map(str, d.shape))}] does not start with "
+                       f"segment_ids.shape = [{','.join(map(str, ids.shape))}]",
+                       "segment_ids must match the leading axes of data", op, name=None)
+    flat_ids = ids.reshape(-1)
+    bad = np.nonzero(flat_ids >= num)[0]
+    if bad.size:
+        pos = np.unravel_index(int(bad[0]), ids.shape)
+        where = "".join(f"[{int(p)}]" for p in pos)
+        raise _invalid(f"segment_ids{where} = {int(flat_ids[bad[0]])} is out of range [0, {num})",
+                       "segment ids must be < num_segments", op, name=name)
+    tail = tuple(d.shape[ids.ndim:])
+    rows = ops.reshape(t, (-1,) + tail)
+    keep = flat_ids >= 0
+    if not keep.all():
+        rows = ops.getitem(rows, (np.nonzero(keep)[0],))
+        flat_ids = flat_ids[keep]
+    return rows, flat_ids, num, tail
+
+
 def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
                          name: str | None = None) -> Tensor:
     """Sums of ``data`` by segment id in any order; negative ids are dropped.
@@ -569,27 +600,37 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
     >>> tf.math.unsorted_segment_sum(tf.constant([1.0, 2.0, 3.0]), [1, 0, 1], 2)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
-    t, ids = _segment_args(data, segment_ids, "UnsortedSegmentSum")
-    num = _int(num_segments)
-    d = t._data
-    if d.shape[:ids.ndim] != ids.shape:
-        raise _invalid(f"data.shape = [{','.join(map(str, d.shape))}] does not start with "
-                       f"segment_ids.shape = [{','.join(map(str, ids.shape))}]",
-                       "segment_ids must match the leading axes of data", "UnsortedSegmentSum",
-                       name=None)
-    flat_ids = ids.reshape(-1)
-    bad = np.nonzero(flat_ids >= num)[0]
-    if bad.size:
-        pos = np.unravel_index(int(bad[0]), ids.shape)
-        where = "".join(f"[{int(p)}]" for p in pos)
-        raise _invalid(f"segment_ids{where} = {int(flat_ids[bad[0]])} is out of range [0, {num})",
-                       "segment ids must be < num_segments", "UnsortedSegmentSum", name=None)
-    rows = ops.reshape(t, (-1,) + d.shape[ids.ndim:])
-    keep = flat_ids >= 0
-    if not keep.all():
-        rows = ops.getitem(rows, (np.nonzero(keep)[0],))
-        flat_ids = flat_ids[keep]
-    return ops.index_add(rows, (flat_ids,), (num,) + d.shape[ids.ndim:])
+    rows, ids, num, tail = _unsorted_rows(data, segment_ids, num_segments, "UnsortedSegmentSum")
+    return ops.index_add(rows, (ids,), (num,) + tail)
+
+
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
+                          name: str | None = None) -> Tensor:
+    """Means of ``data`` by segment id in any order (empty segments 0; negative ids dropped)."""
+    # TensorFlow's Python composition: an UnsortedSegmentSum (named "") over a count
+    rows, ids, num, tail = _unsorted_rows(data, segment_ids, num_segments, "UnsortedSegmentSum",
+                                          name="")
+    s = ops.index_add(rows, (ids,), (num,) + tail)
+    c = np.bincount(ids, minlength=num)[:num].reshape((num,) + (1,) * len(tail))
+    if rows._data.dtype.kind not in "fc":  # integers: a true division, float64
+        return tft(s._data.astype(np.float64) / np.maximum(c, 1))
+    return ops.divide(s, tft(np.maximum(c, 1).astype(rows._data.dtype)))
+
+
+def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any,
+                         name: str | None = None) -> Tensor:
+    """Maxima of ``data`` by segment id in any order; an empty segment is the dtype's lowest
+    value, as in TensorFlow (the gradient splits evenly between tied maxima)."""
+    rows, ids, num, _ = _unsorted_rows(data, segment_ids, num_segments, "UnsortedSegmentMax")
+    return _segment_extreme(rows, ids, num, True, empty_lowest=True)
+
+
+def unsorted_segment_min(data: Any, segment_ids: Any, num_segments: Any,
+                         name: str | None = None) -> Tensor:
+    """Minima of ``data`` by segment id in any order; an empty segment is the dtype's highest
+    value, as in TensorFlow."""
+    rows, ids, num, _ = _unsorted_rows(data, segment_ids, num_segments, "UnsortedSegmentMin")
+    return _segment_extreme(rows, ids, num, False, empty_lowest=True)
 
 
 # ============================================================================ map_fn

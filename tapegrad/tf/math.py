@@ -102,6 +102,9 @@ from ._ops_more import (
     segment_min,
     segment_sum,
     top_k,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
     unsorted_segment_sum,
     xdivy,
 )
@@ -120,5 +123,6 @@ __all__ = [
     "conj",
 ]
 __all__ += [
-    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "lgamma", "digamma", "erfinv", "rint", "log_sigmoid", "reciprocal_no_nan", "multiply_no_nan", "xdivy", "cumprod", "count_nonzero", "bincount", "in_top_k", "confusion_matrix", "top_k", "segment_sum", "segment_mean", "segment_max", "segment_min", "unsorted_segment_sum", "softsign",
+    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "lgamma", "digamma", "erfinv", "rint", "log_sigmoid", "reciprocal_no_nan", "multiply_no_nan", "xdivy", "cumprod", "count_nonzero", "bincount", "in_top_k", "confusion_matrix", "top_k", "segment_sum", "segment_mean", "segment_max", "segment_min", "unsorted_segment_sum", "softsign", "unsorted_segment_max", "unsorted_segment_mean",
+    "unsorted_segment_min",
 ]

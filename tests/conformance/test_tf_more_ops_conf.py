@@ -21,6 +21,7 @@ from tests.tf_style.tf_more_cases import CASES, MoreCase
 
 NAN = float("nan")
 INF = float("inf")
+D = [[0.3, -1.2, 0.7], [1.1, 0.4, -0.2], [-0.6, 0.9, 1.3], [0.2, 0.8, -1.0]]
 
 
 @pytest.fixture(scope="module")
@@ -265,6 +266,26 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
 }
 
 RESULTS.update({
+    # unsorted segment reductions: empty segments, integers, errors
+    "unsorted_max_empty": lambda tf: tf.math.unsorted_segment_max(tf.constant(D), [2, -1, 0, 2], 4),
+    "unsorted_min_empty": lambda tf: tf.math.unsorted_segment_min(tf.constant(D), [2, -1, 0, 2], 4),
+    "unsorted_mean_empty": lambda tf: tf.math.unsorted_segment_mean(tf.constant(D), [2, -1, 0, 2],
+                                                                    4),
+    "unsorted_mean_int": lambda tf: tf.math.unsorted_segment_mean(tf.constant([1, 2, 4]),
+                                                                  [0, 0, 1], 3),
+    "unsorted_max_int": lambda tf: tf.math.unsorted_segment_max(tf.constant([1, 2, 4]),
+                                                                [0, 0, 2], 4),
+    "unsorted_max_bad_id": lambda tf: tf.math.unsorted_segment_max(tf.constant([1., 2.]), [0, 5],
+                                                                   3),
+    "unsorted_mean_bad_id": lambda tf: tf.math.unsorted_segment_mean(tf.constant([1., 2.]),
+                                                                     [0, 5], 3),
+    "unsorted_min_bad_shape": lambda tf: tf.math.unsorted_segment_min(tf.ones([3, 2]), [0, 1], 3),
+    "unsorted_max_float_ids": lambda tf: tf.math.unsorted_segment_max(
+        tf.ones([2]), tf.constant([0., 1.]), 3),
+    "unsorted_mean_float_ids": lambda tf: tf.math.unsorted_segment_mean(
+        tf.ones([2]), tf.constant([0., 1.]), 3),
+})
+RESULTS.update({
     # edge cases: NaN, dtypes, tensors as arguments, degenerate shapes
     "top_k_nan":
         lambda tf: tf.math.top_k(tf.constant([1., NAN, 3., 2.]), k=2),
@@ -390,7 +411,8 @@ def test_top_level_and_module_names_match_tensorflow(rtf: Any) -> None:
                  "erfinv", "rint", "log_sigmoid", "softsign", "reciprocal_no_nan",
                  "multiply_no_nan", "xdivy", "xlogy", "cumprod", "count_nonzero", "bincount",
                  "in_top_k", "confusion_matrix", "top_k", "segment_sum", "segment_mean",
-                 "segment_max", "segment_min", "unsorted_segment_sum"],
+                 "segment_max", "segment_min", "unsorted_segment_sum",
+                 "unsorted_segment_mean", "unsorted_segment_max", "unsorted_segment_min"],
         "nn": ["top_k", "in_top_k", "softsign"],
         "debugging": ["assert_equal", "assert_less", "assert_greater", "assert_rank"],
         "linalg": ["global_norm"],

@@ -197,6 +197,14 @@ def test_segments() -> None:
         tf.math.unsorted_segment_sum(d, [2, 5, 0], 3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'Tindices' of float"):
         tf.math.segment_sum(d, tf.constant([0.0, 0.0, 1.0]))
+    lo = np.finfo(np.float32).min
+    um = tf.math.unsorted_segment_max(d, [1, -1, 1], 3).numpy()
+    assert um.tolist() == [[lo, lo], [5, 6], [lo, lo]]
+    assert tf.math.unsorted_segment_min(d, [0, 0, 0], 2).numpy().tolist()[0] == [1, 2]
+    assert tf.math.unsorted_segment_mean(d, [1, 0, 1], 3).numpy().tolist() == \
+        [[3, 4], [3, 4], [0, 0]]
+    im = tf.math.unsorted_segment_mean(tf.constant([1, 2, 4]), [0, 0, 1], 3)
+    assert im.dtype == tf.float64 and im.numpy().tolist() == [1.5, 4.0, 0.0]
     # the gradient of a tied maximum is split between the ties
     x = tf.Variable([2.0, 2.0, 1.0])
     with tf.GradientTape() as tape:
