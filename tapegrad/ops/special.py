@@ -148,31 +148,54 @@ def _lgamma_np(x: Any) -> np.ndarray:
     return _like(_lgamma_u(a.astype(np.float64)), a)
 
 
+# Cephes' asymptotic coefficients as Eigen's digamma_impl_maybe_poly has them
+_PSI_A32 = np.array([-4.16666666666666666667E-3, 3.96825396825396825397E-3,
+                     -8.33333333333333333333E-3, 8.33333333333333333333E-2], dtype=np.float32)
+_PSI_A64 = np.array([8.33333333333333333333E-2, -2.10927960927960927961E-2,
+                     7.57575757575757575758E-3, -4.16666666666666666667E-3,
+                     3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                     8.33333333333333333333E-2])
+
+
 def _digamma_np(x: Any) -> np.ndarray:
+    """Eigen's ``digamma_impl`` (TensorFlow's kernel), step for step in the input's float
+    dtype: the reflection for ``x <= 0``, the recurrence up to 10, Cephes' series; the
+    logarithm correctly rounded (glibc's is, nearly always)."""
     a = _float(x)
-    v = np.array(a, dtype=np.float64, copy=True)
-    out = np.empty_like(v)
+    if a.dtype not in (np.float32, np.float64):
+        return _like(_digamma_np(a.astype(np.float64)), a)
+    dt = a.dtype.type
+    one, half, zero = dt(1), dt(0.5), dt(0)
     with np.errstate(all="ignore"):
-        pole = (v <= 0) & (v == np.floor(v))
-        refl = v < 0.5
-        # psi(x) = psi(1 - x) - pi / tan(pi x) for x < 1/2
-        z = np.where(refl, 1.0 - v, v)
-        acc = np.zeros_like(z)
+        neg = a <= zero
+        p = np.floor(a)
+        pole = neg & (p == a)
+        nz = a - p
+        up = neg & (nz > half)
+        p = np.where(up, p + one, p)
+        nz = np.where(up, a - p, nz)
+        pi = dt(np.pi)
+        refl = np.where(neg & (nz != half), pi / np.tan(pi * nz), zero).astype(dt)
+        s = np.where(neg, one - a, a).astype(dt)
+        w = np.zeros_like(s)
         while True:
-            small = z < 10.0
-            if not small.any():
+            m = s < dt(10)
+            if not m.any():
                 break
-            acc = acc - np.where(small, 1.0 / z, 0.0)
-            z = np.where(small, z + 1.0, z)
-        r = 1.0 / (z * z)
-        series = np.log(z) - 0.5 / z - r * (1.0 / 12 - r * (1.0 / 120 - r * (
-            1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))))
-        res = series + acc
-        res = np.where(refl, res - np.pi / np.tan(np.pi * v), res)
-        out[...] = np.where(pole, np.nan, res)
-        out[v == np.inf] = np.inf
-        out[np.isnan(v) | (v == -np.inf)] = np.nan
-    return _like(out, a)
+            w = np.where(m, w + one / np.where(m, s, one), w).astype(dt)
+            s = np.where(m, s + one, s).astype(dt)
+        coeffs = _PSI_A32 if dt is np.float32 else _PSI_A64
+        z = (one / (s * s)).astype(dt)
+        poly = np.full_like(s, coeffs[0])
+        for c in coeffs[1:]:
+            poly = (poly * z + c).astype(dt)
+        big = dt(1e8) if dt is np.float32 else dt(1e17)
+        y = np.where(s < big, z * poly, zero).astype(dt)
+        log_s = np.log(s.astype(np.float64)).astype(dt)
+        y = (log_s - half / s - y - w).astype(dt)
+        y = np.where(neg, y - refl, y)
+        y = np.where(pole | np.isnan(a), dt(np.nan), y)
+    return np.asarray(y, dtype=dt)
 
 
 def _trigamma_np(x: Any) -> np.ndarray:
@@ -260,7 +283,13 @@ def _(g: Tensor, x: Tensor) -> Any:  # d log|Gamma(x)| = psi(x) dx
 
 @defop("erfinv", saves=("out",))
 def erfinv(x: Any) -> Any:
-    return _erfinv_np(x)
+    # Eigen's erfinv is ndtri((x + 1) / 2) / sqrt(2) in the input's dtype: the rounding of
+    # (x + 1) / 2 is TensorFlow's (it dominates near 0); the rest is computed accurately
+    a = _float(x)
+    dt = a.dtype.type
+    with np.errstate(invalid="ignore"):
+        p = ((a + dt(1)) * dt(0.5)).astype(a.dtype)
+    return _like(_erfinv_np(2.0 * p.astype(np.float64) - 1.0), a)
 
 
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2
