@@ -2,6 +2,8 @@
 
 Forward on ndarrays (the input's float dtype kept), VJP and JVP in tapegrad ops beside
 it, and the elementwise batching rule, as in :mod:`tapegrad.ops.elementwise`.  The
+values of ``asinh``, ``acosh`` and ``lgamma`` (and float64 ``asin``/``acos``) are
+the C library's, as TensorFlow's Eigen kernels call it; the
 derivatives are TensorFlow's formulas (``math_grad.py``): ``asinh``'s is ``1 / cosh(y)``,
 ``acosh``'s ``1 / sinh(y)``, ``lgamma``'s ``digamma(x)``, ``digamma``'s ``trigamma(x)``
 (itself not differentiated further), ``erfinv``'s ``sqrt(pi) / 2 * exp(erfinv(x)**2)``.
@@ -42,6 +44,40 @@ def _like(out: Any, x: Any) -> np.ndarray:
     return np.asarray(out, dtype=dt)
 
 
+_LIBM_FNS: dict[tuple[str, str], Any] = {}
+
+
+def _libm_fn(name: str, dt: np.dtype) -> Any:
+    """The C math library's ``name`` (``namef`` for float32) through ctypes, or None."""
+    key = (name, dt.str)
+    if key not in _LIBM_FNS:
+        fn: Any = None
+        try:
+            import ctypes
+            import ctypes.util
+
+            lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+            c = ctypes.c_float if dt == np.float32 else ctypes.c_double
+            fn = getattr(lib, name + ("f" if dt == np.float32 else ""))
+            fn.restype, fn.argtypes = c, [c]
+        except (OSError, AttributeError):  # pragma: no cover - no C math library
+            fn = None
+        _LIBM_FNS[key] = fn
+    return _LIBM_FNS[key]
+
+
+def _libm(name: str, a: np.ndarray, dtypes: tuple[type, ...]) -> np.ndarray | None:
+    """``name`` element by element from the C library, as TensorFlow's Eigen kernels call
+    it for these functions (their bits), when ``a``'s dtype is one of ``dtypes``."""
+    if a.dtype.type not in dtypes or a.size == 0:
+        return None
+    fn = _libm_fn(name, a.dtype)
+    if fn is None:  # pragma: no cover - no C math library
+        return None
+    return np.fromiter((fn(v) for v in a.ravel().tolist()), dtype=a.dtype,
+                       count=a.size).reshape(a.shape)
+
+
 def _sinh(x: Any) -> Tensor:
     e = exp(x)
     return multiply(subtract(e, reciprocal(e)), 0.5)
@@ -55,8 +91,12 @@ def _cosh(x: Any) -> Tensor:
 # ------------------------------------------------------------------ inverse trigonometric
 @defop("asin", saves=("x",))
 def asin(x: Any) -> Any:
+    a = _float(x)
+    out = _libm("asin", a, (np.float64,))
+    if out is not None:
+        return out
     with np.errstate(invalid="ignore"):
-        return np.arcsin(_float(x))
+        return np.arcsin(a)
 
 
 @asin.defvjp
@@ -66,8 +106,12 @@ def _(g: Tensor, x: Tensor) -> Any:  # d asin x = dx / sqrt(1 - x^2)
 
 @defop("acos", saves=("x",))
 def acos(x: Any) -> Any:
+    a = _float(x)
+    out = _libm("acos", a, (np.float64,))
+    if out is not None:
+        return out
     with np.errstate(invalid="ignore"):
-        return np.arccos(_float(x))
+        return np.arccos(a)
 
 
 @acos.defvjp
@@ -101,7 +145,9 @@ def _(g: Tensor, y: Any, x: Any, needs: tuple[bool, ...]) -> Any:
 
 @defop("asinh", saves=("out",))
 def asinh(x: Any) -> Any:
-    return np.arcsinh(_float(x))
+    a = _float(x)
+    out = _libm("asinh", a, (np.float32, np.float64))
+    return np.arcsinh(a) if out is None else out
 
 
 @asinh.defvjp
@@ -111,8 +157,12 @@ def _(g: Tensor, out: Tensor) -> Any:  # d asinh x = dx / cosh(asinh x)
 
 @defop("acosh", saves=("out",))
 def acosh(x: Any) -> Any:
+    a = _float(x)
+    out = _libm("acosh", a, (np.float32, np.float64))
+    if out is not None:
+        return out
     with np.errstate(invalid="ignore"):
-        return np.arccosh(_float(x))
+        return np.arccosh(a)
 
 
 @acosh.defvjp
@@ -145,7 +195,8 @@ _lgamma_u = np.frompyfunc(_lgamma1, 1, 1)
 
 def _lgamma_np(x: Any) -> np.ndarray:
     a = _float(x)
-    return _like(_lgamma_u(a.astype(np.float64)), a)
+    out = _libm("lgamma", a, (np.float32, np.float64))
+    return _like(_lgamma_u(a.astype(np.float64)), a) if out is None else out
 
 
 # Cephes' asymptotic coefficients as Eigen's digamma_impl_maybe_poly has them
