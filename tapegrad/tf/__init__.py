@@ -290,7 +290,8 @@ __all__ = [
     "__version__", "custom_gradient", "stop_gradient", "identity", "constant",
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
-    "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",
+    "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32",
+    "float64",
     "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "bool", "complex64", "complex128",
     "newaxis", "function", "executing_eagerly", "print", "is_tensor",
@@ -314,6 +315,9 @@ __all__ += [
 __all__ += ["saved_model"]
 __all__ += ["cond", "while_loop", "switch_case", "case", "TensorArray", "autograph"]
 __all__ += [
-    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "repeat", "map_fn", "clip_by_global_norm", "control_dependencies", "no_op", "group", "identity_n", "get_static_value", "ensure_shape", "assert_equal", "assert_less", "assert_greater", "assert_rank",
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "repeat", "map_fn",
+    "clip_by_global_norm", "control_dependencies", "no_op", "group", "identity_n",
+    "get_static_value", "ensure_shape", "assert_equal", "assert_less", "assert_greater",
+    "assert_rank",
 ]
 __all__ += ["debugging"]

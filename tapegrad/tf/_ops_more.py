@@ -55,7 +55,8 @@ _OP_DEFS.update({
 
 _NUMBER = ("float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, "
            "bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64")
-_REAL_NUMBER = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
+_REAL_NUMBER = ("float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+                "uint64")
 
 
 def _dt_list(names: str) -> str:
@@ -300,7 +301,7 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: str | None = None) ->
     tg = _t(targets)._data
     kk = _int(k)
     if p.ndim != 2:
-        raise _invalid(f"predictions must be 2-dimensional, got shape [{','.join(map(str, p.shape))}]",
+        raise _invalid("predictions must be 2-dimensional",
                        "predictions is a [batch, classes] matrix", "InTopKV2")
     if tg.ndim != 1 or tg.shape[0] != p.shape[0]:
         raise _invalid(f"First dimension of predictions {p.shape[0]} must match length of "

@@ -112,7 +112,8 @@ from .nn import l2_normalize, log_softmax, softmax, softplus, softsign
 
 __all__ = [
     "abs", "add", "add_n", "argmax", "argmin", "ceil", "cos", "cosh", "cumsum", "divide",
-    "divide_no_nan", "equal", "erf", "erfc", "exp", "expm1", "floor", "floordiv", "floormod", "greater",
+    "divide_no_nan", "equal", "erf", "erfc", "exp", "expm1", "floor", "floordiv", "floormod",
+    "greater",
     "greater_equal", "is_finite", "is_inf", "is_nan", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod",
     "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any",
@@ -123,6 +124,10 @@ __all__ = [
     "conj",
 ]
 __all__ += [
-    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "lgamma", "digamma", "erfinv", "rint", "log_sigmoid", "reciprocal_no_nan", "multiply_no_nan", "xdivy", "cumprod", "count_nonzero", "bincount", "in_top_k", "confusion_matrix", "top_k", "segment_sum", "segment_mean", "segment_max", "segment_min", "unsorted_segment_sum", "softsign", "unsorted_segment_max", "unsorted_segment_mean",
+    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "lgamma", "digamma", "erfinv",
+    "rint", "log_sigmoid", "reciprocal_no_nan", "multiply_no_nan", "xdivy", "cumprod",
+    "count_nonzero", "bincount", "in_top_k", "confusion_matrix", "top_k", "segment_sum",
+    "segment_mean", "segment_max", "segment_min", "unsorted_segment_sum", "softsign",
+    "unsorted_segment_max", "unsorted_segment_mean",
     "unsorted_segment_min",
 ]

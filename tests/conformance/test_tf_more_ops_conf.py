@@ -157,6 +157,10 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
                                                tf.constant([[.1, .9, .5], [.3, .3, .1]]), 2),
     "in_top_k_out_of_range": lambda tf: tf.math.in_top_k(
         tf.constant([0, 3]), tf.constant([[.1, .9, .5], [.3, .3, .1]]), 1),
+    "in_top_k_1d_predictions": lambda tf: tf.math.in_top_k(tf.constant([0]),
+                                                            tf.constant([1., 2.]), 1),
+    "in_top_k_lengths": lambda tf: tf.math.in_top_k(tf.constant([0, 1]), tf.constant([[1., 2.]]),
+                                                    1),
     "nn_in_top_k": lambda tf: tf.nn.in_top_k(tf.constant([2]), tf.constant([[.1, .9, .5]]), 2),
     "confusion": lambda tf: tf.math.confusion_matrix([1, 2, 4], [2, 2, 4]),
     "confusion_weighted": lambda tf: tf.math.confusion_matrix(
