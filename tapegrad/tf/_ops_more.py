@@ -268,7 +268,15 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
     if maxlength is not None:
         size = builtins.min(size, _int(maxlength))
     out_dt = w.dtype if w is not None else _dt.np_dtype(dtype)
-    if axis is None or vals.ndim <= 1:
+    ax = None if axis is None else _int(axis)
+    if ax not in (None, 0, -1):
+        raise hinted(ValueError(with_hint(
+            f"Unsupported value for argument axis={ax}. Only 0 and -1 are currently supported.",
+            "bincount counts the whole tensor (axis=None or 0) or each row (axis=-1)")))
+    if ax == -1 and vals.ndim > 2:
+        raise _invalid(f"Shape must be at most rank 2 but is rank {vals.ndim}",
+                       "axis=-1 counts the rows of a matrix", "DenseBincount")
+    if ax in (None, 0) or vals.ndim <= 1:
         flat = vals.reshape(-1)
         wf = None if w is None else np.broadcast_to(w, vals.shape).reshape(-1)
         keep = flat < size
@@ -277,10 +285,6 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
         if binary_output:
             res = res > 0
         return tft(np.asarray(res[:size]).astype(out_dt))
-    if _int(axis) not in (-1, vals.ndim - 1) or vals.ndim != 2:
-        raise hinted(ValueError(with_hint(
-            f"Unsupported axis value {axis}. Only 0 and -1 are currently supported.",
-            "bincount counts the whole tensor (axis=None) or each row of a matrix (axis=-1)")))
     rows = []
     for i in _brange(vals.shape[0]):
         r = vals[i]
