@@ -471,7 +471,10 @@ def _segment_args(data: Any, segment_ids: Any, op: str) -> tuple[Tensor, np.ndar
 
 def _sorted_ids(t: Tensor, ids: np.ndarray, op: str) -> int:
     """Check sorted segment ids as TensorFlow's kernels do; the number of segments."""
-    if ids.ndim != 1 or t._data.ndim < 1 or ids.shape[0] != t._data.shape[0]:
+    if ids.ndim != 1:
+        raise _invalid("segment_ids should be a vector.", "segment ids are one id per row",
+                       op)
+    if t._data.ndim < 1 or ids.shape[0] != t._data.shape[0]:
         raise _invalid("segment_ids should be the same size as dimension 0 of input.",
                        "one segment id per row of data", op, name=None)
     if not ids.size:
@@ -581,6 +584,9 @@ def _unsorted_rows(data: Any, segment_ids: Any, num_segments: Any, op: str,
         raise _invalid(f"data.shape = [{','.join(map(str, d.shape))}] does not start with "
                        f"segment_ids.shape = [{','.join(map(str, ids.shape))}]",
                        "segment_ids must match the leading axes of data", op, name=None)
+    if num < 0:
+        raise _invalid(f"Input num_segments == {num} must not be negative.",
+                       "num_segments is how many segments there are", op, name=name)
     flat_ids = ids.reshape(-1)
     bad = np.nonzero(flat_ids >= num)[0]
     if bad.size:
@@ -732,6 +738,12 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
             "pass a list of tensors")))
     ts = [_t(v) for v in t_list if v is not None]
     halves = [ops.multiply(reduce_sum(ops.multiply(v, v)), 0.5) for v in ts]
+    for i, h in enumerate(halves[1:], 1):  # TensorFlow stacks the halves: one dtype
+        if h._data.dtype != halves[0]._data.dtype:
+            raise _invalid(f"cannot compute Pack as input #{i}(zero-based) was expected to be a "
+                           f"{_dt.kernel_name(halves[0]._data.dtype)} tensor but is a "
+                           f"{_dt.kernel_name(h._data.dtype)} tensor",
+                           "every tensor needs the same dtype", "Pack", name="stack")
     if not halves:
         return tft(np.zeros((), dtype=np.float32))
     total = ops.sum(ops.stack(halves, axis=0))

@@ -293,6 +293,36 @@ RESULTS.update({
     "unsorted_mean_bad_id": lambda tf: tf.math.unsorted_segment_mean(tf.constant([1., 2.]),
                                                                      [0, 5], 3),
     "unsorted_min_bad_shape": lambda tf: tf.math.unsorted_segment_min(tf.ones([3, 2]), [0, 1], 3),
+    "unsorted_negative_num": lambda tf: tf.math.unsorted_segment_sum(tf.constant([1., 2.]),
+                                                                      [0, 1], -1),
+    "unsorted_max_negative_num": lambda tf: tf.math.unsorted_segment_max(tf.constant([1., 2.]),
+                                                                         [0, 1], -1),
+    "unsorted_mean_negative_num": lambda tf: tf.math.unsorted_segment_mean(
+        tf.constant([1., 2.]), [0, 1], -1),
+    "segment_ids_2d": lambda tf: tf.math.segment_sum(tf.constant([[1., 2.]]),
+                                                     tf.constant([[0, 1]])),
+    "segment_max_ids_2d": lambda tf: tf.math.segment_max(tf.constant([[1., 2.]]),
+                                                         tf.constant([[0, 1]])),
+    "clip_global_mixed_dtypes": lambda tf: tf.clip_by_global_norm(
+        [tf.constant([3., 4.], tf.float64), tf.constant([1.])], 1.),
+    "global_norm_mixed_dtypes": lambda tf: tf.linalg.global_norm(
+        [tf.constant([3., 4.], tf.float64), tf.constant([1.])]),
+    "clip_global_float64": lambda tf: tf.clip_by_global_norm([tf.constant([3., 4.], tf.float64)],
+                                                             1.),
+    "clip_global_variable": lambda tf: tf.clip_by_global_norm([tf.Variable([3., 4.])], 1.),
+    "clip_global_zero": lambda tf: tf.clip_by_global_norm([tf.zeros([2])], 1.),
+    "clip_global_tensor_norm": lambda tf: tf.clip_by_global_norm([tf.constant([3., 4.])],
+                                                                 tf.constant(1.)),
+    "top_k_unsorted_k1": lambda tf: tf.math.top_k(tf.constant([1., 2., 0.]), 1, sorted=False),
+    "top_k_unsorted_all": lambda tf: tf.math.top_k(tf.constant([1., 2., 0.]), 3, sorted=False),
+    "map_fn_variable": lambda tf: tf.map_fn(lambda x: x * 2., tf.Variable([1., 2.])),
+    "map_fn_tuple_signature": lambda tf: tf.map_fn(
+        lambda x: (x, tf.cast(x, tf.int32)), tf.constant([1., 2.]),
+        fn_output_signature=(tf.float32, tf.int32)),
+    "multiply_no_nan_nan_y": lambda tf: tf.math.multiply_no_nan(tf.constant([0.]),
+                                                                tf.constant([NAN])),
+    "xdivy_nan_y": lambda tf: tf.math.xdivy(tf.constant([0.]), tf.constant([NAN])),
+    "get_static_value_list": lambda tf: tf.get_static_value([1, 2]),
     "unsorted_max_float_ids": lambda tf: tf.math.unsorted_segment_max(
         tf.ones([2]), tf.constant([0., 1.]), 3),
     "unsorted_mean_float_ids": lambda tf: tf.math.unsorted_segment_mean(
