@@ -148,6 +148,28 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._ops_more import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    assert_equal,
+    assert_greater,
+    assert_less,
+    assert_rank,
+    atan,
+    atan2,
+    atanh,
+    clip_by_global_norm,
+    control_dependencies,
+    ensure_shape,
+    get_static_value,
+    group,
+    identity_n,
+    map_fn,
+    no_op,
+    repeat,
+)
 from ._pyfunc import numpy_function, py_function
 from ._ranges import linspace, range  # noqa: A004  (TensorFlow's exact lengths and values)
 from ._tensor import Reference, TensorShape
@@ -188,6 +210,7 @@ from . import (  # noqa: E402
     autograph,
     config,
     data,
+    debugging,
     distribute,
     explain,
     keras,  # noqa: E402
@@ -272,7 +295,8 @@ __all__ = [
     "__version__", "custom_gradient", "stop_gradient", "identity", "constant",
     "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range",
     "linspace", "eye", "cast", "as_dtype", "dtypes", "errors", "random", "math", "nn",
-    "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32", "float64",
+    "linalg", "keras", "autodiff", "train", "explain", "nest", "float16", "half", "float32",
+    "float64",
     "double", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "bool", "complex64", "complex128",
     "newaxis", "function", "get_logger", "py_function", "numpy_function", "executing_eagerly", "print", "is_tensor",
@@ -295,3 +319,10 @@ __all__ += [
 ]
 __all__ += ["saved_model"]
 __all__ += ["cond", "while_loop", "switch_case", "case", "TensorArray", "autograph"]
+__all__ += [
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "repeat", "map_fn",
+    "clip_by_global_norm", "control_dependencies", "no_op", "group", "identity_n",
+    "get_static_value", "ensure_shape", "assert_equal", "assert_less", "assert_greater",
+    "assert_rank",
+]
+__all__ += ["debugging"]

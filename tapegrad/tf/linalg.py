@@ -30,6 +30,7 @@ from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ..ops import linalg_ext as L
 from ._ops import _int, einsum, eye, matmul, matrix_transpose, matvec, norm, tensordot
+from ._ops_more import global_norm
 from ._tensor import convert
 from .dtypes import kernel_name
 from .errors import InvalidArgumentError
@@ -402,13 +403,6 @@ def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
             "Cross-products are only defined for 3-element vectors. [Op:Cross] name: ",
             f"shapes {list(x._data.shape)} and {list(y._data.shape)}")))
     return L.cross(x, y)
-
-
-def global_norm(t_list: Any, name: str | None = None) -> Tensor:
-    """``sqrt(sum of squared L2 norms)`` of a list of tensors (``None`` entries skipped)."""
-    ts = [convert(t) for t in t_list if t is not None]
-    total = ops.sum(ops.stack([ops.sum(ops.multiply(t, t)) for t in ts]))
-    return ops.sqrt(total)
 
 
 def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None,

@@ -77,11 +77,43 @@ from ._ops import (
     truediv,
     xlogy,
 )
-from .nn import l2_normalize, log_softmax, softmax, softplus
+from ._ops_more import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bincount,
+    confusion_matrix,
+    count_nonzero,
+    cumprod,
+    digamma,
+    erfinv,
+    in_top_k,
+    lgamma,
+    log_sigmoid,
+    multiply_no_nan,
+    reciprocal_no_nan,
+    rint,
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_sum,
+    top_k,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_sum,
+    xdivy,
+)
+from .nn import l2_normalize, log_softmax, softmax, softplus, softsign
 
 __all__ = [
     "abs", "add", "add_n", "argmax", "argmin", "ceil", "cos", "cosh", "cumsum", "divide",
-    "divide_no_nan", "equal", "erf", "erfc", "exp", "expm1", "floor", "floordiv", "floormod", "greater",
+    "divide_no_nan", "equal", "erf", "erfc", "exp", "expm1", "floor", "floordiv", "floormod",
+    "greater",
     "greater_equal", "is_finite", "is_inf", "is_nan", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod",
     "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any",
@@ -90,4 +122,12 @@ __all__ = [
     "sign", "sin", "sinh", "sqrt", "square", "squared_difference", "subtract", "tan", "tanh",
     "truediv", "xlogy", "l2_normalize", "log_softmax", "softmax", "softplus", "real", "imag",
     "conj",
+]
+__all__ += [
+    "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "lgamma", "digamma", "erfinv",
+    "rint", "log_sigmoid", "reciprocal_no_nan", "multiply_no_nan", "xdivy", "cumprod",
+    "count_nonzero", "bincount", "in_top_k", "confusion_matrix", "top_k", "segment_sum",
+    "segment_mean", "segment_max", "segment_min", "unsorted_segment_sum", "softsign",
+    "unsorted_segment_max", "unsorted_segment_mean",
+    "unsorted_segment_min",
 ]

@@ -163,6 +163,7 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 0.5 , -0.75], dtype=float32)>
     """
     x = _t(features)
+    ensure_float(x, "Softsign")
     return ops.divide(x, ops.add(ops.abs(x), 1.0))
 
 
@@ -413,3 +414,7 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None,
 
 
 __all__ += ["compute_average_loss"]
+
+from ._ops_more import in_top_k, top_k  # noqa: E402
+
+__all__ += ["in_top_k", "top_k"]
