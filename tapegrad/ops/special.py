@@ -304,12 +304,64 @@ def _erfinv_np(x: Any) -> np.ndarray:
     return _like(y, a)
 
 
-@defop("trigamma")
+@defop("trigamma", saves=("x",))
 def trigamma(x: Any) -> Any:
     return _trigamma_np(x)
 
 
-trigamma.vjp = None  # type: ignore[assignment]  # third derivatives of lgamma: not provided
+# Bernoulli numbers B_2k for the asymptotic series of the polygamma functions
+_B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6)
+
+
+def _polygamma_np(n: int, x: Any) -> np.ndarray:
+    """``psi^(n)(x)`` for ``n >= 1``: shifted up past 10 by the recurrence
+    ``psi^(n)(x) = psi^(n)(x + 1) + (-1)^(n+1) n! / x^(n+1)``, then the asymptotic series
+    ``(-1)^(n+1) [(n-1)!/z^n + n!/(2 z^(n+1)) + sum B_2k (2k+n-1)!/((2k)! z^(2k+n))]``."""
+    a = _float(x)
+    v = np.asarray(a, dtype=np.float64)
+    sign = 1.0 if n % 2 else -1.0
+    fact = float(math.factorial(n))
+    with np.errstate(all="ignore"):
+        pole = (v <= 0) & (v == np.floor(v))
+        z = np.where(pole | ~np.isfinite(v), 20.0, v)
+        acc = np.zeros_like(z)
+        while True:
+            small = z < 10.0
+            if not small.any():
+                break
+            acc = acc + np.where(small, fact / z ** (n + 1), 0.0)
+            z = np.where(small, z + 1.0, z)
+        series = math.factorial(n - 1) / z ** n + fact / (2.0 * z ** (n + 1))
+        for k, b in enumerate(_B2K, start=1):
+            series = series + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) \
+                / z ** (2 * k + n)
+        res = sign * (series + acc)
+        res = np.where(pole, np.nan if n % 2 == 0 else np.inf, res)
+        res = np.where(v == np.inf, 0.0, np.where(np.isnan(v), np.nan, res))
+    return _like(res, a)
+
+
+@defop("polygamma_n", saves=("x",))
+def polygamma_n(x: Any, *, n: int) -> Any:
+    """``psi^(n)(x)`` (``n >= 2``; ``trigamma`` is ``n = 1``): the derivatives of ``trigamma``,
+    each differentiable in turn."""
+    return _polygamma_np(n, x)
+
+
+@polygamma_n.defvjp
+def _(g: Tensor, x: Tensor, n: int) -> Any:  # d psi^(n)(x) = psi^(n+1)(x) dx
+    return (multiply(g, polygamma_n(x, n=n + 1)),)
+
+
+polygamma_n.defjvp(lambda dx, x, *, out, n: multiply(dx, polygamma_n(x, n=n + 1)))
+
+
+@trigamma.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d psi1(x) = psi2(x) dx
+    return (multiply(g, polygamma_n(x, n=2)),)
+
+
+trigamma.defjvp(lambda dx, x, *, out: multiply(dx, polygamma_n(x, n=2)))
 
 
 @defop("digamma", saves=("x",))
@@ -373,7 +425,8 @@ def _(dy: Any, dx: Any, y: Any, x: Any, *, out: Any) -> Any:
     return t
 
 
-for _op in (asin, acos, atan, atan2, asinh, acosh, atanh, trigamma, digamma, lgamma, erfinv):
+for _op in (asin, acos, atan, atan2, asinh, acosh, atanh, trigamma, polygamma_n, digamma,
+            lgamma, erfinv):
     _op.defbatch(_bw(_op))
 del _op
 

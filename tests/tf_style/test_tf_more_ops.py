@@ -355,3 +355,32 @@ def test_forward_mode_jacobian_and_vectorized_map(name: str) -> None:
     rows = np.stack([x0, x0 * 0.5])
     np.testing.assert_allclose(tf.vectorized_map(lambda r: f(tf, r), tf.constant(rows)).numpy(),
                                np.stack([f(tf, tf.constant(r)).numpy() for r in rows]), rtol=1e-15)
+
+
+def test_higher_derivatives_of_digamma_and_lgamma() -> None:
+    # d2/dx2 digamma = psi2 (was silently zero: trigamma had no gradient), d3/dx3 lgamma too
+    from tapegrad.ops.special import _trigamma_np
+
+    x64 = np.array([0.3, 1.0, 2.5, 7.0, -0.5, -2.3])
+    x = tf.constant(x64)
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = tf.math.digamma(x)
+        g = t1.gradient(y, x)
+    gg = t2.gradient(g, x).numpy()
+    h = 1e-5
+    fd = (_trigamma_np(x64 + h) - _trigamma_np(x64 - h)) / (2 * h)
+    np.testing.assert_allclose(gg, fd, rtol=1e-5)
+    np.testing.assert_allclose(gg[1], -2 * 1.2020569031595942, rtol=1e-12)  # -2 zeta(3)
+    with tf.GradientTape() as t3:
+        t3.watch(x)
+        with tf.GradientTape() as t2b:
+            t2b.watch(x)
+            with tf.GradientTape() as t1b:
+                t1b.watch(x)
+                z = tf.math.lgamma(x)
+            d1 = t1b.gradient(z, x)
+        d2 = t2b.gradient(d1, x)
+    np.testing.assert_allclose(t3.gradient(d2, x).numpy(), gg, rtol=1e-12)
