@@ -66,3 +66,23 @@ def test_files_load_both_ways(rk: Any, tmp_path: Path, name: str, compiled: bool
         for a, b in zip(m.weights, m2.weights):
             np.testing.assert_array_equal(np.asarray(a.numpy()), np.asarray(b.numpy()))
         np.testing.assert_allclose(np.asarray(m2(x)), want, rtol=2e-6, atol=1e-6)
+
+
+def test_functional_multi_head_attention_as_keras(rk: Any) -> None:
+    res = []
+    for K in (rk, tg_tf.keras):
+        K.utils.set_random_seed(3)
+        q, v = K.Input((4, 8)), K.Input((6, 8))
+        att = K.layers.MultiHeadAttention(2, 4)
+        out = att(q, v)
+        x = K.layers.LayerNormalization()(K.layers.Add()([out, q]))
+        m = K.Model([q, v], K.layers.Dense(1)(K.layers.GlobalAveragePooling1D()(x)))
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((2, 4, 8)).astype(np.float32)
+        b = rng.standard_normal((2, 6, 8)).astype(np.float32)
+        y0 = np.asarray(m([a, b]))
+        m.compile(optimizer="adam", loss="mse")
+        h = m.fit([a, b], np.ones((2, 1)), epochs=2, verbose=0)
+        res.append((y0, h.history["loss"]))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-5)

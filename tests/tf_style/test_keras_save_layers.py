@@ -1,4 +1,5 @@
-"""``model.save`` / ``keras.models.load_model`` for models of Keras's built-in layers.
+"""``model.save`` / ``keras.models.load_model`` for models of Keras's built-in layers (and
+functional calls with symbolic non-first arguments).
 
 A plain (uncompiled) ``Sequential`` used to save only ``Dense`` layers, and the weights
 of layers that hold sub-layers (an RNN's ``cell``, ``Bidirectional``'s two layers) were
@@ -96,3 +97,24 @@ def test_layer_configs_rebuild_the_layer() -> None:
         a.pop("name")
         b.pop("name")
         assert a == b, type(layer).__name__
+
+
+def test_functional_multi_head_attention_takes_symbolic_value_and_key() -> None:
+    # keras.Input tensors as the value/key arguments (the Transformer tutorials' pattern):
+    # they are inputs of the node, replayed with the call's values
+    keras.utils.set_random_seed(3)
+    q, v = keras.Input((4, 8)), keras.Input((6, 8))
+    att = L.MultiHeadAttention(2, 4)
+    out = att(q, v)
+    out_k = att(q, v, key=v)
+    m = keras.Model([q, v], [L.Dense(1)(L.GlobalAveragePooling1D()(L.Add()([out, q]))), out_k])
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    b = rng.standard_normal((2, 6, 8)).astype(np.float32)
+    y, yk = m([a, b])
+    np.testing.assert_allclose(yk.numpy(), att(tf.constant(a), tf.constant(b)).numpy(),
+                               rtol=1e-6)
+    assert y.shape == (2, 1)
+    m.compile(optimizer="adam", loss="mse")
+    h = m.fit([a, b], [np.ones((2, 1)), np.zeros((2, 4, 8))], epochs=2, verbose=0)
+    assert h.history["loss"][1] < h.history["loss"][0]

@@ -178,11 +178,20 @@ def _as_keras_tensor(x: Any) -> KerasTensor:
 def symbolic_call(layer: Layer, inputs: Any, args: tuple[Any, ...],
                   kwargs: dict[str, Any]) -> Any:
     """Call ``layer`` on symbolic inputs: build it and return symbolic outputs."""
-    inputs = _map(lambda v: _as_keras_tensor(v) if isinstance(v, KerasInput) else v, inputs)
+    def sym(v: Any) -> Any:
+        return _as_keras_tensor(v) if isinstance(v, KerasInput) else v
+
+    def zeros(v: Any) -> Any:
+        return v._zeros() if isinstance(v, KerasTensor) else v
+
+    inputs = _map(sym, inputs)
+    # symbolic tensors among the other arguments (MultiHeadAttention's value and key) are
+    # inputs of the node too
+    args = _map(sym, args)
+    kwargs = _map(sym, kwargs)
     node = Node(layer, inputs, args, kwargs)
-    concrete = _map(lambda v: v._zeros() if isinstance(v, KerasTensor) else v, inputs)
     with _Paused():
-        out = layer(concrete, *args, **kwargs)
+        out = layer(_map(zeros, inputs), *_map(zeros, args), **_map(zeros, kwargs))
 
     idx = [0]
 
@@ -228,7 +237,7 @@ class Graph:
                 order.append(node)
                 continue
             stack.append((t, True))
-            for parent in reversed(_flat(node.inputs)):
+            for parent in reversed(_flat(node.inputs) + _flat(node.args) + _flat(node.kwargs)):
                 if isinstance(parent, KerasTensor) and id(parent) not in ids and \
                         parent.node is not None and id(parent.node) not in seen:
                     stack.append((parent, False))
@@ -263,7 +272,7 @@ class Graph:
         for node in self.nodes:
             args = _map(resolve, node.inputs)
             if node.args or node.kwargs or training is None:
-                out = node.layer(args, *node.args, **node.kwargs)
+                out = node.layer(args, *_map(resolve, node.args), **_map(resolve, node.kwargs))
             else:
                 out = call_with_training(node.layer, args, bool(training))
             for kt, val in zip(_flat(node.outputs), _flat(out)):
