@@ -80,7 +80,7 @@ def _layer_entry(layer: Any, input_shape: Any) -> dict[str, Any]:
 
 
 def _model_config(model: Any) -> dict[str, Any]:
-    from .functional import _flat
+    from .functional import KerasTensor, _flat
     from .models import Functional, Sequential
 
     if isinstance(model, Functional):
@@ -92,6 +92,12 @@ def _model_config(model: Any) -> dict[str, Any]:
             layers.append(entry)
         by_layer: dict[int, dict[str, Any]] = {}
         for node in graph.nodes:
+            if any(isinstance(t, KerasTensor) for t in _flat(node.args) + _flat(node.kwargs)):
+                raise hinted(NotImplementedError(with_hint(
+                    f"Saving a functional model whose layer {node.layer.name!r} takes symbolic "
+                    "tensors in its other arguments (e.g. MultiHeadAttention(query, value)) is "
+                    "not supported by tapegrad", "save the weights with "
+                    "model.save_weights('m.weights.h5') and rebuild the model in code")))
             args = []
             for t in _flat(node.inputs):
                 src = t.node.layer.name if t.node is not None else t.name
