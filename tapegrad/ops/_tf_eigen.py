@@ -98,9 +98,7 @@ def _by_packets(a: np.ndarray, packets: Callable[[np.ndarray], np.ndarray],
     ``tail`` on the last ``size % 8`` values (DAZ on the inputs unless ``daz=False``,
     where the tail reads subnormals itself)."""
     shape = np.shape(a)
-    x = np.array(a, _F, copy=True).reshape(-1)
-    if daz:
-        x = _ftz(x)
+    x = _daz(a) if daz else np.array(a, _F, copy=True).reshape(-1)
     k = x.size - x.size % _PACKET
     with np.errstate(all="ignore"):
         out = packets(x) if k == x.size else np.concatenate([packets(x[:k]), tail(x[k:])])

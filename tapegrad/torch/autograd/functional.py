@@ -117,52 +117,43 @@ def _fill_none(grads: tuple[Any, ...], refs: tuple[Tensor, ...]) -> tuple[Tensor
                  for g, r in zip(grads, refs))
 
 
-def _check_strict(outputs: tuple[Tensor, ...], strict: bool, fn: str) -> None:
-    if not strict:
-        return
-    for i, o in enumerate(outputs):
-        if o._node is None and not o._rg:
-            raise hinted(RuntimeError(with_hint(
-                f"Output {i} of the user-provided function does not require gradients. The "
-                "outputs must be computed in a differentiable manner from the input when running "
-                "in strict mode.", f"{fn}: make every output depend on the inputs")))
+_STRICT_TEXT = {
+    "outputs": "Output {i} of the user-provided function does not require gradients. The "
+               "outputs must be computed in a differentiable manner from the input when running "
+               "in strict mode.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided "
+                "function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of "
+                   "the user-provided function. This is not allowed in strict mode.",
+}
 
 
-def _check_requires_grad(ts: tuple[Any, ...], kind: str, strict: bool) -> None:
-    """PyTorch's ``_check_requires_grad`` (strict mode), by what ``ts`` are."""
+def _check_requires_grad(ts: tuple[Any, ...], kind: str | None, strict: bool,
+                         what: str = "strict mode") -> None:
+    """PyTorch's strict-mode checks: a ``None`` (an input nothing used), then, for ``kind``,
+    a tensor that does not require grad (``kind=None``: the ``None`` check only)."""
     if not strict:
         return
     for i, t in enumerate(ts):
         if t is None:
             raise hinted(RuntimeError(with_hint(
                 f"The output of the user-provided function is independent of input {i}. This "
-                "is not allowed in strict mode.", "every input must be used")))
-        if t._node is None and not t._rg:
-            if kind == "jacobian":
-                msg = (f"While computing the hessian, found that the jacobian of the "
-                       f"user-provided function with respect to input {i} is independent of the "
-                       "input. This is not allowed in strict mode. You should ensure that your "
-                       "function is twice differentiable and that the jacobian depends on the "
-                       "inputs (this would be violated by a linear function for example).")
-            elif kind == "grad_inputs":
-                msg = (f"The gradient with respect to input {i} is independent of the inputs of "
-                       "the user-provided function. This is not allowed in strict mode.")
-            else:
-                msg = (f"Output {i} of the user-provided function does not require gradients. "
-                       "The outputs must be computed in a differentiable manner from the input "
-                       "when running in strict mode.")
-            raise hinted(RuntimeError(with_hint(msg, "strict mode: everything must depend on "
-                                                     "the inputs")))
+                "is not allowed in strict mode.", f"{what}: every input must be used")))
+        if kind is not None and t._node is None and not t._rg:
+            raise hinted(RuntimeError(with_hint(
+                _STRICT_TEXT[kind].format(i=i),
+                f"{what}: everything must depend on the inputs")))
+
+
+def _check_strict(outputs: tuple[Tensor, ...], strict: bool, fn: str) -> None:
+    _check_requires_grad(outputs, "outputs", strict, fn)
 
 
 def _check_unused(grads: tuple[Any, ...], strict: bool, what: str) -> None:
-    if not strict:
-        return
-    for i, g in enumerate(grads):
-        if g is None:
-            raise hinted(RuntimeError(with_hint(
-                f"The output of the user-provided function is independent of input {i}. This "
-                f"is not allowed in strict mode.", f"{what}: every input must be used")))
+    _check_requires_grad(grads, None, strict, what)
 
 
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
