@@ -110,34 +110,45 @@ def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> Tensor:
                log1p(exp(negative(abs(logits)))))
 
 
-def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1) -> Tensor:
+def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
+                                      kernel: str = "") -> Tensor:
     """``-sum(labels * log_softmax(logits))`` along ``axis``.
 
     One op (one node): its forward and VJP give the values of that composite.
+    ``kernel="tf"``: TensorFlow's gradient, ``softmax(logits) - labels`` (its kernel's
+    backprop, which assumes labels that sum to one), labels broadcast to the logits.
     """
     shape = np.shape(data(logits))
+    if kernel and shape and -len(shape) <= axis < len(shape) and \
+            np.shape(data(labels)) != shape:
+        labels = broadcast_to(labels, shape)
     if not shape or np.shape(data(labels)) != shape or not -len(shape) <= axis < len(shape):
         # broadcasting labels (or a bad axis, for the composite's error): the composite
         return negative(sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis))
+    if kernel:
+        return _softmax_xent(logits, labels, axis=axis % len(shape), kernel=kernel)
     return _softmax_xent(logits, labels, axis=axis % len(shape))
 
 
 @defop("softmax_cross_entropy", saves=("logits", "labels"), needs=True)
-def _softmax_xent(logits: Any, labels: Any, *, axis: int) -> Any:
+def _softmax_xent(logits: Any, labels: Any, *, axis: int, kernel: str = "") -> Any:
     lp = log_softmax_op.fwd(logits, axis=axis)
     return np.negative(np.sum(np.multiply(labels, lp), axis=(axis,)))
 
 
 @_softmax_xent.defvjp
-def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...]) -> Any:
+def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...],
+      kernel: str = "") -> Any:
     # loss = -sum(z * lp): dz = -g lp; dlp = -g z, and through log_softmax
-    # dlogits = dlp - exp(lp) * sum(dlp)
+    # dlogits = dlp - exp(lp) * sum(dlp); TensorFlow's: g (exp(lp) - z)
     dx = dz = None
     if raw():
         ga, za = g._data, data(labels)
         lp = np.asarray(log_softmax_op.fwd(data(logits), axis=axis))
         ng = np.expand_dims(np.negative(ga), axis)
-        if needs[0]:
+        if needs[0] and kernel:
+            dx = wrap(np.multiply(np.expand_dims(ga, axis), np.subtract(np.exp(lp), za)), g)
+        elif needs[0]:
             dlp = np.asarray(np.multiply(ng, za))
             s = np.sum(dlp, axis=axis, keepdims=True)
             e = np.asarray(np.exp(lp))
@@ -148,7 +159,9 @@ def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...]) -
         return dx, dz
     lpt = log_softmax(logits, axis=axis)
     ngt = expand_dims(negative(g), axis)
-    if needs[0]:
+    if needs[0] and kernel:
+        dx = multiply(expand_dims(g, axis), subtract(exp(lpt), labels))
+    elif needs[0]:
         dlpt = multiply(ngt, labels)
         dx = subtract(dlpt, multiply(exp(lpt), sum(dlpt, axis=axis, keepdims=True)))
     if needs[1]:
@@ -162,13 +175,18 @@ def _const(v: Any) -> Tensor:
 
 # ================================================================ forward-mode and batching rules
 @_softmax_xent.defjvp
-def _(dx: Any, dz: Any, logits: Any, labels: Any, *, out: Any, axis: int) -> Any:
-    # d(-sum z lp) = -sum(dz lp) - sum(z dlp), dlp = dx - sum(dx softmax)
+def _(dx: Any, dz: Any, logits: Any, labels: Any, *, out: Any, axis: int,
+      kernel: str = "") -> Any:
+    # d(-sum z lp) = -sum(dz lp) - sum(z dlp), dlp = dx - sum(dx softmax);
+    # TensorFlow's (the transpose of its gradient): sum((softmax - z) dx)
     lp = log_softmax(logits, axis=axis)
     t = None
     if dz is not None:
         t = negative(sum(multiply(dz, lp), axis=axis))
-    if dx is not None:
+    if dx is not None and kernel:
+        tx = sum(multiply(subtract(exp(lp), labels), dx), axis=axis)
+        t = tx if t is None else add(t, tx)
+    elif dx is not None:
         dlp = subtract(dx, sum(multiply(dx, exp(lp)), axis=axis, keepdims=True))
         tx = negative(sum(multiply(labels, dlp), axis=axis))
         t = tx if t is None else add(t, tx)
@@ -176,8 +194,11 @@ def _(dx: Any, dz: Any, logits: Any, labels: Any, *, out: Any, axis: int) -> Any
 
 
 @_softmax_xent.defbatch
-def _(batched: tuple[bool, ...], logits: Any, labels: Any, *, axis: int) -> Any:
+def _(batched: tuple[bool, ...], logits: Any, labels: Any, *, axis: int,
+      kernel: str = "") -> Any:
     n = next(np.shape(data(v))[0] for v, b in zip((logits, labels), batched) if b)
     vals = [v if b else broadcast_to(v, (n,) + np.shape(data(v)))
             for v, b in zip((logits, labels), batched)]
+    if kernel:
+        return _softmax_xent(vals[0], vals[1], axis=axis + 1, kernel=kernel)
     return _softmax_xent(vals[0], vals[1], axis=axis + 1)

@@ -254,7 +254,7 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1,
                 "labels and logits must have one shape", "SoftmaxCrossEntropyWithLogits"
             ) from None
     x, z = binary_args(x, z, "SoftmaxCrossEntropyWithLogits")
-    return ops.softmax_cross_entropy_with_logits(z, x, axis=axis)
+    return ops.softmax_cross_entropy_with_logits(z, x, axis=axis, kernel="tf")
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,

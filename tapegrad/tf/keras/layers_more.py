@@ -923,3 +923,62 @@ class UnitNormalization(Layer):
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "axis": self.axis}
+
+
+# ----------------------------------------------------------------------------- merge functions
+# Keras' functional forms of the merge layers: ``keras.layers.concatenate([a, b])`` is
+# ``Concatenate()([a, b])`` (eager tensors and symbolic ones alike)
+def add(inputs: Any, **kwargs: Any) -> Any:
+    """``Add(**kwargs)(inputs)``."""
+    from .layers_conv import Add
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs: Any, **kwargs: Any) -> Any:
+    """``Subtract(**kwargs)(inputs)``."""
+    from .layers_conv import Subtract
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs: Any, **kwargs: Any) -> Any:
+    """``Multiply(**kwargs)(inputs)``."""
+    from .layers_conv import Multiply
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs: Any, **kwargs: Any) -> Any:
+    """``Average(**kwargs)(inputs)``."""
+    from .layers_conv import Average
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs: Any, **kwargs: Any) -> Any:
+    """``Maximum(**kwargs)(inputs)``."""
+    from .layers_conv import Maximum
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs: Any, **kwargs: Any) -> Any:
+    """``Minimum(**kwargs)(inputs)``."""
+    from .layers_conv import Minimum
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs: Any, axis: int = -1, **kwargs: Any) -> Any:
+    """``Concatenate(axis=axis, **kwargs)(inputs)``.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.concatenate([tf.ones([2, 1]), tf.zeros([2, 2])]).shape
+    TensorShape([2, 3])
+    """
+    from .layers_conv import Concatenate
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs: Any, axes: Any = -1, normalize: bool = False, **kwargs: Any) -> Any:
+    """``Dot(axes=axes, normalize=normalize, **kwargs)(inputs)``."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)
+
+
+__all__ += ["add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate",
+            "dot"]
