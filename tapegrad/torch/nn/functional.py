@@ -646,3 +646,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 
 __all__ += ["scaled_dot_product_attention"]
+
+# more activations, losses and layers (prelu, glu, huber_loss, grid_sample, ctc_loss, ...)
+from .functional_more import *  # noqa: E402,F403
+from .functional_more import __all__ as _more_all  # noqa: E402
+
+__all__ += [n for n in _more_all if n not in __all__]

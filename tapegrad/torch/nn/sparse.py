@@ -118,41 +118,11 @@ class EmbeddingBag(Module):
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:
-        idx = input._data
-        if idx.ndim == 2:
-            if offsets is not None:
-                raise hinted(ValueError(with_hint("if input is 2D, then offsets has to be None, as "
-                                           "input is treated is a mini-batch of fixed length "
-                                           "sequences.", "drop offsets")))
-            starts = np.arange(0, idx.size, idx.shape[1])
-            flat = idx.reshape(-1)
-        else:
-            if offsets is None:
-                raise hinted(ValueError(with_hint("offsets has to be a 1D Tensor but got None",
-                                           "pass the bag start offsets")))
-            starts = offsets._data.astype(np.int64, copy=False)  # keeps a trace's mark
-            if self.include_last_offset:
-                starts = starts[:-1]
-            flat = idx
-        emb = FC.embedding(make(flat, None, False, TORCH), self.weight, self.padding_idx,
-                           self.max_norm, self.norm_type)
-        if per_sample_weights is not None:
-            emb = core.multiply(emb, core.reshape(per_sample_weights, (-1, 1)))
-        bounds = list(starts) + [flat.size]
-        keep = np.ones(flat.size, dtype=bool) if self.padding_idx is None else \
-            flat != self.padding_idx
-        if self.mode == "max":
-            rows = [core.amax(core.getitem(emb, (slice(int(a), int(b)),)), axis=0)
-                    for a, b in zip(bounds, bounds[1:])]
-            return core.stack(rows)
-        member = np.zeros((len(starts), flat.size), dtype=emb._data.dtype)
-        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
-            member[i, int(a):int(b)] = keep[int(a):int(b)]
-            if self.mode == "mean":
-                cnt = member[i].sum()
-                if cnt:
-                    member[i] /= cnt
-        return core.matmul(make(member, None, False, TORCH), emb)
+        from .functional_more import embedding_bag
+
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             False, self.mode, False, per_sample_weights,
+                             self.include_last_offset, self.padding_idx)
 
     def extra_repr(self) -> str:
         return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'"
