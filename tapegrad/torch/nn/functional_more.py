@@ -139,11 +139,12 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``x * relu6(x + 3) / 6`` (PyTorch's gradient: ``x / 3 + 0.5`` on ``[-3, 3]``)."""
+    """``x * relu6(x + 3) / 6`` (PyTorch's CPU gradient: ``x / 3 + 0.5`` on ``(-3, 3)``,
+    0 at -3, 1 at 3)."""
     x = _float(_check(input, "hardswish"), "hardswish")
     mid = core.divide(core.multiply(x, core.add(x, 3.0)), 6.0)
-    y = core.where(core.less(x, -3.0), core.multiply(x, 0.0),
-                   core.where(core.less_equal(x, 3.0), mid, x))
+    y = core.where(core.less_equal(x, -3.0), core.multiply(x, 0.0),
+                   core.where(core.less(x, 3.0), mid, x))
     return _inplace(x, y) if inplace else y
 
 
@@ -172,17 +173,18 @@ def tanhshrink(input: Tensor) -> Tensor:
     return core.subtract(x, core.tanh(x))
 
 
-def _lambd(lambd: float, fn: str) -> None:
+def _lambd(lambd: float, dt: np.dtype, fn: str) -> None:
     if lambd < 0:
+        hi = float(np.finfo(dt).max)
         raise hinted(RuntimeError(with_hint(
-            f"lambda must be greater or equal to 0, but found to be {lambd}.",
-            f"{fn} needs lambd >= 0")))
+            f"lambda must be in range [0, {hi:g}] for input dtype {_type_name(dt)}, but found "
+            f"{float(lambd):g}", f"{fn} needs lambd >= 0")))
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
     x = _float(_check(input, "softshrink"), "softshrink_cpu")
-    _lambd(lambd, "softshrink")
+    _lambd(lambd, x._data.dtype, "softshrink")
     lo = core.where(core.less(x, -lambd), core.add(x, lambd), core.multiply(x, 0.0))
     return core.where(core.greater(x, lambd), core.subtract(x, lambd), lo)
 
@@ -421,7 +423,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         h = core.multiply(h, core.reshape(core.take(weight, tf), (n, 1)))
     per = core.divide(core.sum(h, axis=1), float(c))
     if nd <= 1 and r == "none":
-        per = core.reshape(per, ())
+        per = core.reshape(per, t.shape)  # the target's shape: () or (1,)
     return _reduce(per, r)
 
 
@@ -940,24 +942,25 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
     th = _check(theta, "affine_grid")
     if th._data.dtype.kind != "f":
         raise ValueError(f"Expected theta to have floating point type, but got {th.dtype}")
+    shown = str(size)
     size = [int(s) for s in size]
     ts = th._data.shape
     if len(size) == 4:
         if th._data.ndim != 3 or ts[-2] != 2 or ts[-1] != 3:
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
-                             f"{Size(size)}. Got {Size(ts)}.")
+                             f"{shown}. Got {Size(ts)}.")
         spatial = size[-2:]
     elif len(size) == 5:
         if th._data.ndim != 3 or ts[-2] != 3 or ts[-1] != 4:
             raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
-                             f"{Size(size)}. Got {Size(ts)}.")
+                             f"{shown}. Got {Size(ts)}.")
         spatial = size[-3:]
     else:
         raise NotImplementedError(
             f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-            f"respectively. Got size {Size(size)}.")
+            f"respectively. Got size {shown}.")
     if min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {Size(size)}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {shown}")
     dt = th._data.dtype
     n = size[0]
     if len(size) == 4:
@@ -1079,6 +1082,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         yn = np.rint(iy._data).astype(np.int64)
         v, inb = corner(yn, xn)
         out = core.multiply(v, inb[..., None].astype(x._data.dtype))
+        # the grid's gradient is zero (not None), as PyTorch's kernel writes it
+        gz = core.where(np.zeros(gx._data.shape, dtype=bool), core.add(gx, gy), 0.0)
+        out = core.add(out, core.expand_dims(gz, -1))
         return core.transpose(out, (0, 3, 1, 2))
     with np.errstate(invalid="ignore"):
         x0 = np.floor(ix._data)

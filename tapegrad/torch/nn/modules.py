@@ -648,6 +648,10 @@ class Bilinear(Module):
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         return F.bilinear(input1, input2, self.weight, self.bias)
 
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
 
 class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,

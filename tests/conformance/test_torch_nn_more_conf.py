@@ -1,0 +1,441 @@
+"""The added ``torch.nn.functional`` / ``torch.nn`` names against real PyTorch: values,
+gradients, dtypes, module reprs, initial parameters after the same seed, state_dict keys
+and error texts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.torch_style.torch_harness import compare
+
+real = pytest.importorskip("torch")
+import tapegrad.torch as tt  # noqa: E402
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 4)).astype(np.float32) * 3
+X[0, :4] = [-3.0, 3.0, 0.5, -0.5]  # the kinks of hardswish / hardsigmoid / shrink
+X4 = RNG.standard_normal((2, 4, 3, 3)).astype(np.float32)
+
+
+def _vg(torch: Any, fn: Callable[..., Any], *arrays: Any, grad: bool = True) -> Any:
+    """``fn``'s value (detached) and the gradients of a weighted sum of it."""
+    ins = [torch.tensor(a, requires_grad=grad and a.dtype.kind == "f")
+           if isinstance(a, np.ndarray) else a for a in arrays]
+    out = fn(*ins)
+    res = [out.detach()]
+    if grad and out.requires_grad:
+        w = torch.tensor(np.linspace(0.5, 1.5, max(out.numel(), 1)).astype(
+            np.float64 if out.dtype == torch.float64 else np.float32).reshape(tuple(out.shape)))
+        (out * w).sum().backward()
+        res += [t.grad for t in ins if isinstance(t, torch.Tensor) and t.requires_grad]
+    return res
+
+
+ACTS: list[tuple[str, Callable[[Any, Any], Any]]] = [
+    ("selu", lambda F, x: F.selu(x)),
+    ("celu", lambda F, x: F.celu(x, 0.7)),
+    ("hardswish", lambda F, x: F.hardswish(x)),
+    ("hardsigmoid", lambda F, x: F.hardsigmoid(x)),
+    ("softsign", lambda F, x: F.softsign(x)),
+    ("tanhshrink", lambda F, x: F.tanhshrink(x)),
+    ("softshrink", lambda F, x: F.softshrink(x, 0.5)),
+    ("hardshrink", lambda F, x: F.hardshrink(x, 0.5)),
+    ("threshold", lambda F, x: F.threshold(x, 0.5, -2.0)),
+    ("rrelu_eval", lambda F, x: F.rrelu(x)),
+    ("glu", lambda F, x: F.glu(x, 1)),
+    ("glu0", lambda F, x: F.glu(x[:2], 0)),
+    ("mish", lambda F, x: F.mish(x)),
+    ("logsigmoid", lambda F, x: F.logsigmoid(x)),
+    ("softmin", lambda F, x: F.softmin(x, 1)),
+    ("prelu1", lambda F, x: F.prelu(x, x.new_tensor([0.2]))),
+]
+
+
+@pytest.mark.parametrize("name,f", ACTS, ids=[a[0] for a in ACTS])
+def test_activations(name: str, f: Callable[[Any, Any], Any]) -> None:
+    compare(lambda torch: _vg(torch, lambda x: f(torch.nn.functional, x), X), real, tt)
+    compare(lambda torch: _vg(torch, lambda x: f(torch.nn.functional, x),
+                              X.astype(np.float64)), real, tt, rtol=1e-12)
+
+
+def test_prelu_weight_grad() -> None:
+    w = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    compare(lambda torch: _vg(torch, torch.nn.functional.prelu, X4, w), real, tt)
+    compare(lambda torch: _vg(torch, torch.nn.functional.prelu, X, w), real, tt)
+
+
+def test_rrelu_training_stream() -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        x = torch.tensor(X, requires_grad=True)
+        y = torch.nn.functional.rrelu(x, training=True)
+        y.sum().backward()
+        return y.detach(), x.grad, torch.rand(2)
+    compare(prog, real, tt)
+
+
+def test_gumbel_softmax_stream() -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        x = torch.tensor(X, requires_grad=True)
+        y = torch.nn.functional.gumbel_softmax(x, tau=0.5)
+        h = torch.nn.functional.gumbel_softmax(x, hard=True)
+        (y * torch.arange(4.0)).sum().backward()
+        return y.detach(), h.detach(), x.grad, torch.rand(2)
+    compare(prog, real, tt)
+
+
+T = (RNG.standard_normal((3, 4)) * 2).astype(np.float32)
+SIGN = np.array([1.0, -1.0, 1.0], np.float32)
+SIGN34 = np.where(RNG.standard_normal((3, 4)) > 0, 1.0, -1.0).astype(np.float32)
+POS = np.abs(T) + 0.1
+
+LOSSES: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = [
+    ("huber", lambda F, a, b, r: F.huber_loss(a, b, reduction=r, delta=1.5), (X, T)),
+    ("huber_w", lambda F, a, b, r: F.huber_loss(a, b, reduction=r, weight=b.abs().detach()),
+     (X, T)),
+    ("soft_margin", lambda F, a, b, r: F.soft_margin_loss(a, b.detach(), reduction=r),
+     (X, SIGN34)),
+    ("hinge", lambda F, a, b, r: F.hinge_embedding_loss(a, b, margin=1.5, reduction=r),
+     (X, SIGN34)),
+    ("mlsm", lambda F, a, b, r: F.multilabel_soft_margin_loss(a, b, reduction=r),
+     (X, (SIGN34 > 0).astype(np.float32))),
+    ("poisson", lambda F, a, b, r: F.poisson_nll_loss(a, b, reduction=r), (X / 3, POS)),
+    ("poisson_full", lambda F, a, b, r: F.poisson_nll_loss(a, b, log_input=False, full=True,
+                                                           reduction=r), (POS, T * T)),
+    ("gaussian", lambda F, a, b, r: F.gaussian_nll_loss(a, b, b.abs() * 0 + 0.5, full=True,
+                                                        reduction=r), (X, T)),
+]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,f,arrs", LOSSES, ids=[a[0] for a in LOSSES])
+def test_losses(name: str, f: Callable[..., Any], arrs: tuple[Any, ...],
+                reduction: str) -> None:
+    compare(lambda torch: _vg(torch, lambda a, b: f(torch.nn.functional, a, b, reduction),
+                              *arrs), real, tt)
+
+
+def test_gaussian_var_grad_and_shapes() -> None:
+    def prog(torch: Any) -> Any:
+        x = torch.tensor(X, requires_grad=True)
+        v = torch.tensor(np.array([1e-8, 0.5, 2.0], np.float32)[:, None] * np.ones(
+            (3, 4), np.float32), requires_grad=True)
+        loss = torch.nn.functional.gaussian_nll_loss(x, torch.tensor(T), v)
+        loss.backward()
+        v2 = torch.tensor(np.array([0.5, 1.0, 2.0], np.float32), requires_grad=True)
+        l2 = torch.nn.GaussianNLLLoss()(x, torch.tensor(T), v2)
+        l2.backward()
+        return loss.detach(), x.grad, v.grad, l2.detach(), v2.grad
+    compare(prog, real, tt)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_three_input_losses(reduction: str) -> None:
+    a, b = X, T
+    y3 = SIGN
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        out = []
+        out.append(_vg(torch, lambda p, q: F.margin_ranking_loss(
+            p[:, 0], q[:, 0], torch.tensor(y3), margin=0.3, reduction=reduction), a, b))
+        out.append(_vg(torch, lambda p, q: F.cosine_embedding_loss(
+            p, q, torch.tensor(y3), margin=0.2, reduction=reduction), a, b))
+        n = (b[::-1] * 0.7).copy()
+        out.append(_vg(torch, lambda p, q, r: F.triplet_margin_loss(
+            p, q, r, margin=1.5, reduction=reduction), a, b, n))
+        out.append(_vg(torch, lambda p, q, r: F.triplet_margin_loss(
+            p, q, r, p=1, swap=True, reduction=reduction), a, b, n))
+        out.append(_vg(torch, lambda p, q, r: F.triplet_margin_with_distance_loss(
+            p, q, r, distance_function=lambda u, v: 1 - F.cosine_similarity(u, v),
+            swap=True, reduction=reduction), a, b, n))
+        return out
+    compare(prog, real, tt)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_class_margin_losses(reduction: str) -> None:
+    tgt = np.array([3, 0, 2])
+    mtgt = np.array([[3, 0, -1, 1], [1, -1, 2, 2], [0, 1, 2, 3]])
+    wgt = np.array([0.5, 1.0, 2.0, 1.5], np.float32)
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        return [
+            _vg(torch, lambda x: F.multi_margin_loss(x, torch.tensor(tgt), reduction=reduction),
+                X),
+            _vg(torch, lambda x: F.multi_margin_loss(x, torch.tensor(tgt), p=2, margin=0.7,
+                                                     weight=torch.tensor(wgt),
+                                                     reduction=reduction), X),
+            _vg(torch, lambda x: F.multi_margin_loss(x[0], torch.tensor(tgt[:1]),
+                                                     reduction=reduction), X),
+            _vg(torch, lambda x: F.multilabel_margin_loss(x, torch.tensor(mtgt),
+                                                          reduction=reduction), X),
+            _vg(torch, lambda x: F.multilabel_margin_loss(x[1], torch.tensor(mtgt[1]),
+                                                          reduction=reduction), X),
+        ]
+    compare(prog, real, tt)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("zero_inf", [False, True])
+def test_ctc_loss(reduction: str, zero_inf: bool) -> None:
+    logits = RNG.standard_normal((6, 3, 5)).astype(np.float32)
+    targets = np.array([[1, 2, 2], [3, 1, 0], [4, 4, 4]])
+    il, tl = [6, 5, 3], [3, 2, 3]  # the last is impossible (needs 5 frames)
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        x = torch.tensor(logits, requires_grad=True)
+        lp = F.log_softmax(x, 2)
+        lp.retain_grad()
+        loss = F.ctc_loss(lp, torch.tensor(targets), torch.tensor(il), torch.tensor(tl),
+                          reduction=reduction, zero_infinity=zero_inf)
+        if reduction == "none":
+            loss = loss * torch.tensor([1.0, 0.5, 0.25])
+        loss.sum().backward()
+        return loss.detach(), x.grad, lp.grad
+    compare(prog, real, tt, rtol=1e-4, atol=1e-5)
+
+
+def test_ctc_loss_concatenated_targets_and_module() -> None:
+    logits = RNG.standard_normal((5, 2, 4)).astype(np.float64)
+
+    def prog(torch: Any) -> Any:
+        x = torch.tensor(logits, requires_grad=True)
+        lp = x.log_softmax(2)
+        loss = torch.nn.CTCLoss(blank=3)(lp, torch.tensor([0, 1, 2, 2]), (5, 4), (1, 3))
+        loss.backward()
+        unb = torch.nn.functional.ctc_loss(lp[:, 0].detach(), torch.tensor([1, 1]),
+                                           torch.tensor(5), torch.tensor(2), reduction="none")
+        return loss.detach(), x.grad, unb, repr(torch.nn.CTCLoss())
+    compare(prog, real, tt, rtol=1e-10)
+
+
+def test_layers() -> None:
+    x = RNG.standard_normal((2, 8, 2, 3)).astype(np.float32)
+    u = RNG.standard_normal((1, 2, 4, 6)).astype(np.float32)
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        return [
+            _vg(torch, lambda t: F.pixel_shuffle(t, 2), x),
+            _vg(torch, lambda t: F.pixel_unshuffle(t, 2), u),
+            _vg(torch, lambda t: F.channel_shuffle(t, 4), x),
+            _vg(torch, lambda t: F.local_response_norm(t, 3), x),
+            _vg(torch, lambda t: F.local_response_norm(t[:, :, 0], 2, alpha=0.1, k=2.0), x),
+            _vg(torch, lambda t: F.pdist(t), X),
+            _vg(torch, lambda t: F.pdist(t, p=1), X),
+            _vg(torch, lambda t: F.lp_pool1d(t, 2, 3), X4[:, :, 0]),
+            _vg(torch, lambda t: F.lp_pool2d(t.abs() + 0.1, 3.0, 2, stride=1), X4),
+            _vg(torch, lambda t: F.pairwise_distance(t, t.flip(0)), X),
+            _vg(torch, lambda t: F.cosine_similarity(t, t.flip(0)), X),
+        ]
+    compare(prog, real, tt)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample(mode: str, padding: str, align: bool) -> None:
+    inp = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    grid = (RNG.uniform(-1.4, 1.4, (2, 3, 6, 2))).astype(np.float32)
+
+    def prog(torch: Any) -> Any:
+        return _vg(torch, lambda a, g: torch.nn.functional.grid_sample(
+            a, g, mode=mode, padding_mode=padding, align_corners=align), inp, grid)
+    compare(prog, real, tt, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("align", [False, True, None])
+def test_affine_grid(align: bool | None) -> None:
+    theta = RNG.standard_normal((2, 2, 3)).astype(np.float32)
+    theta3 = RNG.standard_normal((1, 3, 4)).astype(np.float32)
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        g = _vg(torch, lambda th: F.affine_grid(th, [2, 3, 4, 5], align_corners=align), theta)
+        g3 = _vg(torch, lambda th: F.affine_grid(th, [1, 1, 2, 3, 4], align_corners=align),
+                 theta3)
+        inp = torch.ones(2, 3, 4, 5)
+        s = F.grid_sample(inp, F.affine_grid(torch.tensor(theta), [2, 3, 2, 2],
+                                             align_corners=True), align_corners=True)
+        return g, g3, s
+    compare(prog, real, tt, rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_bag() -> None:
+    wt = RNG.standard_normal((10, 3)).astype(np.float32)
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+        off = torch.tensor([0, 4, 4])
+        out = []
+        for m in ("sum", "mean", "max"):
+            out.append(_vg(torch, lambda w: F.embedding_bag(idx, w, off, mode=m), wt))
+            out.append(_vg(torch, lambda w: F.embedding_bag(idx.view(2, 4), w, mode=m,
+                                                            padding_idx=4), wt))
+        out.append(_vg(torch, lambda w: F.embedding_bag(
+            idx, w, torch.tensor([0, 3, 8]), mode="sum", include_last_offset=True,
+            per_sample_weights=torch.linspace(0.1, 0.8, 8)), wt))
+        torch.manual_seed(0)
+        m = torch.nn.EmbeddingBag(10, 3, mode="sum")
+        out.append((m.weight.detach(), m(idx, off).detach(), repr(m)))
+        return out
+    compare(prog, real, tt)
+
+
+# ----------------------------------------------------------------------------- modules
+MODULES = [
+    "PReLU()", "PReLU(3, init=0.1)", "GLU()", "GLU(0)", "SELU()", "SELU(inplace=True)",
+    "CELU(0.5)", "HuberLoss(delta=2.0)", "PixelShuffle(2)", "PixelUnshuffle(3)", "Mish()",
+    "Hardswish()", "Hardsigmoid()", "Hardshrink()", "Softshrink(0.3)", "Tanhshrink()",
+    "RReLU()", "RReLU(0.1, 0.2, inplace=True)", "Softsign()", "Softmin(dim=1)", "Softmax2d()",
+    "LogSigmoid()", "Threshold(0.1, 20)", "Threshold(0.1, 20, inplace=True)",
+    "ChannelShuffle(2)", "LPPool1d(2, 3)", "LPPool2d(1.5, (2, 3), stride=2)",
+    "CosineSimilarity()", "PairwiseDistance(p=1.0)", "TripletMarginLoss()",
+    "TripletMarginWithDistanceLoss()", "MarginRankingLoss()", "CTCLoss()", "PoissonNLLLoss()",
+    "GaussianNLLLoss()", "MultiLabelMarginLoss()", "MultiLabelSoftMarginLoss()",
+    "MultiMarginLoss()", "SoftMarginLoss()", "HingeEmbeddingLoss()", "CosineEmbeddingLoss()",
+    "LocalResponseNorm(2)", "Hardtanh(-2.0, 2.0)", "LazyLinear(3)",
+    "LazyConv1d(4, 3)", "LazyConv2d(4, 3, stride=2, bias=False)", "SyncBatchNorm(3)",
+    "Unflatten(1, (2, 2))", "Bilinear(2, 3, 4)",
+]
+
+
+@pytest.mark.parametrize("spec", MODULES)
+def test_module_repr_and_params(spec: str) -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        m = eval("torch.nn." + spec, {"torch": torch})
+        params = [(n, p.detach()) for n, p in m.named_parameters()
+                  if not isinstance(p, torch.nn.UninitializedParameter)]
+        return repr(m), params, list(m.state_dict().keys()), type(m).__name__
+    compare(prog, real, tt)
+
+
+def test_lazy_linear_materializes_with_optimizer() -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        m = torch.nn.LazyLinear(3)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        before = (repr(m), type(m.weight).__name__, repr(m.weight))
+        y = m(torch.ones(2, 4))
+        y.sum().backward()
+        opt.step()
+        return before, repr(m), type(m).__name__, type(m.weight).__name__, m.weight.detach(), \
+            m.bias.detach(), y.detach()
+    compare(prog, real, tt)
+
+
+def test_lazy_conv_materializes() -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        m = torch.nn.LazyConv2d(4, 3, padding=1)
+        y = m(torch.ones(1, 2, 5, 5))
+        m1 = torch.nn.LazyConv1d(2, 2)
+        y1 = m1(torch.ones(3, 4))
+        return repr(m), m.weight.detach(), m.bias.detach(), y.detach(), repr(m1), y1.detach()
+    compare(prog, real, tt)
+
+
+def test_uninitialized_errors() -> None:
+    def prog(torch: Any) -> Any:
+        m = torch.nn.LazyLinear(3)
+        out = []
+        for f in (lambda: m.weight.shape, lambda: m.weight.numel()):
+            try:
+                f()
+            except Exception as e:  # noqa: BLE001
+                out.append((type(e).__name__, str(e)))
+        return out
+    compare(prog, real, tt)
+
+
+def test_parameter_dict() -> None:
+    def prog(torch: Any) -> Any:
+        p = torch.nn.ParameterDict({"a": torch.nn.Parameter(torch.ones(2)),
+                                    "b": torch.zeros(3, 2, dtype=torch.float64)})
+        p["c"] = torch.ones(1)
+        keys = list(p.keys())
+        names = [n for n, _ in p.named_parameters()]
+        b = p["b"]
+        del p["a"]
+        return repr(p), keys, names, type(b).__name__, b.requires_grad, len(p), "a" in p, \
+            list(p.state_dict().keys())
+    compare(prog, real, tt)
+
+
+def test_sync_batchnorm_cpu() -> None:
+    x = RNG.standard_normal((4, 3, 2)).astype(np.float32)
+
+    def prog(torch: Any) -> Any:
+        m = torch.nn.SyncBatchNorm(3)
+        y = m(torch.tensor(x))
+        m.eval()
+        y2 = m(torch.tensor(x))
+        try:
+            m(torch.ones(3))
+        except Exception as e:  # noqa: BLE001
+            err = (type(e).__name__, str(e))
+        return y.detach(), y2.detach(), m.running_mean, m.running_var, \
+            m.num_batches_tracked, err
+    compare(prog, real, tt)
+
+
+def test_module_forwards() -> None:
+    def prog(torch: Any) -> Any:
+        nn = torch.nn
+        torch.manual_seed(0)
+        x = torch.tensor(X4)
+        res = []
+        for m in (nn.PReLU(4), nn.GLU(1), nn.SELU(), nn.CELU(), nn.Hardswish(),
+                  nn.Hardsigmoid(), nn.Softmax2d(), nn.PixelShuffle(2), nn.ChannelShuffle(2),
+                  nn.LocalResponseNorm(2), nn.LPPool2d(2, 2), nn.Mish(), nn.Softmin(1),
+                  nn.Threshold(0.0, 5.0), nn.Hardtanh(), nn.LogSigmoid()):
+            res.append(m(x).detach())
+        return res
+    compare(prog, real, tt)
+
+
+# ----------------------------------------------------------------------------- errors
+ERRORS = [
+    "F.glu(torch.ones(3))",
+    "F.glu(torch.tensor(1.0))",
+    "F.softshrink(torch.ones(3), -1.0)",
+    "F.prelu(torch.ones(2, 3), torch.ones(2))",
+    "F.pixel_shuffle(torch.ones(2, 3), 2)",
+    "F.pixel_shuffle(torch.ones(1, 5, 2, 2), 2)",
+    "F.pixel_unshuffle(torch.ones(1, 1, 3, 4), 2)",
+    "F.channel_shuffle(torch.ones(1, 5, 2), 2)",
+    "F.margin_ranking_loss(torch.ones(3), torch.ones(3), torch.ones(3, 1))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 1]), p=3)",
+    "F.huber_loss(torch.ones(3), torch.ones(3), reduction='avg')",
+    "F.gaussian_nll_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3))",
+    "F.gaussian_nll_loss(torch.ones(2, 3), torch.ones(2, 3), -torch.ones(2, 3))",
+    "F.triplet_margin_with_distance_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3),"
+    " margin=1.0)",
+    "F.grid_sample(torch.ones(1, 1, 2, 2), torch.ones(1, 2, 2, 2), mode='cubic')",
+    "F.grid_sample(torch.ones(1, 1, 2, 2), torch.ones(1, 2, 2, 2), padding_mode='wrap')",
+    "F.affine_grid(torch.ones(1, 3, 3), [1, 1, 4, 4], align_corners=False)",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(4, 2), torch.tensor([0]), mode='mean',"
+    " per_sample_weights=torch.ones(2))",
+    "F.local_response_norm(torch.ones(2, 3), 2)",
+    "F.pdist(torch.ones(2, 3, 4))",
+    "torch.nn.MultiMarginLoss(p=3)",
+    "torch.nn.Softmax2d()(torch.ones(2, 3))",
+    "F.poisson_nll_loss(torch.ones(2), torch.ones(2), reduction='bad')",
+]
+
+
+@pytest.mark.parametrize("expr", ERRORS)
+def test_error_texts(expr: str) -> None:
+    def prog(torch: Any) -> Any:
+        return eval(expr, {"torch": torch, "F": torch.nn.functional})
+    compare(prog, real, tt)
