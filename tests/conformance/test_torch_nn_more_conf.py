@@ -278,8 +278,8 @@ def test_embedding_bag() -> None:
         off = torch.tensor([0, 4, 4])
         out = []
         for m in ("sum", "mean", "max"):
-            out.append(_vg(torch, lambda w: F.embedding_bag(idx, w, off, mode=m), wt))
-            out.append(_vg(torch, lambda w: F.embedding_bag(idx.view(2, 4), w, mode=m,
+            out.append(_vg(torch, lambda w, m=m: F.embedding_bag(idx, w, off, mode=m), wt))
+            out.append(_vg(torch, lambda w, m=m: F.embedding_bag(idx.view(2, 4), w, mode=m,
                                                             padding_idx=4), wt))
         out.append(_vg(torch, lambda w: F.embedding_bag(
             idx, w, torch.tensor([0, 3, 8]), mode="sum", include_last_offset=True,

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from ... import ops as core
-from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
 from ...ops.reduce import norm_axis
@@ -39,7 +38,6 @@ from .functional import (
     _reduction,
     _target_size_warning,
     _type_name,
-    log_softmax,
     logsigmoid,
     softmax,
 )
@@ -48,14 +46,20 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _t(a: Any, like: Tensor | None = None) -> Tensor:
+def _t(a: Any, like: Tensor) -> Tensor:
+    """``a`` as a tensor (a Python number or list in ``like``'s dtype)."""
     if isinstance(a, Tensor):
         return a
     arr = np.asarray(a)
-    if like is not None and arr.dtype.kind not in "fc" or (
-            like is not None and arr.dtype == np.float64 and not isinstance(a, np.ndarray)):
+    if not isinstance(a, np.ndarray):
         arr = arr.astype(like._data.dtype)
     return make(arr, None, False, TORCH)
+
+
+def _axis(dim: int, ndim: int) -> int:
+    ax = norm_axis(int(dim), ndim)
+    assert ax is not None
+    return int(ax[0])
 
 
 def _zeros(x: Tensor) -> Tensor:
@@ -64,7 +68,7 @@ def _zeros(x: Tensor) -> Tensor:
 
 def _inplace(input: Tensor, out: Tensor) -> Tensor:
     """``input`` overwritten with ``out`` (the ``inplace=True`` flavours)."""
-    return input.copy_(out)  # type: ignore[attr-defined, no-any-return]
+    return input.copy_(out)  # type: ignore[attr-defined]
 
 
 # ----------------------------------------------------------------------------- activations
@@ -111,7 +115,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise hinted(RuntimeError(with_hint(
             "glu does not support scalars because halving size must be even",
             "pass a tensor with an even dimension")))
-    d = norm_axis(int(dim), x._data.ndim)[0]
+    d = _axis(dim, x._data.ndim)
     n = x._data.shape[d]
     if n % 2:
         raise hinted(RuntimeError(with_hint(
@@ -205,11 +209,12 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return globals()["threshold"](input, threshold, value, inplace=True)  # type: ignore[no-any-return]
+    fn: Callable[..., Tensor] = globals()["threshold"]
+    return fn(input, threshold, value, inplace=True)
 
 
 def relu_(input: Tensor) -> Tensor:
-    return input.relu_()  # type: ignore[attr-defined, no-any-return]
+    return input.relu_()  # type: ignore[attr-defined]
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -236,7 +241,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     x = _float(_check(input, "rrelu"), "rrelu_with_noise_out_cpu")
     if lower > upper:
         raise hinted(RuntimeError(with_hint(
-            f"Lower bound should be less than or equal to the upper bound",
+            "Lower bound should be less than or equal to the upper bound",
             "pass lower <= upper")))
     if not training:
         y = core.leaky_relu(x, negative_slope=(lower + upper) / 2)
@@ -276,7 +281,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     y = softmax(core.divide(core.add(x, gumbels), tau), dim)
     if not hard:
         return y
-    d = norm_axis(int(dim), max(y._data.ndim, 1))[0]
+    d = _axis(dim, max(y._data.ndim, 1))
     idx = np.argmax(y._data, axis=d) if y._data.ndim else np.zeros((), np.int64)
     hard_arr = np.zeros(y._data.shape, y._data.dtype)
     if y._data.ndim:
@@ -284,7 +289,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     else:
         hard_arr[...] = 1.0
     y_hard = make(hard_arr, None, False, TORCH)
-    return core.add(core.subtract(y_hard, y.detach()), y)  # type: ignore[attr-defined]
+    return core.add(core.subtract(y_hard, y.detach()), y)
 
 
 def softmax2d_check(input: Tensor) -> None:
@@ -519,7 +524,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         with np.errstate(all="ignore"):
             st = core.add(core.subtract(core.multiply(tt, core.log(tt)), tt),
                           core.multiply(core.log(core.multiply(tt, 2 * math.pi)), 0.5))
-        st = core.where(core.less_equal(tt, 1), core.multiply(st, 0.0) if False else
+        st = core.where(core.less_equal(tt, 1),
                         make(np.zeros((), st._data.dtype), None, False, TORCH), st)
         loss = core.add(loss, st)
     return _reduce(loss, reduction)
@@ -1109,7 +1114,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     return core.transpose(out, (0, 3, 1, 2))
 
 
-__all__ = [
+__all__: list[str] = [
     "prelu", "glu", "selu", "celu", "hardswish", "hardsigmoid", "softsign", "tanhshrink",
     "softshrink", "hardshrink", "threshold", "threshold_", "relu_", "elu_", "leaky_relu_",
     "hardtanh_", "selu_", "celu_", "rrelu", "rrelu_", "gumbel_softmax", "huber_loss",
@@ -1120,5 +1125,3 @@ __all__ = [
     "channel_shuffle", "native_channel_shuffle", "local_response_norm", "pdist", "lp_pool1d",
     "lp_pool2d", "embedding_bag", "affine_grid", "grid_sample",
 ]
-
-_unused = (mode, log_softmax, _t)

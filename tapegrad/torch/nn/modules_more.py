@@ -89,22 +89,22 @@ class _InplaceAct(Module):
 
 
 class SELU(_InplaceAct):
-    _fn = staticmethod(FM.selu)  # type: ignore[assignment]
+    _fn = staticmethod(FM.selu)
 
     def extra_repr(self) -> str:
         return _inplace_str(self.inplace)
 
 
 class Hardswish(_InplaceAct):
-    _fn = staticmethod(FM.hardswish)  # type: ignore[assignment]
+    _fn = staticmethod(FM.hardswish)
 
 
 class Hardsigmoid(_InplaceAct):
-    _fn = staticmethod(FM.hardsigmoid)  # type: ignore[assignment]
+    _fn = staticmethod(FM.hardsigmoid)
 
 
 class Mish(_InplaceAct):
-    _fn = staticmethod(F.mish)  # type: ignore[assignment]
+    _fn = staticmethod(F.mish)
 
     def extra_repr(self) -> str:
         return _inplace_str(self.inplace)
@@ -320,18 +320,6 @@ class PairwiseDistance(Module):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
-class Unflatten(Module):
-    def __init__(self, dim: int | str, unflattened_size: Any) -> None:
-        super().__init__()
-        self.dim, self.unflattened_size = dim, unflattened_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return input.unflatten(self.dim, self.unflattened_size)  # type: ignore[attr-defined, no-any-return]
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
-
-
 # ----------------------------------------------------------------------------- losses
 class _WeightedLoss(_Loss):
     def __init__(self, weight: Tensor | None = None, size_average: Any = None,
@@ -491,7 +479,7 @@ class CTCLoss(_Loss):
 
 # ----------------------------------------------------------------------------- containers
 def _type_str(t: Tensor) -> str:
-    return t.type()  # type: ignore[attr-defined, no-any-return]
+    return t.type()  # type: ignore[attr-defined]
 
 
 class ParameterDict(Module):
@@ -672,6 +660,11 @@ class LazyModuleMixin:
                 self.__class__ = self.cls_to_become
         return Module.__call__(self, *args, **kwargs)  # type: ignore[arg-type]
 
+    @staticmethod
+    def _materialize(p: Any, shape: tuple[int, ...]) -> None:
+        assert isinstance(p, UninitializedParameter)
+        p.materialize(shape)
+
 
 class LazyLinear(LazyModuleMixin, Linear):
     """A ``Linear`` whose ``in_features`` is the last dimension of its first input.
@@ -707,14 +700,20 @@ class LazyLinear(LazyModuleMixin, Linear):
         if self.has_uninitialized_params():
             with warnings.catch_warnings():
                 self.in_features = int(input._data.shape[-1])
-                self.weight.materialize((self.out_features, self.in_features))
+                self._materialize(self.weight, (self.out_features, self.in_features))
                 if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
+                    self._materialize(self.bias, (self.out_features,))
                 self.reset_parameters()
 
 
 class _LazyConvMixin(LazyModuleMixin):
     _nsp: int
+    groups: int
+    kernel_size: tuple[int, ...]
+    in_channels: int
+    out_channels: int
+    bias: Any
+    weight: Any
 
     def _lazy_init(self, out_channels: int, kernel_size: Any, stride: Any, padding: Any,
                    dilation: Any, groups: int, bias: bool, padding_mode: str, device: Any,
@@ -723,8 +722,8 @@ class _LazyConvMixin(LazyModuleMixin):
         assert base is not None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
-                          padding_mode, device, dtype)
+            base.__init__(self, 0, 0, kernel_size, stride,  # type: ignore[misc]
+                          padding, dilation, groups, False, padding_mode, device, dtype)
         self.weight = UninitializedParameter(dtype=dtype)
         self.out_channels = out_channels
         if bias:
@@ -734,7 +733,7 @@ class _LazyConvMixin(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             base = self.cls_to_become
             assert base is not None
-            base.reset_parameters(self)
+            base.reset_parameters(self)  # type: ignore[attr-defined]
 
     def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
         if self.has_uninitialized_params():
@@ -745,9 +744,9 @@ class _LazyConvMixin(LazyModuleMixin):
                 raise ValueError("in_channels must be divisible by groups")
             shape = (self.out_channels, self.in_channels // self.groups) + \
                 tuple(self.kernel_size)
-            self.weight.materialize(shape)
+            self._materialize(self.weight, shape)
             if self.bias is not None:
-                self.bias.materialize((self.out_channels,))
+                self._materialize(self.bias, (self.out_channels,))
             self.reset_parameters()
 
 
@@ -788,7 +787,7 @@ __all__ = [
     "PReLU", "GLU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh",
     "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "LogSigmoid", "RReLU", "Threshold",
     "Softmin", "Softmax2d", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "LPPool1d",
-    "LPPool2d", "LocalResponseNorm", "CosineSimilarity", "PairwiseDistance", "Unflatten",
+    "LPPool2d", "LocalResponseNorm", "CosineSimilarity", "PairwiseDistance",
     "HuberLoss", "SoftMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
     "MultiMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
     "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",

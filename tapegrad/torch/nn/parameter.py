@@ -102,7 +102,7 @@ class UninitializedParameter(Parameter):
 
     cls_to_become = Parameter
 
-    def __new__(cls, requires_grad: bool = True, device: Any = None,  # type: ignore[misc]
+    def __new__(cls, requires_grad: bool = True, device: Any = None,
                 dtype: Any = None) -> UninitializedParameter:
         from .._dtype import to_np
 
@@ -126,17 +126,17 @@ class UninitializedParameter(Parameter):
         self.__class__ = self.cls_to_become  # type: ignore[assignment]
 
     @property
-    def shape(self) -> Any:  # type: ignore[override]
+    def shape(self) -> Any:
         raise RuntimeError(
             "Can't access the shape of an uninitialized parameter or buffer. This error "
             "usually happens in `load_state_dict` when trying to load an uninitialized "
             "parameter into an initialized one. Call `forward` to initialize the parameters "
             "before accessing their attributes.")
 
-    def size(self, *args: Any) -> Any:  # type: ignore[override]
+    def size(self, *args: Any) -> Any:
         raise ValueError(_UNINIT_USE.format("<method 'size' of 'torch._C.TensorBase' objects>"))
 
-    def numel(self) -> Any:  # type: ignore[override]
+    def numel(self) -> Any:
         raise ValueError(_UNINIT_USE.format("<method 'numel' of 'torch._C.TensorBase' objects>"))
 
     def __repr__(self) -> str:

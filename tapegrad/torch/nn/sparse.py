@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
