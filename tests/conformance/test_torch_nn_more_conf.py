@@ -291,6 +291,24 @@ def test_embedding_bag() -> None:
     compare(prog, real, tt)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fractional_max_pool2d(dtype: str) -> None:
+    x = RNG.standard_normal((2, 3, 9, 10)).astype(dtype)
+
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        torch.manual_seed(1)
+        a = _vg(torch, lambda t: F.fractional_max_pool2d(t, 2, output_size=(4, 5)), x)
+        y, i = F.fractional_max_pool2d(torch.tensor(x), (3, 2), output_ratio=(0.5, 0.6),
+                                       return_indices=True)
+        m = torch.nn.FractionalMaxPool2d(3, output_ratio=0.5, return_indices=True)
+        u = m(torch.tensor(x[0]))
+        s = torch.rand(1, 3, 2, dtype=getattr(torch, dtype))
+        v = F.fractional_max_pool2d(torch.tensor(x[:1]), 2, output_size=3, _random_samples=s)
+        return a, y, i, u, v, torch.rand(2), repr(m)
+    compare(prog, real, tt)
+
+
 # ----------------------------------------------------------------------------- modules
 MODULES = [
     "PReLU()", "PReLU(3, init=0.1)", "GLU()", "GLU(0)", "SELU()", "SELU(inplace=True)",
@@ -305,7 +323,7 @@ MODULES = [
     "MultiMarginLoss()", "SoftMarginLoss()", "HingeEmbeddingLoss()", "CosineEmbeddingLoss()",
     "LocalResponseNorm(2)", "Hardtanh(-2.0, 2.0)", "LazyLinear(3)",
     "LazyConv1d(4, 3)", "LazyConv2d(4, 3, stride=2, bias=False)", "SyncBatchNorm(3)",
-    "Unflatten(1, (2, 2))", "Bilinear(2, 3, 4)",
+    "Unflatten(1, (2, 2))", "Bilinear(2, 3, 4)", "FractionalMaxPool2d(2, output_ratio=0.5)",
 ]
 
 
@@ -431,6 +449,10 @@ ERRORS = [
     "torch.nn.MultiMarginLoss(p=3)",
     "torch.nn.Softmax2d()(torch.ones(2, 3))",
     "F.poisson_nll_loss(torch.ones(2), torch.ones(2), reduction='bad')",
+    "F.fractional_max_pool2d(torch.ones(1, 1, 7, 8), 5, output_size=(4, 3))",
+    "F.fractional_max_pool2d(torch.ones(1, 1, 7, 8), 3, output_size=(4, 7))",
+    "F.fractional_max_pool2d(torch.ones(1, 1, 7, 8), 3)",
+    "torch.nn.FractionalMaxPool2d(2, output_ratio=1.5)",
 ]
 
 

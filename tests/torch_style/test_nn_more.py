@@ -460,3 +460,38 @@ def test_errors(call: Any, exc: type, msg: str) -> None:
     with pytest.raises(exc) as e:
         call()
     assert str(e.value) == msg
+
+
+def test_fractional_max_pool2d_windows() -> None:
+    x = RNG.standard_normal((1, 2, 7, 8))
+    s = np.array([[[0.3, 0.8], [0.0, 0.5]]])
+    y, idx = F.fractional_max_pool2d(t64(x), 2, output_size=(3, 4), return_indices=True,
+                                     _random_samples=t64(s))
+
+    def starts(u: float, n: int, out: int, k: int) -> list[int]:
+        a = (n - k) / (out - 1)
+        return [int((i + u) * a) - int(u * a) for i in range(out - 1)] + [n - k]
+
+    for c in range(2):
+        hs, ws = starts(s[0, c, 1], 7, 3, 2), starts(s[0, c, 0], 8, 4, 2)
+        for i, h0 in enumerate(hs):
+            for j, w0 in enumerate(ws):
+                win = x[0, c, h0:h0 + 2, w0:w0 + 2]
+                assert y.numpy()[0, c, i, j] == win.max()
+                r, q = divmod(int(idx.numpy()[0, c, i, j]), 8)
+                assert x[0, c, r, q] == win.max()
+    gradcheck(lambda q: F.fractional_max_pool2d(q, 2, output_size=(3, 4),
+                                                _random_samples=t64(s)), [t64(x)])
+    m = nn.FractionalMaxPool2d(2, output_ratio=0.5)
+    assert repr(m) == "FractionalMaxPool2d()" and tuple(m(t64(x)).shape) == (1, 2, 3, 4)
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import tapegrad.torch.nn.functional_more as fm
+    import tapegrad.torch.nn.modules_more as mm
+    import tapegrad.torch.nn.parameter as pm
+
+    for mod in (fm, mm, pm):
+        assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0

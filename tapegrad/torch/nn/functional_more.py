@@ -917,6 +917,90 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     return core.matmul(make(member, None, False, TORCH), emb)
 
 
+def _intervals(sample: np.ndarray, in_size: int, out_size: int, pool: int) -> np.ndarray:
+    """ATen's ``generate_intervals``: the window starts of each plane (``sample``: one
+    U(0, 1) per plane), in the input's float arithmetic."""
+    dt = sample.dtype.type
+    seq = np.empty(sample.shape + (out_size,), dtype=np.int64)
+    if out_size > 1:
+        alpha = dt(in_size - pool) / dt(out_size - 1)
+        i = np.arange(out_size - 1, dtype=sample.dtype)
+        a = ((i + sample[..., None]) * alpha).astype(np.int64)
+        seq[..., :-1] = a - (sample[..., None] * alpha).astype(np.int64)
+    if out_size > 0:
+        seq[..., -1] = in_size - pool
+    return seq
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """Max pooling over pseudo-random windows (Graham's fractional max pooling): one
+    U(0, 1) pair per plane, drawn from the torch generator as PyTorch draws them, places the
+    windows; the gradient goes to each window's (first) maximum."""
+    x = _check(input, "fractional_max_pool2d")
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or "
+                         "an output_ratio")
+    nd = x._data.ndim
+    if nd not in (3, 4):
+        raise hinted(RuntimeError(with_hint(
+            f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: "
+            f"{list(x._data.shape)}", "pass (C, H, W) or (N, C, H, W)")))
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    ih, iw = x._data.shape[-2:]
+    if output_size is None:
+        ratio = (output_ratio, output_ratio) if isinstance(output_ratio, (int, float)) \
+            else tuple(output_ratio)
+        if len(ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
+        oh, ow = int(ih * ratio[0]), int(iw * ratio[1])
+    else:
+        oh, ow = (output_size, output_size) if isinstance(output_size, int) else output_size
+    nb = 1 if nd == 3 else x._data.shape[0]
+    c = x._data.shape[-3]
+    if _random_samples is None:
+        from .._random import gen
+
+        samples = gen(None).uniform(nb * c * 2, x._data.dtype).reshape(nb, c, 2)
+    else:
+        samples = np.asarray(_random_samples._data)
+    if oh + kh - 1 > ih:
+        raise hinted(RuntimeError(with_hint(
+            f"fractional_max_pool2d(): pool height {kh} too large relative to input height "
+            f"{ih}", "output_size + kernel_size - 1 must not exceed the input size")))
+    if ow + kw - 1 > iw:
+        raise hinted(RuntimeError(with_hint(
+            f"fractional_max_pool2d(): pool width {kw} too large relative to input width "
+            f"{iw}", "output_size + kernel_size - 1 must not exceed the input size")))
+    x4 = x if nd == 4 else core.expand_dims(x, 0)
+    sw = _intervals(samples[..., 0], iw, ow, kw)  # (N, C, ow)
+    sh = _intervals(samples[..., 1], ih, oh, kh)  # (N, C, oh)
+    rows = sh[:, :, :, None, None, None] + np.arange(kh)[:, None]  # (N, C, oh, 1, kh, 1)
+    cols = sw[:, :, None, :, None, None] + np.arange(kw)  # (N, C, 1, ow, 1, kw)
+    pos = (rows * iw + cols).reshape(nb, c, oh, ow, kh * kw)
+    flat = x4._data.reshape(nb, c, ih * iw)
+    ni = np.arange(nb)[:, None, None, None, None]
+    ci = np.arange(c)[None, :, None, None, None]
+    vals = flat[ni, ci, pos]
+    best = np.argmax(np.where(np.isnan(vals), np.inf, vals), axis=-1)
+    idx = np.take_along_axis(pos, best[..., None], -1)[..., 0]  # (N, C, oh, ow)
+    y = core.getitem(core.reshape(x4, (nb, c, ih * iw)), (ni[..., 0], ci[..., 0], idx))
+    ind = make(idx, None, False, TORCH)
+    if nd == 3:
+        y = core.squeeze(y, 0)
+        ind = make(idx[0], None, False, TORCH)
+    return (y, ind) if return_indices else y
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
 # ----------------------------------------------------------------------------- sampling
 _ALIGN_WARN = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
                "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
@@ -1123,5 +1207,6 @@ __all__: list[str] = [
     "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_loss",
     "triplet_margin_with_distance_loss", "ctc_loss", "pixel_shuffle", "pixel_unshuffle",
     "channel_shuffle", "native_channel_shuffle", "local_response_norm", "pdist", "lp_pool1d",
-    "lp_pool2d", "embedding_bag", "affine_grid", "grid_sample",
+    "lp_pool2d", "embedding_bag", "affine_grid", "grid_sample", "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
 ]

@@ -289,6 +289,36 @@ class LPPool2d(_LPPoolNd):
                             self.ceil_mode)
 
 
+class FractionalMaxPool2d(Module):
+    """Fractional max pooling over ``(N, C, H, W)`` (see ``F.fractional_max_pool2d``)."""
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        self.kernel_size = (kernel_size, kernel_size) if isinstance(kernel_size, int) \
+            else tuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else (
+            (output_size, output_size) if isinstance(output_size, int) else tuple(output_size))
+        self.output_ratio = None if output_ratio is None else (
+            (output_ratio, output_ratio) if isinstance(output_ratio, (int, float))
+            else tuple(output_ratio))
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool2d requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not (0 < self.output_ratio[0] < 1
+                                                  and 0 < self.output_ratio[1] < 1):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        return FM.fractional_max_pool2d(input, self.kernel_size, self.output_size,
+                                        self.output_ratio, self.return_indices,
+                                        _random_samples=self._random_samples)
+
+
 class LocalResponseNorm(Module):
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
                  k: float = 1.0) -> None:
@@ -787,7 +817,8 @@ __all__ = [
     "PReLU", "GLU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh",
     "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "LogSigmoid", "RReLU", "Threshold",
     "Softmin", "Softmax2d", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "LPPool1d",
-    "LPPool2d", "LocalResponseNorm", "CosineSimilarity", "PairwiseDistance",
+    "LPPool2d", "FractionalMaxPool2d", "LocalResponseNorm", "CosineSimilarity",
+    "PairwiseDistance",
     "HuberLoss", "SoftMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
     "MultiMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
     "TripletMarginLoss", "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
