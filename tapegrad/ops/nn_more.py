@@ -20,7 +20,7 @@ import numpy as np
 from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
-from .elementwise import multiply
+from .elementwise import divide, multiply
 from .shape import reshape
 
 _NEG = -np.inf
@@ -149,3 +149,360 @@ def _(g: Tensor, x: Tensor, out: Any, targets: tuple[tuple[int, ...], ...],
 
 
 __all__ = ["ctc_loss_op", "ctc_grad"]
+
+
+# =====================================================================================
+# Activations, two losses and the shuffles as single nodes under PyTorch's names.  Each
+# forward is NumPy in the input's dtype; each VJP and JVP is the derivative written in
+# tapegrad ops (differentiable again), with PyTorch's kernels' choices at the kinks.
+# =====================================================================================
+from . import _batch as _b  # noqa: E402
+from .elementwise import (  # noqa: E402
+    add,
+    exp,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log1p,
+    logical_and,
+    sigmoid,
+    subtract,
+    tanh,
+    where,
+)
+from .elementwise import clip as _clip  # noqa: E402
+from .elementwise import negative as _neg  # noqa: E402
+from .fused import _reduce_back, _reduce_np  # noqa: E402
+from .reduce import mean as _mean  # noqa: E402
+from .reduce import sum as _sum  # noqa: E402
+from .shape import concat, split, sum_to  # noqa: E402
+
+
+def _dt(x: Any) -> np.dtype:
+    return np.asarray(x).dtype
+
+
+def _unary(name: str, grad_name: str, fwd: Any, deriv: Any) -> Any:
+    """A one-input elementwise op named ``grad_name``: ``fwd(x, **attrs)`` on arrays,
+    ``deriv(x, out, **attrs)`` the derivative in tapegrad ops."""
+    op = defop(name, saves=("x", "out"), grad_name=grad_name)(fwd)
+    op.defvjp(lambda g, x, out, **attrs: (multiply(g, deriv(x, out, **attrs)),))
+    op.defjvp(lambda dx, x, *, out, **attrs: multiply(dx, deriv(x, out, **attrs)))
+    op.defbatch(_b.elementwise(op))
+    return op
+
+
+def _mask(cond: Any, x: Any) -> Tensor:
+    """``cond`` as 0/1 in ``x``'s dtype (a constant of the derivative)."""
+    c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
+    return make(c.astype(_dt(x._data if isinstance(x, Tensor) else x)))
+
+
+def _hardswish_fwd(x: Any) -> Any:
+    a = np.asarray(x)
+    three, six = a.dtype.type(3), a.dtype.type(6)
+    return (a * np.minimum(np.maximum(a + three, 0), six) / six).astype(a.dtype, copy=False)
+
+
+def _hardswish_d(x: Tensor, out: Any) -> Tensor:
+    # PyTorch's CPU kernel: 0 for x <= -3, x / 3 + 0.5 below 3, 1 from 3 on
+    mid = add(divide(x, 3.0), 0.5)
+    return where(less_equal(x, -3.0), multiply(x, 0.0), where(less(x, 3.0), mid, 1.0))
+
+
+hardswish_op = _unary("hardswish", "HardswishBackward0", _hardswish_fwd, _hardswish_d)
+
+
+def _hardsigmoid_fwd(x: Any) -> Any:
+    a = np.asarray(x)
+    three, six = a.dtype.type(3), a.dtype.type(6)
+    return (np.minimum(np.maximum(a + three, 0), six) / six).astype(a.dtype, copy=False)
+
+
+hardsigmoid_op = _unary(
+    "hardsigmoid", "HardsigmoidBackward0", _hardsigmoid_fwd,
+    lambda x, out: divide(_mask(logical_and(greater(x, -3.0), less(x, 3.0)), x), 6.0))
+
+
+def _softshrink_fwd(x: Any, *, lambd: float) -> Any:
+    a = np.asarray(x)
+    lam = a.dtype.type(lambd)
+    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, 0)).astype(a.dtype,
+                                                                             copy=False)
+
+
+def _shrink_d(x: Tensor, out: Any, *, lambd: float) -> Tensor:
+    # 0 on [-lambd, lambd] (both ends), 1 elsewhere
+    return _mask(~logical_and(greater_equal(x, -lambd), less_equal(x, lambd))._data, x)
+
+
+softshrink_op = _unary("softshrink", "SoftshrinkBackward0", _softshrink_fwd, _shrink_d)
+
+
+def _hardshrink_fwd(x: Any, *, lambd: float) -> Any:
+    a = np.asarray(x)
+    lam = a.dtype.type(lambd)
+    return np.where((a >= -lam) & (a <= lam), 0, a).astype(a.dtype, copy=False)
+
+
+hardshrink_op = _unary("hardshrink", "HardshrinkBackward0", _hardshrink_fwd, _shrink_d)
+
+
+def _threshold_fwd(x: Any, *, threshold: float, value: float) -> Any:
+    a = np.asarray(x)
+    return np.where(a <= threshold, np.asarray(value).astype(a.dtype), a).astype(a.dtype,
+                                                                                  copy=False)
+
+
+threshold_op = _unary("threshold", "ThresholdBackward0", _threshold_fwd,
+                      lambda x, out, *, threshold, value: _mask(greater(x, threshold), x))
+
+
+def _celu_fwd(x: Any, *, alpha: float) -> Any:
+    a = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return np.where(a > 0, a, alpha * np.expm1(a / alpha)).astype(a.dtype, copy=False)
+
+
+celu_op = _unary("celu", "CeluBackward0", _celu_fwd,
+                 lambda x, out, *, alpha: where(greater(x, 0), 1.0, exp(divide(x, alpha))))
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _selu_fwd(x: Any) -> Any:
+    a = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return (_SELU_SCALE * np.where(a > 0, a, _SELU_ALPHA * np.expm1(a))).astype(
+            a.dtype, copy=False)
+
+
+selu_op = _unary("selu", "EluBackward0", _selu_fwd,
+                 lambda x, out: where(greater(x, 0), _SELU_SCALE,
+                                      multiply(exp(x), _SELU_SCALE * _SELU_ALPHA)))
+
+
+def _mish_fwd(x: Any) -> Any:
+    a = np.asarray(x)
+    with np.errstate(over="ignore"):
+        return (a * np.tanh(np.log1p(np.exp(a)))).astype(a.dtype, copy=False)
+
+
+def _mish_d(x: Tensor, out: Any) -> Tensor:
+    th = tanh(log1p(exp(x)))
+    return add(th, multiply(multiply(x, sigmoid(x)), subtract(1.0, multiply(th, th))))
+
+
+mish_op = _unary("mish", "MishBackward0", _mish_fwd, _mish_d)
+
+
+def _logsigmoid_fwd(x: Any) -> Any:
+    a = np.asarray(x)
+    return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype, copy=False)
+
+
+logsigmoid_op = _unary("log_sigmoid", "LogSigmoidBackward0", _logsigmoid_fwd,
+                       lambda x, out: sigmoid(_neg(x)))
+
+
+def _rrelu_fwd(x: Any, *, noise: np.ndarray) -> Any:
+    a = np.asarray(x)
+    return np.where(a > 0, a, a * noise).astype(a.dtype, copy=False)
+
+
+rrelu_op = _unary("rrelu_with_noise", "RreluWithNoiseBackward0", _rrelu_fwd,
+                  lambda x, out, *, noise: where(greater(x, 0), 1.0, make(np.asarray(noise))))
+
+
+# ------------------------------------------------------------------ prelu
+@defop("prelu", saves=("x", "w"), grad_name="PreluKernelBackward0", needs=True)
+def prelu_op(x: Any, w: Any) -> Any:
+    a = np.asarray(x)
+    return np.where(a > 0, a, np.asarray(w) * a).astype(a.dtype, copy=False)
+
+
+@prelu_op.defvjp
+def _(g: Tensor, x: Tensor, w: Tensor, needs: tuple[bool, ...]) -> Any:
+    pos = greater(x, 0)
+    gx = where(pos, g, multiply(w, g)) if needs[0] else None
+    gw = None
+    if needs[1]:
+        gw = sum_to(where(pos, 0.0, multiply(x, g)), np.shape(w._data))
+    return gx, gw
+
+
+def _prelu_jvp(dx: Any, dw: Any, x: Any, w: Any, *, out: Any) -> Any:
+    pos = greater(x, 0)
+    t = None
+    if dx is not None:
+        t = where(pos, dx, multiply(w, dx))
+    if dw is not None:
+        tw = where(pos, 0.0, multiply(x, dw))
+        t = tw if t is None else add(t, tw)
+    return t
+
+
+prelu_op.defjvp(_prelu_jvp)
+prelu_op.defbatch(_b.elementwise(prelu_op))
+
+
+# ------------------------------------------------------------------ glu
+@defop("glu", saves=("x",), grad_name="GluBackward0")
+def glu_op(x: Any, *, axis: int) -> Any:
+    a, b = np.split(np.asarray(x), 2, axis=axis)
+    with np.errstate(over="ignore"):
+        return (a / (1 + np.exp(-b))).astype(a.dtype, copy=False)
+
+
+@glu_op.defvjp
+def _(g: Tensor, x: Tensor, axis: int) -> Any:
+    a, b = split(x, 2, axis=axis)
+    s = sigmoid(b)
+    return (concat([multiply(g, s), multiply(multiply(g, a), multiply(s, subtract(1.0, s)))],
+                   axis=axis),)
+
+
+@glu_op.defjvp
+def _(dx: Tensor, x: Tensor, *, out: Any, axis: int) -> Any:
+    a, b = split(x, 2, axis=axis)
+    da, db = split(dx, 2, axis=axis)
+    s = sigmoid(b)
+    return add(multiply(da, s), multiply(multiply(a, db), multiply(s, subtract(1.0, s))))
+
+
+glu_op.defbatch(lambda batched, x, *, axis: glu_op(x, axis=axis + 1))
+
+
+# ------------------------------------------------------------------ huber, soft margin
+def _bshape(x: Any, y: Any) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(np.shape(x._data if isinstance(x, Tensor) else x),
+                                     np.shape(y._data if isinstance(y, Tensor) else y)))
+
+
+@defop("huber_loss", saves=("x", "y"), grad_name="HuberLossBackward0", needs=True)
+def huber_loss_op(x: Any, y: Any, *, reduction: str, delta: float) -> Any:
+    a = np.asarray(x)
+    d = np.subtract(a, y)
+    ad = np.abs(d)
+    dl = a.dtype.type(delta)
+    v = np.where(ad < dl, a.dtype.type(0.5) * d * d, dl * (ad - a.dtype.type(0.5) * dl))
+    return _reduce_np(v.astype(a.dtype, copy=False), reduction)
+
+
+@huber_loss_op.defvjp
+def _(g: Tensor, x: Any, y: Any, reduction: str, delta: float,
+      needs: tuple[bool, ...]) -> Any:
+    # d/dx: x - y inside [-delta, delta], +-delta outside
+    gx = multiply(_reduce_back(g, _bshape(x, y), reduction),
+                  _clip(subtract(x, y), -delta, delta))
+    return (gx if needs[0] else None), (_neg(gx) if needs[1] else None)
+
+
+def _huber_jvp(dx: Any, dy: Any, x: Any, y: Any, *, out: Any, reduction: str,
+               delta: float) -> Any:
+    d = dx if dy is None else (_neg(dy) if dx is None else subtract(dx, dy))
+    t = multiply(_clip(subtract(x, y), -delta, delta), d)
+    return _mean(t) if reduction == "mean" else _sum(t) if reduction == "sum" else t
+
+
+huber_loss_op.defjvp(_huber_jvp)
+huber_loss_op.defbatch(_b.reduction_loss(huber_loss_op))
+
+
+@defop("soft_margin_loss", saves=("x", "y"), grad_name="SoftMarginLossBackward0")
+def soft_margin_loss_op(x: Any, y: Any, *, reduction: str) -> Any:
+    a = np.asarray(x)
+    with np.errstate(over="ignore"):
+        v = np.log1p(np.exp(-np.asarray(y) * a)).astype(a.dtype, copy=False)
+    return _reduce_np(v, reduction)
+
+
+@soft_margin_loss_op.defvjp
+def _(g: Tensor, x: Any, y: Any, reduction: str) -> Any:
+    # -y e^{-yx} / (1 + e^{-yx}) = -y sigmoid(-y x); the target gets none (as in PyTorch)
+    coef = multiply(_neg(y), sigmoid(_neg(multiply(y, x))))
+    return multiply(_reduce_back(g, _bshape(x, y), reduction), coef), None
+
+
+def _smargin_jvp(dx: Any, dy: Any, x: Any, y: Any, *, out: Any, reduction: str) -> Any:
+    if dx is None:
+        return None
+    t = multiply(multiply(_neg(y), sigmoid(_neg(multiply(y, x)))), dx)
+    return _mean(t) if reduction == "mean" else _sum(t) if reduction == "sum" else t
+
+
+soft_margin_loss_op.defjvp(_smargin_jvp)
+soft_margin_loss_op.defbatch(_b.reduction_loss(soft_margin_loss_op))
+
+
+# ------------------------------------------------------------------ shuffles
+def _pixel_shuffle_np(a: np.ndarray, r: int) -> np.ndarray:
+    lead, (c, h, w) = a.shape[:-3], a.shape[-3:]
+    k = len(lead)
+    y = a.reshape(lead + (c // (r * r), r, r, h, w))
+    y = y.transpose(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return np.ascontiguousarray(y).reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle_np(a: np.ndarray, r: int) -> np.ndarray:
+    lead, (c, h, w) = a.shape[:-3], a.shape[-3:]
+    k = len(lead)
+    y = a.reshape(lead + (c, h // r, r, w // r, r))
+    y = y.transpose(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return np.ascontiguousarray(y).reshape(lead + (c * r * r, h // r, w // r))
+
+
+@defop("pixel_shuffle", grad_name="PixelShuffleBackward0")
+def pixel_shuffle_op(x: Any, *, r: int) -> Any:
+    return _pixel_shuffle_np(np.asarray(x), r)
+
+
+@defop("pixel_unshuffle", grad_name="PixelUnshuffleBackward0")
+def pixel_unshuffle_op(x: Any, *, r: int) -> Any:
+    return _pixel_unshuffle_np(np.asarray(x), r)
+
+
+pixel_shuffle_op.defvjp(lambda g, r: (pixel_unshuffle_op(g, r=r),))
+pixel_unshuffle_op.defvjp(lambda g, r: (pixel_shuffle_op(g, r=r),))
+pixel_shuffle_op.defjvp(lambda dx, x, *, out, r: pixel_shuffle_op(dx, r=r))
+pixel_unshuffle_op.defjvp(lambda dx, x, *, out, r: pixel_unshuffle_op(dx, r=r))
+# they act on the last three dims: the batch axis is one more leading dim
+pixel_shuffle_op.defbatch(lambda batched, x, *, r: pixel_shuffle_op(x, r=r))
+pixel_unshuffle_op.defbatch(lambda batched, x, *, r: pixel_unshuffle_op(x, r=r))
+
+
+def _channel_shuffle_np(a: np.ndarray, groups: int) -> np.ndarray:
+    s = a.shape
+    y = a.reshape((s[0], groups, s[1] // groups) + s[2:]).swapaxes(1, 2)
+    return np.ascontiguousarray(y).reshape(s)
+
+
+@defop("channel_shuffle", grad_name="ChannelShuffleBackward0")
+def channel_shuffle_op(x: Any, *, groups: int) -> Any:
+    return _channel_shuffle_np(np.asarray(x), groups)
+
+
+@channel_shuffle_op.defvjp
+def _(g: Tensor, groups: int) -> Any:
+    c = g._data.shape[1]
+    return (channel_shuffle_op(g, groups=c // groups),)  # the inverse permutation
+
+
+channel_shuffle_op.defjvp(lambda dx, x, *, out, groups: channel_shuffle_op(dx, groups=groups))
+
+
+@channel_shuffle_op.defbatch
+def _(batched: tuple[bool, ...], x: Tensor, *, groups: int) -> Any:
+    s = x._data.shape  # (B, N, C, ...): the batch folded into N
+    y = channel_shuffle_op(reshape(x, (s[0] * s[1],) + s[2:]), groups=groups)
+    return reshape(y, s)
+
+
+__all__ += [
+    "hardswish_op", "hardsigmoid_op", "softshrink_op", "hardshrink_op", "threshold_op",
+    "celu_op", "selu_op", "mish_op", "logsigmoid_op", "rrelu_op", "prelu_op", "glu_op",
+    "huber_loss_op", "soft_margin_loss_op", "pixel_shuffle_op", "pixel_unshuffle_op",
+    "channel_shuffle_op",
+]

@@ -461,3 +461,41 @@ def test_error_texts(expr: str) -> None:
     def prog(torch: Any) -> Any:
         return eval(expr, {"torch": torch, "F": torch.nn.functional})
     compare(prog, real, tt)
+
+
+NODE_NAMES = [
+    "F.prelu(x, torch.tensor([0.25]))", "F.glu(x)", "F.selu(x)", "F.celu(x)", "F.hardswish(x)",
+    "F.hardsigmoid(x)", "F.softshrink(x)", "F.hardshrink(x)", "F.threshold(x, 0.1, 2.0)",
+    "F.rrelu(x)", "F.mish(x)", "F.logsigmoid(x)", "F.huber_loss(x, x.detach() * 0.5)",
+    "F.huber_loss(x, x.detach() * 0.5, reduction='none')",
+    "F.soft_margin_loss(x, torch.ones(3, 4))", "F.pixel_shuffle(x.reshape(1, 4, 3, 1), 2)",
+    "F.pixel_unshuffle(x.reshape(1, 1, 2, 6), 2)", "F.channel_shuffle(x.reshape(1, 4, 3), 2)",
+    "F.softsign(x)", "F.tanhshrink(x)", "F.hinge_embedding_loss(x, torch.ones(3, 4))",
+    "F.margin_ranking_loss(x, x.detach(), torch.ones(3, 4))", "F.softmin(x, 1)",
+]
+
+
+@pytest.mark.parametrize("expr", NODE_NAMES)
+def test_grad_fn_names_and_backward(expr: str) -> None:
+    def prog(torch: Any) -> Any:
+        x = torch.tensor(np.linspace(-2, 2, 12).reshape(3, 4).astype(np.float32),
+                         requires_grad=True)
+        y = eval(expr, {"torch": torch, "F": torch.nn.functional, "x": x})
+        y.sum().backward()
+        return y, x.grad
+    compare(prog, real, tt)
+
+
+def test_second_derivatives() -> None:
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        out = []
+        for f in (F.glu, F.selu, F.celu, F.mish, F.logsigmoid,
+                  lambda t: F.huber_loss(t, t.detach() * 0.3, delta=0.8),
+                  lambda t: F.soft_margin_loss(t, torch.ones(3, 4))):
+            x = torch.tensor(X.astype(np.float64) / 2, requires_grad=True)
+            (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+            (h,) = torch.autograd.grad((g * g).sum(), x)
+            out.append((g.detach(), h))
+        return out
+    compare(prog, real, tt, rtol=1e-10)

@@ -59,7 +59,7 @@ def test_activation_values_and_gradients(name: str, f: Any, ref: Any) -> None:
 def test_kink_gradients_follow_pytorch_kernels() -> None:
     x = torch.tensor([-3.0, 3.0, -0.5, 0.5], dtype=torch.float64, requires_grad=True)
     F.hardswish(x).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 1 / 3, 2 / 3])
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 1.0, 1 / 3, 2 / 3], rtol=1e-15)
     for f, want in ((F.hardsigmoid, [0, 0, 1 / 6, 1 / 6]), (lambda t: F.softshrink(t, 0.5),
                                                               [1, 1, 0, 0]),
                     (lambda t: F.hardshrink(t, 0.5), [1, 1, 0, 0])):
@@ -495,3 +495,51 @@ def test_docstring_examples() -> None:
 
     for mod in (fm, mm, pm):
         assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+SINGLE_NODE = [
+    ("prelu", lambda x: F.prelu(x, x.new_tensor([0.1, 0.2, 0.3, 0.4, 0.5])), "PreluKernelBackward0"),
+    ("glu", lambda x: F.glu(x[:, :4]), "GluBackward0"),
+    ("selu", F.selu, "EluBackward0"), ("celu", lambda x: F.celu(x, 0.6), "CeluBackward0"),
+    ("hardswish", F.hardswish, "HardswishBackward0"),
+    ("hardsigmoid", F.hardsigmoid, "HardsigmoidBackward0"),
+    ("softshrink", F.softshrink, "SoftshrinkBackward0"),
+    ("hardshrink", F.hardshrink, "HardshrinkBackward0"),
+    ("threshold", lambda x: F.threshold(x, 0.2, 1.0), "ThresholdBackward0"),
+    ("rrelu", F.rrelu, "RreluWithNoiseBackward0"), ("mish", F.mish, "MishBackward0"),
+    ("logsigmoid", F.logsigmoid, "LogSigmoidBackward0"),
+    ("huber", lambda x: F.huber_loss(x, x.new_tensor(np.linspace(-1, 1, 15).reshape(3, 5)),
+                                     reduction="none"),
+     "HuberLossBackward0"),
+    ("soft_margin", lambda x: F.soft_margin_loss(x, torch.ones(3, 5, dtype=torch.float64),
+                                                 reduction="none"), "SoftMarginLossBackward0"),
+    ("pixel_shuffle", lambda x: F.pixel_shuffle(x[:, :4].reshape(3, 4, 1, 1), 2),
+     "PixelShuffleBackward0"),
+    ("pixel_unshuffle", lambda x: F.pixel_unshuffle(x[:, :4].reshape(3, 1, 2, 2), 2),
+     "PixelUnshuffleBackward0"),
+    ("channel_shuffle", lambda x: F.channel_shuffle(x[:, :4].reshape(3, 4, 1), 2),
+     "ChannelShuffleBackward0"),
+]
+
+
+@pytest.mark.parametrize("name,f,node", SINGLE_NODE, ids=[a[0] for a in SINGLE_NODE])
+def test_single_node_ops(name: str, f: Any, node: str) -> None:
+    """One node under PyTorch's name; second derivatives; forward mode; vmap."""
+    x = t64(X64 / 2).requires_grad_()
+    assert type(f(x).grad_fn).__name__ == node
+    gradcheck(f, [t64(X64 / 2)], order=2)
+    xs = t64(RNG.standard_normal((2, 3, 5)) / 2)
+    batched = torch.func.vmap(f)(xs)
+    for i in range(2):
+        np.testing.assert_allclose(batched[i].numpy(), f(xs[i]).numpy(), rtol=1e-12)
+    v = t64(RNG.standard_normal((3, 5)))
+    _, tangent = torch.func.jvp(f, (t64(X64 / 2),), (v,))
+    eps = 1e-6
+    fd = (f(t64(X64 / 2 + eps * v.numpy())).numpy() - f(t64(X64 / 2 - eps * v.numpy())).numpy())
+    np.testing.assert_allclose(tangent.numpy(), fd / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+def test_soft_margin_target_not_differentiable() -> None:
+    t = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+        F.soft_margin_loss(torch.ones(3), t)

@@ -88,7 +88,12 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return core.multiply(input, core.tanh(softplus(input)))
+    """``x * tanh(softplus(x))`` (one ``MishBackward0`` node)."""
+    from ...ops.nn_more import mish_op
+
+    x = _float(_check(input, "mish"), "mish")
+    y: Tensor = mish_op(x)
+    return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -111,7 +116,11 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    return core.negative(softplus(core.negative(input)))
+    """``min(x, 0) - log1p(exp(-|x|))`` (one ``LogSigmoidBackward0`` node)."""
+    from ...ops.nn_more import logsigmoid_op
+
+    return logsigmoid_op(_float(_check(input, "log_sigmoid_forward"),
+                                "log_sigmoid_cpu"))
 
 
 def _softmax_dim(ndim: int) -> int:

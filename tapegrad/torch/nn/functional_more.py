@@ -27,6 +27,7 @@ import numpy as np
 from ... import ops as core
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
+from ...ops import nn_more as K
 from ...ops.reduce import norm_axis
 from .. import _ops as O
 from .._dtype import Size
@@ -105,7 +106,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if nw != 1 or weight._data.ndim == 1:
         shape = (nw,) + (1,) * max(nd - 2, 0) if nd >= 2 else (nw,) if nd == 1 else ()
         w = core.reshape(weight, shape)
-    return core.where(core.greater(x, 0), x, core.multiply(w, x))
+    return K.prelu_op(x, w)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -121,14 +122,13 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise hinted(RuntimeError(with_hint(
             f"Halving dimension must be even, but dimension {d} is size {n}",
             "the dimension is split into two equal halves")))
-    a, b = core.split(x, 2, axis=d)
-    return core.multiply(a, core.sigmoid(b))
+    return K.glu_op(x, axis=d)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
     x = _float(_check(input, "selu"), "elu")
-    y = core.multiply(core.elu(x, alpha=_SELU_ALPHA), _SELU_SCALE)
+    y = K.selu_op(x)
     return _inplace(x, y) if inplace else y
 
 
@@ -137,8 +137,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     x = _float(_check(input, "celu"), "elu")
     if alpha == 0:
         raise hinted(RuntimeError(with_hint("ZeroDivisionError", "alpha must not be 0")))
-    y = core.where(core.greater(x, 0), x,
-                   core.multiply(core.expm1(core.divide(x, float(alpha))), float(alpha)))
+    y = K.celu_op(x, alpha=float(alpha))
     return _inplace(x, y) if inplace else y
 
 
@@ -146,18 +145,14 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6`` (PyTorch's CPU gradient: ``x / 3 + 0.5`` on ``(-3, 3)``,
     0 at -3, 1 at 3)."""
     x = _float(_check(input, "hardswish"), "hardswish")
-    mid = core.divide(core.multiply(x, core.add(x, 3.0)), 6.0)
-    y = core.where(core.less_equal(x, -3.0), core.multiply(x, 0.0),
-                   core.where(core.less(x, 3.0), mid, x))
+    y = K.hardswish_op(x)
     return _inplace(x, y) if inplace else y
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6`` (gradient ``1/6`` strictly inside ``(-3, 3)``)."""
     x = _float(_check(input, "hardsigmoid"), "hardsigmoid")
-    inside = core.logical_and(core.greater(x, -3.0), core.less(x, 3.0))
-    ones = core.where(core.greater_equal(x, 3.0), 1.0, 0.0)
-    y = core.where(inside, core.add(core.divide(x, 6.0), 0.5), core.cast(ones, dtype=x._data.dtype))
+    y = K.hardsigmoid_op(x)
     return _inplace(x, y) if inplace else y
 
 
@@ -189,22 +184,19 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
     x = _float(_check(input, "softshrink"), "softshrink_cpu")
     _lambd(lambd, x._data.dtype, "softshrink")
-    lo = core.where(core.less(x, -lambd), core.add(x, lambd), core.multiply(x, 0.0))
-    return core.where(core.greater(x, lambd), core.subtract(x, lambd), lo)
+    return K.softshrink_op(x, lambd=float(lambd))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
     x = _float(_check(input, "hardshrink"), "hardshrink_cpu")
-    keep = core.logical_or(core.greater(x, lambd), core.less(x, -lambd))
-    return core.where(keep, x, core.multiply(x, 0.0))
+    return K.hardshrink_op(x, lambd=float(lambd))
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
     x = _check(input, "threshold")
-    v = make(np.asarray(value).astype(x._data.dtype), None, False, TORCH)
-    y = core.where(core.greater(x, threshold), x, v)
+    y = K.threshold_op(x, threshold=threshold, value=value)
     return _inplace(x, y) if inplace else y
 
 
@@ -244,7 +236,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
             "Lower bound should be less than or equal to the upper bound",
             "pass lower <= upper")))
     if not training:
-        y = core.leaky_relu(x, negative_slope=(lower + upper) / 2)
+        slope = np.asarray((lower + upper) / 2).astype(x._data.dtype)
+        y = K.rrelu_op(x, noise=np.broadcast_to(slope, x._data.shape))
         return _inplace(x, y) if inplace else y
     from .._random import gen
 
@@ -256,7 +249,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         g = gen(None)
         draws = g.uniform(k, np.dtype(np.float64), float(lower), float(upper))
         noise[neg] = draws.astype(x._data.dtype)
-    y = core.multiply(x, make(noise.reshape(x._data.shape), None, False, TORCH))
+    y = K.rrelu_op(x, noise=noise.reshape(x._data.shape))
     return _inplace(x, y) if inplace else y
 
 
@@ -309,12 +302,10 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         r = _reduction(reduction)
     _target_size_warning(x, target)
     O._broadcast_check(x, target)
-    d = core.subtract(x, target)
-    ad = core.abs(d)
-    v = core.where(core.less(ad, delta), core.multiply(core.multiply(d, d), 0.5),
-                   core.multiply(core.subtract(ad, 0.5 * delta), float(delta)))
     if weight is None:
-        return _reduce(v, r)
+        return K.huber_loss_op(x, target, reduction=r,
+                               delta=float(delta))
+    v = K.huber_loss_op(x, target, reduction="none", delta=float(delta))
     if tuple(weight._data.shape) != tuple(x._data.shape):
         raise hinted(ValueError(with_hint("Weights and input must have the same size.",
                                           f"input {list(x._data.shape)}")))
@@ -364,7 +355,17 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
     """``log(1 + exp(-target * input))``."""
     x = _check(input, "soft_margin_loss")
     r = _reduction(reduction, size_average, reduce)
-    return _reduce(core.log1p(core.exp(core.multiply(core.negative(x), target))), r)
+    _not_differentiable(target, "soft_margin_loss")
+    return K.soft_margin_loss_op(x, target, reduction=r)
+
+
+def _not_differentiable(target: Any, fn: str) -> None:
+    from ..._core import mode
+
+    if isinstance(target, Tensor) and target.requires_grad and mode.is_grad_enabled():
+        raise hinted(RuntimeError(with_hint(
+            f"The function '{fn}' is not differentiable with respect to argument 'target'. "
+            "This input cannot have requires_grad True.", "pass target.detach()")))
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -693,13 +694,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
             f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}",
             "channels must be a multiple of upscale_factor ** 2")))
-    lead = s[:-3]
-    oc = c // (r * r)
-    y = core.reshape(x, lead + (oc, r, r, h, w))
-    k = len(lead)
-    perm = tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2)
-    y = core.transpose(y, perm)
-    return core.reshape(y, lead + (oc, h * r, w * r))
+    return K.pixel_shuffle_op(x, r=r)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -724,12 +719,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         raise hinted(RuntimeError(with_hint(
             f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
             f"input.size(-1)={w} is not divisible by {r}", "width must be a multiple")))
-    lead = s[:-3]
-    k = len(lead)
-    y = core.reshape(x, lead + (c, h // r, r, w // r, r))
-    perm = tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3)
-    y = core.transpose(y, perm)
-    return core.reshape(y, lead + (c * r * r, h // r, w // r))
+    return K.pixel_unshuffle_op(x, r=r)
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -750,9 +740,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise hinted(RuntimeError(with_hint(
             f"Number of channels must be divisible by groups. Got {c} channels and {g} groups.",
             "channels must be a multiple of groups")))
-    y = core.reshape(x, (s[0], g, c // g) + s[2:])
-    y = core.swapaxes(y, 1, 2)
-    return core.reshape(y, s)
+    return K.channel_shuffle_op(x, groups=g)
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
