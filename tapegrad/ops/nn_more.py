@@ -506,3 +506,131 @@ __all__ += [
     "huber_loss_op", "soft_margin_loss_op", "pixel_shuffle_op", "pixel_unshuffle_op",
     "channel_shuffle_op",
 ]
+
+
+# ------------------------------------------------------------------ embedding_bag
+from .shape import _getitem, index_add_zeros  # noqa: E402
+from .shape import stack as _stack  # noqa: E402
+
+
+class BagPlan:
+    """Which row of ``weight`` each looked-up index reads (``flat``), the bag it goes to
+    (``bag``, -1 where dropped: ``padding_idx``), the number of bags and the mode."""
+
+    def __init__(self, flat: np.ndarray, bag: np.ndarray, nbags: int, mode: str) -> None:
+        self.flat, self.bag, self.nbags, self.mode = flat, bag, nbags, mode
+        self.keep = bag >= 0
+        self.bag_c = np.where(self.keep, bag, 0)
+        self.count = np.bincount(bag[self.keep], minlength=nbags)
+
+    def coef(self, dt: np.dtype) -> np.ndarray:
+        """Each index's weight in its bag's sum (0 where dropped)."""
+        c = self.keep.astype(dt)
+        if self.mode == "mean":
+            cnt = self.count[self.bag_c].astype(dt)
+            c = np.where(self.keep, c / np.where(cnt > 0, cnt, 1), 0).astype(dt)
+        return c
+
+    def argmax(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For max mode: the weight row reaching each bag's maximum per column (the first),
+        the columns, and which bags are non-empty."""
+        d = w.shape[1]
+        rows = np.zeros((self.nbags, d), dtype=np.int64)
+        for b in range(self.nbags):
+            sel = self.flat[(self.bag == b)]
+            if sel.size:
+                rows[b] = sel[np.argmax(w[sel], axis=0)]
+        cols = np.broadcast_to(np.arange(d), (self.nbags, d))
+        return rows, cols, self.count > 0
+
+    def __repr__(self) -> str:
+        return f"BagPlan({self.nbags} bags, mode={self.mode!r})"
+
+
+def _bag_forward(w: np.ndarray, plan: BagPlan, psw: np.ndarray | None) -> np.ndarray:
+    d = w.shape[1]
+    out = np.zeros((plan.nbags, d), dtype=w.dtype)
+    if plan.mode == "max":
+        rows, cols, nonempty = plan.argmax(w)
+        out[nonempty] = w[rows, cols][nonempty]
+        return out
+    vals = w[plan.flat[plan.keep]]
+    if psw is not None:
+        vals = vals * psw[plan.keep][:, None]
+    np.add.at(out, plan.bag[plan.keep], vals)
+    if plan.mode == "mean":
+        out /= np.maximum(plan.count, 1).astype(w.dtype)[:, None]
+    return out
+
+
+@defop("embedding_bag", saves=("w",), grad_name="EmbeddingBagBackward0")
+def embedding_bag_op(w: Any, *, plan: BagPlan) -> Any:
+    return _bag_forward(np.asarray(w), plan, None)
+
+
+@embedding_bag_op.defvjp
+def _(g: Tensor, w: Tensor, plan: BagPlan) -> Any:
+    shape = w._data.shape
+    if plan.mode == "max":
+        rows, cols, nonempty = plan.argmax(w._data)
+        gm = multiply(g, make(nonempty[:, None].astype(g._data.dtype)))
+        return (index_add_zeros(gm, index=(rows, cols), shape=shape),)
+    coef = make(plan.coef(g._data.dtype)[:, None])
+    gr = multiply(_getitem(g, index=(plan.bag_c,)), coef)
+    return (index_add_zeros(gr, index=(plan.flat,), shape=shape),)
+
+
+@embedding_bag_op.defjvp
+def _(dw: Tensor, w: Tensor, *, out: Any, plan: BagPlan) -> Any:
+    if plan.mode == "max":
+        rows, cols, nonempty = plan.argmax(w._data if isinstance(w, Tensor) else np.asarray(w))
+        return multiply(_getitem(dw, index=(rows, cols)),
+                        make(nonempty[:, None].astype(np.asarray(out).dtype)))
+    return embedding_bag_op(dw, plan=plan)
+
+
+@embedding_bag_op.defbatch
+def _(batched: tuple[bool, ...], w: Tensor, *, plan: BagPlan) -> Any:
+    return _stack([embedding_bag_op(_getitem(w, index=(i,)), plan=plan)
+                   for i in range(w._data.shape[0])])
+
+
+@defop("embedding_bag_psw", saves=("w", "psw"), grad_name="EmbeddingBagBackward0",
+       needs=True)
+def embedding_bag_psw_op(w: Any, psw: Any, *, plan: BagPlan) -> Any:
+    return _bag_forward(np.asarray(w), plan, np.asarray(psw))
+
+
+@embedding_bag_psw_op.defvjp
+def _(g: Tensor, w: Tensor, psw: Tensor, plan: BagPlan, needs: tuple[bool, ...]) -> Any:
+    keep = make(plan.keep.astype(g._data.dtype))
+    gb = _getitem(g, index=(plan.bag_c,))  # each index's bag gradient
+    gw = gp = None
+    if needs[0]:
+        gr = multiply(gb, reshape(multiply(psw, keep), (-1, 1)))
+        gw = index_add_zeros(gr, index=(plan.flat,), shape=w._data.shape)
+    if needs[1]:
+        gp = multiply(_sum(multiply(gb, _getitem(w, index=(plan.flat,))), axis=1), keep)
+    return gw, gp
+
+
+def _psw_jvp(dw: Any, dp: Any, w: Any, psw: Any, *, out: Any, plan: BagPlan) -> Any:
+    t = None if dw is None else embedding_bag_psw_op(dw, psw, plan=plan)
+    if dp is not None:
+        tp = embedding_bag_psw_op(w, dp, plan=plan)
+        t = tp if t is None else add(t, tp)
+    return t
+
+
+embedding_bag_psw_op.defjvp(_psw_jvp)
+
+
+@embedding_bag_psw_op.defbatch
+def _(batched: tuple[bool, ...], w: Tensor, psw: Tensor, *, plan: BagPlan) -> Any:
+    n = (w if batched[0] else psw)._data.shape[0]
+    return _stack([embedding_bag_psw_op(_getitem(w, index=(i,)) if batched[0] else w,
+                                        _getitem(psw, index=(i,)) if batched[1] else psw,
+                                        plan=plan) for i in range(n)])
+
+
+__all__ += ["BagPlan", "embedding_bag_op", "embedding_bag_psw_op"]

@@ -472,6 +472,10 @@ NODE_NAMES = [
     "F.pixel_unshuffle(x.reshape(1, 1, 2, 6), 2)", "F.channel_shuffle(x.reshape(1, 4, 3), 2)",
     "F.softsign(x)", "F.tanhshrink(x)", "F.hinge_embedding_loss(x, torch.ones(3, 4))",
     "F.margin_ranking_loss(x, x.detach(), torch.ones(3, 4))", "F.softmin(x, 1)",
+    "F.embedding_bag(torch.tensor([0, 2, 1, 1]), x, torch.tensor([0, 1, 1]))",
+    "F.embedding_bag(torch.tensor([[0, 2], [1, 1]]), x, mode='max')",
+    "F.embedding_bag(torch.tensor([0, 2, 1, 1]), x, torch.tensor([0, 3]), mode='sum',"
+    " per_sample_weights=torch.tensor([1.0, 2.0, 3.0, 4.0]))",
 ]
 
 

@@ -543,3 +543,34 @@ def test_soft_margin_target_not_differentiable() -> None:
     t = torch.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
         F.soft_margin_loss(torch.ones(3), t)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_op_rules(mode: str) -> None:
+    w = t64(RNG.standard_normal((6, 3)))
+    idx = torch.tensor([0, 2, 4, 5, 1, 2])
+    off = torch.tensor([0, 2, 2, 5])
+
+    def f(q: Any) -> Any:
+        return F.embedding_bag(idx, q, off, mode=mode, padding_idx=5)
+
+    assert type(f(w.detach().requires_grad_()).grad_fn).__name__ == "EmbeddingBagBackward0"
+    gradcheck(f, [w], order=2)
+    ws = t64(RNG.standard_normal((2, 6, 3)))
+    b = torch.func.vmap(f)(ws)
+    for i in range(2):
+        np.testing.assert_allclose(b[i].numpy(), f(ws[i]).numpy())
+    v = t64(RNG.standard_normal((6, 3)))
+    _, tan = torch.func.jvp(f, (w,), (v,))
+    fd = (f(t64(w.numpy() + 1e-6 * v.numpy())).numpy()
+          - f(t64(w.numpy() - 1e-6 * v.numpy())).numpy()) / 2e-6
+    np.testing.assert_allclose(tan.numpy(), fd, rtol=1e-5, atol=1e-8)
+
+
+def test_embedding_bag_per_sample_weights_gradients() -> None:
+    w = t64(RNG.standard_normal((6, 3)))
+    psw = t64(RNG.uniform(0.5, 1.5, 5))
+    idx = torch.tensor([0, 2, 4, 5, 1])
+    off = torch.tensor([0, 2])
+    gradcheck(lambda q, p: F.embedding_bag(idx, q, off, mode="sum", per_sample_weights=p),
+              [w, psw], order=2)

@@ -832,8 +832,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
     """Sums, means or maxima of bags of rows of ``weight``: a 2-D ``input`` is one bag per
-    row, a 1-D one is cut into bags at ``offsets``.  Sum and mean are a matmul with the
-    bag-membership matrix, max each bag's elementwise maximum (empty bags give zeros)."""
+    row, a 1-D one is cut into bags at ``offsets``; empty bags give zeros.  One
+    ``EmbeddingBagBackward0`` node (:func:`tapegrad.ops.nn_more.embedding_bag_op`)."""
     it = _check(input, "embedding_bag")
     if mode not in ("sum", "mean", "max"):
         raise hinted(ValueError(with_hint(f"mode has to be one of sum, mean or max, got {mode}",
@@ -875,34 +875,29 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             raise hinted(AssertionError(with_hint("padding_idx must be within num_embeddings",
                                                   f"0 <= padding_idx < {rows}")))
         padding_idx = padding_idx % rows
-    emb = FC.embedding(make(flat, None, False, TORCH), weight, None, max_norm, norm_type)
-    if per_sample_weights is not None:
-        emb = core.multiply(emb, core.reshape(per_sample_weights, (-1, 1)))
+    if flat.dtype.kind not in "iu":
+        raise hinted(RuntimeError(with_hint(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{_type_name(flat.dtype)}Tensor instead (while "
+            "checking arguments for embedding_bag)", "indices must be integers")))
+    if flat.size and (flat.min() < 0 or flat.max() >= rows):
+        raise hinted(IndexError(with_hint("index out of range in self",
+                                          f"indices must be in [0, {rows - 1}]")))
+    if max_norm is not None:  # the rows looked up are renormalised in place first
+        FC.embedding(make(flat, None, False, TORCH), weight, None, max_norm, norm_type)
     ends = list(starts[1:]) + [flat.size] if include_last_offset is False or idx.ndim == 2 \
         else list(offsets._data[1:])  # type: ignore[union-attr]
-    keep = np.ones(flat.size, dtype=bool) if padding_idx is None else flat != padding_idx
     nb = len(starts)
-    if mode == "max":
-        out_rows = []
-        for a, b in zip(starts, ends):
-            sel = np.arange(int(a), int(b))[keep[int(a):int(b)]]
-            if sel.size:
-                out_rows.append(core.amax(core.getitem(emb, (sel,)), axis=0, ties="first"))
-            else:
-                out_rows.append(make(np.zeros(emb._data.shape[1:], emb._data.dtype), None,
-                                     False, TORCH))
-        if not out_rows:
-            return make(np.zeros((0,) + emb._data.shape[1:], emb._data.dtype), None, False,
-                        TORCH)
-        return core.stack(out_rows)
-    member = np.zeros((nb, flat.size), dtype=emb._data.dtype)
-    for i, (a, b) in enumerate(zip(starts, ends)):
-        member[i, int(a):int(b)] = keep[int(a):int(b)]
-        if mode == "mean":
-            cnt = member[i].sum()
-            if cnt:
-                member[i] /= cnt
-    return core.matmul(make(member, None, False, TORCH), emb)
+    bag = np.full(flat.size, -1, dtype=np.int64)
+    for b, (a, e) in enumerate(zip(starts, ends)):
+        bag[int(a):int(e)] = b
+    if padding_idx is not None:
+        bag[flat == padding_idx] = -1
+    plan = K.BagPlan(flat.astype(np.int64), bag, nb, mode)
+    if per_sample_weights is not None:
+        return K.embedding_bag_psw_op(weight, core.reshape(per_sample_weights, (-1,)),
+                                      plan=plan)
+    return K.embedding_bag_op(weight, plan=plan)
 
 
 def _intervals(sample: np.ndarray, in_size: int, out_size: int, pool: int) -> np.ndarray:
