@@ -352,6 +352,22 @@ def test_lazy_linear_materializes_with_optimizer() -> None:
     compare(prog, real, tt)
 
 
+def test_lazy_state_dict_and_load() -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        src = torch.nn.Linear(4, 3)
+        m = torch.nn.LazyLinear(3)
+        sd = {k: repr(v) for k, v in m.state_dict().items()}
+        r = m.load_state_dict(src.state_dict())
+        mid = (repr(r), type(m).__name__, type(m.weight).__name__, tuple(m.weight.shape))
+        y = m(torch.ones(2, 4))
+        c = torch.nn.LazyConv1d(2, 3)
+        c.load_state_dict(torch.nn.Conv1d(5, 2, 3).state_dict())
+        yc = c(torch.ones(1, 5, 4))
+        return sd, mid, repr(m), y.detach(), repr(c), tuple(yc.shape)
+    compare(prog, real, tt)
+
+
 def test_lazy_conv_materializes() -> None:
     def prog(torch: Any) -> Any:
         torch.manual_seed(0)

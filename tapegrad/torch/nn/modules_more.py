@@ -683,11 +683,15 @@ class LazyModuleMixin:
     def initialize_parameters(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError
 
+    def _infer_sizes(self) -> None:
+        """The input size from parameters a checkpoint materialized."""
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.has_uninitialized_params():
             self.initialize_parameters(*args, **kwargs)
-            if not self.has_uninitialized_params() and self.cls_to_become is not None:
-                self.__class__ = self.cls_to_become
+        if not self.has_uninitialized_params() and self.cls_to_become is not None:
+            self._infer_sizes()
+            self.__class__ = self.cls_to_become
         return Module.__call__(self, *args, **kwargs)  # type: ignore[arg-type]
 
     @staticmethod
@@ -726,6 +730,10 @@ class LazyLinear(LazyModuleMixin, Linear):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
+    def _infer_sizes(self) -> None:
+        if self.in_features == 0:
+            self.in_features = int(self.weight._data.shape[1])
+
     def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
         if self.has_uninitialized_params():
             with warnings.catch_warnings():
@@ -758,6 +766,8 @@ class _LazyConvMixin(LazyModuleMixin):
         self.out_channels = out_channels
         if bias:
             self.bias = UninitializedParameter(dtype=dtype)
+
+    # (after a checkpoint materialized the weights PyTorch leaves in_channels at 0)
 
     def reset_parameters(self) -> None:
         if not self.has_uninitialized_params() and self.in_channels != 0:
