@@ -519,3 +519,72 @@ def test_second_derivatives() -> None:
             out.append((g.detach(), h))
         return out
     compare(prog, real, tt, rtol=1e-10)
+
+
+ERRORS_MORE = [
+    'F.grid_sample(torch.ones(1, 1, 2, 2), torch.ones(2, 2, 2, 2), align_corners=False)',
+    'F.grid_sample(torch.ones(1, 1, 2, 2), torch.ones(1, 2, 2, 3), align_corners=False)',
+    'F.grid_sample(torch.ones(1, 1, 2, 2), torch.ones(1, 2, 2, 2, dtype=torch.float64), align_corners=False)',
+    'F.ctc_loss(torch.ones(5, 2, 4).log_softmax(2), torch.tensor([[1, 2], [1, 1]]), [5, 6], [2, 2])',
+    'F.ctc_loss(torch.ones(5, 2, 4).log_softmax(2), torch.tensor([[1, 2], [1, 1]]), [5], [2, 2])',
+    'F.ctc_loss(torch.ones(5, 2, 4).log_softmax(2), torch.tensor([[1, 2], [1, 1]]), [5, 5], [2, 3])',
+    'F.ctc_loss(torch.ones(5, 2, 4).log_softmax(2), torch.tensor([[1, 2], [1, 1]]), [5, 5], [2, 2], blank=4)',
+    'F.embedding_bag(torch.tensor([1, 9]), torch.ones(4, 2), torch.tensor([0]))',
+    'F.embedding_bag(torch.tensor([[1, 2]]), torch.ones(4, 2), torch.tensor([0]))',
+    'F.embedding_bag(torch.tensor([1, 2]), torch.ones(4, 2))',
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(4, 2), torch.tensor([0]), mode='foo')",
+    'F.triplet_margin_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3))',
+    'F.triplet_margin_loss(torch.ones(2, 3, 4), torch.ones(2, 3, 4), torch.ones(2, 3, 4))',
+    'F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 1))',
+    'F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2))',
+    'F.multilabel_margin_loss(torch.ones(2, 3), torch.ones(2, 2).long())',
+    'F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 3]))',
+    'F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 1, 2]))',
+    'F.prelu(torch.ones(2, 3), torch.ones(1, 3))',
+    'F.prelu(torch.ones(2, 3), torch.ones(3, 1))',
+    'F.pixel_unshuffle(torch.ones(1, 1, 4, 3), 2)',
+    'F.pixel_shuffle(torch.ones(1, 4, 2, 2), 0)',
+    'F.channel_shuffle(torch.ones(1, 4, 2), 0)',
+    'F.channel_shuffle(torch.ones(4, 2), 2)',
+    'F.local_response_norm(torch.ones(0, 3, 2), 2)',
+    'F.huber_loss(torch.ones(3), torch.ones(3), weight=torch.ones(2))',
+    'F.celu(torch.ones(3), 0.0)',
+    'F.glu(torch.ones(2, 3), 2)',
+    'F.gaussian_nll_loss(torch.ones(2, 3), torch.ones(2, 3), -1.0)',
+    "F.gaussian_nll_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 3), reduction='x')",
+    'F.affine_grid(torch.ones(1, 2, 3), [1, 1, 4], align_corners=False)',
+    'F.affine_grid(torch.ones(1, 2, 3), [1, 1, 0, 4], align_corners=False)',
+    'F.affine_grid(torch.ones(1, 2, 3).long(), [1, 1, 2, 4], align_corners=False)',
+    'F.lp_pool2d(torch.ones(1, 1, 2, 2), 2, 3)',
+    'F.pdist(torch.ones(3, 2), -1)',
+    'F.margin_ranking_loss(torch.ones(3), torch.ones(2), torch.ones(3))',
+    'F.hinge_embedding_loss(torch.ones(3), torch.ones(2))',
+    'F.soft_margin_loss(torch.ones(3), torch.ones(2))',
+    'F.threshold(torch.ones(3), 0.5, 1.0, inplace=True)',
+    'F.hardswish(torch.ones(3).long())',
+    'F.softsign(torch.ones(3).long())',
+    'F.selu(torch.tensor([1, 2]))',
+    'F.mish(torch.tensor([1, 2]))',
+    'F.logsigmoid(torch.tensor([1, 2]))',
+    'F.hardsigmoid(torch.tensor([1, 2]))',
+    'F.threshold(torch.tensor([1, 2]), 1, 5)',
+    'F.rrelu(torch.tensor([1, 2]))',
+    'F.rrelu(torch.ones(2), 0.5, 0.2, training=True)',
+    'F.glu(torch.tensor([1, 2]))',
+    'F.prelu(torch.tensor([1, 2]), torch.tensor([1]))',
+    'F.gumbel_softmax(torch.tensor([1, 2]))',
+    'torch.nn.PReLU(3)(torch.ones(2, 4))',
+    'torch.nn.LazyLinear(3)(torch.ones(2, 4, dtype=torch.float64))',
+    'torch.nn.TripletMarginLoss(margin=0)',
+    'torch.nn.Hardtanh(1.0, -1.0)',
+    'torch.nn.ParameterDict()(1)',
+    'torch.nn.SyncBatchNorm(3)(torch.ones(2, 4, 2))',
+]
+
+
+@pytest.mark.parametrize("expr", ERRORS_MORE)
+def test_more_error_texts_and_dtypes(expr: str) -> None:
+    def prog(torch: Any) -> Any:
+        r = eval(expr, {"torch": torch, "F": torch.nn.functional})
+        return (str(r.dtype), tuple(r.shape)) if hasattr(r, "dtype") else repr(r)
+    compare(prog, real, tt)

@@ -90,8 +90,9 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))`` (one ``MishBackward0`` node)."""
     from ...ops.nn_more import mish_op
+    from .functional_more import _kernel_float
 
-    x = _float(_check(input, "mish"), "mish")
+    x = _kernel_float(_check(input, "mish"), "mish_cpu")
     y: Tensor = mish_op(x)
     return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
 
@@ -118,9 +119,10 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 def logsigmoid(input: Tensor) -> Tensor:
     """``min(x, 0) - log1p(exp(-|x|))`` (one ``LogSigmoidBackward0`` node)."""
     from ...ops.nn_more import logsigmoid_op
+    from .functional_more import _kernel_float
 
-    return logsigmoid_op(_float(_check(input, "log_sigmoid_forward"),
-                                "log_sigmoid_cpu"))
+    return logsigmoid_op(_kernel_float(_check(input, "log_sigmoid_forward"),
+                                       "log_sigmoid_cpu"))
 
 
 def _softmax_dim(ndim: int) -> int:

@@ -63,6 +63,15 @@ def _axis(dim: int, ndim: int) -> int:
     return int(ax[0])
 
 
+def _kernel_float(x: Tensor, kernel: str) -> Tensor:
+    """PyTorch's dispatch error for an integer or bool input of a float-only kernel."""
+    if x._data.dtype.kind not in "fc":
+        raise hinted(NotImplementedError(with_hint(
+            f"\"{kernel}\" not implemented for '{_type_name(x._data.dtype)}'",
+            "convert the input with .float() first")))
+    return x
+
+
 def _zeros(x: Tensor) -> Tensor:
     return make(np.zeros(x._data.shape, x._data.dtype), None, False, TORCH)
 
@@ -82,6 +91,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     tensor([-0.5000,  3.0000])
     """
     x = _check(input, "prelu")
+    _kernel_float(x, "prelu_cpu")
     if not isinstance(weight, Tensor):
         raise hinted(TypeError(with_hint(
             f"prelu(): argument 'weight' (position 2) must be Tensor, not "
@@ -112,6 +122,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """``a * sigmoid(b)`` of the two halves of ``input`` along ``dim``."""
     x = _check(input, "glu")
+    _kernel_float(x, "glu_cpu")
     if x._data.ndim == 0:
         raise hinted(RuntimeError(with_hint(
             "glu does not support scalars because halving size must be even",
@@ -127,16 +138,17 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
-    x = _float(_check(input, "selu"), "elu")
+    x = _kernel_float(_check(input, "selu"), "elu_cpu")
     y = K.selu_op(x)
     return _inplace(x, y) if inplace else y
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    x = _float(_check(input, "celu"), "elu")
+    x = _kernel_float(_check(input, "celu"), "elu_cpu")
     if alpha == 0:
-        raise hinted(RuntimeError(with_hint("ZeroDivisionError", "alpha must not be 0")))
+        raise hinted(RuntimeError(with_hint("ZeroDivisionError: alpha cannot be 0 for CELU",
+                                            "alpha must not be 0")))
     y = K.celu_op(x, alpha=float(alpha))
     return _inplace(x, y) if inplace else y
 
@@ -144,14 +156,14 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6`` (PyTorch's CPU gradient: ``x / 3 + 0.5`` on ``(-3, 3)``,
     0 at -3, 1 at 3)."""
-    x = _float(_check(input, "hardswish"), "hardswish")
+    x = _kernel_float(_check(input, "hardswish"), "hardswish_cpu")
     y = K.hardswish_op(x)
     return _inplace(x, y) if inplace else y
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6`` (gradient ``1/6`` strictly inside ``(-3, 3)``)."""
-    x = _float(_check(input, "hardsigmoid"), "hardsigmoid")
+    x = _kernel_float(_check(input, "hardsigmoid"), "hardsigmoid_cpu")
     y = K.hardsigmoid_op(x)
     return _inplace(x, y) if inplace else y
 
@@ -163,7 +175,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
     x = _check(input, "softsign")
-    return core.divide(x, core.add(core.abs(x), 1.0))
+    return O.div(x, O.add(O.abs(x), 1))
 
 
 def tanhshrink(input: Tensor) -> Tensor:
@@ -182,14 +194,14 @@ def _lambd(lambd: float, dt: np.dtype, fn: str) -> None:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
-    x = _float(_check(input, "softshrink"), "softshrink_cpu")
+    x = _kernel_float(_check(input, "softshrink"), "softshrink_check")
     _lambd(lambd, x._data.dtype, "softshrink")
     return K.softshrink_op(x, lambd=float(lambd))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
-    x = _float(_check(input, "hardshrink"), "hardshrink_cpu")
+    x = _kernel_float(_check(input, "hardshrink"), "hardshrink_cpu")
     return K.hardshrink_op(x, lambd=float(lambd))
 
 
@@ -230,7 +242,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Randomized leaky ReLU: in training each non-positive element is scaled by its own
     U(lower, upper) draw (one double draw per such element, in order, from the torch
     generator as PyTorch's CPU kernel); in eval by ``(lower + upper) / 2``."""
-    x = _float(_check(input, "rrelu"), "rrelu_with_noise_out_cpu")
+    x = _kernel_float(_check(input, "rrelu"),
+                      "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
     if lower > upper:
         raise hinted(RuntimeError(with_hint(
             "Lower bound should be less than or equal to the upper bound",
@@ -263,6 +276,11 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g = -log(Exp(1))``; with
     ``hard`` the one-hot of the argmax, with the soft sample's gradient (straight through)."""
     x = _check(logits, "gumbel_softmax")
+    if x._data.dtype.kind != "f":
+        raise hinted(RuntimeError(with_hint(
+            "Exponential distribution is a continuous probability distribution. dtype must be "
+            f"a floating point but you specified {_type_name(x._data.dtype)}",
+            "pass float logits")))
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
                       stacklevel=2)
@@ -297,7 +315,7 @@ def softmax2d_check(input: Tensor) -> None:
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
-    x = _check(input, "huber_loss")
+    x = _kernel_float(_check(input, "huber_loss"), "huber_cpu")
     if weight is None:
         r = _reduction(reduction)
     _target_size_warning(x, target)
@@ -356,6 +374,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
     x = _check(input, "soft_margin_loss")
     r = _reduction(reduction, size_average, reduce)
     _not_differentiable(target, "soft_margin_loss")
+    O._broadcast_check(x, target)
     return K.soft_margin_loss_op(x, target, reduction=r)
 
 
@@ -411,13 +430,15 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     x2 = core.reshape(x, (1, -1)) if nd <= 1 else x
     n, c = x2._data.shape
     tf = t.reshape(-1).astype(np.int64)
-    if tf.size != n:
+    if tf.size != n or t.ndim > 1:
         raise hinted(RuntimeError(with_hint(
-            f"inconsistent target size, expected {n} but got {list(t.shape)}",
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list(t.shape)}. Input has shape {list(x._data.shape)}.",
             "one class index per sample")))
     if tf.size and (tf.min() < 0 or tf.max() >= c):
-        raise hinted(IndexError(with_hint("target out of range",
-                                          f"class indices must be in [0, {c - 1}]")))
+        raise hinted(RuntimeError(with_hint("target out of range",
+                                            f"class indices must be in [0, {c - 1}]")))
     xy = core.getitem(x2, (np.arange(n), tf))
     z = core.add(core.subtract(float(margin), core.reshape(xy, (n, 1))), x2)
     keep = np.ones((n, c), dtype=bool)
@@ -481,15 +502,14 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     r = _reduction(reduction, size_average, reduce)
     nd1, nd2 = input1._data.ndim, input2._data.ndim
     tdim = target._data.ndim
-    if nd1 != nd2:
+    if tdim > 1:
         raise hinted(RuntimeError(with_hint(
-            f"cosine_embedding_loss : All input tensors should have same dimension but got "
-            f"sizes: input1: {Size(input1._data.shape)}, input2: {Size(input2._data.shape)}, "
-            f"target: {Size(target._data.shape)} ", "pass inputs of the same shape")))
-    if not (tdim == 1 and nd1 == 2) and not (tdim == 0 and nd1 == 1):
+            "0D or 1D target tensor expected, multi-target not supported",
+            "target is (N,) for (N, D) inputs, () for (D,)")))
+    if nd1 != tdim + 1 or nd2 != tdim + 1:
         raise hinted(RuntimeError(with_hint(
             f"{tdim}D target tensor expects {tdim + 1}D input tensors, but found inputs with "
-            f"sizes {Size(input1._data.shape)} and {Size(input2._data.shape)}.",
+            f"sizes {list(input1._data.shape)} and {list(input2._data.shape)}.",
             "target is (N,) for (N, D) inputs, () for (D,)")))
     d = tdim
     eps = 1e-12
@@ -578,12 +598,6 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise ``p``-distance."""
     r = _reduction(reduction, size_average, reduce)
     _dist_checks(anchor, positive, negative)
-    if anchor._data.ndim not in (1, 2):
-        raise hinted(RuntimeError(with_hint(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {anchor._data.ndim}D, positive "
-            f"{positive._data.ndim}D, and negative {negative._data.ndim}D inputs",
-            "pass (N, D) or (D,) tensors")))
     dp = FC.pairwise_distance(anchor, positive, p, eps)
     dn = FC.pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -640,17 +654,17 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
                                             f"blank in [0, {c - 1}]")))
     if il.size != n:
         raise hinted(RuntimeError(with_hint(
-            f"input_lengths must be of size batch_size, but got {il.size}.",
+            "input_lengths must be of size batch_size",
             f"batch size {n}")))
     if tl.size != n:
         raise hinted(RuntimeError(with_hint(
-            f"target_lengths must be of size batch_size, but got {tl.size}.",
+            "target_lengths must be of size batch_size",
             f"batch size {n}")))
     for b in range(n):
         if il[b] > tmax:
             raise hinted(RuntimeError(with_hint(
                 f"Expected input_lengths to have value at most {tmax}, but got value "
-                f"{il[b]} (while checking arguments for ctc_loss_cpu)",
+                f"{il[b]} (while checking arguments for ctc_loss_allocate_outputs)",
                 "input lengths are at most T")))
     if t_arr.ndim == 2:
         tgt = [t_arr[b, :tl[b]].astype(np.int64) for b in range(n)]
@@ -659,7 +673,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
                 raise hinted(RuntimeError(with_hint(
                     f"Expected tensor to have size at least {tl[b]} at dimension 1, but got "
                     f"size {t_arr.shape[1]} for argument #2 'targets' (while checking "
-                    "arguments for ctc_loss_cpu)", "targets are (N, S) padded")))
+                    "arguments for ctc_loss_allocate_outputs)", "targets are (N, S) padded")))
     else:
         offs = np.concatenate([[0], np.cumsum(tl)])
         tgt = [t_arr[offs[b]:offs[b + 1]].astype(np.int64) for b in range(n)]
@@ -733,8 +747,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             "pass groups >= 1")))
     if len(s) <= 2:
         raise hinted(RuntimeError(with_hint(
-            f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
-            f"{len(s)} dimension(s)", "pass (N, C, *)")))
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+            f"{list(s)}", "pass (N, C, *)")))
     c = s[1]
     if c % g:
         raise hinted(RuntimeError(with_hint(
@@ -826,6 +840,10 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
     return _lp_out(out, int(kw) * int(kh), norm_type)
 
 
+def _type_repr(v: Any) -> str:
+    return "<class 'torch.Tensor'>" if isinstance(v, Tensor) else str(type(v))
+
+
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   max_norm: float | None = None, norm_type: float = 2,
                   scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
@@ -836,7 +854,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     ``EmbeddingBagBackward0`` node (:func:`tapegrad.ops.nn_more.embedding_bag_op`)."""
     it = _check(input, "embedding_bag")
     if mode not in ("sum", "mean", "max"):
-        raise hinted(ValueError(with_hint(f"mode has to be one of sum, mean or max, got {mode}",
+        raise hinted(ValueError(with_hint("mode has to be one of sum, mean or max",
                                           "use 'sum', 'mean' or 'max'")))
     if per_sample_weights is not None and mode != "sum":
         raise hinted(NotImplementedError(with_hint(
@@ -849,7 +867,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             raise hinted(ValueError(with_hint(
                 "if input is 2D, then offsets has to be None, as input is treated is a "
                 "mini-batch of fixed length sequences. However, found offsets of type "
-                f"{type(offsets)}", "drop offsets")))
+                f"{_type_repr(offsets)}", "drop offsets")))
         starts = np.arange(0, idx.size, max(idx.shape[1], 1))[:idx.shape[0]]
         flat = idx.reshape(-1)
         if per_sample_weights is not None:
@@ -880,9 +898,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{_type_name(flat.dtype)}Tensor instead (while "
             "checking arguments for embedding_bag)", "indices must be integers")))
-    if flat.size and (flat.min() < 0 or flat.max() >= rows):
-        raise hinted(IndexError(with_hint("index out of range in self",
-                                          f"indices must be in [0, {rows - 1}]")))
+    bad = np.flatnonzero((flat < 0) | (flat >= rows))
+    if bad.size:
+        raise hinted(RuntimeError(with_hint(
+            f"Index {int(bad[0])} of input takes value {int(flat[bad[0]])} which is not in the "
+            f"valid range [0, {rows})", f"indices must be in [0, {rows - 1}]")))
     if max_norm is not None:  # the rows looked up are renormalised in place first
         FC.embedding(make(flat, None, False, TORCH), weight, None, max_norm, norm_type)
     ends = list(starts[1:]) + [flat.size] if include_last_offset is False or idx.ndim == 2 \
@@ -1110,8 +1130,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     x = _check(input, "grid_sample")
     if x._data.dtype != grid._data.dtype:
         raise hinted(RuntimeError(with_hint(
-            f"grid_sampler(): expected input and grid to have same dtype, but input has "
-            f"{_torch_dtype(x._data.dtype)} and grid has {_torch_dtype(grid._data.dtype)}",
+            f"expected scalar type {_type_name(x._data.dtype)} but found "
+            f"{_type_name(grid._data.dtype)}",
             "cast one of them")))
     if x._data.ndim != 4 or grid._data.ndim != 4:
         if x._data.ndim == 5 and grid._data.ndim == 5:

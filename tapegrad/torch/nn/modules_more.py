@@ -136,7 +136,8 @@ class Hardtanh(Module):
             max_val = max_value
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
         if self.max_val <= self.min_val:
-            raise AssertionError
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val "
+                                 f"({self.min_val})")
     def forward(self, input: Tensor) -> Tensor:
         if self.inplace:
             return FM.hardtanh_(input, self.min_val, self.max_val)
