@@ -34,7 +34,6 @@ from .._dtype import Size
 from . import _functional_conv as FC
 from .functional import (
     _check,
-    _float,
     _reduce,
     _reduction,
     _target_size_warning,
