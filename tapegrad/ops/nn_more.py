@@ -634,3 +634,37 @@ def _(batched: tuple[bool, ...], w: Tensor, psw: Tensor, *, plan: BagPlan) -> An
 
 
 __all__ += ["BagPlan", "embedding_bag_op", "embedding_bag_psw_op"]
+
+
+# ------------------------------------------------------------------ affine_grid
+from .linalg import matmul as _matmul  # noqa: E402
+from .shape import swapaxes as _swapaxes  # noqa: E402
+
+
+@defop("affine_grid_generator", grad_name="AffineGridGeneratorBackward0")
+def affine_grid_op(theta: Any, *, base: np.ndarray, out_shape: tuple[int, ...]) -> Any:
+    """``base (N, P, k+1) @ theta^T`` viewed as the grid; ``base`` holds the normalised
+    coordinates and a column of ones."""
+    th = np.asarray(theta)
+    return np.matmul(base, np.swapaxes(th, 1, 2)).reshape(out_shape)
+
+
+@affine_grid_op.defvjp
+def _(g: Tensor, base: np.ndarray, out_shape: tuple[int, ...]) -> Any:
+    n, pts = base.shape[0], base.shape[1]
+    g2 = reshape(g, (n, pts, out_shape[-1]))  # d theta = g^T base
+    return (_matmul(_swapaxes(g2, 1, 2), make(base.astype(g._data.dtype))),)
+
+
+affine_grid_op.defjvp(lambda dth, th, *, out, base, out_shape: affine_grid_op(
+    dth, base=base, out_shape=out_shape))
+
+
+@affine_grid_op.defbatch
+def _(batched: tuple[bool, ...], theta: Tensor, *, base: np.ndarray,
+      out_shape: tuple[int, ...]) -> Any:
+    return _stack([affine_grid_op(_getitem(theta, index=(i,)), base=base, out_shape=out_shape)
+                   for i in range(theta._data.shape[0])])
+
+
+__all__ += ["affine_grid_op"]

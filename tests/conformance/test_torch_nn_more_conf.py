@@ -488,6 +488,8 @@ NODE_NAMES = [
     "F.pixel_unshuffle(x.reshape(1, 1, 2, 6), 2)", "F.channel_shuffle(x.reshape(1, 4, 3), 2)",
     "F.softsign(x)", "F.tanhshrink(x)", "F.hinge_embedding_loss(x, torch.ones(3, 4))",
     "F.margin_ranking_loss(x, x.detach(), torch.ones(3, 4))", "F.softmin(x, 1)",
+    "F.affine_grid(x[:2, :3].reshape(1, 2, 3), [1, 1, 2, 3], align_corners=False)",
+    "F.affine_grid(x.reshape(1, 3, 4), [1, 1, 2, 3, 2], align_corners=True)",
     "F.embedding_bag(torch.tensor([0, 2, 1, 1]), x, torch.tensor([0, 1, 1]))",
     "F.embedding_bag(torch.tensor([[0, 2], [1, 1]]), x, mode='max')",
     "F.embedding_bag(torch.tensor([0, 2, 1, 1]), x, torch.tensor([0, 3]), mode='sum',"

@@ -337,7 +337,14 @@ def test_affine_grid_identity_and_warning() -> None:
     same = F.grid_sample(img, F.affine_grid(th, [1, 1, 3, 3], align_corners=False),
                          align_corners=False)
     np.testing.assert_allclose(same.numpy(), img.numpy(), atol=1e-12)
-    gradcheck(lambda q: F.affine_grid(q, [1, 1, 2, 3], align_corners=False), [th])
+    gradcheck(lambda q: F.affine_grid(q, [1, 1, 2, 3], align_corners=False), [th], order=2)
+    th3 = t64(RNG.standard_normal((2, 3, 4)))
+    g3 = F.affine_grid(th3.detach().requires_grad_(), [2, 1, 2, 3, 2], align_corners=True)
+    assert type(g3.grad_fn).__name__ == "AffineGridGeneratorBackward0"
+    gradcheck(lambda q: F.affine_grid(q, [2, 1, 2, 3, 2], align_corners=True), [th3])
+    b = torch.func.vmap(lambda q: F.affine_grid(q, [2, 1, 2, 3], align_corners=False))(
+        t64(RNG.standard_normal((3, 2, 2, 3))))
+    assert tuple(b.shape) == (3, 2, 2, 3, 2)
 
 
 # ----------------------------------------------------------------------------- modules

@@ -1069,10 +1069,8 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         base[..., 2] = _base_coords(d, align_corners, dt)[:, None, None]
         pts = d * h * w
         out_shape = (n, d, h, w, 3)
-    b = make(np.broadcast_to(base.reshape(1, pts, -1), (n, pts, base.shape[-1])).copy(), None,
-             False, TORCH)
-    g = core.matmul(b, core.swapaxes(th, 1, 2))
-    return core.reshape(g, out_shape)
+    b = np.broadcast_to(base.reshape(1, pts, -1), (n, pts, base.shape[-1])).copy()
+    return K.affine_grid_op(th, base=b, out_shape=out_shape)
 
 
 def _unnormalize(c: Tensor, size: int, align: bool) -> Tensor:
