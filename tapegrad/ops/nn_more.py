@@ -176,7 +176,7 @@ from .elementwise import negative as _neg  # noqa: E402
 from .fused import _reduce_back, _reduce_np  # noqa: E402
 from .reduce import mean as _mean  # noqa: E402
 from .reduce import sum as _sum  # noqa: E402
-from .shape import concat, split, sum_to  # noqa: E402
+from .shape import broadcast_to, concat, split, sum_to  # noqa: E402
 
 
 def _dt(x: Any) -> np.dtype:
@@ -668,3 +668,171 @@ def _(batched: tuple[bool, ...], theta: Tensor, *, base: np.ndarray,
 
 
 __all__ += ["affine_grid_op"]
+
+
+# ------------------------------------------------------------------ multi-class margin losses
+def _per_back(g: Tensor, n: int, reduction: str) -> Tensor:
+    """The gradient of each sample's loss from the reduced one's."""
+    if reduction == "none":
+        return reshape(g, (n,))
+    gb = broadcast_to(reshape(g, (1,)), (n,))
+    return divide(gb, float(max(n, 1))) if reduction == "mean" else gb
+
+
+def _per_reduce(per: Any, shape: tuple[int, ...], reduction: str) -> Any:
+    if reduction == "mean":
+        return _mean(per)
+    if reduction == "sum":
+        return _sum(per)
+    return reshape(per, shape)
+
+
+def _mm_parts(x2: np.ndarray, target: np.ndarray, margin: float,
+              weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``z = margin - x[y] + x``, the active mask (``z > 0``, ``j != y``), ``w[y]``."""
+    n, c = x2.shape
+    rows = np.arange(n)
+    z = x2.dtype.type(margin) - x2[rows, target][:, None] + x2
+    act = z > 0
+    act[rows, target] = False
+    wy = np.ones(n, x2.dtype) if weight is None else weight[target].astype(x2.dtype)
+    return z, act, wy
+
+
+@defop("multi_margin_loss", saves=("x",), grad_name="MultiMarginLossBackward0")
+def multi_margin_loss_op(x: Any, *, target: np.ndarray, p: int, margin: float,
+                         weight: np.ndarray | None, reduction: str, out_shape: tuple[int, ...]
+                         ) -> Any:
+    a = np.asarray(x)
+    x2 = a.reshape(-1, a.shape[-1]) if a.ndim else a.reshape(1, 1)
+    z, act, wy = _mm_parts(x2, target, margin, weight)
+    h = np.where(act, z, 0)
+    if p == 2:
+        h = h * h
+    per = (h * wy[:, None]).sum(1) / x2.dtype.type(x2.shape[1])
+    return _reduce_np(per.astype(a.dtype), reduction).reshape(
+        out_shape if reduction == "none" else ())
+
+
+def _mm_coef(x2: Tensor, target: np.ndarray, p: int, margin: float, weight: Any) -> Tensor:
+    """d loss_n / d z_nj (active entries only), in tapegrad ops (``z`` for ``p = 2``)."""
+    z, act, wy = _mm_parts(x2._data, target, margin, weight)
+    c = x2._data.shape[1]
+    coef = make((act * (wy[:, None] / x2._data.dtype.type(c))).astype(x2._data.dtype))
+    if p == 2:
+        n = x2._data.shape[0]
+        xy = reshape(_getitem(x2, index=(np.arange(n), target)), (n, 1))
+        zt = add(subtract(margin, xy), x2)
+        coef = multiply(coef, multiply(zt, 2.0))
+    return coef
+
+
+def _mm_to_x(gz: Tensor, target: np.ndarray) -> Tensor:
+    """From d/dz (z_j = margin - x_y + x_j) to d/dx: each row's sum goes to -x_y."""
+    n, c = gz._data.shape
+    onehot = np.zeros((n, c), dtype=gz._data.dtype)
+    onehot[np.arange(n), target] = 1
+    return subtract(gz, multiply(make(onehot), _sum(gz, axis=1, keepdims=True)))
+
+
+@multi_margin_loss_op.defvjp
+def _(g: Tensor, x: Tensor, target: np.ndarray, p: int, margin: float, weight: Any,
+      reduction: str, out_shape: tuple[int, ...]) -> Any:
+    shape = x._data.shape
+    x2 = reshape(x, (-1, shape[-1] if shape else 1))
+    n = x2._data.shape[0]
+    gz = multiply(reshape(_per_back(g, n, reduction), (n, 1)),
+                  _mm_coef(x2, target, p, margin, weight))
+    return (reshape(_mm_to_x(gz, target), shape),)
+
+
+@multi_margin_loss_op.defjvp
+def _(dx: Tensor, x: Tensor, *, out: Any, target: np.ndarray, p: int, margin: float,
+      weight: Any, reduction: str, out_shape: tuple[int, ...]) -> Any:
+    shape = x._data.shape
+    x2 = reshape(x, (-1, shape[-1] if shape else 1))
+    d2 = reshape(dx, x2._data.shape)
+    n = x2._data.shape[0]
+    dxy = reshape(_getitem(d2, index=(np.arange(n), target)), (n, 1))
+    dz = subtract(d2, dxy)
+    per = _sum(multiply(_mm_coef(x2, target, p, margin, weight), dz), axis=1)
+    return _per_reduce(per, out_shape, reduction)
+
+
+@multi_margin_loss_op.defbatch
+def _(batched: tuple[bool, ...], x: Tensor, **attrs: Any) -> Any:
+    return _stack([multi_margin_loss_op(_getitem(x, index=(i,)), **attrs)
+                   for i in range(x._data.shape[0])])
+
+
+def _mlm_coef(x2: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """d loss_n / d x_nk of the multilabel margin loss (piecewise constant)."""
+    n, c = x2.shape
+    coef = np.zeros((n, c), dtype=np.float64)
+    for i in range(n):
+        ys: list[int] = []
+        for v in target[i]:
+            if v < 0:
+                break
+            ys.append(int(v))
+        is_t = np.zeros(c, dtype=bool)
+        is_t[ys] = True
+        for j in ys:
+            z = 1 - x2[i, j] + x2[i]
+            act = (z > 0) & ~is_t
+            coef[i] += act
+            coef[i, j] -= act.sum()
+    return (coef / c).astype(x2.dtype)
+
+
+@defop("multilabel_margin_loss", saves=("x",), grad_name="MultilabelMarginLossBackward0")
+def multilabel_margin_loss_op(x: Any, *, target: np.ndarray, reduction: str,
+                              out_shape: tuple[int, ...]) -> Any:
+    a = np.asarray(x)
+    x2 = a.reshape(-1, a.shape[-1])
+    t2 = target.reshape(x2.shape)
+    n, c = x2.shape
+    per = np.zeros(n, dtype=a.dtype)
+    for i in range(n):
+        ys: list[int] = []
+        for v in t2[i]:
+            if v < 0:
+                break
+            ys.append(int(v))
+        is_t = np.zeros(c, dtype=bool)
+        is_t[ys] = True
+        s = a.dtype.type(0)
+        for j in ys:
+            z = a.dtype.type(1) - x2[i, j] + x2[i]
+            s = s + np.where((z > 0) & ~is_t, z, 0).sum(dtype=a.dtype)
+        per[i] = s / a.dtype.type(c)
+    return _reduce_np(per, reduction).reshape(out_shape if reduction == "none" else ())
+
+
+@multilabel_margin_loss_op.defvjp
+def _(g: Tensor, x: Tensor, target: np.ndarray, reduction: str,
+      out_shape: tuple[int, ...]) -> Any:
+    shape = x._data.shape
+    x2 = x._data.reshape(-1, shape[-1])
+    n = x2.shape[0]
+    coef = make(_mlm_coef(x2, target.reshape(x2.shape)))
+    return (reshape(multiply(reshape(_per_back(g, n, reduction), (n, 1)), coef), shape),)
+
+
+@multilabel_margin_loss_op.defjvp
+def _(dx: Tensor, x: Tensor, *, out: Any, target: np.ndarray, reduction: str,
+      out_shape: tuple[int, ...]) -> Any:
+    shape = x._data.shape
+    x2 = x._data.reshape(-1, shape[-1])
+    coef = make(_mlm_coef(x2, target.reshape(x2.shape)))
+    per = _sum(multiply(coef, reshape(dx, x2.shape)), axis=1)
+    return _per_reduce(per, out_shape, reduction)
+
+
+@multilabel_margin_loss_op.defbatch
+def _(batched: tuple[bool, ...], x: Tensor, **attrs: Any) -> Any:
+    return _stack([multilabel_margin_loss_op(_getitem(x, index=(i,)), **attrs)
+                   for i in range(x._data.shape[0])])
+
+
+__all__ += ["multi_margin_loss_op", "multilabel_margin_loss_op"]

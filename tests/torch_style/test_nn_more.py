@@ -526,6 +526,15 @@ SINGLE_NODE = [
      "PixelUnshuffleBackward0"),
     ("channel_shuffle", lambda x: F.channel_shuffle(x[:, :4].reshape(3, 4, 1), 2),
      "ChannelShuffleBackward0"),
+    ("multi_margin", lambda x: F.multi_margin_loss(x, torch.tensor([0, 4, 2]), p=2,
+                                                   weight=x.new_tensor([1, 2, 0.5, 1, 3]),
+                                                   reduction="none"),
+     "MultiMarginLossBackward0"),
+    ("multi_margin_mean", lambda x: F.multi_margin_loss(x, torch.tensor([0, 4, 2]), margin=0.4),
+     "MultiMarginLossBackward0"),
+    ("multilabel_margin", lambda x: F.multilabel_margin_loss(
+        x, torch.tensor([[0, 2, -1, 1, 1], [3, 3, -1, 0, 0], [1, 2, 3, 0, 4]]), reduction="sum"),
+     "MultilabelMarginLossBackward0"),
 ]
 
 

@@ -438,19 +438,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if tf.size and (tf.min() < 0 or tf.max() >= c):
         raise hinted(RuntimeError(with_hint("target out of range",
                                             f"class indices must be in [0, {c - 1}]")))
-    xy = core.getitem(x2, (np.arange(n), tf))
-    z = core.add(core.subtract(float(margin), core.reshape(xy, (n, 1))), x2)
-    keep = np.ones((n, c), dtype=bool)
-    keep[np.arange(n), tf] = False
-    h = core.where(core.logical_and(core.greater(z, 0), keep), z, core.multiply(z, 0.0))
-    if p == 2:
-        h = core.multiply(h, h)
-    if weight is not None:
-        h = core.multiply(h, core.reshape(core.take(weight, tf), (n, 1)))
-    per = core.divide(core.sum(h, axis=1), float(c))
-    if nd <= 1 and r == "none":
-        per = core.reshape(per, t.shape)  # the target's shape: () or (1,)
-    return _reduce(per, r)
+    w = None if weight is None else np.asarray(weight._data)
+    return K.multi_margin_loss_op(x, target=tf, p=int(p), margin=float(margin), weight=w,
+                                  reduction=r, out_shape=tuple(t.shape) if nd <= 1 else (n,))
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
@@ -469,29 +459,17 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
         raise hinted(RuntimeError(with_hint(
             f"inconsistent target size: {list(t.shape)} for input of size: "
             f"{list(x._data.shape)}", "target is shaped like the input")))
-    x2 = core.reshape(x, (1, -1)) if nd <= 1 else x
-    n, c = x2._data.shape
-    t2 = t.reshape(n, c).astype(np.int64)
-    valid = np.zeros((n, c), dtype=bool)
-    is_t = np.zeros((n, c), dtype=bool)
-    for i in range(n):
-        for j in range(c):
-            if t2[i, j] < 0:
+    c = x._data.shape[-1]
+    t2 = t.reshape(-1, c).astype(np.int64)
+    for i in range(t2.shape[0]):
+        for v in t2[i]:
+            if v < 0:
                 break
-            if t2[i, j] >= c:
+            if v >= c:
                 raise hinted(RuntimeError(with_hint(
-                    f"target index {t2[i, j]} is out of range", f"classes are [0, {c - 1}]")))
-            valid[i, j] = True
-            is_t[i, t2[i, j]] = True
-    tj = np.where(valid, t2, 0)
-    xj = core.getitem(x2, (np.arange(n)[:, None], tj))  # (n, c): x at each listed target
-    z = core.add(core.subtract(1.0, core.reshape(xj, (n, c, 1))), core.reshape(x2, (n, 1, c)))
-    mask = valid[:, :, None] & ~is_t[:, None, :]
-    h = core.where(core.logical_and(core.greater(z, 0), mask), z, core.multiply(z, 0.0))
-    per = core.divide(core.sum(h, axis=(1, 2)), float(c))
-    if nd <= 1 and r == "none":
-        per = core.reshape(per, ())
-    return _reduce(per, r)
+                    f"target index {v} is out of range", f"classes are [0, {c - 1}]")))
+    return K.multilabel_margin_loss_op(x, target=t2, reduction=r,
+                                       out_shape=() if nd <= 1 else (t2.shape[0],))
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
