@@ -836,3 +836,9 @@ def _(batched: tuple[bool, ...], x: Tensor, **attrs: Any) -> Any:
 
 
 __all__ += ["multi_margin_loss_op", "multilabel_margin_loss_op"]
+
+
+# the window maxima picked by fractional max pooling: a gather (scatter-add back) under
+# PyTorch's node name
+fractional_max_pool2d_op = _getitem.renamed("FractionalMaxPool2DBackward0")
+__all__ += ["fractional_max_pool2d_op"]

@@ -492,6 +492,9 @@ NODE_NAMES = [
     "F.multi_margin_loss(x[0], torch.tensor(2), p=2, reduction='none')",
     "F.multilabel_margin_loss(x, torch.tensor([[0, 2, -1, 1], [3, 3, -1, 0], [1, 2, 3, 0]]))",
     "F.multilabel_margin_loss(x[1], torch.tensor([1, -1, 0, 0]), reduction='none')",
+    "F.fractional_max_pool2d(x.reshape(1, 3, 4), 2, output_size=2)",
+    "F.fractional_max_pool2d(x.reshape(1, 1, 3, 4), (2, 3), output_size=(2, 1))",
+    "F.cosine_similarity(x, x.flip(0))",
     "F.affine_grid(x[:2, :3].reshape(1, 2, 3), [1, 1, 2, 3], align_corners=False)",
     "F.affine_grid(x.reshape(1, 3, 4), [1, 1, 2, 3, 2], align_corners=True)",
     "F.embedding_bag(torch.tensor([0, 2, 1, 1]), x, torch.tensor([0, 1, 1]))",
@@ -504,6 +507,7 @@ NODE_NAMES = [
 @pytest.mark.parametrize("expr", NODE_NAMES)
 def test_grad_fn_names_and_backward(expr: str) -> None:
     def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
         x = torch.tensor(np.linspace(-2, 2, 12).reshape(3, 4).astype(np.float32),
                          requires_grad=True)
         y = eval(expr, {"torch": torch, "F": torch.nn.functional, "x": x})

@@ -610,10 +610,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    num = core.sum(core.multiply(x1, x2), axis=dim)
-    den = core.multiply(core.maximum(O.norm(x1, 2, dim), eps), core.maximum(O.norm(x2, 2, dim),
-                                                                            eps))
-    return core.divide(num, den)
+    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` over ``dim``: ATen's order of
+    operations (its bits), the last node ``SumBackward1`` as in PyTorch."""
+    n1 = O.clamp_min(O.norm(x1, 2, dim, keepdim=True), eps)
+    n2 = O.clamp_min(O.norm(x2, 2, dim, keepdim=True), eps)
+    return core.sum(core.multiply(core.divide(x1, n1), core.divide(x2, n2)), axis=dim)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,

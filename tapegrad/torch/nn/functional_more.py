@@ -966,10 +966,12 @@ def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = No
     vals = flat[ni, ci, pos]
     best = np.argmax(np.where(np.isnan(vals), np.inf, vals), axis=-1)
     idx = np.take_along_axis(pos, best[..., None], -1)[..., 0]  # (N, C, oh, ow)
-    y = core.getitem(core.reshape(x4, (nb, c, ih * iw)), (ni[..., 0], ci[..., 0], idx))
+    y = K.fractional_max_pool2d_op(core.reshape(x4, (nb, c, ih * iw)),
+                                   index=(ni[..., 0], ci[..., 0], idx))
     ind = make(idx, None, False, TORCH)
     if nd == 3:
-        y = core.squeeze(y, 0)
+        y = K.fractional_max_pool2d_op(core.reshape(x, (c, ih * iw)),
+                                       index=(ci[0, :, :, :, 0], idx[0]))
         ind = make(idx[0], None, False, TORCH)
     return (y, ind) if return_indices else y
 
