@@ -269,6 +269,20 @@ def test_affine_grid(align: bool | None) -> None:
     compare(prog, real, tt, rtol=1e-5, atol=1e-6)
 
 
+def test_embedding_bag_module() -> None:
+    def prog(torch: Any) -> Any:
+        nn = torch.nn
+        torch.manual_seed(0)
+        a = nn.EmbeddingBag(10, 3, padding_idx=0, max_norm=1.0, norm_type=3.0,
+                            scale_grad_by_freq=True, mode="sum", include_last_offset=True)
+        b = nn.EmbeddingBag.from_pretrained(torch.arange(8.0).reshape(4, 2), mode="max")
+        c = nn.EmbeddingBag(5, 2, _weight=torch.zeros(5, 2), padding_idx=-1)
+        y = b(torch.tensor([[0, 3], [2, 1]]))
+        return (repr(a), a.weight.detach(), repr(b), b.weight.requires_grad, repr(c),
+                c.padding_idx, c.weight.detach(), torch.rand(1), y)
+    compare(prog, real, tt)
+
+
 def test_embedding_bag() -> None:
     wt = RNG.standard_normal((10, 3)).astype(np.float32)
 
