@@ -176,7 +176,7 @@ from .elementwise import negative as _neg  # noqa: E402
 from .fused import _reduce_back, _reduce_np  # noqa: E402
 from .reduce import mean as _mean  # noqa: E402
 from .reduce import sum as _sum  # noqa: E402
-from .shape import broadcast_to, concat, split, sum_to  # noqa: E402
+from .shape import broadcast_to, concat, expand_dims, split, sum_to, transpose  # noqa: E402
 
 
 def _dt(x: Any) -> np.dtype:
@@ -842,3 +842,187 @@ __all__ += ["multi_margin_loss_op", "multilabel_margin_loss_op"]
 # PyTorch's node name
 fractional_max_pool2d_op = _getitem.renamed("FractionalMaxPool2DBackward0")
 __all__ += ["fractional_max_pool2d_op"]
+
+
+# ------------------------------------------------------------------ grid_sample (2-D)
+def _grid_coord(g: np.ndarray, size: int, padding: str, align: bool
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates of normalised grid values and their derivative (piecewise
+    constant): ATen's unnormalize, then border clipping or reflection."""
+    dt = g.dtype.type
+    if align:
+        c = (g + dt(1)) / dt(2) * dt(size - 1)
+        d = np.full(g.shape, (size - 1) / 2, dtype=g.dtype)
+    else:
+        c = ((g + dt(1)) * dt(size) - dt(1)) / dt(2)
+        d = np.full(g.shape, size / 2, dtype=g.dtype)
+
+    def clip(c: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hi = dt(size - 1)
+        inside = (c > 0) & (c < hi)
+        return np.where(c <= 0, dt(0), np.where(c >= hi, hi, c)), np.where(inside, d, dt(0))
+
+    if padding == "border":
+        c, d = clip(c, d)
+    elif padding == "reflection":
+        tl, th = (0, 2 * (size - 1)) if align else (-1, 2 * size - 1)
+        if tl == th:
+            c, d = np.zeros_like(c), np.zeros_like(d)
+        else:
+            lo, span = dt(tl / 2), dt((th - tl) / 2)
+            sgn = np.where(c < lo, dt(-1), dt(1))
+            a = np.abs(c - lo)
+            flips = np.floor(a / span)
+            extra = a - flips * span
+            even = (flips % 2) == 0
+            c = np.where(even, extra + lo, -extra + (span + lo))
+            d = d * np.where(even, sgn, -sgn)
+        c, d = clip(c, d)
+    return c.astype(g.dtype), d.astype(g.dtype)
+
+
+class _GridPlan:
+    """The sampling geometry of one grid: coordinates, corner indices, masks."""
+
+    def __init__(self, shape: tuple[int, ...], grid: np.ndarray, mode: str, padding: str,
+                 align: bool) -> None:
+        n, _, h, w = shape
+        self.h, self.w, self.mode = h, w, mode
+        self.ix, self.dix = _grid_coord(grid[..., 0], w, padding, align)
+        self.iy, self.diy = _grid_coord(grid[..., 1], h, padding, align)
+        self.nidx = np.arange(n).reshape(n, 1, 1)
+        with np.errstate(invalid="ignore"):
+            if mode == "nearest":
+                self.x0 = np.rint(self.ix).astype(np.int64)
+                self.y0 = np.rint(self.iy).astype(np.int64)
+            else:
+                self.x0 = np.floor(self.ix).astype(np.int64)
+                self.y0 = np.floor(self.iy).astype(np.int64)
+
+    def corner(self, dy: int, dx: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        yi, xi = self.y0 + dy, self.x0 + dx
+        inb = (xi >= 0) & (xi < self.w) & (yi >= 0) & (yi < self.h)
+        return (self.nidx, np.clip(yi, 0, self.h - 1), np.clip(xi, 0, self.w - 1)), inb
+
+
+_CORNERS = ((0, 0), (0, 1), (1, 0), (1, 1))
+
+
+def _weights(tx: Any, ty: Any, dy: int, dx: int) -> tuple[Any, Any, Any]:
+    """A corner's bilinear weight and its derivatives in tx and ty (any tensors/arrays)."""
+    wx = tx if dx else subtract(1.0, tx)
+    wy = ty if dy else subtract(1.0, ty)
+    return multiply(wx, wy), (wy if dx else _neg(wy)), (wx if dy else _neg(wx))
+
+
+@defop("grid_sampler_2d", saves=("x", "grid"), grad_name="GridSampler2DBackward0",
+       needs=True)
+def grid_sampler_2d_op(x: Any, grid: Any, *, mode: str, padding: str, align: bool) -> Any:
+    a = np.asarray(x)
+    pl = _GridPlan(a.shape, np.asarray(grid), mode, padding, align)
+    xt = a.transpose(0, 2, 3, 1)
+    if mode == "nearest":
+        idx, inb = pl.corner(0, 0)
+        return (xt[idx] * inb[..., None]).transpose(0, 3, 1, 2).astype(a.dtype, copy=False)
+    tx = pl.ix - pl.x0.astype(a.dtype)
+    ty = pl.iy - pl.y0.astype(a.dtype)
+    out = np.zeros(xt.shape[:1] + tx.shape[1:] + xt.shape[3:], dtype=a.dtype)
+    one = a.dtype.type(1)
+    for dy, dx in _CORNERS:
+        idx, inb = pl.corner(dy, dx)
+        wgt = (tx if dx else one - tx) * (ty if dy else one - ty)
+        out = out + xt[idx] * (wgt * inb)[..., None]
+    return out.transpose(0, 3, 1, 2).astype(a.dtype, copy=False)
+
+
+def _txty(grid: Tensor, pl: _GridPlan) -> tuple[Tensor, Tensor]:
+    """``ix - x0`` and ``iy - y0`` as ops of the grid (locally linear in it)."""
+    dt = pl.ix.dtype
+    gx, gy = _getitem(grid, index=(Ellipsis, 0)), _getitem(grid, index=(Ellipsis, 1))
+    cx = pl.ix - pl.x0.astype(dt) - pl.dix * grid._data[..., 0]
+    cy = pl.iy - pl.y0.astype(dt) - pl.diy * grid._data[..., 1]
+    return (add(multiply(gx, make(pl.dix)), make(cx.astype(dt))),
+            add(multiply(gy, make(pl.diy)), make(cy.astype(dt))))
+
+
+@grid_sampler_2d_op.defvjp
+def _(g: Tensor, x: Tensor, grid: Tensor, mode: str, padding: str, align: bool,
+      needs: tuple[bool, ...]) -> Any:
+    pl = _GridPlan(x._data.shape, grid._data, mode, padding, align)
+    gt = transpose(g, (0, 2, 3, 1))  # (N, Ho, Wo, C)
+    xt = transpose(x, (0, 2, 3, 1))
+    shape = xt._data.shape
+    dt = g._data.dtype
+    if mode == "nearest":
+        idx, inb = pl.corner(0, 0)
+        gx = index_add_zeros(multiply(gt, make(inb[..., None].astype(dt))), index=idx,
+                             shape=shape) if needs[0] else None
+        ggrid = make(np.zeros(grid._data.shape, dtype=dt)) if needs[1] else None
+        return (None if gx is None else transpose(gx, (0, 3, 1, 2))), ggrid
+    tx, ty = _txty(grid, pl)
+    gxs: Any = None
+    dgx: Any = None
+    dgy: Any = None
+    for dy, dx in _CORNERS:
+        idx, inb = pl.corner(dy, dx)
+        m = make(inb.astype(dt))
+        wgt, dwx, dwy = _weights(tx, ty, dy, dx)
+        if needs[0]:
+            term = index_add_zeros(multiply(gt, expand_dims(multiply(wgt, m), -1)), index=idx,
+                                   shape=shape)
+            gxs = term if gxs is None else add(gxs, term)
+        if needs[1]:
+            gv = multiply(_sum(multiply(gt, _getitem(xt, index=idx)), axis=-1), m)
+            tx_ = multiply(gv, dwx)
+            ty_ = multiply(gv, dwy)
+            dgx = tx_ if dgx is None else add(dgx, tx_)
+            dgy = ty_ if dgy is None else add(dgy, ty_)
+    ggrid = None
+    if needs[1]:
+        ggrid = _stack([multiply(dgx, make(pl.dix)), multiply(dgy, make(pl.diy))], axis=-1)
+    return (None if gxs is None else transpose(gxs, (0, 3, 1, 2))), ggrid
+
+
+def _grid_jvp(dxin: Any, dgrid: Any, x: Any, grid: Any, *, out: Any, mode: str, padding: str,
+              align: bool) -> Any:
+    pl = _GridPlan(x._data.shape, grid._data, mode, padding, align)
+    dt = x._data.dtype
+    xt = transpose(x, (0, 2, 3, 1))
+    dxt = None if dxin is None else transpose(dxin, (0, 2, 3, 1))
+    acc: Any = None
+    if mode == "nearest":
+        if dxt is None:
+            return None
+        idx, inb = pl.corner(0, 0)
+        acc = multiply(_getitem(dxt, index=idx), make(inb[..., None].astype(dt)))
+        return transpose(acc, (0, 3, 1, 2))
+    tx, ty = _txty(grid, pl)
+    if dgrid is not None:
+        dtx = multiply(_getitem(dgrid, index=(Ellipsis, 0)), make(pl.dix))
+        dty = multiply(_getitem(dgrid, index=(Ellipsis, 1)), make(pl.diy))
+    for dy, dx in _CORNERS:
+        idx, inb = pl.corner(dy, dx)
+        m = make(inb.astype(dt))
+        wgt, dwx, dwy = _weights(tx, ty, dy, dx)
+        if dxt is not None:
+            t = multiply(_getitem(dxt, index=idx), expand_dims(multiply(wgt, m), -1))
+            acc = t if acc is None else add(acc, t)
+        if dgrid is not None:
+            dw = multiply(add(multiply(dwx, dtx), multiply(dwy, dty)), m)
+            t = multiply(_getitem(xt, index=idx), expand_dims(dw, -1))
+            acc = t if acc is None else add(acc, t)
+    return None if acc is None else transpose(acc, (0, 3, 1, 2))
+
+
+grid_sampler_2d_op.defjvp(_grid_jvp)
+
+
+@grid_sampler_2d_op.defbatch
+def _(batched: tuple[bool, ...], x: Tensor, grid: Tensor, **attrs: Any) -> Any:
+    n = (x if batched[0] else grid)._data.shape[0]
+    return _stack([grid_sampler_2d_op(_getitem(x, index=(i,)) if batched[0] else x,
+                                      _getitem(grid, index=(i,)) if batched[1] else grid,
+                                      **attrs) for i in range(n)])
+
+
+__all__ += ["grid_sampler_2d_op"]

@@ -509,6 +509,9 @@ NODE_NAMES = [
     "F.fractional_max_pool2d(x.reshape(1, 3, 4), 2, output_size=2)",
     "F.fractional_max_pool2d(x.reshape(1, 1, 3, 4), (2, 3), output_size=(2, 1))",
     "F.cosine_similarity(x, x.flip(0))",
+    "F.grid_sample(x.reshape(1, 1, 3, 4), x[:2].reshape(1, 2, 2, 2) / 3, align_corners=False)",
+    "F.grid_sample(x.reshape(1, 1, 3, 4), x[:2].reshape(1, 2, 2, 2) / 3, mode='nearest',"
+    " padding_mode='reflection', align_corners=True)",
     "F.affine_grid(x[:2, :3].reshape(1, 2, 3), [1, 1, 2, 3], align_corners=False)",
     "F.affine_grid(x.reshape(1, 3, 4), [1, 1, 2, 3, 2], align_corners=True)",
     "F.embedding_bag(torch.tensor([0, 2, 1, 1]), x, torch.tensor([0, 1, 1]))",

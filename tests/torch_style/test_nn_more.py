@@ -590,3 +590,25 @@ def test_embedding_bag_per_sample_weights_gradients() -> None:
     off = torch.tensor([0, 2])
     gradcheck(lambda q, p: F.embedding_bag(idx, q, off, mode="sum", per_sample_weights=p),
               [w, psw], order=2)
+
+
+@pytest.mark.parametrize("mode,pad", [("bilinear", "zeros"), ("bilinear", "reflection"),
+                                      ("bilinear", "border"), ("nearest", "zeros")])
+def test_grid_sample_op_rules(mode: str, pad: str) -> None:
+    img = RNG.standard_normal((2, 2, 3, 4))
+    grid = RNG.uniform(-1.3, 1.3, (2, 2, 3, 2))
+
+    def f(a: Any, g: Any) -> Any:
+        return F.grid_sample(a, g, mode=mode, padding_mode=pad, align_corners=False)
+
+    y = f(t64(img).requires_grad_(), t64(grid))
+    assert type(y.grad_fn).__name__ == "GridSampler2DBackward0"
+    gradcheck(f, [t64(img), t64(grid)], order=2 if mode == "bilinear" else 1)
+    b = torch.func.vmap(f)(t64(img[None].repeat(2, 0)), t64(np.stack([grid, grid[::-1]])))
+    np.testing.assert_allclose(b[1].numpy(), f(t64(img), t64(grid[::-1].copy())).numpy())
+    v, u = RNG.standard_normal(img.shape), RNG.standard_normal(grid.shape) * 0.1
+    _, tan = torch.func.jvp(f, (t64(img), t64(grid)), (t64(v), t64(u)))
+    e = 1e-6
+    fd = (f(t64(img + e * v), t64(grid + e * u)).numpy()
+          - f(t64(img - e * v), t64(grid - e * u)).numpy()) / (2 * e)
+    np.testing.assert_allclose(tan.numpy(), fd, rtol=1e-5, atol=1e-7)

@@ -1053,41 +1053,6 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
     return K.affine_grid_op(th, base=b, out_shape=out_shape)
 
 
-def _unnormalize(c: Tensor, size: int, align: bool) -> Tensor:
-    if align:
-        return core.multiply(core.divide(core.add(c, 1.0), 2.0), float(size - 1))
-    return core.divide(core.subtract(core.multiply(core.add(c, 1.0), float(size)), 1.0), 2.0)
-
-
-def _clip(c: Tensor, size: int) -> Tensor:
-    hi = float(size - 1)
-    zero = core.multiply(c, 0.0)
-    return core.where(core.less_equal(c, 0.0), zero,
-                      core.where(core.greater_equal(c, hi), core.add(zero, hi), c))
-
-
-def _reflect(c: Tensor, twice_low: int, twice_high: int) -> Tensor:
-    if twice_low == twice_high:
-        return core.multiply(c, 0.0)
-    lo = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    a = core.abs(core.subtract(c, lo))
-    flips = np.floor(a._data / span)
-    extra = core.subtract(a, make((flips * span).astype(a._data.dtype), None, False, TORCH))
-    even = (flips % 2) == 0
-    return core.where(even, core.add(extra, lo), core.add(core.negative(extra), span + lo))
-
-
-def _source_index(c: Tensor, size: int, padding: str, align: bool) -> Tensor:
-    c = _unnormalize(c, size, align)
-    if padding == "border":
-        c = _clip(c, size)
-    elif padding == "reflection":
-        c = _reflect(c, 0, 2 * (size - 1)) if align else _reflect(c, -1, 2 * size - 1)
-        c = _clip(c, size)
-    return c
-
-
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` ``(N, C, H, W)`` at the normalised ``grid`` ``(N, Ho, Wo, 2)``
@@ -1134,48 +1099,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         raise hinted(NotImplementedError(with_hint(
             "grid_sample(mode='bicubic') is not implemented in tapegrad",
             "use mode='bilinear' or 'nearest'")))
-    gx = core.getitem(grid, (Ellipsis, 0))
-    gy = core.getitem(grid, (Ellipsis, 1))
-    ix = _source_index(gx, w, padding_mode, align_corners)
-    iy = _source_index(gy, h, padding_mode, align_corners)
-    xt = core.transpose(x, (0, 2, 3, 1))  # (N, H, W, C)
-    nidx = np.arange(n).reshape(n, 1, 1)
-
-    def corner(yi: np.ndarray, xi: np.ndarray) -> tuple[Tensor, np.ndarray]:
-        inb = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        v = core.getitem(xt, (nidx, np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)))
-        return v, inb
-
-    if mode == "nearest":
-        xn = np.rint(ix._data).astype(np.int64)
-        yn = np.rint(iy._data).astype(np.int64)
-        v, inb = corner(yn, xn)
-        out = core.multiply(v, inb[..., None].astype(x._data.dtype))
-        # the grid's gradient is zero (not None), as PyTorch's kernel writes it
-        gz = core.where(np.zeros(gx._data.shape, dtype=bool), core.add(gx, gy), 0.0)
-        out = core.add(out, core.expand_dims(gz, -1))
-        return core.transpose(out, (0, 3, 1, 2))
-    with np.errstate(invalid="ignore"):
-        x0 = np.floor(ix._data)
-        y0 = np.floor(iy._data)
-    x0i, y0i = x0.astype(np.int64), y0.astype(np.int64)
-    dt = x._data.dtype
-    x0t = make(x0.astype(dt), None, False, TORCH)
-    y0t = make(y0.astype(dt), None, False, TORCH)
-    tx = core.subtract(ix, x0t)  # ix - x_w
-    ty = core.subtract(iy, y0t)
-    sx = core.subtract(1.0, tx)  # x_e - ix
-    sy = core.subtract(1.0, ty)
-    out = None
-    for yi, xi, wgt in ((y0i, x0i, core.multiply(sx, sy)), (y0i, x0i + 1, core.multiply(tx, sy)),
-                        (y0i + 1, x0i, core.multiply(sx, ty)),
-                        (y0i + 1, x0i + 1, core.multiply(tx, ty))):
-        v, inb = corner(yi, xi)
-        wm = core.multiply(wgt, inb.astype(dt))
-        term = core.multiply(v, core.expand_dims(wm, -1))
-        out = term if out is None else core.add(out, term)
-    assert out is not None
-    return core.transpose(out, (0, 3, 1, 2))
+    return K.grid_sampler_2d_op(x, grid, mode=mode, padding=padding_mode,
+                                align=bool(align_corners))
 
 
 __all__: list[str] = [
