@@ -1026,3 +1026,9 @@ def _(batched: tuple[bool, ...], x: Tensor, grid: Tensor, **attrs: Any) -> Any:
 
 
 __all__ += ["grid_sampler_2d_op"]
+
+
+@ctc_loss_op.defbatch
+def _(batched: tuple[bool, ...], x: Tensor, **attrs: Any) -> Any:
+    return _stack([ctc_loss_op(_getitem(x, index=(i,)), **attrs)
+                   for i in range(x._data.shape[0])])

@@ -612,3 +612,13 @@ def test_grid_sample_op_rules(mode: str, pad: str) -> None:
     fd = (f(t64(img + e * v), t64(grid + e * u)).numpy()
           - f(t64(img - e * v), t64(grid - e * u)).numpy()) / (2 * e)
     np.testing.assert_allclose(tan.numpy(), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_ctc_loss_under_vmap() -> None:
+    lps = F.log_softmax(t64(RNG.standard_normal((2, 4, 1, 3))), 3)
+
+    def f(lp: Any) -> Any:
+        return F.ctc_loss(lp, torch.tensor([[1, 2]]), [4], [2], reduction="sum")
+
+    b = torch.func.vmap(f)(lps)
+    np.testing.assert_allclose(b.numpy(), [f(lps[0]).item(), f(lps[1]).item()])
