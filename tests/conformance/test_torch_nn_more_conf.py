@@ -509,6 +509,8 @@ NODE_NAMES = [
     "F.fractional_max_pool2d(x.reshape(1, 3, 4), 2, output_size=2)",
     "F.fractional_max_pool2d(x.reshape(1, 1, 3, 4), (2, 3), output_size=(2, 1))",
     "F.cosine_similarity(x, x.flip(0))",
+    "F.pdist(x)", "F.pdist(x, 1)", "F.pdist(x, 3.5)", "F.pdist(x, float('inf'))", "F.pdist(x, 0)",
+    "F.pdist(torch.cat([x, x[:1]]))",
     "F.grid_sample(x.reshape(1, 1, 3, 4), x[:2].reshape(1, 2, 2, 2) / 3, align_corners=False)",
     "F.grid_sample(x.reshape(1, 1, 3, 4), x[:2].reshape(1, 2, 2, 2) / 3, mode='nearest',"
     " padding_mode='reflection', align_corners=True)",

@@ -622,3 +622,18 @@ def test_ctc_loss_under_vmap() -> None:
 
     b = torch.func.vmap(f)(lps)
     np.testing.assert_allclose(b.numpy(), [f(lps[0]).item(), f(lps[1]).item()])
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf")])
+def test_pdist_op_rules(p: float) -> None:
+    a = t64(RNG.standard_normal((4, 3)))
+    assert type(F.pdist(a.detach().requires_grad_(), p).grad_fn).__name__ == "PdistBackward0"
+    gradcheck(lambda q: F.pdist(q, p), [a], order=2 if p in (2.0, 3.0) else 1)
+    v = t64(RNG.standard_normal((4, 3)))
+    _, tan = torch.func.jvp(lambda q: F.pdist(q, p), (a,), (v,))
+    fd = (F.pdist(t64(a.numpy() + 1e-6 * v.numpy()), p).numpy()
+          - F.pdist(t64(a.numpy() - 1e-6 * v.numpy()), p).numpy()) / 2e-6
+    np.testing.assert_allclose(tan.numpy(), fd, rtol=1e-5, atol=1e-8)
+    same = t64(np.ones((2, 3))).requires_grad_()  # zero distance: zero gradient
+    F.pdist(same, p).sum().backward()
+    np.testing.assert_array_equal(same.grad.numpy(), 0)

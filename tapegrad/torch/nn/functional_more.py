@@ -774,10 +774,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if p < 0:
         raise hinted(RuntimeError(with_hint("pdist only supports non-negative p values",
                                             "pass p >= 0")))
-    n = x._data.shape[0]
-    i, j = np.triu_indices(n, 1)
-    d = core.subtract(core.getitem(x, (i,)), core.getitem(x, (j,)))
-    return O.norm(d, p, -1)
+    return K.pdist_op(x, p=float(p))
 
 
 def _lp_out(out: Tensor, mul: int, norm_type: float) -> Tensor:
