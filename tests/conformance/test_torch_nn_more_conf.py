@@ -366,6 +366,24 @@ def test_lazy_linear_materializes_with_optimizer() -> None:
     compare(prog, real, tt)
 
 
+def test_lazy_modules_with_adam_before_materializing() -> None:
+    def prog(torch: Any) -> Any:
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.LazyConv2d(3, 2), torch.nn.Flatten(),
+                                    torch.nn.LazyLinear(2))
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        x = torch.randn(4, 2, 5, 5)
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return repr(model), losses, [p.detach() for p in model.parameters()]
+    compare(prog, real, tt)
+
+
 def test_lazy_state_dict_and_load() -> None:
     def prog(torch: Any) -> Any:
         torch.manual_seed(0)
