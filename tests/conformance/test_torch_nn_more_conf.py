@@ -635,3 +635,23 @@ def test_more_error_texts_and_dtypes(expr: str) -> None:
         r = eval(expr, {"torch": torch, "F": torch.nn.functional})
         return (str(r.dtype), tuple(r.shape)) if hasattr(r, "dtype") else repr(r)
     compare(prog, real, tt)
+
+
+def test_inplace_activations() -> None:
+    def prog(torch: Any) -> Any:
+        F = torch.nn.functional
+        out = []
+        for f in (lambda t: F.selu(t, inplace=True), lambda t: F.celu(t, inplace=True),
+                  lambda t: F.hardswish(t, inplace=True),
+                  lambda t: F.threshold(t, 0.1, 2.0, inplace=True),
+                  lambda t: F.rrelu(t, inplace=True), lambda t: F.mish(t, inplace=True),
+                  lambda t: torch.nn.Hardtanh(-0.5, 0.5, inplace=True)(t),
+                  lambda t: F.hardsigmoid(t, inplace=True), lambda t: F.elu_(t),
+                  lambda t: F.leaky_relu_(t, 0.2), lambda t: torch.nn.SELU(inplace=True)(t)):
+            x = torch.tensor(np.linspace(-4, 4, 9).astype(np.float32), requires_grad=True)
+            y = x * 1.0
+            z = f(y)
+            z.sum().backward()
+            out.append((z is y, y.detach(), x.grad))
+        return out
+    compare(prog, real, tt)

@@ -93,7 +93,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     from .functional_more import _kernel_float
 
     x = _kernel_float(_check(input, "mish"), "mish_cpu")
-    y: Tensor = mish_op(x)
+    y: Tensor = mish_op(core.clone(x) if inplace else x)
     return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
 
 

@@ -75,6 +75,12 @@ def _zeros(x: Tensor) -> Tensor:
     return make(np.zeros(x._data.shape, x._data.dtype), None, False, TORCH)
 
 
+def _src(x: Tensor, inplace: bool) -> Tensor:
+    """The op's input: for ``inplace=True`` a clone, so that what the op saves for its
+    gradient is not the tensor then overwritten."""
+    return core.clone(x) if inplace else x
+
+
 def _inplace(input: Tensor, out: Tensor) -> Tensor:
     """``input`` overwritten with ``out`` (the ``inplace=True`` flavours)."""
     return input.copy_(out)  # type: ignore[attr-defined]
@@ -138,7 +144,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
     x = _kernel_float(_check(input, "selu"), "elu_cpu")
-    y = K.selu_op(x)
+    y = K.selu_op(_src(x, inplace))
     return _inplace(x, y) if inplace else y
 
 
@@ -148,7 +154,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise hinted(RuntimeError(with_hint("ZeroDivisionError: alpha cannot be 0 for CELU",
                                             "alpha must not be 0")))
-    y = K.celu_op(x, alpha=float(alpha))
+    y = K.celu_op(_src(x, inplace), alpha=float(alpha))
     return _inplace(x, y) if inplace else y
 
 
@@ -156,19 +162,19 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6`` (PyTorch's CPU gradient: ``x / 3 + 0.5`` on ``(-3, 3)``,
     0 at -3, 1 at 3)."""
     x = _kernel_float(_check(input, "hardswish"), "hardswish_cpu")
-    y = K.hardswish_op(x)
+    y = K.hardswish_op(_src(x, inplace))
     return _inplace(x, y) if inplace else y
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6`` (gradient ``1/6`` strictly inside ``(-3, 3)``)."""
     x = _kernel_float(_check(input, "hardsigmoid"), "hardsigmoid_cpu")
-    y = K.hardsigmoid_op(x)
+    y = K.hardsigmoid_op(_src(x, inplace))
     return _inplace(x, y) if inplace else y
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    return _inplace(input, O.clamp(input, min_val, max_val))
+    return _inplace(input, O.clamp(_src(input, True), min_val, max_val))
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -207,7 +213,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
     x = _check(input, "threshold")
-    y = K.threshold_op(x, threshold=threshold, value=value)
+    y = K.threshold_op(_src(x, inplace), threshold=threshold, value=value)
     return _inplace(x, y) if inplace else y
 
 
@@ -221,11 +227,12 @@ def relu_(input: Tensor) -> Tensor:
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return _inplace(input, core.elu(input, alpha=alpha))
+    return _inplace(input, core.elu(_src(input, True), alpha=alpha))
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    return _inplace(input, core.leaky_relu(input, negative_slope=negative_slope))
+    return _inplace(input, core.leaky_relu(_src(input, True),
+                                        negative_slope=negative_slope))
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -249,7 +256,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
             "pass lower <= upper")))
     if not training:
         slope = np.asarray((lower + upper) / 2).astype(x._data.dtype)
-        y = K.rrelu_op(x, noise=np.broadcast_to(slope, x._data.shape))
+        y = K.rrelu_op(_src(x, inplace), noise=np.broadcast_to(slope, x._data.shape))
         return _inplace(x, y) if inplace else y
     from .._random import gen
 
@@ -261,7 +268,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         g = gen(None)
         draws = g.uniform(k, np.dtype(np.float64), float(lower), float(upper))
         noise[neg] = draws.astype(x._data.dtype)
-    y = K.rrelu_op(x, noise=noise.reshape(x._data.shape))
+    y = K.rrelu_op(_src(x, inplace), noise=noise.reshape(x._data.shape))
     return _inplace(x, y) if inplace else y
 
 
