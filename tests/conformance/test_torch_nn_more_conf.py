@@ -655,3 +655,22 @@ def test_inplace_activations() -> None:
             out.append((z is y, y.detach(), x.grad))
         return out
     compare(prog, real, tt)
+
+
+def test_legacy_reduction_arguments() -> None:
+    def prog(torch: Any) -> Any:
+        F, nn = torch.nn.functional, torch.nn
+        x, t = torch.tensor(X), torch.tensor(SIGN34)
+        out = []
+        for kw in ({"size_average": False}, {"reduce": False}, {"size_average": True,
+                                                                 "reduce": True}):
+            out.append(F.soft_margin_loss(x, t, **kw))
+            out.append(F.hinge_embedding_loss(x, t, **kw))
+            out.append(F.multilabel_soft_margin_loss(x, (t > 0).float(), **kw))
+            out.append(F.poisson_nll_loss(x, t.abs(), **kw))
+            out.append(F.multi_margin_loss(x, torch.tensor([0, 1, 2]), **kw))
+            out.append(nn.MarginRankingLoss(**kw)(x[:, 0], x[:, 1], t[:, 0]))
+            out.append(nn.TripletMarginLoss(**kw)(x, x.flip(0), x * 0.5))
+            out.append(nn.CosineEmbeddingLoss(**kw)(x, x.flip(0), t[:, 0]))
+        return out
+    compare(prog, real, tt)

@@ -179,6 +179,8 @@ def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> 
         sa = True if size_average is None else size_average
         rd = True if reduce is None else reduce
         reduction = ("mean" if sa else "sum") if rd else "none"
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
     if reduction not in _REDUCTIONS:
         raise hinted(ValueError(with_hint(f"{reduction} is not a valid value for reduction",
                                    "use 'mean', 'sum' or 'none'")))
