@@ -527,6 +527,17 @@ def _summary(tf: Any, kind: str) -> str:
         s = k.layers.Dense(4, name="ha")(a) + k.layers.Dense(4, name="hb")(b)
         m = k.Model([a, b], k.layers.Dense(1, name="y")(s), name="two")
         assert [layer.name for layer in m.layers] == ["a", "b", "ha", "hb", "y"]
+    elif kind == "chain":  # a functional chain: Keras' three columns, the input's row
+        inp = k.Input((4,), name="chain_in")
+        h = k.layers.Dense(8, name="layer_with_a_really_quite_long_name_xx")(inp)
+        m = k.Model(inp, k.layers.BatchNormalization(name="batch_normalization")(h),
+                    name="chain")
+    elif kind == "long_names":  # cells wrap at spaces, an over-long word ends in an ellipsis
+        a = k.Input(shape=(4,), name="first_input_with_long_name")
+        b = k.Input(shape=(4,), name="second")
+        h = k.layers.Dense(8, name="a_very_long_dense_layer_name_indeed")(a)
+        c = k.layers.Concatenate(name="cat")([h, k.layers.Dense(8, name="hb")(b), h])
+        m = k.Model([a, b], c, name="long")
     else:
         inp = k.Input((3,), name="x")
         h = k.layers.Dense(4, name="h")(inp)
@@ -534,11 +545,13 @@ def _summary(tf: Any, kind: str) -> str:
                     name="func")
     lines: list[str] = []
     m.summary(print_fn=lambda line, *a, **kw: lines.append(line))
+    assert len(lines) == 1  # the whole table in one call
     return "\n".join(lines)
 
 
 @pytest.mark.parametrize("kind", ["sequential", "unbuilt", "trained", "functional",
-                                  "two_inputs", "built_by_call", "subclassed"])
+                                  "two_inputs", "built_by_call", "subclassed", "chain",
+                                  "long_names"])
 def test_summary_text_matches_keras(rtf: Any, kind: str) -> None:
     ours, theirs = _summary(tg_tf, kind), _summary(rtf, kind)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import zipfile
@@ -261,3 +262,49 @@ def test_missing_h5py_names_the_extra(tmp_path: Path, monkeypatch: pytest.Monkey
         m.save_weights(tmp_path / "m.weights.h5")
     with pytest.raises(ImportError, match=r"tapegrad\[h5\]"):
         m.save(tmp_path / "m.keras")
+
+
+@pytest.mark.parametrize("opt", ["adam", "amsgrad", "sgd_momentum", "rmsprop_centered",
+                                 "nadam", "adagrad", "ftrl", "adamax", "lion", "adadelta",
+                                 "adamw", "adam_ema"])
+def test_load_model_restores_the_optimizer_state(tmp_path: Any, opt: str) -> None:
+    """Training goes on after ``load_model`` exactly as on the saved model (Keras 3
+    restores iterations and every slot variable from ``optimizer/vars``)."""
+    keras = tf.keras
+    make = {"adam": lambda: keras.optimizers.Adam(0.01),
+            "amsgrad": lambda: keras.optimizers.Adam(0.01, amsgrad=True),
+            "sgd_momentum": lambda: keras.optimizers.SGD(0.01, momentum=0.9),
+            "rmsprop_centered": lambda: keras.optimizers.RMSprop(0.01, momentum=0.5,
+                                                                 centered=True),
+            "nadam": lambda: keras.optimizers.Nadam(0.01),
+            "adagrad": lambda: keras.optimizers.Adagrad(0.1),
+            "ftrl": lambda: keras.optimizers.Ftrl(0.1),
+            "adamax": lambda: keras.optimizers.Adamax(0.01),
+            "lion": lambda: keras.optimizers.Lion(0.001),
+            "adadelta": lambda: keras.optimizers.Adadelta(1.0),
+            "adamw": lambda: keras.optimizers.AdamW(0.01),
+            "adam_ema": lambda: keras.optimizers.Adam(0.01, use_ema=True)}[opt]
+    keras.utils.set_random_seed(2)
+    x = np.random.default_rng(0).standard_normal((48, 3)).astype(np.float32)
+    y = x @ np.array([[1.0], [-1.0], [2.0]], np.float32)
+    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="tanh"),
+                          keras.layers.Dense(1)])
+    m.compile(optimizer=make(), loss="mse")
+    m.fit(x, y, epochs=2, batch_size=16, verbose=0, shuffle=False)
+    path = str(tmp_path / "m.keras")
+    m.save(path)
+    with h5py.File(io.BytesIO(zipfile.ZipFile(path).read("model.weights.h5"))) as f:
+        stored = len(f["optimizer"]["vars"])
+    loaded = keras.models.load_model(path)
+    assert int(loaded.optimizer.iterations) == 6
+    assert stored == len(m.optimizer._state_arrays(list(m.trainable_weights)))
+    h1 = m.fit(x, y, epochs=2, batch_size=16, verbose=0, shuffle=False).history["loss"]
+    h2 = loaded.fit(x, y, epochs=2, batch_size=16, verbose=0, shuffle=False).history["loss"]
+    assert h1 == h2
+    for a, b in zip(m.get_weights(), loaded.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    # a fresh optimizer (what loading gave before) trains on another path
+    fresh = keras.models.load_model(path, compile=False)
+    fresh.compile(optimizer=make(), loss="mse")
+    fresh.fit(x, y, epochs=2, batch_size=16, verbose=0, shuffle=False)
+    assert any(not np.array_equal(a, b) for a, b in zip(m.get_weights(), fresh.get_weights()))

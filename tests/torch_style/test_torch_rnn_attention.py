@@ -253,3 +253,33 @@ def test_transformer_gradients_and_causal_mask() -> None:
     assert not np.allclose(y1[2], y2[2])
     with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
         model(src, torch.zeros(3, 1, 4, dtype=torch.float64))
+
+
+def test_mismatched_mask_types_warn_once_and_give_the_bool_result() -> None:
+    """PyTorch's ``_canonical_mask``: a boolean padding mask beside a float causal mask
+    warns (once, at the outermost module: the converted mask is float below it), and
+    is the same mask as its float form; integer masks raise AssertionError."""
+    import warnings
+
+    from tapegrad.torch import nn
+
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(4, 2, 8, batch_first=True, dropout=0.0)
+    enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+    x = torch.randn(2, 3, 4)
+    causal = nn.Transformer.generate_square_subsequent_mask(3)
+    pad = torch.tensor([[False, False, True], [False, False, False]])
+    fpad = torch.zeros(2, 3).masked_fill(pad, float("-inf"))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = enc(x, mask=causal, src_key_padding_mask=pad)
+    assert [str(m.message) for m in w] == [
+        "Support for mismatched src_key_padding_mask and mask is deprecated. Use same "
+        "type for both instead."]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        same = enc(x, mask=causal, src_key_padding_mask=fpad)
+    assert w == [] and torch.equal(out, same)
+    mha = nn.MultiheadAttention(4, 2, batch_first=True)
+    with pytest.raises(AssertionError, match="only bool and floating types of key_padding_mask"):
+        mha(x, x, x, key_padding_mask=pad.long())

@@ -154,7 +154,7 @@ class DatasetIterator:
     """What ``iter(dataset)`` returns: ``next(it)`` or ``it.get_next()`` give elements."""
 
     def __init__(self, dataset: Dataset) -> None:
-        self._it = dataset._arrays()
+        self._it = dataset._iterator()
         self.element_spec = dataset.element_spec
 
     def __iter__(self) -> DatasetIterator:
@@ -204,11 +204,39 @@ class Dataset:
         # slices of arrays in some order: (structure, leaves, one pass's index order);
         # lets ``batch`` gather whole batches at once instead of stacking elements
         self._gather: tuple[Any, list[np.ndarray], Callable[[], Any]] | None = None
+        # the datasets whose iterators this one's iterator creates when it is created,
+        # and (shuffle) the seed generator its iterators draw from: see ``_iterator``
+        self._parents: tuple[Dataset, ...] = ()
+        self._seedgen: _SeedGenerator | None = None
+        self._filled: Callable[[], bool] | None = None  # cache: no input iterator once full
 
     # -------------------------------------------------------------- internals
     def _arrays(self) -> Iterator[Element]:
         """A fresh iterator over the elements as nests of ndarrays."""
         return self._source()
+
+    def _iterator(self) -> Iterator[Element]:
+        """A fresh iterator as TensorFlow's ``MakeIterator`` makes one: the shuffles it
+        holds draw their seeds now, not at the first element, so an iterator that is made
+        and never read (Keras' epoch iterator makes one at each epoch's end) still moves
+        ``reshuffle_each_iteration`` on."""
+        table: dict[int, list[tuple[int, int]]] = {}
+        self._draw_seeds(table)
+        if not table:
+            return self._arrays()
+        _BOUND.append(table)  # a source that starts its shuffle at once takes them here
+        try:
+            return _Bound(self._arrays(), table)
+        finally:
+            _BOUND.pop()
+
+    def _draw_seeds(self, table: dict[int, list[tuple[int, int]]]) -> None:
+        gen = self._seedgen
+        if gen is not None and gen._words is not None:
+            table.setdefault(id(gen), []).append(gen._draw())
+        if self._filled is None or not self._filled():
+            for p in self._parents:
+                p._draw_seeds(table)
 
     @property
     def element_spec(self) -> Any:
@@ -223,7 +251,9 @@ class Dataset:
 
     def _derived(self, source: Callable[[], Iterator[Element]], spec: Any, card: int,
                  kind: str) -> Dataset:
-        return Dataset(source, spec, card, kind)
+        out = Dataset(source, spec, card, kind)
+        out._parents = (self,)
+        return out
 
     def __repr__(self) -> str:
         return f"<{self._kind} element_spec={self.element_spec!r}>"
@@ -430,8 +460,10 @@ class Dataset:
                 else UNKNOWN_CARDINALITY
         else:
             card = UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else INFINITE_CARDINALITY
-        return Dataset(source, lambda: _pack(structure, [p.element_spec for p in parts]),
-                       card, "_ZipDataset")
+        out = Dataset(source, lambda: _pack(structure, [p.element_spec for p in parts]),
+                      card, "_ZipDataset")
+        out._parents = tuple(parts)
+        return out
 
     # -------------------------------------------------------------- transformations
     def _call(self, fn: Callable[..., Any], elem: Element) -> Any:
@@ -719,8 +751,10 @@ class Dataset:
                     if all(x is None for x in its):
                         return
 
-        return Dataset(source, lambda: parts[0].element_spec, UNKNOWN_CARDINALITY,
-                       "_DirectedInterleaveDataset")
+        out = Dataset(source, lambda: parts[0].element_spec, UNKNOWN_CARDINALITY,
+                      "_DirectedInterleaveDataset")
+        out._parents = (*parts, choice_dataset)
+        return out
 
     def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Elements up to (not including) the first for which ``predicate`` is false.
@@ -922,6 +956,7 @@ class Dataset:
             return _shuffled(self._arrays(), size, *seeds.generate())
 
         out = self._derived(source, lambda: self.element_spec, self._card, "_ShuffleDataset")
+        out._seedgen = seeds
         if self._gather is not None:
             structure, leaves, order = self._gather
             out._gather = (structure, leaves,
@@ -1073,7 +1108,9 @@ class Dataset:
                 yield elem
             store.append(seen)
 
-        return self._derived(source, lambda: self.element_spec, self._card, "CacheDataset")
+        out = self._derived(source, lambda: self.element_spec, self._card, "CacheDataset")
+        out._filled = lambda: bool(store)
+        return out
 
     def prefetch(self, buffer_size: int, name: str | None = None) -> Dataset:
         """Accepted for compatibility: elements are produced when asked for."""
@@ -1132,6 +1169,29 @@ def _replay(items: list[Element]) -> Callable[[], Iterator[Element]]:
 
 
 _PROBING = [0]
+# the seed tables of the iterators being read, innermost last (``Dataset._iterator``)
+_BOUND: list[dict[int, list[tuple[int, int]]]] = []
+
+
+class _Bound:
+    """An iterator whose shuffles took their seeds when it was made: while it reads,
+    ``_SeedGenerator.generate`` hands them out instead of drawing anew."""
+
+    __slots__ = ("_it", "_table")
+
+    def __init__(self, it: Iterator[Element], table: dict[int, list[tuple[int, int]]]) -> None:
+        self._it = it
+        self._table = table
+
+    def __iter__(self) -> _Bound:
+        return self
+
+    def __next__(self) -> Element:
+        _BOUND.append(self._table)
+        try:
+            return next(self._it)
+        finally:
+            _BOUND.pop()
 
 
 def _dataset_seeds(seed: Any) -> tuple[int, int]:
@@ -1173,10 +1233,19 @@ class _SeedGenerator:
     def generate(self) -> tuple[int, int]:
         if self._words is None:
             return self._seeds
-        words = self._words
+        if _BOUND and not _PROBING[0]:  # drawn when the iterator being read was made
+            drawn = _BOUND[-1].get(id(self))
+            if drawn:
+                return drawn.pop(0)
+        return self._draw()
+
+    def _draw(self) -> tuple[int, int]:
+        src = self._words
+        assert src is not None
+        words = src
         if _PROBING[0]:   # finding an element_spec: TensorFlow makes no iterator for it
             words = _Words.__new__(_Words)
-            words.__dict__.update(self._words.__dict__, _block=list(self._words._block))
+            words.__dict__.update(src.__dict__, _block=list(src._block))
         return words(), words()
 
 
@@ -1325,7 +1394,9 @@ def assert_cardinality(expected_cardinality: int) -> Callable[[Dataset], Dataset
                     f"Input dataset was expected to contain {n} elements but contained only "
                     f"{count} elements.", "fix the expected cardinality")))
 
-        return Dataset(source, lambda: ds.element_spec, n, "_AssertCardinalityDataset")
+        out = Dataset(source, lambda: ds.element_spec, n, "_AssertCardinalityDataset")
+        out._parents = (ds,)
+        return out
 
     return apply
 
@@ -1394,8 +1465,9 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Any = Non
     if shuffle:
         ds = ds.shuffle(shuffle_buffer_size, seed=shuffle_seed)
     ds = ds.repeat(num_epochs).batch(batch_size)
-    return Dataset(ds._arrays, lambda: ds.element_spec, UNKNOWN_CARDINALITY,
-                   "_PrefetchDataset")
+    out = Dataset(ds._arrays, lambda: ds.element_spec, UNKNOWN_CARDINALITY, "_PrefetchDataset")
+    out._parents = (ds,)
+    return out
 
 
 def cardinality(dataset: Dataset) -> Tensor:

@@ -84,9 +84,20 @@ def write_groups(model: Any, f: Any) -> None:
     if opt is not None and int(np.asarray(opt._iterations._data)) > 0:
         g = f.create_group("optimizer").create_group("vars")
         g.attrs["name"] = opt.name
-        for i, v in enumerate(opt.variables):
-            g.create_dataset(str(i), data=np.asarray(v._data))
+        for i, a in enumerate(opt._state_arrays(list(model.trainable_weights))):
+            g.create_dataset(str(i), data=a)
     f.create_group("vars").attrs["name"] = model.name
+
+
+def read_optimizer(model: Any, f: Any) -> None:
+    """Restore the compiled optimizer's state from ``f``'s ``optimizer/vars`` (what
+    ``load_model`` does after compiling; Keras builds the optimizer first)."""
+    opt = model.__dict__.get("optimizer")
+    if opt is None or "optimizer" not in f or not hasattr(opt, "_load_state_arrays"):
+        return
+    g = f["optimizer"]["vars"]
+    opt._load_state_arrays(list(model.trainable_weights),
+                           [np.asarray(g[str(i)]) for i in range(len(g))])
 
 
 def read_groups(model: Any, f: Any, path: str) -> None:

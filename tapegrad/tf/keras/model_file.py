@@ -7,8 +7,9 @@ and functional models whose layers are Keras layers constructible from their
 ``get_config()`` (``Dense`` is written exactly as Keras writes it).  Subclassed
 models have no architecture to write (as in Keras without ``get_config``).
 The compile arguments (optimizer with its hyper-parameters or schedule, loss,
-metrics given by name or as Keras objects) are stored and restored; the
-optimizer's slot values are not restored.  Files written here load in real
+metrics given by name or as Keras objects) are stored and restored, and so is the
+optimizer's state (iterations and slot variables, in Keras' order), so ``fit``
+goes on after ``load_model`` as in Keras.  Files written here load in real
 Keras 3 and the other way round.
 """
 
@@ -162,7 +163,15 @@ def _object_config(obj: Any, module: str) -> dict[str, Any]:
     import inspect
 
     cfg: dict[str, Any] = {}
-    params = inspect.signature(type(obj).__init__).parameters
+    params = list(inspect.signature(type(obj).__init__).parameters)
+    if module == "keras.optimizers":  # Keras 3's base optimizer arguments come first
+        base = ["name", "learning_rate", "weight_decay", "clipnorm", "global_clipnorm",
+                "clipvalue", "use_ema", "ema_momentum", "ema_overwrite_frequency",
+                "loss_scale_factor", "gradient_accumulation_steps"]
+        for name in base:
+            cfg[name] = _learning_rate_config(obj) if name == "learning_rate" else \
+                getattr(obj, name, None)
+        params = [p for p in params if p not in base]
     for name in params:
         if name in ("self", "kwargs", "args", "dtype"):
             continue
@@ -391,6 +400,7 @@ def load_model(filepath: str, custom_objects: Any = None, compile: bool = True,
     h5py = saving._h5py()
     with h5py.File(io.BytesIO(weights), "r") as f:
         saving.read_groups(model, f, path)
-    if compile and config.get("compile_config"):
-        _compile_from_config(model, config["compile_config"])
+        if compile and config.get("compile_config"):
+            _compile_from_config(model, config["compile_config"])
+            saving.read_optimizer(model, f)  # training goes on where it stopped
     return model

@@ -294,6 +294,69 @@ class Optimizer:
             grads = tape.gradient(loss, vars_)
         return self.apply_gradients(zip(grads, vars_))
 
+    # ------------------------------------------------------------------ saved state
+    # Keras 3's optimizer variables after ``build(model.trainable_variables)``, the
+    # order of ``optimizer.variables`` and of a ``.keras`` file's ``optimizer/vars``:
+    # iterations, learning rate, then blocks of slot names, each block interleaved over
+    # the variables (``add_optimizer_variables(var_list, [names])``), the base class's
+    # moving averages and gradient accumulators first; a few optimizers add scalars
+    _SLOT_KEYS: dict[str, str] = {}
+
+    def _slot_blocks(self) -> list[list[str]]:
+        return []
+
+    def _base_blocks(self) -> list[tuple[str, dict[int, np.ndarray]]]:
+        out = []
+        if self.use_ema:
+            out.append(("average", self._averages))
+        if self.gradient_accumulation_steps:
+            out.append(("gradient_accumulator", self._accumulated))
+        return out
+
+    def _extra_state(self) -> list[np.ndarray]:
+        return []
+
+    def _set_extra_state(self, arrays: list[np.ndarray]) -> None:
+        pass
+
+    def _state_arrays(self, params: list[Any]) -> list[np.ndarray]:
+        """The values Keras saves for this optimizer built on ``params``."""
+        out = [np.asarray(self._iterations._data), np.asarray(self._lr._data)]
+        for _name, store in self._base_blocks():
+            out += [store.get(id(v), np.zeros_like(v._data)) for v in params]
+        for block in self._slot_blocks():
+            for v in params:
+                st = self._slots.get(id(v), {})
+                for name in block:
+                    a = st.get(self._SLOT_KEYS.get(name, name))
+                    out.append(np.zeros_like(v._data) if a is None else np.asarray(a))
+        return out + self._extra_state()
+
+    def _load_state_arrays(self, params: list[Any], arrays: list[np.ndarray]) -> None:
+        """Restore what :meth:`_state_arrays` gave (``load_model``); a file of another
+        optimizer layout is skipped with Keras' warning."""
+        base, blocks, extra = self._base_blocks(), self._slot_blocks(), self._extra_state()
+        n = 2 + (len(base) + sum(len(b) for b in blocks)) * len(params) + len(extra)
+        if len(arrays) != n:
+            warnings.warn(
+                f"Skipping variable loading for optimizer '{self.name}', because it has {n} "
+                f"variables whereas the saved optimizer has {len(arrays)} variables. ",
+                UserWarning, stacklevel=3)
+            return
+        it = iter(arrays)
+        self._iterations.assign(np.int64(next(it)))
+        self._lr.assign(np.float32(next(it)))
+        for _name, store in base:
+            for v in params:
+                store[id(v)] = np.array(next(it), dtype=v._data.dtype)
+        for block in blocks:
+            for v in params:
+                self._vars[id(v)] = v
+                st = self._slots.setdefault(id(v), {})
+                for name in block:
+                    st[self._SLOT_KEYS.get(name, name)] = np.array(next(it), dtype=v._data.dtype)
+        self._set_extra_state(list(it))
+
     def get_config(self) -> dict[str, Any]:
         return {"name": self.name, "learning_rate": float(self._lr._data),
                 "weight_decay": self.weight_decay}
@@ -332,6 +395,9 @@ class SGD(Optimizer):
 
     _default_name = "sgd"
 
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["momentum"]] if self.momentum != 0 else []
+
     def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: float | None = None, clipnorm: float | None = None,
                  clipvalue: float | None = None, global_clipnorm: float | None = None,
@@ -367,6 +433,11 @@ class Adam(Optimizer):
     """
 
     _default_name = "adam"
+
+    _SLOT_KEYS = {"momentum": "m", "velocity": "v", "velocity_hat": "v_hat"}
+
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["momentum", "velocity"]] + ([["velocity_hat"]] if self.amsgrad else [])
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: float | None = None,
@@ -426,6 +497,10 @@ class RMSprop(_Decayed):
 
     _default_name = "rm_sprop"  # Keras snake-cases the class name
 
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["velocity"]] + ([["momentum"]] if self.momentum > 0 else []) + \
+            ([["average_gradient"]] if self.centered else [])
+
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Any = None,
                  clipnorm: Any = None, clipvalue: Any = None, global_clipnorm: Any = None,
@@ -445,6 +520,9 @@ class Adagrad(_Decayed):
     """Adagrad (Keras defaults: ``learning_rate=0.001, initial_accumulator_value=0.1``)."""
 
     _default_name = "adagrad"
+
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["accumulator"]]
 
     def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
@@ -466,6 +544,9 @@ class Adadelta(_Decayed):
 
     _default_name = "adadelta"
 
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["accumulated_grad", "accumulated_delta_var"]]
+
     def __init__(self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
                  weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,
                  global_clipnorm: Any = None, name: str | None = None, **kwargs: Any) -> None:
@@ -482,6 +563,9 @@ class Adamax(_Decayed):
     """Adamax (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.999``)."""
 
     _default_name = "adamax"
+
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["momentum", "norm"]]
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, weight_decay: Any = None, clipnorm: Any = None,
@@ -512,6 +596,18 @@ class Nadam(_Decayed):
         self._u_product: Any = None
         self._u_step = -1
 
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["momentum", "velocity"]]
+
+    def _extra_state(self) -> list[np.ndarray]:  # Keras' u_product variable, last
+        u = self._u_product
+        return [np.asarray(np.float32(1.0) if u is None else u)]
+
+    def _set_extra_state(self, arrays: list[np.ndarray]) -> None:
+        (u,) = arrays
+        self._u_product = u[()]
+        self._u_step = int(self._iterations._data) - 1  # advanced for the steps taken
+
     def _rule(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
               lr: float) -> None:
         it = int(self.iterations._data)
@@ -530,6 +626,9 @@ class Ftrl(_Decayed):
     """FTRL-proximal (Keras defaults: ``learning_rate=0.001, learning_rate_power=-0.5``)."""
 
     _default_name = "ftrl"
+
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["accumulator", "linear"]]
 
     def __init__(self, learning_rate: Any = 0.001, learning_rate_power: float = -0.5,
                  initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,
@@ -570,6 +669,9 @@ class Lion(_Decayed):
     """Lion (Keras defaults: ``learning_rate=0.001, beta_1=0.9, beta_2=0.99``)."""
 
     _default_name = "lion"
+
+    def _slot_blocks(self) -> list[list[str]]:
+        return [["momentum"]]
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
                  weight_decay: Any = None, clipnorm: Any = None, clipvalue: Any = None,

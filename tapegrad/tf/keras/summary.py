@@ -1,14 +1,16 @@
 """``model.summary()``: Keras 3's table of layers, output shapes and parameter counts.
 
 The text is what Keras 3 prints when its output is not a terminal: the
-box-drawn table (three columns for a ``Sequential`` or subclassed model,
-a fourth "Connected to" column for a functional one), then the totals with
+box-drawn table (three columns for a ``Sequential`` or subclassed model and for a
+functional one that is a chain of calls, a fourth "Connected to" column for other
+functional ones; cells wrap as ``rich`` wraps them), then the totals with
 their memory sizes; ``Optimizer params`` appear once the optimizer has
 created its state.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -42,9 +44,30 @@ def _shape_text(shape: Any) -> str:
     return "(" + ", ".join(str(d) for d in dims) + ")"
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    """Rich's wrapping of a table cell, as Keras' summary renders it: words (with their
+    trailing spaces) go on a line while they fit, a line longer than the cell (one long
+    word) ends in an ellipsis."""
+    lines: list[str] = []
+    for para in text.split("\n"):
+        cur, off = "", 0
+        for word in re.findall(r"\s*\S+\s*", para) or [""]:
+            size = len(word.rstrip())
+            if width - off >= size:
+                cur += word
+                off += len(word)
+            else:
+                if cur:
+                    lines.append(cur)
+                cur, off = word, len(word)
+        lines.append(cur)
+    return [ln.rstrip() if len(ln.rstrip()) <= width else ln[:width - 1] + "…"
+            for ln in lines]
+
+
 def _row(cells: list[str], widths: list[int], aligns: list[str], sep: str) -> str:
-    """One table row; a cell with several lines (``"a,\nb"``) makes a taller row."""
-    split = [c.split("\n") for c in cells]
+    """One table row; a cell that does not fit its column wraps into a taller row."""
+    split = [_wrap(c, w - 2) for c, w in zip(cells, widths)]
     height = max(len(c) for c in split)
     lines = []
     for k in range(height):
@@ -55,6 +78,25 @@ def _row(cells: list[str], widths: list[int], aligns: list[str], sep: str) -> st
             parts.append(" " + (text.rjust(inner) if a == "r" else text.ljust(inner)) + " ")
         lines.append(sep + sep.join(parts) + sep)
     return "\n".join(lines)
+
+
+def _sequential_like(graph: Any) -> bool:
+    """Keras' test for the three-column table: one input, every call taking the one
+    tensor the call before it made, no layer called twice."""
+    from .functional import KerasTensor, _flat
+
+    if len(graph.input_list) != 1:
+        return False
+    prev: list[Any] = [graph.input_list[0]]
+    layers: set[int] = set()
+    for node in graph.nodes:
+        ins = [t for t in _flat(node.inputs) + _flat(node.args) + _flat(node.kwargs)
+               if isinstance(t, KerasTensor)]
+        if len(ins) != 1 or all(ins[0] is not t for t in prev) or id(node.layer) in layers:
+            return False
+        layers.add(id(node.layer))
+        prev = _flat(node.outputs)
+    return True
 
 
 def _rule(widths: list[int], left: str, mid: str, right: str, fill: str) -> str:
@@ -68,7 +110,18 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
 
     functional = isinstance(model, Functional)
     rows: list[list[str]] = []
-    if functional:
+    if functional and _sequential_like(model.__dict__["_graph"]):
+        graph = model.__dict__["_graph"]
+        kt = graph.input_list[0]
+        rows.append([f"{kt.name} (InputLayer)", _shape_text(kt.shape), "0"])
+        for node in graph.nodes:
+            shapes = [k.shape for k in _flat(node.outputs)]
+            rows.append([f"{node.layer.name} ({type(node.layer).__name__})",
+                         _shape_text(shapes[0] if len(shapes) == 1 else shapes),
+                         f"{node.layer.count_params():,}"])
+        widths, aligns = [33, 24, 15], ["l", "l", "r"]
+        header = ["Layer (type)", "Output Shape", "Param #"]
+    elif functional:
         graph = model.__dict__["_graph"]
         for kt in graph.input_list:
             rows.append([f"{kt.name} (InputLayer)", _shape_text(kt.shape), "0", "-"])
@@ -82,7 +135,7 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
             shapes = [k.shape for k in _flat(node.outputs)]
             rows.append([f"{layer.name} ({type(layer).__name__})",
                          _shape_text(shapes[0] if len(shapes) == 1 else shapes),
-                         f"{layer.count_params():,}", ",\n".join(links)])
+                         f"{layer.count_params():,}", ", ".join(links)])
         widths, aligns = [21, 19, 12, 19], ["l", "l", "r", "l"]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     else:
@@ -120,9 +173,8 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
     lines.append(f" Non-trainable params: {nc:,} ({readable_memory_size(nb)})")
     if oc:
         lines.append(f" Optimizer params: {oc:,} ({readable_memory_size(ob)})")
-    lines = "\n".join(lines).split("\n")
+    text = "\n".join(lines)
     if print_fn is None:
-        print("\n".join(lines))
-    else:
-        for line in lines:
-            print_fn(line)
+        print(text)
+    else:  # Keras 3 hands its print_fn the whole table at once
+        print_fn(text + "\n")

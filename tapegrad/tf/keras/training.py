@@ -187,8 +187,9 @@ class _Epochs:
                     "provided as a tf.data.Dataset. The Dataset is expected to already be "
                     "shuffled (via `.shuffle(buffer_size)`).", UserWarning, stacklevel=3)
             card = int(self._dataset._card)
-            self.num_batches = steps_per_epoch if steps_per_epoch is not None else \
-                (card if card >= 0 else None)
+            self._known: int | None = card if card >= 0 else None  # Keras' _num_batches
+            self._seen = 0
+            self.num_batches = steps_per_epoch if steps_per_epoch is not None else self._known
             return
         for name, value in (("x", x), ("y", y), ("sample_weight", sample_weight)):
             _check_data(name, value)
@@ -244,21 +245,7 @@ class _Epochs:
                 yield _map(lambda a: tft(_as_array(a)), elem)
             return
         if self._dataset is not None:
-            if self._steps_arg is None:
-                it = self._dataset._arrays()
-                for elem in it:
-                    yield _wrap(elem)
-                return
-            for _ in range(int(self._steps_arg)):
-                if self._held is None:
-                    self._held = self._dataset._arrays()
-                try:
-                    elem = next(self._held)
-                except StopIteration:
-                    self._held = None
-                    warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
-                    return
-                yield _wrap(elem)
+            yield from map(_wrap, self._dataset_epoch(self._dataset))
             return
         if self._steps_arg is None or self._pass is None:
             self._pass_pos = 0
@@ -285,6 +272,54 @@ class _Epochs:
                                          _map(take, self.sw))
         if self._pass_pos >= self._full:
             self._pass = None
+
+    def _dataset_epoch(self, ds: Any) -> Iterator[Any]:
+        """One epoch of a ``tf.data.Dataset`` as Keras 3's ``EpochIterator`` reads it.
+
+        With a known length (the dataset's cardinality, or ``steps_per_epoch``) Keras
+        makes a new iterator at each epoch's start (without ``steps_per_epoch``) and
+        another when the epoch has read that many batches, so a reshuffling dataset
+        moves on two orders per epoch; with ``steps_per_epoch`` the iterator made at
+        the end is the next epoch's.  Running out of data warns, and an unknown length
+        becomes the steps seen by then (one more than the batches).
+        """
+        steps = self._steps_arg or self._known or -1
+        if steps > 0:
+            if self._held is None or self._steps_arg is None:
+                self._held = ds._iterator()
+                self._seen = 0
+            for _ in range(steps):
+                if self._known and self._seen >= self._known:
+                    if self._steps_arg:
+                        warnings.warn(_RAN_OUT, UserWarning, stacklevel=3)
+                    break
+                self._seen += 1
+                try:
+                    elem = next(self._held)
+                except StopIteration:
+                    self._ran_out()
+                    return
+                yield elem
+            if self._known and self._seen >= self._known:
+                self._held = ds._iterator()
+                self._seen = 0
+            return
+        it = ds._iterator()
+        while True:
+            self._seen += 1
+            try:
+                elem = next(it)
+            except StopIteration:
+                self._ran_out()
+                return
+            yield elem
+
+    def _ran_out(self) -> None:
+        """Keras' ``catch_stop_iteration``: the length is now known, and it warns."""
+        if self._known is None:
+            self._known = self._seen
+        warnings.warn(_RAN_OUT, UserWarning, stacklevel=4)
+        self._held = None
 
     def _new_pass(self) -> list[Any]:
         """``[order, kernel]`` of a new pass: each is a new iterator of Keras's dataset, so a
@@ -847,7 +882,7 @@ class Trainer:
                 cbs.on_train_batch_end(step, logs)
                 if self.__dict__["stop_training"]:
                     break
-            if step < 0:
+            if step < 0 and not _is_dataset(x):  # a dataset's epoch warns itself
                 warnings.warn(_RAN_OUT, UserWarning, stacklevel=2)
             epoch_logs = dict(logs) if strategy is not None else self._metrics_or_logs(logs)
             if val is not None and (epoch + 1) % validation_freq == 0:

@@ -47,6 +47,29 @@ def _bias_from_mask(mask: Any, allowed_if_true: bool, dtype: Any) -> Any:
     return mask
 
 
+def _canonical_mask(mask: Any, mask_name: str, other: Any, other_name: str,
+                    dtype: Any) -> Any:
+    """PyTorch's ``F._canonical_mask``: a boolean mask becomes a float one (-inf where
+    True), after its deprecation warning when ``other`` (a mask given beside it) is of
+    another type; other dtypes raise its AssertionError."""
+    if mask is None:
+        return None
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != bool and m.dtype.kind != "f":
+        raise hinted(AssertionError(with_hint(
+            f"only bool and floating types of {mask_name} are supported",
+            "pass a boolean mask (True: masked out) or an additive float mask")))
+    if other is not None:
+        o = other._data if isinstance(other, Tensor) else np.asarray(other)
+        if o.dtype != m.dtype:
+            warnings.warn(f"Support for mismatched {mask_name} and {other_name} is "
+                          "deprecated. Use same type for both instead.", UserWarning,
+                          stacklevel=2)
+    if m.dtype == bool:
+        return make(np.where(m, -np.inf, 0.0).astype(dtype), None, False, TORCH)
+    return mask
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Any = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
@@ -170,6 +193,9 @@ class MultiheadAttention(Module):
                 key_padding_mask: Any = None, need_weights: bool = True,
                 attn_mask: Any = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask,
+                                           "attn_mask", query._data.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query._data.dtype)
         batched = query._data.ndim == 3
         if self.batch_first and batched:
             query, key, value = (core.swapaxes(t, 0, 1) for t in (query, key, value))
@@ -278,6 +304,9 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool = False) -> Tensor:
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               src_mask, "src_mask", src._data.dtype)
+        src_mask = _canonical_mask(src_mask, "src_mask", None, "", src._data.dtype)
         x = src
         if self.norm_first:
             x = core.add(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask,
@@ -320,6 +349,9 @@ class TransformerEncoder(Module):
 
     def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,
                 is_causal: bool | None = None) -> Tensor:
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               mask, "mask", src._data.dtype)
+        mask = _canonical_mask(mask, "mask", None, "", src._data.dtype)
         x = src
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
