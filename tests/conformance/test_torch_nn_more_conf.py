@@ -85,7 +85,8 @@ def test_gumbel_softmax_stream() -> None:
         y = torch.nn.functional.gumbel_softmax(x, tau=0.5)
         h = torch.nn.functional.gumbel_softmax(x, hard=True)
         (y * torch.arange(4.0)).sum().backward()
-        return y.detach(), h.detach(), x.grad, torch.rand(2)
+        d = torch.nn.functional.gumbel_softmax(x.detach().double(), tau=2.0, hard=True, dim=0)
+        return y.detach(), h.detach(), x.grad, d, torch.rand(2)
     compare(prog, real, tt)
 
 
