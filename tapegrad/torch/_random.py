@@ -131,6 +131,15 @@ class Generator:
         span = np.float64(ft(hi - lo))
         return (x.astype(np.float64) * span + np.float64(lo)).astype(dtype)
 
+    def exponential(self, n: int, dtype: np.dtype, lambd: float = 1.0) -> np.ndarray:
+        """``n`` draws of Exp(lambd) in ``dtype`` (PyTorch's CPU ``exponential_``): one double
+        uniform each, ``-log1p(-u) / lambd`` with the C library's ``log1p`` (its bits),
+        rounded once to ``dtype``."""
+        u = self.uniform(n, np.dtype(np.float64)).tolist()
+        inv = -1.0 / float(lambd)
+        vals = np.fromiter((inv * math.log1p(-v) for v in u), dtype=np.float64, count=n)
+        return vals.astype(dtype)
+
     def _normal_doubles(self, n: int) -> np.ndarray:
         out = np.empty(n, dtype=np.float64)
         k = 0

@@ -23,6 +23,7 @@ from .conv import *  # noqa: E402,F403
 from .dropout import *  # noqa: E402,F403
 from .modules import *  # noqa: F403
 from .modules import Module
+from .modules_more import *  # noqa: E402,F403
 from .normalization import *  # noqa: E402,F403
 from .padding import *  # noqa: E402,F403
 from .parameter import Buffer, Parameter

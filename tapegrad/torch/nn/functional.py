@@ -88,7 +88,13 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return core.multiply(input, core.tanh(softplus(input)))
+    """``x * tanh(softplus(x))`` (one ``MishBackward0`` node)."""
+    from ...ops.nn_more import mish_op
+    from .functional_more import _kernel_float
+
+    x = _kernel_float(_check(input, "mish"), "mish_cpu")
+    y: Tensor = mish_op(core.clone(x) if inplace else x)
+    return x.copy_(y) if inplace else y  # type: ignore[attr-defined]
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -111,7 +117,12 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    return core.negative(softplus(core.negative(input)))
+    """``min(x, 0) - log1p(exp(-|x|))`` (one ``LogSigmoidBackward0`` node)."""
+    from ...ops.nn_more import logsigmoid_op
+    from .functional_more import _kernel_float
+
+    return logsigmoid_op(_kernel_float(_check(input, "log_sigmoid_forward"),
+                                       "log_sigmoid_cpu"))
 
 
 def _softmax_dim(ndim: int) -> int:
@@ -168,6 +179,8 @@ def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> 
         sa = True if size_average is None else size_average
         rd = True if reduce is None else reduce
         reduction = ("mean" if sa else "sum") if rd else "none"
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
     if reduction not in _REDUCTIONS:
         raise hinted(ValueError(with_hint(f"{reduction} is not a valid value for reduction",
                                    "use 'mean', 'sum' or 'none'")))
@@ -599,10 +612,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    num = core.sum(core.multiply(x1, x2), axis=dim)
-    den = core.multiply(core.maximum(O.norm(x1, 2, dim), eps), core.maximum(O.norm(x2, 2, dim),
-                                                                            eps))
-    return core.divide(num, den)
+    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` over ``dim``: ATen's order of
+    operations (its bits), the last node ``SumBackward1`` as in PyTorch."""
+    n1 = O.clamp_min(O.norm(x1, 2, dim, keepdim=True), eps)
+    n2 = O.clamp_min(O.norm(x2, 2, dim, keepdim=True), eps)
+    return core.sum(core.multiply(core.divide(x1, n1), core.divide(x2, n2)), axis=dim)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
@@ -646,3 +660,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 
 __all__ += ["scaled_dot_product_attention"]
+
+# more activations, losses and layers (prelu, glu, huber_loss, grid_sample, ctc_loss, ...)
+from .functional_more import *  # noqa: E402,F403
+from .functional_more import __all__ as _more_all  # noqa: E402
+
+__all__ += [n for n in _more_all if n not in __all__]

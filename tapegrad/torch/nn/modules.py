@@ -29,7 +29,7 @@ from .._dtype import Size, to_np
 from .._tensor import check_device
 from . import functional as F
 from . import init
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, is_lazy
 
 _IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -343,8 +343,8 @@ class Module:
         for mp, m in self.named_modules(prefix=prefix.rstrip(".")):
             pre = mp + "." if mp else ""
             for k, p in m._parameters.items():
-                if p is not None:
-                    out[pre + k] = p if keep_vars else p.detach()
+                if p is not None:  # an uninitialized (lazy) parameter is itself, as in PyTorch
+                    out[pre + k] = p if keep_vars or is_lazy(p) else p.detach()
             for k, b in m._buffers.items():
                 if b is not None and k not in m._non_persistent:
                     out[pre + k] = b if keep_vars else b.detach()
@@ -384,7 +384,7 @@ class Module:
             v_arr = v._data
             cur = m._parameters[name] if kind == "p" else m._buffers[name]
             assert cur is not None
-            if v_arr.shape != cur._data.shape:
+            if v_arr.shape != cur._data.shape and not is_lazy(cur):
                 errs.append(f"size mismatch for {k}: copying a param with shape "
                             f"{Size(v_arr.shape)} from checkpoint, the shape in current model is "
                             f"{Size(cur._data.shape)}.")
@@ -406,6 +406,8 @@ class Module:
             v_arr = state_dict[k]._data
             cur = m._parameters[name] if kind == "p" else m._buffers[name]
             assert cur is not None
+            if is_lazy(cur):  # a lazy module's parameter takes the checkpoint's shape
+                cur.materialize(v_arr.shape)  # type: ignore[attr-defined]
             if v_arr.dtype.kind == "c" and cur._data.dtype.kind != "c":
                 warnings.warn("Casting complex values to real discards the imaginary part",
                               UserWarning, stacklevel=2)
@@ -647,6 +649,10 @@ class Bilinear(Module):
 
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class LayerNorm(Module):

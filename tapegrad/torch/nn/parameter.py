@@ -83,5 +83,69 @@ class Buffer(TorchTensor):
         return t  # type: ignore[return-value]
 
 
+_UNINIT_USE = ("Attempted to use an uninitialized parameter in {}. This error happens when you "
+               "are using a `LazyModule` or explicitly manipulating "
+               "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+               "`forward` with a dummy batch to initialize the parameters before calling torch "
+               "functions")
+
+
+class UninitializedParameter(Parameter):
+    """A parameter without a shape yet (lazy modules): :meth:`materialize` gives it one and
+    turns it into a plain :class:`Parameter`, the same object, so an optimizer made before
+    sees the materialized values.
+
+    >>> import tapegrad.torch as torch
+    >>> torch.nn.UninitializedParameter()
+    <UninitializedParameter>
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None,
+                dtype: Any = None) -> UninitializedParameter:
+        from .._dtype import to_np
+
+        dt = np.float32 if dtype is None else to_np(dtype)
+        p = Parameter.__new__(cls, _plain(np.empty(0, dtype=dt)), requires_grad)
+        return p  # type: ignore[return-value]
+
+    def __init__(self, requires_grad: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        pass
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the parameter ``shape`` (uninitialized values, in its dtype unless ``dtype``)
+        and make it a :class:`Parameter`."""
+        from .._dtype import to_np
+
+        dt = self._data.dtype if dtype is None else to_np(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        self._data = np.empty(shape, dtype=dt)
+        self._vc[0] += 1
+        self.__class__ = self.cls_to_become  # type: ignore[assignment]
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def size(self, *args: Any) -> Any:
+        raise ValueError(_UNINIT_USE.format("<method 'size' of 'torch._C.TensorBase' objects>"))
+
+    def numel(self) -> Any:
+        raise ValueError(_UNINIT_USE.format("<method 'numel' of 'torch._C.TensorBase' objects>"))
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (UninitializedParameter, (self._rg,))
+
+
 def is_lazy(param: Any) -> bool:
-    return False
+    """Whether ``param`` is an :class:`UninitializedParameter` (not materialized yet)."""
+    return isinstance(param, UninitializedParameter)

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ... import ops as core
 from ..._core import mode
 from ..._core.errors import hinted, with_hint
 from ..._core.tensor import TORCH, Tensor, make
@@ -109,50 +108,71 @@ class EmbeddingBag(Module):
         dt = np.float32 if dtype is None else to_np(dtype)
         self.num_embeddings, self.embedding_dim, self.mode = num_embeddings, embedding_dim, mode
         self.max_norm, self.norm_type = max_norm, norm_type
-        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
-        self.weight = Parameter(make(np.empty((num_embeddings, embedding_dim), dtype=dt), None,
-                                     False, TORCH))
-        init.normal_(self.weight)
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if padding_idx is not None:
-            self.weight._data[padding_idx] = 0
+            if padding_idx > 0 and padding_idx >= num_embeddings:
+                raise hinted(AssertionError(with_hint(
+                    "padding_idx must be within num_embeddings", f"0 <= padding_idx < "
+                    f"{num_embeddings}")))
+            if padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise hinted(AssertionError(with_hint(
+                        "padding_idx must be within num_embeddings",
+                        f"-{num_embeddings} <= padding_idx")))
+                padding_idx = num_embeddings + padding_idx
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        if _weight is None:
+            self.weight = Parameter(make(np.empty((num_embeddings, embedding_dim), dtype=dt),
+                                         None, False, TORCH))
+            self.reset_parameters()
+        else:
+            if tuple(_weight._data.shape) != (num_embeddings, embedding_dim):
+                raise hinted(AssertionError(with_hint(
+                    "Shape of weight does not match num_embeddings and embedding_dim",
+                    f"pass a ({num_embeddings}, {embedding_dim}) tensor")))
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with mode.no_grad():
+                self.weight._data[self.padding_idx] = 0
 
     def forward(self, input: Tensor, offsets: Tensor | None = None,
                 per_sample_weights: Tensor | None = None) -> Tensor:
-        idx = input._data
-        if idx.ndim == 2:
-            if offsets is not None:
-                raise hinted(ValueError(with_hint("if input is 2D, then offsets has to be None, as "
-                                           "input is treated is a mini-batch of fixed length "
-                                           "sequences.", "drop offsets")))
-            starts = np.arange(0, idx.size, idx.shape[1])
-            flat = idx.reshape(-1)
-        else:
-            if offsets is None:
-                raise hinted(ValueError(with_hint("offsets has to be a 1D Tensor but got None",
-                                           "pass the bag start offsets")))
-            starts = offsets._data.astype(np.int64, copy=False)  # keeps a trace's mark
-            if self.include_last_offset:
-                starts = starts[:-1]
-            flat = idx
-        emb = FC.embedding(make(flat, None, False, TORCH), self.weight, self.padding_idx,
-                           self.max_norm, self.norm_type)
-        if per_sample_weights is not None:
-            emb = core.multiply(emb, core.reshape(per_sample_weights, (-1, 1)))
-        bounds = list(starts) + [flat.size]
-        keep = np.ones(flat.size, dtype=bool) if self.padding_idx is None else \
-            flat != self.padding_idx
-        if self.mode == "max":
-            rows = [core.amax(core.getitem(emb, (slice(int(a), int(b)),)), axis=0)
-                    for a, b in zip(bounds, bounds[1:])]
-            return core.stack(rows)
-        member = np.zeros((len(starts), flat.size), dtype=emb._data.dtype)
-        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
-            member[i, int(a):int(b)] = keep[int(a):int(b)]
-            if self.mode == "mean":
-                cnt = member[i].sum()
-                if cnt:
-                    member[i] /= cnt
-        return core.matmul(make(member, None, False, TORCH), emb)
+        from .functional_more import embedding_bag
+
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             False, self.mode, False, per_sample_weights,
+                             self.include_last_offset, self.padding_idx)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'"
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An ``EmbeddingBag`` holding ``embeddings`` (frozen unless ``freeze=False``)."""
+        if embeddings._data.ndim != 2:
+            raise hinted(AssertionError(with_hint(
+                "Embeddings parameter is expected to be 2-dimensional",
+                "pass a (num_embeddings, dim) tensor")))
+        rows, cols = embeddings._data.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  make(embeddings._data.copy(), None, False, TORCH), include_last_offset,
+                  padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
