@@ -1,0 +1,404 @@
+"""The torch.* functions of ``tapegrad.torch._more``, ``torch.special`` and ``torch.fft`` on
+real PyTorch 2.13 and tapegrad.torch: values, dtypes, shapes, return types, gradients and
+error texts, from the same NumPy inputs and cotangents."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+real = pytest.importorskip("torch")
+import tapegrad.torch as tt  # noqa: E402
+
+RNG = np.random.default_rng(11)
+
+
+def _r(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def _pos(*shape: int) -> np.ndarray:
+    return (RNG.random(shape) * 2 + 0.1).astype(np.float32)
+
+
+def _unit(*shape: int) -> np.ndarray:
+    return (RNG.random(shape) * 1.8 - 0.9).astype(np.float32)
+
+
+def _prob(*shape: int) -> np.ndarray:
+    return (RNG.random(shape) * 0.9 + 0.05).astype(np.float32)
+
+
+def _perm(*shape: int) -> np.ndarray:
+    """Distinct values (no ties), so selected indices are unambiguous."""
+    n = int(np.prod(shape))
+    return (RNG.permutation(n).astype(np.float32) / 3 - 1).reshape(shape)
+
+
+X = _r(3, 4)
+V = _r(5)
+D64 = RNG.standard_normal((3, 4))
+
+
+def _leaves(m: Any, arrays: list[Any], grad: bool) -> list[Any]:
+    out = []
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            t = m.tensor(a)
+            if grad and a.dtype.kind in "fc":
+                t.requires_grad_(True)
+            out.append(t)
+        else:
+            out.append(a)
+    return out
+
+
+def _flat(r: Any) -> list[Any]:
+    if isinstance(r, (tuple, list)):
+        res = []
+        for v in r:
+            res.extend(_flat(v))
+        return res
+    return [r]
+
+
+def _run(m: Any, fn: Callable[..., Any], arrays: list[Any], grad: bool) -> tuple[Any, ...]:
+    xs = _leaves(m, arrays, grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = fn(m, *xs)
+    outs = _flat(r)
+    vals = [o.detach().resolve_conj().numpy() if hasattr(o, "resolve_conj") else
+            o.detach().numpy() if hasattr(o, "detach") else o for o in outs]
+    dtypes = [str(o.dtype) if hasattr(o, "dtype") else type(o).__name__ for o in outs]
+    grads = None
+    if grad:
+        loss = None
+        crng = np.random.default_rng(3)
+        for o in outs:
+            if not hasattr(o, "requires_grad") or not o.requires_grad:
+                continue
+            if o.dtype.is_complex:
+                c1 = m.tensor(crng.standard_normal(tuple(o.shape)).astype(np.float32))
+                c2 = m.tensor(crng.standard_normal(tuple(o.shape)).astype(np.float32))
+                part = (o.real * c1.to(o.real.dtype) + o.imag * c2.to(o.real.dtype)).sum()
+            else:
+                c = m.tensor(crng.standard_normal(tuple(o.shape))).to(o.dtype)
+                part = (o * c).sum()
+            loss = part if loss is None else loss + part.to(loss.dtype)
+        if loss is not None:
+            loss.backward()
+            grads = [None if not hasattr(x, "grad") or x.grad is None else
+                     x.grad.resolve_conj().numpy() if hasattr(x.grad, "resolve_conj") else
+                     x.grad.numpy()
+                     for x in xs]
+    names = [type(r).__name__ if not isinstance(r, (list,)) else "list"]
+    return vals, dtypes, grads, names
+
+
+def _close(a: Any, b: Any, rtol: float, atol: float, what: str) -> None:
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape, (what, a.shape, b.shape)
+    if a.dtype.kind in "fc":
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=what)
+
+
+# (id, fn(lib, *inputs), inputs, differentiable)
+C = Callable[..., Any]
+CASES: list[tuple[str, C, list[Any], bool]] = [
+    # elementwise
+    ("atan", lambda m, x: m.atan(x), [X], True),
+    ("arctan", lambda m, x: m.arctan(x), [X], True),
+    ("asin", lambda m, x: m.asin(x), [_unit(4)], True),
+    ("arccos", lambda m, x: m.arccos(x), [_unit(4)], True),
+    ("asinh", lambda m, x: m.asinh(x), [X], True),
+    ("acosh", lambda m, x: m.acosh(x), [_pos(4) + 1], True),
+    ("atanh", lambda m, x: m.atanh(x), [_unit(4)], True),
+    ("atan_method", lambda m, x: x.atan() + x.arcsinh(), [X], True),
+    ("atan_int", lambda m: m.atan(m.tensor([1, 2])), [], False),
+    ("atan2", lambda m, y, x: m.atan2(y, x), [X, _r(4)], True),
+    ("arctan2_method", lambda m, y, x: y.arctan2(x), [X, _r(3, 1)], True),
+    ("atan2_f64", lambda m, y, x: m.atan2(y, x), [D64, D64[::-1].copy()], True),
+    ("hypot", lambda m, a, b: m.hypot(a, b), [X, _r(4)], True),
+    ("logaddexp", lambda m, a, b: m.logaddexp(a, b), [X * 30, _r(4)], True),
+    ("logaddexp2", lambda m, a, b: m.logaddexp2(a, b), [X, _r(4)], True),
+    ("xlogy", lambda m, a, b: m.xlogy(a, b), [np.array([0., 1., 2.], np.float32),
+                                              _pos(3)], True),
+    ("xlogy_scalar", lambda m, b: m.xlogy(2, b), [_pos(3)], True),
+    ("copysign", lambda m, a, b: m.copysign(a, b), [X, _r(4)], True),
+    ("float_power", lambda m, a: m.float_power(a, 2), [X], True),
+    ("float_power_t", lambda m, a, b: m.float_power(a, b), [_pos(3), _r(3)], True),
+    ("deg2rad", lambda m, a: m.deg2rad(a) + m.rad2deg(a), [X], True),
+    ("frac", lambda m, a: m.frac(a * 3), [X], True),
+    ("signbit", lambda m: m.signbit(m.tensor([-0.0, 0.0, -1.0, 2.0])), [], False),
+    ("heaviside", lambda m: m.heaviside(m.tensor([-1.0, 0.0, 2.0]), m.tensor([0.5])), [],
+     False),
+    ("gcd_lcm", lambda m: (m.gcd(m.tensor([12, 18, -4]), m.tensor([8, 27, 6])),
+                           m.lcm(m.tensor([12, 18, -4]), m.tensor([8, 27, 6]))), [], False),
+    ("logit", lambda m, a: m.logit(a), [_prob(5)], True),
+    ("logit_eps", lambda m, a: m.logit(a, eps=0.2), [_prob(6)], True),
+    ("nan_to_num", lambda m: m.nan_to_num(m.tensor([float("nan"), float("inf"),
+                                                    -float("inf"), 1.0])), [], False),
+    ("nan_to_num_args", lambda m: m.nan_to_num(m.tensor([float("nan"), float("inf"), 2.0],
+                                                        dtype=m.float64), 1.0, 5.0), [], False),
+    ("nan_to_num_grad", lambda m, a: m.nan_to_num(a / a.detach().abs().round()), [X], True),
+    ("erfinv", lambda m, a: m.erfinv(a), [_unit(6)], True),
+    ("erfinv_tiny", lambda m: m.erfinv(m.tensor([1e-8, -3e-7, 0.5])), [], False),
+    ("i0", lambda m, a: m.i0(a * 3), [X], True),
+    ("sinc", lambda m, a: m.sinc(a), [np.array([0.0, 0.5, -1.3, 2.0], np.float32)], True),
+    ("sinc_method", lambda m, a: a.sinc(), [X], True),
+    ("lgamma_digamma", lambda m, a: (m.lgamma(a), m.digamma(a)), [_pos(4)], True),
+    ("polygamma", lambda m, a: (m.polygamma(1, a), m.polygamma(2, a), a.polygamma(3)),
+     [_pos(4)], True),
+    ("mvlgamma", lambda m, a: m.mvlgamma(a + 2, 3), [_pos(4)], True),
+    ("erfc", lambda m, a: m.erfc(a), [X], True),
+    # reductions
+    ("nansum", lambda m, a: m.nansum(a), [np.array([1.0, np.nan, 2.0], np.float32)], True),
+    ("nansum_dim", lambda m, a: m.nansum(a, 1), [X], True),
+    ("nanmean", lambda m, a: m.nanmean(a, 0), [np.array([[1.0, np.nan], [3.0, 4.0]],
+                                                        np.float32)], True),
+    ("median_all", lambda m, a: m.median(a), [_perm(3, 4)], True),
+    ("median_all_ties", lambda m, a: m.median(a), [np.array([1., 2., 2., 3.], np.float32)],
+     True),
+    ("median_even", lambda m, a: m.median(a), [_perm(4)], True),
+    ("median_dim", lambda m, a: m.median(a, 1), [_perm(3, 4)], True),
+    ("median_dim_keep", lambda m, a: a.median(0, keepdim=True), [_perm(3, 4)], True),
+    ("median_nan", lambda m: (m.median(m.tensor([1., float("nan"), 2.])),
+                              m.median(m.tensor([[1., float("nan"), 2.], [3, 1, 2]]), 1)), [],
+     False),
+    ("nanmedian", lambda m: (m.nanmedian(m.tensor([1., float("nan"), 2., 0.5])),
+                             m.nanmedian(m.tensor([[1., float("nan"), 2., 0.5],
+                                                   [3, 1, 2, 0]]), 1)), [], False),
+    ("nanmedian_grad", lambda m, a: m.nanmedian(a, 0), [_perm(5, 2)], True),
+    ("kthvalue", lambda m, a: m.kthvalue(a, 2, 1), [_perm(3, 4)], True),
+    ("kthvalue_method", lambda m, a: a.kthvalue(3, dim=0, keepdim=True), [_perm(3, 4)], True),
+    ("mode", lambda m: (m.mode(m.tensor([2, 2, 1, 1, 3])),
+                        m.mode(m.tensor([[2., 2, 1, 1, 3], [5, 4, 4, 5, 0]]), 1)), [], False),
+    ("mode_grad", lambda m, a: m.mode(a, 1), [np.array([[1., 3., 3., 2.], [0., 0., 5., 5.]],
+                                                       np.float32)], True),
+    ("cummax", lambda m, a: m.cummax(a, 1), [np.array([[1., 3., 3., 2., 3., 1.]],
+                                                      np.float32)], True),
+    ("cummin", lambda m, a: m.cummin(a, 0), [X], True),
+    ("cummax_nan", lambda m: (m.cummax(m.tensor([1., float("nan"), 2.]), 0),
+                              m.cummin(m.tensor([1., float("nan"), 0.]), 0)), [], False),
+    ("cummax_method", lambda m, a: a.cummax(dim=-1), [X], True),
+    ("logcumsumexp", lambda m, a: m.logcumsumexp(a * 20, 1), [X], True),
+    ("quantile", lambda m, a: m.quantile(a, 0.3), [X], True),
+    ("quantile_dim", lambda m, a, q: m.quantile(a, q, dim=1, keepdim=True),
+     [X, np.array([0.1, 0.5, 1.0], np.float32)], True),
+    ("quantile_interp", lambda m, a: [m.quantile(a, 0.4, dim=0, interpolation=i)
+                                      for i in ("lower", "higher", "midpoint", "nearest")],
+     [X], True),
+    ("nanquantile", lambda m: m.nanquantile(m.tensor([[1., float("nan"), 3.], [2, 4, 6]]),
+                                            0.5, dim=1), [], False),
+    ("quantile_nan", lambda m: m.quantile(m.tensor([[1., float("nan"), 3.], [2, 4, 6]]),
+                                          0.5, dim=1), [], False),
+    ("std_mean", lambda m, a: m.std_mean(a, 1), [X], True),
+    ("var_mean", lambda m, a: m.var_mean(a, dim=0, correction=0, keepdim=True), [X], True),
+    ("var_mean_all", lambda m, a: m.var_mean(a), [X], True),
+    ("aminmax", lambda m, a: m.aminmax(a), [X], True),
+    ("aminmax_dim", lambda m, a: m.aminmax(a, dim=1, keepdim=True), [X], True),
+    # matrix products
+    ("addmm", lambda m, i, a, b: m.addmm(i, a, b), [_r(2, 4), _r(2, 3), _r(3, 4)], True),
+    ("addmm_scaled", lambda m, i, a, b: m.addmm(i, a, b, beta=0.5, alpha=2.0),
+     [_r(4), _r(2, 3), _r(3, 4)], True),
+    ("addmm_beta0", lambda m, i, a, b: m.addmm(i * float("nan"), a, b, beta=0),
+     [_r(2, 4), _r(2, 3), _r(3, 4)], False),
+    ("addmm_method", lambda m, i, a, b: i.addmm(a, b, alpha=3), [_r(2, 4), _r(2, 3), _r(3, 4)],
+     True),
+    ("addmv", lambda m, i, a, v: m.addmv(i, a, v, beta=2), [_r(2), _r(2, 3), _r(3)], True),
+    ("addr", lambda m, i, a, b: m.addr(i, a, b, alpha=0.5), [_r(2, 3), _r(2), _r(3)], True),
+    ("baddbmm", lambda m, i, a, b: m.baddbmm(i, a, b, beta=0.3),
+     [_r(2, 3, 4), _r(2, 3, 5), _r(2, 5, 4)], True),
+    ("addbmm", lambda m, i, a, b: m.addbmm(i, a, b), [_r(3, 4), _r(2, 3, 5), _r(2, 5, 4)],
+     True),
+    ("addcmul", lambda m, i, a, b: m.addcmul(i, a, b, value=0.5), [X, _r(3, 4), _r(4)], True),
+    ("addcdiv", lambda m, i, a, b: m.addcdiv(i, a, b, value=2), [X, _r(3, 4), _pos(4)], True),
+    ("chain_matmul", lambda m, a, b, c: m.chain_matmul(a, b, c), [_r(2, 3), _r(3, 4), _r(4, 2)],
+     True),
+    ("tensordot_int", lambda m, a, b: m.tensordot(a, b, 1), [_r(2, 3), _r(3, 4)], True),
+    ("tensordot_lists", lambda m, a, b: m.tensordot(a, b, dims=([1, 0], [0, 2])),
+     [_r(3, 4, 5), _r(4, 2, 3)], True),
+    ("tensordot_default", lambda m, a, b: m.tensordot(a, b), [_r(2, 3, 4), _r(3, 4, 5)], True),
+    ("kron", lambda m, a, b: m.kron(a, b), [_r(2, 3), _r(3, 2)], True),
+    ("kron_ranks", lambda m, a, b: m.kron(a, b), [_r(2), _r(3, 2)], True),
+    ("cdist", lambda m, a, b: m.cdist(a, b), [_r(4, 3), _r(5, 3)], True),
+    ("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), [_r(2, 4, 3), _r(2, 5, 3)], True),
+    ("cdist_pinf", lambda m, a, b: m.cdist(a, b, p=float("inf")), [_r(4, 3), _r(5, 3)], True),
+    ("cdist_p3", lambda m, a, b: m.cdist(a, b, p=3), [_r(4, 3), _r(5, 3)], True),
+    ("cdist_zero", lambda m, a: m.cdist(a, a), [_r(3, 2)], True),
+    # differences and integrals
+    ("diff", lambda m, a: m.diff(a), [X], True),
+    ("diff_n2_dim0", lambda m, a: m.diff(a, n=2, dim=0), [_r(4, 3)], True),
+    ("diff_prepend", lambda m, a, p: m.diff(a, prepend=p, append=p), [_r(2, 3), _r(2, 1)],
+     True),
+    ("diff_method", lambda m, a: a.diff(dim=0), [X], True),
+    ("diff_bool", lambda m: m.diff(m.tensor([True, False, False, True])), [], False),
+    ("trapezoid", lambda m, a: m.trapezoid(a), [X], True),
+    ("trapezoid_x", lambda m, a, x: m.trapezoid(a, x), [X, np.array([0., 1., 3., 4.5],
+                                                                    np.float32)], True),
+    ("trapz_dx", lambda m, a: m.trapz(a, dx=0.5, dim=0), [X], True),
+    ("cumulative_trapezoid", lambda m, a: m.cumulative_trapezoid(a, dx=2.0), [X], True),
+    ("cov", lambda m, a: m.cov(a), [X], True),
+    ("cov_weights", lambda m, a, w: m.cov(a, correction=0, aweights=w), [X, _pos(4)], True),
+    ("cov_fweights", lambda m, a: m.cov(a, fweights=m.tensor([1, 2, 1, 3])), [X], True),
+    ("corrcoef", lambda m, a: m.corrcoef(a), [X], True),
+    ("cov_1d", lambda m, a: m.cov(a), [V], True),
+    # counting and searching
+    ("bincount", lambda m: m.bincount(m.tensor([0, 1, 1, 4])), [], False),
+    ("bincount_w", lambda m, w: m.bincount(m.tensor([0, 1, 1, 4]), w, minlength=7),
+     [_r(4)], False),
+    ("histc", lambda m: m.histc(m.tensor([1., 2, 1, 2.5, 4, 0]), bins=4, min=0, max=3), [],
+     False),
+    ("histc_auto", lambda m, a: m.histc(a, bins=5), [X], False),
+    ("searchsorted", lambda m: m.searchsorted(m.tensor([1., 3, 5, 7]), m.tensor([3., 6, 9])),
+     [], False),
+    ("searchsorted_right", lambda m: m.searchsorted(m.tensor([[1., 3, 5], [2, 4, 6]]),
+                                                    m.tensor([[3., 6], [1, 4]]), right=True),
+     [], False),
+    ("searchsorted_side", lambda m: m.searchsorted(m.tensor([1, 3, 5]), m.tensor([3]),
+                                                   side="right", out_int32=True), [], False),
+    ("bucketize", lambda m: m.bucketize(m.tensor([[1., 4], [6, 9]]), m.tensor([1., 5, 9]),
+                                        right=True), [], False),
+    ("isin", lambda m: (m.isin(m.tensor([[1, 2], [3, 4]]), m.tensor([2, 3])),
+                        m.isin(m.tensor([1, 2, 3]), m.tensor([2]), invert=True)), [], False),
+    ("argwhere", lambda m: m.argwhere(m.tensor([[1, 0], [0, 3]])), [], False),
+    ("masked_select", lambda m, a: m.masked_select(a, a > 0), [X], True),
+    ("masked_select_bcast", lambda m, a: m.masked_select(a, m.tensor([True, False, True,
+                                                                      False])), [X], True),
+    ("unique_consecutive", lambda m: m.unique_consecutive(
+        m.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True), [],
+     False),
+    ("unique_consecutive_dim", lambda m: m.unique_consecutive(
+        m.tensor([[1, 1, 2], [1, 1, 2], [3, 3, 3]]), dim=0, return_counts=True), [], False),
+    # construction, reshaping
+    ("tril_indices", lambda m: (m.tril_indices(3, 4), m.tril_indices(4, 3, -1)), [], False),
+    ("triu_indices", lambda m: (m.triu_indices(3, 3), m.triu_indices(3, 4, 1)), [], False),
+    ("cartesian_prod", lambda m, a, b: m.cartesian_prod(a, b), [_r(2), _r(3)], True),
+    ("combinations", lambda m, a: m.combinations(a, 2), [_r(4)], True),
+    ("combinations_rep", lambda m, a: m.combinations(a, 3, with_replacement=True), [_r(3)],
+     True),
+    ("block_diag", lambda m, a, b, c: m.block_diag(a, b, c), [_r(2, 3), _r(4), _r(2, 2)], True),
+    ("vander", lambda m, a: m.vander(a), [_r(3)], True),
+    # (real PyTorch's backward through vander(N=, increasing=True) fails: values only)
+    ("vander_n", lambda m, a: m.vander(a, N=2, increasing=True), [_r(3)], False),
+    ("vander_int", lambda m: m.vander(m.tensor([1, 2, 3]), 4), [], False),
+    ("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), [X * 3], True),
+    ("renorm_p1", lambda m, a: a.renorm(1, 1, 0.5), [X], True),
+    ("rot90", lambda m, a: (m.rot90(a), m.rot90(a, 2), m.rot90(a, -1, [1, 0])), [X], True),
+    ("take_along_dim", lambda m, a: m.take_along_dim(a, m.argsort(a, 1), 1), [X], True),
+    ("take_along_dim_flat", lambda m, a: m.take_along_dim(a, m.tensor([0, 5, 11])), [X], True),
+    ("take_along_dim_bcast", lambda m, a: m.take_along_dim(a, m.tensor([[0], [2], [1]]), 1),
+     [X], True),
+    ("tensor_split", lambda m, a: m.tensor_split(a, 3, dim=1), [X], True),
+    ("tensor_split_idx", lambda m, a: m.tensor_split(a, [1, 3]), [_r(5, 2)], True),
+    ("hsplit", lambda m, a: m.hsplit(a, 2), [X], True),
+    ("vsplit", lambda m, a: m.vsplit(a, [1]), [X], True),
+    ("dsplit", lambda m, a: m.dsplit(a, 2), [_r(2, 2, 4)], True),
+    ("dstack", lambda m, a, b: m.dstack([a, b]), [_r(3), _r(3)], True),
+    ("column_stack", lambda m, a, b: m.column_stack([a, b]), [_r(3), _r(3, 2)], True),
+    ("row_stack", lambda m, a, b: m.row_stack([a, b]), [_r(3), _r(2, 3)], True),
+    ("cholesky_old", lambda m, a: m.cholesky(a @ a.mT + 3 * m.eye(3)), [_r(3, 3)], True),
+    ("cholesky_upper", lambda m, a: m.cholesky(a @ a.mT + 3 * m.eye(3), upper=True), [_r(3, 3)],
+     True),
+    ("lu", lambda m, a: m.lu(a), [_r(4, 4)], False),
+    ("lu_batched_infos", lambda m, a: m.lu(a, get_infos=True), [_r(2, 3, 3)], False),
+    ("clamp_min_max", lambda m, a: (m.clamp_min(a, 0.1), m.clamp_max(a, -0.2)), [X], True),
+    ("fmod_remainder", lambda m, a: (m.fmod(a * 5, 1.5), m.remainder(a * 5, 1.5)), [X], True),
+]
+
+# torch.special
+SPECIAL: list[tuple[str, C, list[Any], bool]] = [
+    (f"special_{n}", (lambda n: lambda m, a: getattr(m.special, n)(a))(n), [arr], True)
+    for n, arr in [
+        ("erf", X), ("erfc", X), ("erfcx", _r(5)), ("erfinv", _unit(5)), ("expit", X),
+        ("logit", _prob(5)), ("gammaln", _pos(5)), ("digamma", _pos(5)), ("psi", _pos(5)),
+        ("i0", X * 4), ("i0e", X * 4), ("i1", X * 4), ("i1e", X * 4), ("ndtr", X * 2),
+        ("ndtri", _prob(5)), ("log_ndtr", X * 4), ("sinc", X), ("entr", _pos(5)),
+        ("round", X * 3), ("exp2", X), ("expm1", X), ("log1p", _pos(5)),
+    ]
+] + [
+    ("special_xlogy", lambda m, a, b: m.special.xlogy(a, b), [X, _pos(4)], True),
+    ("special_xlog1py", lambda m, a, b: m.special.xlog1py(a, b), [X, _pos(4)], True),
+    ("special_polygamma", lambda m, a: m.special.polygamma(2, a), [_pos(4)], True),
+    ("special_multigammaln", lambda m, a: m.special.multigammaln(a + 2, 2), [_pos(4)], True),
+    ("special_logsumexp", lambda m, a: m.special.logsumexp(a, 1), [X], True),
+    ("special_softmax", lambda m, a: (m.special.softmax(a, 0), m.special.log_softmax(a, 1)),
+     [X], True),
+    ("special_zeta", lambda m, q: m.special.zeta(m.tensor([2.0, 3.5, 4.0]), q), [_pos(3) + 0.5],
+     True),
+    ("special_zeta_scalar", lambda m: m.special.zeta(2.0, m.tensor([1.0, 2.0])), [], False),
+    ("special_log_ndtr_tail", lambda m: m.special.log_ndtr(m.tensor([-30., -10., 0., 8.],
+                                                                   dtype=m.float64)), [],
+     False),
+    ("special_ndtri_tail", lambda m: m.special.ndtri(m.tensor([1e-10, 1e-3, 0.999, 0., 1.],
+                                                             dtype=m.float64)), [], False),
+    ("special_i0_big", lambda m: (m.special.i0e(m.tensor([50., -200., 800.])),
+                                  m.special.i1e(m.tensor([50., -200., 800.])),
+                                  m.special.i0(m.tensor([35.0, -60.0]))), [], False),
+    ("special_entr_edges", lambda m: m.special.entr(m.tensor([0., -1., 2.])), [], False),
+]
+
+# torch.fft
+SIG = _r(8)
+SIG2 = _r(4, 6)
+CX = (RNG.standard_normal((5,)) + 1j * RNG.standard_normal((5,))).astype(np.complex64)
+CX2 = (RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))).astype(np.complex64)
+FFT: list[tuple[str, C, list[Any], bool]] = [
+    ("fft", lambda m, a: m.fft.fft(a), [SIG], True),
+    ("fft_n_pad", lambda m, a: m.fft.fft(a, n=11), [SIG], True),
+    ("fft_n_crop_ortho", lambda m, a: m.fft.fft(a, n=5, norm="ortho"), [SIG], True),
+    ("fft_complex", lambda m, a: m.fft.fft(a, norm="forward"), [CX], True),
+    ("ifft", lambda m, a: m.fft.ifft(a), [CX], True),
+    ("ifft_dim", lambda m, a: m.fft.ifft(a, dim=0), [CX2], True),
+    ("rfft", lambda m, a: m.fft.rfft(a), [SIG], True),
+    ("rfft_odd", lambda m, a: m.fft.rfft(a, n=7, norm="ortho"), [SIG], True),
+    ("irfft", lambda m, a: m.fft.irfft(a), [CX], True),
+    ("irfft_n", lambda m, a: m.fft.irfft(a, n=9, norm="forward"), [CX], True),
+    ("irfft_roundtrip", lambda m, a: m.fft.irfft(m.fft.rfft(a), n=8), [SIG], True),
+    ("fft2", lambda m, a: m.fft.fft2(a), [SIG2], True),
+    ("ifft2", lambda m, a: m.fft.ifft2(a, s=(3, 5)), [CX2], True),
+    ("rfft2", lambda m, a: m.fft.rfft2(a), [SIG2], True),
+    ("irfft2", lambda m, a: m.fft.irfft2(a), [CX2], True),
+    ("irfft2_s", lambda m, a: m.fft.irfft2(a, s=(3, 5), norm="ortho"), [CX2], True),
+    ("fftn", lambda m, a: m.fft.fftn(a), [SIG2], True),
+    ("fftn_s", lambda m, a: m.fft.fftn(a, s=(5,)), [SIG2], True),
+    ("ifftn", lambda m, a: m.fft.ifftn(a, dim=(0,)), [CX2], True),
+    ("rfftn", lambda m, a: m.fft.rfftn(a), [_r(2, 3, 4)], True),
+    ("irfftn", lambda m, a: m.fft.irfftn(a), [CX2], True),
+    ("hfft", lambda m, a: m.fft.hfft(a), [CX], True),
+    ("hfft_n", lambda m, a: m.fft.hfft(a, n=7, norm="ortho"), [CX], True),
+    ("ihfft", lambda m, a: m.fft.ihfft(a), [SIG], True),
+    ("ihfft_fwd", lambda m, a: m.fft.ihfft(a, norm="forward"), [SIG], True),
+    ("fft_f64", lambda m, a: m.fft.fft(a), [D64], True),
+    ("fftfreq", lambda m: (m.fft.fftfreq(5), m.fft.fftfreq(4, 0.1, dtype=m.float64),
+                           m.fft.rfftfreq(7, 2.0)), [], False),
+    ("fftshift", lambda m, a: (m.fft.fftshift(a), m.fft.ifftshift(a, dim=1)), [_r(3, 5)], True),
+    ("fft_abs", lambda m, a: m.fft.fft(a).abs(), [SIG], True),
+]
+
+
+@pytest.mark.parametrize("case", CASES + SPECIAL + FFT, ids=lambda c: c[0])
+def test_matches_pytorch(case: tuple[str, C, list[Any], bool]) -> None:
+    name, fn, arrays, grad = case
+    v1, d1, g1, n1 = _run(real, fn, arrays, grad)
+    v2, d2, g2, n2 = _run(tt, fn, arrays, grad)
+    assert d2 == d1, name
+    assert n2 == n1, name
+    for i, (a, b) in enumerate(zip(v2, v1)):
+        tol = 2e-5 if np.asarray(b).dtype in (np.float32, np.complex64) else 1e-10
+        _close(a, b, tol, tol, f"{name} value {i}")
+    if grad:
+        assert (g1 is None) == (g2 is None), name
+        if g1 is not None and g2 is not None:
+            for i, (a, b) in enumerate(zip(g2, g1)):
+                assert (a is None) == (b is None), (name, i)
+                if a is not None:
+                    tol = 2e-5 if np.asarray(b).dtype in (np.float32, np.complex64) else 1e-9
+                    _close(a, b, tol * 5, tol, f"{name} grad {i}")
