@@ -137,10 +137,6 @@ def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
     x = _floatify(_check(input, "mvlgamma"))
     if p < 1:
         raise _err(RuntimeError, "p has to be greater than or equal to 1", "p is the dimension")
-    a = x._data
-    if a.size and not bool(np.all(a > (p - 1) / 2)):
-        raise _err(RuntimeError, f"All elements must be greater than (p-1)/2", "mvlgamma's domain "
-                   "is x > (p-1)/2")
     terms = [S.lgamma(O.sub(x, j / 2.0)) for j in range(p)]
     acc = terms[0]
     for t in terms[1:]:
@@ -254,7 +250,7 @@ def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
     v = _check(values, "heaviside", "values", 2)
     if x._data.dtype != v._data.dtype:
         raise _err(RuntimeError, "heaviside is not yet implemented for tensors with different "
-                   "dtypes", "cast values to the input's dtype")
+                   "dtypes.", "cast values to the input's dtype")
     if x.requires_grad or v.requires_grad:
         if is_grad_enabled():
             raise _err(RuntimeError, "the derivative for 'heaviside' is not implemented.",
@@ -265,7 +261,7 @@ def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
 
 def _int_only(name: str, a: Tensor) -> None:
     if a._data.dtype.kind not in "iub":
-        raise _err(RuntimeError, f'"{name}_cpu" not implemented for '
+        raise _err(NotImplementedError, f'"{name}_cpu" not implemented for '
                    f"'{O._scalar_type_name(a._data.dtype)}'", f"{name} takes integer tensors")
 
 
@@ -293,6 +289,10 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out: Any = None) -> Tensor:
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest / lowest finite values)."""
     x = _check(input, "nan_to_num")
+    for arg, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))):
+            raise _err(TypeError, f"nan_to_num(): argument '{arg}' must be float, not "
+                       f"{type(v).__name__}", f"{arg} is a number")
     if x._data.dtype.kind not in "fc":
         return O.clone(x)
     fi = np.finfo(x._data.dtype)
@@ -316,7 +316,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     x = _check(input, "nanmean")
     if x._data.dtype.kind not in "fc":
         raise _err(RuntimeError, "nanmean(): expected input to have floating point or complex "
-                   f"dtype but got {from_np(x._data.dtype).name.capitalize()}",
+                   f"dtype but got {O._scalar_type_name(x._data.dtype)}",
                    "convert with .float() first")
     cnt = O.sum(core.logical_not(core.isnan(x)), dim, keepdim)
     return O.div(nansum(x, dim, keepdim, dtype=dtype), cnt)
@@ -528,7 +528,7 @@ def _quantile_args(name: str, x: Tensor, q: Any, interpolation: str) -> Tensor:
                    "convert with .float() first")
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise _err(RuntimeError, f"{name}() interpolation must be one of linear, lower, higher, "
-                   f"midpoint or nearest. Got {interpolation}", "use interpolation='linear'")
+                   f"midpoint or nearest, but got {interpolation}", "use interpolation='linear'")
     if isinstance(q, Tensor):
         qa = q._data
         if qa.dtype != x._data.dtype:
@@ -563,7 +563,7 @@ def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpo
     a = src._data
     n = a.shape[d]
     if n == 0:
-        raise _err(IndexError, f"{name}() input tensor must be non-empty",
+        raise _err(RuntimeError, f"{name}() input tensor must be non-empty",
                    "there is nothing to take a quantile of")
     order = _order(a, d)
     grids: list[Any] = list(np.indices(order.shape, sparse=True))
@@ -802,7 +802,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
     t1, t2 = _check(tensor1, "addcdiv", "tensor1", 2), _check(tensor2, "addcdiv", "tensor2", 3)
     if t1._data.dtype.kind in "iub" and t2._data.dtype.kind in "iub":
         raise _err(RuntimeError, "Integer division with addcdiv is no longer supported, and in a "
-                   "future release addcdiv will perform a true division of tensor1 and tensor2. "
+                   "future  release addcdiv will perform a true division of tensor1 and tensor2. "
                    "The historic addcdiv behavior can be implemented as (input + value * "
                    "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
                    "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
@@ -1077,10 +1077,10 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     x = _check(input, "histc")
     a = x._data
     if a.dtype.kind != "f":
-        raise _err(NotImplementedError, f"\"histogram_histc_cpu\" not implemented for "
+        raise _err(NotImplementedError, f"\"histogram_cpu\" not implemented for "
                    f"'{O._scalar_type_name(a.dtype)}'", "convert with .float() first")
     if bins <= 0:
-        raise _err(RuntimeError, f"torch.histc(): bins must be > 0, but got {bins} for dimension 0",
+        raise _err(RuntimeError, f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0",
                    "bins counts the bins")
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
@@ -1088,8 +1088,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:
-        raise _err(RuntimeError, f"torch.histc(): max must be larger than min, but got min {lo} "
-                   f"max {hi}", "swap min and max")
+        raise _err(RuntimeError, "torch.histc: max must be larger than min",
+                   f"got min {lo} and max {hi}: swap them")
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise _err(RuntimeError, f"torch.histc(): range of [{lo}, {hi}] is not finite",
                    "the data contains inf: pass min and max")
@@ -1295,7 +1295,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     if p <= 0:
         raise _err(RuntimeError, f"renorm: non-positive-norm not supported", "p > 0")
     if maxnorm < 0:
-        raise _err(RuntimeError, f"renorm: expected maxnorm to be >= 0 but got {maxnorm}",
+        raise _err(RuntimeError, f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}",
                    "maxnorm >= 0")
     d = _dim(dim, x._data.ndim)
     axes = tuple(i for i in range(x._data.ndim) if i != d)

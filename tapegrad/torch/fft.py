@@ -32,7 +32,7 @@ def _norm(norm: str | None) -> str:
     if norm is None:
         return "backward"
     if norm not in _NORMS:
-        raise hinted(ValueError(with_hint(f'Invalid normalization mode: "{norm}"',
+        raise hinted(RuntimeError(with_hint(f'Invalid normalization mode: "{norm}"',
                                           'norm is "backward", "forward" or "ortho"')))
     return norm
 
