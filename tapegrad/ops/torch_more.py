@@ -30,7 +30,6 @@ from .elementwise import (
     divide,
     equal,
     exp,
-    isnan,
     log,
     log1p,
     logical_and,
@@ -491,7 +490,7 @@ _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
 @defop("fft_c2c")
-def fft_c2c(x: Any, *, axes: tuple[int, ...], norm: str, inverse: bool) -> Any:
+def fft_c2c(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
     a = np.asarray(x)
     dt = np.complex128 if a.dtype in (np.float64, np.complex128) else np.complex64
     f = np.fft.ifftn if inverse else np.fft.fftn
@@ -509,7 +508,7 @@ fft_c2c.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_c2c(
 
 
 @defop("fft_r2c", saves=("x_shape",))
-def fft_r2c(x: Any, *, axes: tuple[int, ...], norm: str) -> Any:
+def fft_r2c(x: Any, *, axes: tuple[int, ...], norm: Any) -> Any:
     a = np.asarray(x)
     dt = np.complex128 if a.dtype == np.float64 else np.complex64
     return np.fft.rfftn(a, axes=axes, norm=norm).astype(dt, copy=False)
@@ -538,7 +537,7 @@ fft_r2c.defjvp(lambda dx, x, *, out, axes, norm: fft_r2c(dx, axes=axes, norm=nor
 
 
 @defop("fft_c2r")
-def fft_c2r(x: Any, *, axes: tuple[int, ...], norm: str, n: tuple[int, ...]) -> Any:
+def fft_c2r(x: Any, *, axes: tuple[int, ...], norm: Any, n: tuple[int, ...]) -> Any:
     a = np.asarray(x)
     dt = np.float64 if a.dtype == np.complex128 else np.float32
     return np.fft.irfftn(a, s=n, axes=axes, norm=norm).astype(dt, copy=False)

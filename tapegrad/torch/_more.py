@@ -29,7 +29,7 @@ from ..ops import special as S
 from ..ops import torch_more as M
 from ..ops.shape import _getitem
 from . import _ops as O
-from ._dtype import default_np, from_np, to_np
+from ._dtype import default_np, to_np
 from ._tensor import _wrap, promote
 from .linalg import _named
 
@@ -325,10 +325,14 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 def _pick(op: Any, x: Tensor, d: int, idx: np.ndarray, keepdim: bool) -> Tensor:
     """``x``'s elements at ``idx`` (keepdim-shaped) along ``d``, through ``op`` (a renamed
     gather: the gradient goes to those elements)."""
-    grids: list[Any] = list(np.indices(idx.shape, sparse=True))
-    grids[d] = idx
-    v = op(x, index=tuple(grids))
-    return v if keepdim else core.squeeze(v, axis=d)
+    if keepdim:
+        grids: list[Any] = list(np.indices(idx.shape, sparse=True))
+        grids[d] = idx
+    else:
+        sq = np.squeeze(idx, axis=d)
+        grids = list(np.indices(sq.shape, sparse=True))
+        grids.insert(d, sq)
+    return op(x, index=tuple(grids))
 
 
 def _order(a: np.ndarray, d: int) -> np.ndarray:
@@ -649,12 +653,12 @@ def _var_like(fn: Any, input: Tensor, args: tuple[Any, ...], kwargs: dict[str, A
 
 def std_mean(input: Tensor, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over the same dims (``correction=1`` by default)."""
-    return _var_like(O.P.std_op, input, args, kwargs)  # type: ignore[no-any-return]
+    return _var_like(O.P.std_op, input, args, kwargs)  # type: ignore[no-any-return, unused-ignore]
 
 
 def var_mean(input: Tensor, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over the same dims."""
-    return _var_like(O.P.var_op, input, args, kwargs)  # type: ignore[no-any-return]
+    return _var_like(O.P.var_op, input, args, kwargs)  # type: ignore[no-any-return, unused-ignore]
 
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False,
@@ -908,7 +912,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         raise _err(RuntimeError, f"cdist only supports floating-point dtypes, X2 got: "
                    f"{O._scalar_type_name(b._data.dtype)}", "convert with .float() first")
     if p < 0:
-        raise _err(RuntimeError, f"cdist only supports non-negative p values",
+        raise _err(RuntimeError, "cdist only supports non-negative p values",
                    "p is the norm's order")
     a, b = promote(a, b, "subtract")
     diff = core.subtract(core.expand_dims(a, -2), core.expand_dims(b, -3))  # (..., P, R, M)
@@ -1155,7 +1159,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     x = _check(input, "masked_select")
     m = _check(mask, "masked_select", "mask", 2)
     if m._data.dtype != np.bool_:
-        raise _err(RuntimeError, f"masked_select: expected BoolTensor for mask",
+        raise _err(RuntimeError, "masked_select: expected BoolTensor for mask",
                    "compare first, e.g. x > 0")
     shape = np.broadcast_shapes(x._data.shape, m._data.shape)
     xb = x if x._data.shape == shape else O.expand(x, *shape)
@@ -1293,7 +1297,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     ``maxnorm / (norm + 1e-7)`` is a constant in the gradient, as PyTorch's)."""
     x = _check(input, "renorm")
     if p <= 0:
-        raise _err(RuntimeError, f"renorm: non-positive-norm not supported", "p > 0")
+        raise _err(RuntimeError, "renorm: non-positive-norm not supported", "p > 0")
     if maxnorm < 0:
         raise _err(RuntimeError, f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}",
                    "maxnorm >= 0")
@@ -1487,8 +1491,8 @@ def cholesky(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
 
 def _lu_np(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LU with partial pivoting (LAPACK's getrf): packed LU, 1-based pivots, info."""
-    lu = np.array(a, dtype=a.dtype, copy=True)
-    m, n = lu.shape[-2:]
+    lu: Any = np.array(a, dtype=a.dtype, copy=True)
+    m, n = int(lu.shape[-2]), int(lu.shape[-1])
     k = _min(m, n)
     batch = lu.reshape((-1, m, n))
     piv = np.zeros((batch.shape[0], k), dtype=np.int32)
@@ -1518,8 +1522,8 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) 
         raise _err(RuntimeError, "linalg.lu_factor: LU without pivoting is not implemented on "
                    "the CPU", "use pivot=True")
     if x._data.ndim < 2:
-        raise _err(RuntimeError, f"linalg.lu_factor: The input tensor A must have at least 2 "
-                   f"dimensions.", "pass a matrix or a batch of matrices")
+        raise _err(RuntimeError, "linalg.lu_factor: The input tensor A must have at least 2 "
+                   "dimensions.", "pass a matrix or a batch of matrices")
     if x.requires_grad:
         if is_grad_enabled():
             raise _err(NotImplementedError, "tapegrad's torch.lu is not differentiable",

@@ -315,8 +315,12 @@ CASES: list[tuple[str, C, list[Any], bool]] = [
 ]
 
 # torch.special
+def _special(name: str) -> C:
+    return lambda m, a: getattr(m.special, name)(a)
+
+
 SPECIAL: list[tuple[str, C, list[Any], bool]] = [
-    (f"special_{n}", (lambda n: lambda m, a: getattr(m.special, n)(a))(n), [arr], True)
+    (f"special_{n}", _special(n), [arr], True)
     for n, arr in [
         ("erf", X), ("erfc", X), ("erfcx", _r(5)), ("erfinv", _unit(5)), ("expit", X),
         ("logit", _prob(5)), ("gammaln", _pos(5)), ("digamma", _pos(5)), ("psi", _pos(5)),
