@@ -52,6 +52,16 @@ def _t(x: Any) -> Tensor:
     return O._t(x)
 
 
+def _no_trace(name: str, *ts: Any) -> None:
+    """Refuse a function that reads its input's values (or gives a value-dependent shape)
+    under ``vmap`` or a trace, where the values are not there to read."""
+    for t in ts:
+        if O._traced(t):
+            raise _err(NotImplementedError, f"tapegrad: torch.{name} reads its input's values "
+                       "and cannot run under vmap or torch.compile tracing",
+                       "call it outside the transform (or loop over the batch)")
+
+
 # ----------------------------------------------------------------------------- return types
 O.return_types.cummax = O._return_type("cummax")  # type: ignore[attr-defined]
 O.return_types.cummin = O._return_type("cummin")  # type: ignore[attr-defined]
@@ -241,6 +251,10 @@ def rad2deg(input: Tensor, *, out: Any = None) -> Tensor:
 def signbit(input: Tensor, *, out: Any = None) -> Tensor:
     """Whether the sign bit is set (``-0.0`` included): a bool tensor."""
     x = _check(input, "signbit")
+    if O._traced(x):  # the sign bit: negative, or a zero whose reciprocal is -inf
+        neg = core.logical_or(core.less(x, 0), core.logical_and(
+            core.equal(x, 0), core.less(core.divide(1.0, x), 0)))
+        return O._restyle(neg)
     return _wrap(np.signbit(x._data))
 
 
@@ -255,6 +269,7 @@ def heaviside(input: Tensor, values: Tensor, *, out: Any = None) -> Tensor:
         if is_grad_enabled():
             raise _err(RuntimeError, "the derivative for 'heaviside' is not implemented.",
                        "heaviside is a step: its gradient is zero almost everywhere")
+    _no_trace("heaviside", x, v)
     a, b = x._data, v._data
     return _wrap(np.heaviside(a, b).astype(np.result_type(a, b)))
 
@@ -269,6 +284,7 @@ def gcd(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The greatest common divisor, elementwise (integers)."""
     a, b = promote(_check(input, "gcd"), _check(other, "gcd", "other", 2), "gcd")
     _int_only("gcd", a)
+    _no_trace("gcd", a, b)
     return _wrap(np.gcd(a._data, b._data))
 
 
@@ -276,6 +292,7 @@ def lcm(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """The least common multiple, elementwise (integers)."""
     a, b = promote(_check(input, "lcm"), _check(other, "lcm", "other", 2), "lcm")
     _int_only("lcm", a)
+    _no_trace("lcm", a, b)
     return _wrap(np.lcm(a._data, b._data))
 
 
@@ -352,6 +369,21 @@ def _select_kth(name: str, x: Tensor, k_of: Any, dim: Any, keepdim: bool,
     if n == 0:
         raise _err(IndexError, f"{name}(): Expected reduction dim {d} to have non-zero size.",
                    f"dim {d} of shape {list(a.shape)} is empty")
+    if O._traced(x):
+        if nan_aware:
+            _no_trace(name, x)
+        # the sort is an op here: the k-th position is static; a NaN (sorted last) wins
+        srt = O.sort(x, d)
+        kpos = int(k_of(np.asarray(n)))
+        v = O.select(srt.values, d, kpos)
+        ix_t = O.select(srt.indices, d, kpos)
+        if a.dtype.kind == "f":
+            has = core.any(core.isnan(x), axis=d)
+            v = core.where(has, O.select(srt.values, d, n - 1), v)
+            ix_t = core.where(has, O.select(srt.indices, d, n - 1), ix_t)
+        if keepdim:
+            v, ix_t = core.expand_dims(v, d), core.expand_dims(ix_t, d)
+        return rt(v, ix_t)
     order = _order(a, d)
     if nan_aware:
         valid = np.sum(~np.isnan(a), axis=d, keepdims=True) if a.dtype.kind == "f" else \
@@ -376,6 +408,12 @@ def _median_all(x: Tensor, nan_aware: bool) -> Tensor:
     a = x._data.reshape(-1)
     if a.size == 0:
         return _wrap(np.asarray(np.nan, dtype=a.dtype))
+    if O._traced(x):
+        if nan_aware:
+            _no_trace("nanmedian", x)
+        r = _select_kth("median", core.reshape(x, (-1,)), lambda n: (n - 1) // 2, 0, False,
+                        _median_dim_op, False)
+        return r.values
     s = np.sort(a)
     if a.dtype.kind == "f":
         nn = int(np.sum(~np.isnan(a)))
@@ -392,10 +430,10 @@ def _median_all(x: Tensor, nan_aware: bool) -> Tensor:
         return _wrap(out)
     # (mask / count) . x: the value, and the gradient split evenly over the ties
     mask = (a == val) | (np.isnan(a) & np.isnan(val)) if a.dtype.kind == "f" else a == val
-    flat = np.flatnonzero(mask)
-    w = np.full(flat.size, 1.0 / _max(flat.size, 1), dtype=a.dtype)
+    hits = np.flatnonzero(mask)
+    w = np.full(hits.size, 1.0 / _max(int(hits.size), 1), dtype=a.dtype)
     op = _nanmedian_all_op if nan_aware else _median_all_op
-    picked = op(core.reshape(x, (-1,)), index=(flat,))
+    picked = op(core.reshape(x, (-1,)), index=(hits,))
     return _exact(core.sum(core.multiply(picked, w)), out)
 
 
@@ -445,6 +483,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     """The most frequent value along ``dim`` (the smallest among equally frequent ones) and
     the index of its last occurrence, as PyTorch's CPU kernel gives."""
     x = _check(input, "mode")
+    _no_trace("mode", x)
     a = x._data
     if a.ndim == 0:
         return RT.mode(_pick(_mode_op, core.reshape(x, (1,)), 0, np.zeros((1,), np.int64), False),
@@ -476,6 +515,8 @@ def _cumext(name: str, input: Tensor, dim: int) -> Any:
                         core.reshape(x, (1,)), 0, np.zeros((1,), np.int64), False),
                   _wrap(np.asarray(0, dtype=np.int64)))
     d = _dim(dim, a.ndim)
+    if O._traced(x) and a.shape[d]:
+        return _cumext_traced(name, x, d)
     moved = np.moveaxis(a, d, -1)
     n = moved.shape[-1]
     idx = np.zeros(moved.shape, dtype=np.int64)
@@ -496,6 +537,24 @@ def _cumext(name: str, input: Tensor, dim: int) -> Any:
     grids: list[Any] = list(np.indices(idx.shape, sparse=True))
     grids[d] = idx
     return rt(op(x, index=tuple(grids)), _wrap(idx))
+
+
+def _cumext_traced(name: str, x: Tensor, d: int) -> Any:
+    """``cummax``/``cummin`` in ops (under ``vmap``): the latest extreme of each prefix, from a
+    masked ``n x n`` comparison (NaN not treated specially)."""
+    n = x._data.shape[d]
+    xm = core.moveaxis(x, d, -1)                           # (..., n)
+    lower = np.tril(np.ones((n, n), dtype=bool))           # [j, i]: i <= j
+    rows = core.expand_dims(xm, -2)                        # (..., 1, n)
+    fill = x._data.dtype.type(-np.inf if name == "cummax" else np.inf)
+    masked = core.where(lower, rows, fill)                 # (..., n, n)
+    arg = core.argmax if name == "cummax" else core.argmin
+    ax = masked._data.ndim - 1
+    last = arg(core.flip(masked, (ax,)), axis=ax)         # the latest among ties
+    idx = core.cast(core.subtract(n - 1, last), dtype=np.int64)
+    vals = O.gather(xm, xm._data.ndim - 1, O._restyle(idx))
+    rt = getattr(RT, name)
+    return rt(core.moveaxis(vals, -1, d), O._restyle(core.moveaxis(idx, -1, d)))
 
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
@@ -569,13 +628,22 @@ def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpo
     if n == 0:
         raise _err(RuntimeError, f"{name}() input tensor must be non-empty",
                    "there is nothing to take a quantile of")
-    order = _order(a, d)
-    grids: list[Any] = list(np.indices(order.shape, sparse=True))
-    grids[d] = order
-    srt = O.P.sort_op(src, index=tuple(grids))           # sorted, NaN last; grad to the sources
+    traced = O._traced(src)
+    if traced:
+        _no_trace(name, q)
+        if ignore_nan:
+            _no_trace(name, src)
+        srt = O.sort(src, d).values                       # the sort an op (vmap)
+    else:
+        order = _order(a, d)
+        grids: list[Any] = list(np.indices(order.shape, sparse=True))
+        grids[d] = order
+        srt = O.P.sort_op(src, index=tuple(grids))       # sorted, NaN last; grad to the sources
     srt = core.moveaxis(srt, d, -1)                       # (..., n)
     sa = srt._data
-    if ignore_nan:
+    if traced:
+        cnt = np.full(sa.shape[:-1] + (1,), n)
+    elif ignore_nan:
         cnt = np.sum(~np.isnan(sa), axis=-1, keepdims=True)
     else:
         cnt = np.full(sa.shape[:-1] + (1,), n)
@@ -614,7 +682,10 @@ def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpo
         vhi = core.getitem(srt, tuple(hg))
         v = core.add(vlo, core.multiply(core.subtract(vhi, vlo), w))   # lerp, as PyTorch's
         bad = cnt <= 0
-        if bad.any():
+        if traced and sa.dtype.kind == "f":  # a NaN in the slice makes it NaN
+            v = core.where(core.any(core.isnan(srt), axis=-1, keepdims=True),
+                           sa.dtype.type(np.nan), v)
+        elif bad.any():
             v = core.where(bad, sa.dtype.type(np.nan), v)
         outs.append(v)                                    # (..., 1)
     res = core.concatenate(outs, axis=-1) if len(outs) > 1 else outs[0]   # (..., nq)
@@ -1051,6 +1122,7 @@ def corrcoef(input: Tensor) -> Tensor:
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value ``0 .. max`` occurs (with ``weights``: their sums)."""
     x = _check(input, "bincount")
+    _no_trace("bincount", x, weights)
     a = x._data
     if a.dtype.kind not in "iub":
         raise _err(NotImplementedError, f"\"bincount_cpu\" not implemented for "
@@ -1079,6 +1151,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *,
     """A histogram of ``bins`` equal bins over ``[min, max]`` (the data's range when both 0);
     elements outside are ignored."""
     x = _check(input, "histc")
+    _no_trace("histc", x)
     a = x._data
     if a.dtype.kind != "f":
         raise _err(NotImplementedError, f"\"histogram_cpu\" not implemented for "
@@ -1121,6 +1194,11 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                        "opposites, got side of left while right was True",
                        "give only one of side= and right=")
         right = side == "right"
+    if (O._traced(s) or O._traced(v)) and s._data.ndim == 1 and sorter is None:
+        below = (core.less_equal if right else core.less)(s, core.expand_dims(v, -1))
+        cnt = core.sum(core.cast(below, dtype=np.int64), axis=-1)
+        return O._restyle(core.cast(cnt, dtype=np.int32) if out_int32 else cnt)
+    _no_trace("searchsorted", s, v, sorter)
     sa, va = s._data, v._data
     if sorter is not None:
         sa = np.take_along_axis(sa, sorter._data, axis=-1)
@@ -1144,6 +1222,10 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """Whether each element of ``elements`` occurs in ``test_elements`` (a bool tensor)."""
+    if O._traced(elements) or O._traced(test_elements):
+        et, tt_ = _t(elements), core.reshape(_t(test_elements), (-1,))
+        hit = core.any(core.equal(core.expand_dims(et, -1), tt_), axis=-1)
+        return O._restyle(core.logical_not(hit) if invert else hit)
     e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     return _wrap(np.isin(e, t, invert=invert))
@@ -1151,6 +1233,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
 
 def argwhere(input: Tensor) -> Tensor:
     """The indices of the non-zero elements, one row each (``nonzero``)."""
+    _no_trace("argwhere", input)
     return O.nonzero(_check(input, "argwhere"))
 
 
@@ -1158,6 +1241,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     """The elements where ``mask`` (broadcast) is True, as a 1-D tensor."""
     x = _check(input, "masked_select")
     m = _check(mask, "masked_select", "mask", 2)
+    _no_trace("masked_select", x, m)
     if m._data.dtype != np.bool_:
         raise _err(RuntimeError, "masked_select: expected BoolTensor for mask",
                    "compare first, e.g. x > 0")
@@ -1171,6 +1255,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False,
                        return_counts: bool = False, dim: int | None = None) -> Any:
     """The tensor with consecutive repeats collapsed (with inverse indices and counts)."""
     x = _check(input, "unique_consecutive")
+    _no_trace("unique_consecutive", x)
     a = x._data
     if dim is None:
         flat = a.reshape(-1)
@@ -1306,12 +1391,9 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     from ..ops.linalg_ext import vector_norm as _vnorm
 
     nrm = _vnorm(x, float(p), axes, True)
-    na = nrm._data
-    factor = np.where(na > maxnorm, maxnorm / (na + 1e-7), 1.0).astype(x._data.dtype)
     # PyTorch's renorm_backward differentiates through the norm too
-    scale = core.where(na > maxnorm, core.divide(maxnorm, core.add(nrm, 1e-7)),
+    scale = core.where(core.greater(nrm, maxnorm), core.divide(maxnorm, core.add(nrm, 1e-7)),
                        x._data.dtype.type(1))
-    _ = factor
     return core.multiply(x, scale)
 
 
@@ -1528,6 +1610,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) 
         if is_grad_enabled():
             raise _err(NotImplementedError, "tapegrad's torch.lu is not differentiable",
                        "use torch.linalg.solve / det / inv, which are")
+    _no_trace("lu", x)
     packed, piv, info = _lu_np(x._data)
     if get_infos:
         return _LU_WITH_INFO(_wrap(packed), _wrap(piv), _wrap(info))
@@ -1542,6 +1625,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     from ._random import gen
 
     x = _check(input, "multinomial")
+    _no_trace("multinomial", x)
     p = x._data
     if p.ndim not in (1, 2):
         raise _err(RuntimeError, "prob_dist must be 1 or 2 dim", f"got {p.ndim} dims")

@@ -119,6 +119,7 @@ def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
         a = core.cast(a, dtype=np.float32)
     if b._data.dtype.kind not in "fc" or b._data.dtype != a._data.dtype:
         b = core.cast(b, dtype=a._data.dtype)
+    _more._no_trace("special.zeta", a, b)
     val = M.zeta_np(a._data, b._data)
     if a.requires_grad and is_grad_enabled():
         raise hinted(RuntimeError(with_hint(

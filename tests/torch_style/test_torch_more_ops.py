@@ -298,3 +298,47 @@ def test_a_wrong_rule_fails_the_check() -> None:
             gradcheck(lambda a, b: torch.hypot(a, b), [_t(_r(3), True), _t(_r(3), True)])
     finally:
         M.hypot.vjp = saved
+
+
+TRACED_CASES: list[tuple[str, Callable[..., Any]]] = [
+    ("median_dim", lambda v: torch.median(v, 0)),
+    ("median_all", lambda v: torch.median(v)),
+    ("kthvalue", lambda v: torch.kthvalue(v, 2)),
+    ("cummax", lambda v: torch.cummax(v, 0)),
+    ("cummin", lambda v: torch.cummin(v, 0)),
+    ("quantile", lambda v: torch.quantile(v, 0.3)),
+    ("renorm", lambda v: torch.renorm(v[None], 2, 0, 0.5)),
+    ("searchsorted", lambda v: torch.searchsorted(_t([-0.5, 0.0, 0.5]), v)),
+    ("isin", lambda v: torch.isin(v, v[:2])),
+    ("signbit", lambda v: torch.signbit(v)),
+]
+
+
+@pytest.mark.parametrize("case", TRACED_CASES, ids=lambda c: c[0])
+def test_value_reading_functions_under_vmap(case: Any) -> None:
+    _, fn = case
+    xs = _t(np.array([[1.0, 3.0, 3.0, 2.0, 3.0, -1.0], [0.0, -1.0, 2.0, 2.0, 5.0, -3.0]]))
+    got = torch.vmap(fn)(xs)
+    want = [fn(x) for x in xs]
+    for i, g in enumerate(got if isinstance(got, tuple) else (got,)):
+        w = torch.stack([r[i] if isinstance(r, tuple) else r for r in want])
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def test_per_example_gradient_of_cummax_and_median() -> None:
+    xs = _t(_perm(3, 5))
+
+    def f(v: Any) -> Any:
+        return torch.cummax(v, 0).values.sum() + torch.median(v, 0).values * 3
+
+    got = torch.vmap(torch.func.grad(f))(xs)
+    want = torch.stack([torch.func.grad(f)(x) for x in xs])
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_functions_that_read_values_refuse_vmap() -> None:
+    xs = _t(_r(2, 3))
+    for fn in (lambda v: torch.mode(v, 0), lambda v: torch.bincount(v.long().abs()),
+               lambda v: torch.multinomial(v.abs(), 1), lambda v: torch.nanmedian(v, 0)):
+        with pytest.raises(NotImplementedError, match="cannot run under vmap"):
+            torch.vmap(fn)(xs)
