@@ -585,3 +585,59 @@ del _op
 __all__ = ["hypot", "logaddexp", "logaddexp2", "xlogy", "xlog1py", "copysign", "frac", "sinc",
            "nan_to_num", "logit", "erfc", "i0", "i0e", "i1", "i1e", "ndtr", "log_ndtr", "ndtri",
            "entr", "zeta_np", "fft_c2c", "fft_r2c", "fft_c2r", "conj", "sqrt"]
+
+
+# ------------------------------------------------------------------ composites as one node
+def composite(name: str, fn: Any, arity: int) -> Any:
+    """An op record for ``fn``, a function of ``arity`` tensors written in tapegrad ops (and
+    static keyword attributes): one node (so a front-end can name it, ``AddmmBackward0``),
+    whose VJP and JVP are ``fn``'s own (``tapegrad.func.vjp`` / ``jvp`` of it, so they are
+    differentiable again) and whose batching rule is the per-example loop.
+
+    The forward runs ``fn`` on the arrays with no transform active and grad mode off.
+    """
+    from .._core.mode import STATE
+    from .._core.tensor import TORCH, make
+
+    def run(*arrays: Any, **attrs: Any) -> Any:
+        s = STATE
+        levels, grad = s.levels, s.grad_enabled
+        s.levels, s.grad_enabled = [], False
+        try:
+            ts = [make(np.asarray(a), None, False, TORCH) for a in arrays]
+            return fn(*ts, **attrs)._data
+        finally:
+            s.levels, s.grad_enabled = levels, grad
+
+    if arity == 1:
+        def fwd1(x: Any, **attrs: Any) -> Any:
+            return run(x, **attrs)
+        op = defop(name, saves=("x",))(fwd1)
+    elif arity == 2:
+        def fwd2(x: Any, y: Any, **attrs: Any) -> Any:
+            return run(x, y, **attrs)
+        op = defop(name, saves=("x", "y"))(fwd2)
+    elif arity == 3:
+        def fwd3(x: Any, y: Any, z: Any, **attrs: Any) -> Any:
+            return run(x, y, z, **attrs)
+        op = defop(name, saves=("x", "y", "z"))(fwd3)
+    else:  # pragma: no cover - programming error
+        raise ValueError(f"composite {name!r}: arity {arity} not supported")
+
+    @op.defvjp
+    def _(g: Tensor, *xs: Any, **attrs: Any) -> Any:
+        from ..autodiff.functional import vjp
+
+        _, pull = vjp(lambda *a: fn(*a, **attrs), *xs)
+        return tuple(pull(g))
+
+    @op.defjvp
+    def _(*txs: Any, out: Any, **attrs: Any) -> Any:
+        from ..autodiff.functional import jvp
+        from .elementwise import multiply as _mul
+
+        ts, xs = txs[:arity], txs[arity:]
+        ts = tuple(_mul(x, 0.0) if t is None else t for t, x in zip(ts, xs))
+        return jvp(lambda *a: fn(*a, **attrs), tuple(xs), ts)[1]
+
+    return op

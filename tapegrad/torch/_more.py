@@ -136,10 +136,15 @@ def polygamma(n: int, input: Tensor, *, out: Any = None) -> Tensor:
         raise _err(RuntimeError, "polygamma(n, x) does not support negative n.",
                    "n is the order of the derivative: 0, 1, 2, ...")
     if n == 0:
-        return S.digamma(x)
+        return _POLY0(x)
     if n == 1:
-        return S.trigamma(x)
-    return S.polygamma_n(x, n=int(n))
+        return _POLY1(x)
+    return _POLYN(x, n=int(n))
+
+
+_POLY0 = S.digamma.renamed("PolygammaBackward0")
+_POLY1 = S.trigamma.renamed("PolygammaBackward0")
+_POLYN = S.polygamma_n.renamed("PolygammaBackward0")
 
 
 def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
@@ -147,11 +152,17 @@ def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
     x = _floatify(_check(input, "mvlgamma"))
     if p < 1:
         raise _err(RuntimeError, "p has to be greater than or equal to 1", "p is the dimension")
-    terms = [S.lgamma(O.sub(x, j / 2.0)) for j in range(p)]
-    acc = terms[0]
-    for t in terms[1:]:
-        acc = core.add(acc, t)
+    return _MVLGAMMA(x, p=int(p))
+
+
+def _mvlgamma_fn(x: Tensor, *, p: int) -> Tensor:
+    acc = S.lgamma(x)
+    for j in range(1, p):
+        acc = core.add(acc, S.lgamma(core.subtract(x, j / 2.0)))
     return core.add(acc, p * (p - 1) / 4.0 * math.log(math.pi))
+
+
+_MVLGAMMA = M.composite("mvlgamma_t", _mvlgamma_fn, 1)
 
 
 def _bin_float(name: str, a: Any, b: Any) -> tuple[Tensor, Tensor]:
@@ -322,9 +333,20 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
            out: Any = None) -> Tensor:
     """The sum, NaNs counted as zero (their gradient is zero)."""
     x = _check(input, "nansum")
-    if x._data.dtype.kind in "fc":
-        x = core.where(core.isnan(x), x._data.dtype.type(0), x)
-    return O.sum(x, dim, keepdim, dtype=dtype)
+    if dtype is not None:
+        x = core.cast(x, dtype=to_np(dtype))
+    if x._data.dtype.kind not in "fc":
+        return O.sum(x, dim, keepdim)
+    ax = O._dims(dim, x._data.ndim)
+    return _NANSUM(x, axis=ax, keepdims=bool(keepdim))
+
+
+def _nansum_fn(x: Tensor, *, axis: Any, keepdims: bool) -> Tensor:
+    return core.sum(core.where(core.isnan(x), x._data.dtype.type(0), x), axis=axis,
+                    keepdims=keepdims)
+
+
+_NANSUM = M.composite("nansum_t", _nansum_fn, 1)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -428,13 +450,22 @@ def _median_all(x: Tensor, nan_aware: bool) -> Tensor:
     out = np.asarray(val, dtype=a.dtype)
     if not (x.requires_grad and is_grad_enabled()):
         return _wrap(out)
-    # (mask / count) . x: the value, and the gradient split evenly over the ties
+    op = _NANMEDIAN_ALL if nan_aware else _MEDIAN_ALL
+    return _exact(op(x, val=out.item()), out)
+
+
+def _median_all_fn(x: Tensor, *, val: Any) -> Tensor:
+    """(mask / count) . x: ``val``, with the gradient split evenly over the elements equal to
+    it (PyTorch's ``evenly_distribute_backward``)."""
+    a = x._data.reshape(-1)
     mask = (a == val) | (np.isnan(a) & np.isnan(val)) if a.dtype.kind == "f" else a == val
     hits = np.flatnonzero(mask)
     w = np.full(hits.size, 1.0 / _max(int(hits.size), 1), dtype=a.dtype)
-    op = _nanmedian_all_op if nan_aware else _median_all_op
-    picked = op(core.reshape(x, (-1,)), index=(hits,))
-    return _exact(core.sum(core.multiply(picked, w)), out)
+    return core.sum(core.multiply(core.getitem(core.reshape(x, (-1,)), (hits,)), w))
+
+
+_MEDIAN_ALL = M.composite("median_all_t", _median_all_fn, 1)
+_NANMEDIAN_ALL = M.composite("nanmedian_all_t", _median_all_fn, 1)
 
 
 def _exact(res: Tensor, val: Any) -> Tensor:
@@ -574,15 +605,22 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     if x._data.ndim == 0:
         return O.clone(x)
     d = _dim(dim, x._data.ndim)
-    n = x._data.shape[d]
-    if n == 0:
+    if x._data.shape[d] == 0:
         return O.clone(x)
+    return _LOGCUMSUMEXP(x, d=d)
+
+
+def _logcumsumexp_fn(x: Tensor, *, d: int) -> Tensor:
+    n = x._data.shape[d]
     xm = core.moveaxis(x, d, -1)                          # (..., n)
     lower = np.tril(np.ones((n, n), dtype=bool))          # [j, i]: i <= j
     rows = core.expand_dims(xm, -2)                       # (..., 1, n)
     masked = core.where(lower, rows, x._data.dtype.type(-np.inf))
     res = O.P.logsumexp_op(masked, axis=(masked._data.ndim - 1,), keepdims=False)
     return core.moveaxis(res, -1, d)
+
+
+_LOGCUMSUMEXP = M.composite("logcumsumexp_t", _logcumsumexp_fn, 1)
 
 
 def _quantile_args(name: str, x: Tensor, q: Any, interpolation: str) -> Tensor:
@@ -748,25 +786,73 @@ def _scaled(t: Tensor, s: Any) -> Tensor:
     return t if (not isinstance(s, Tensor) and s == 1) else O.mul(t, s)
 
 
-def _add_scaled(input: Tensor, prod: Tensor, beta: Any, alpha: Any, name: str) -> Tensor:
-    """``beta * input + alpha * prod``; ``beta == 0`` ignores ``input`` (NaN included)."""
-    target = prod._data.shape
+def _check_input_bcast(input: Tensor, target: tuple[int, ...], name: str) -> None:
     s = input._data.shape
-    if s != target:
-        pad = (1,) * (len(target) - len(s)) + tuple(s)
-        if len(s) > len(target) or any(a != b and a != 1 for a, b in zip(pad, target)):
-            for i in range(len(target) - 1, -1, -1):
-                j = i - (len(target) - len(s))
-                if j >= 0 and s[j] != target[i] and s[j] != 1:
-                    raise _err(RuntimeError, f"The expanded size of the tensor ({target[i]}) must "
-                               f"match the existing size ({s[j]}) at non-singleton dimension "
-                               f"{j}.  Target sizes: {list(target)}.  Tensor sizes: {list(s)}",
-                               f"{name}'s input must broadcast to the product's shape")
-    p = _scaled(prod, alpha)
-    if not isinstance(beta, Tensor) and beta == 0:
+    if s == target:
+        return
+    for i in range(len(target) - 1, -1, -1):
+        j = i - (len(target) - len(s))
+        if j >= 0 and s[j] != target[i] and s[j] != 1:
+            raise _err(RuntimeError, f"The expanded size of the tensor ({target[i]}) must "
+                       f"match the existing size ({s[j]}) at non-singleton dimension "
+                       f"{j}.  Target sizes: {list(target)}.  Tensor sizes: {list(s)}",
+                       f"{name}'s input must broadcast to the product's shape")
+
+
+def _num(v: Any) -> Any:
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def _combine(inp: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """``beta * inp + alpha * prod``; ``beta == 0`` ignores ``inp`` (NaN included)."""
+    p = prod if alpha == 1 else core.multiply(prod, alpha)
+    if beta == 0:
         return p
-    inp = input if input._data.dtype == p._data.dtype else core.cast(input, dtype=p._data.dtype)
-    return core.add(_scaled(inp, beta), p)
+    return core.add(inp if beta == 1 else core.multiply(inp, beta), p)
+
+
+def _addmm_fn(i: Tensor, a: Tensor, b: Tensor, *, beta: Any, alpha: Any) -> Tensor:
+    return _combine(i, core.matmul(a, b), beta, alpha)
+
+
+def _baddbmm_fn(i: Tensor, a: Tensor, b: Tensor, *, beta: Any, alpha: Any) -> Tensor:
+    return _combine(i, core.matmul(a, b), beta, alpha)
+
+
+def _addbmm_fn(i: Tensor, a: Tensor, b: Tensor, *, beta: Any, alpha: Any) -> Tensor:
+    return _combine(i, core.sum(core.matmul(a, b), axis=0), beta, alpha)
+
+
+def _addr_fn(i: Tensor, a: Tensor, b: Tensor, *, beta: Any, alpha: Any) -> Tensor:
+    return _combine(i, core.multiply(core.expand_dims(a, -1), b), beta, alpha)
+
+
+def _addcmul_fn(i: Tensor, a: Tensor, b: Tensor, *, value: Any) -> Tensor:
+    p = core.multiply(a, b)
+    return core.add(i, p if value == 1 else core.multiply(p, value))
+
+
+def _addcdiv_fn(i: Tensor, a: Tensor, b: Tensor, *, value: Any) -> Tensor:
+    p = core.divide(a, b)
+    return core.add(i, p if value == 1 else core.multiply(p, value))
+
+
+_ADDMM = M.composite("addmm_t", _addmm_fn, 3)
+_ADDMV = M.composite("addmv_t", _addmm_fn, 3)
+_ADDR = M.composite("addr_t", _addr_fn, 3)
+_BADDBMM = M.composite("baddbmm_t", _baddbmm_fn, 3)
+_ADDBMM = M.composite("addbmm_t", _addbmm_fn, 3)
+_ADDCMUL = M.composite("addcmul_t", _addcmul_fn, 3)
+_ADDCDIV = M.composite("addcdiv_t", _addcdiv_fn, 3)
+
+
+def _add_scaled(op: Any, input: Tensor, a: Tensor, b: Tensor, target: tuple[int, ...],
+                beta: Any, alpha: Any, name: str) -> Tensor:
+    """``beta * input + alpha * (a (x) b)`` through the one-node ``op``."""
+    _check_input_bcast(input, target, name)
+    a, b = promote(a, b, "matmul")
+    inp = input if input._data.dtype == a._data.dtype else core.cast(input, dtype=a._data.dtype)
+    return op(inp, a, b, beta=_num(beta), alpha=_num(alpha))
 
 
 def _dtype_check(name: str, *ts: Tensor) -> None:
@@ -802,7 +888,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         raise _err(RuntimeError, f"mat1 and mat2 shapes cannot be multiplied ({a}x{b} and "
                    f"{c}x{e})", "mat1's columns must equal mat2's rows")
     _dtype_check("addmm", m1, m2)
-    return _add_scaled(x, O.matmul(m1, m2), beta, alpha, "addmm")
+    return _add_scaled(_ADDMM, x, m1, m2, (a, e), beta, alpha, "addmm")
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,
@@ -819,7 +905,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         raise _err(RuntimeError, f"size mismatch, got input ({x._data.shape[0] if x._data.ndim else 1}),"
                    f" mat ({m._data.shape[0]}x{m._data.shape[1]}), vec ({v._data.shape[0]})",
                    "input has mat's rows, vec has mat's columns")
-    return _add_scaled(x, O.matmul(m, v), beta, alpha, "addmv")
+    return _add_scaled(_ADDMV, x, m, v, (m._data.shape[0],), beta, alpha, "addmv")
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1,
@@ -832,7 +918,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
         raise _err(RuntimeError, f"addr: Expected 1-D argument vec1, but got "
                    f"{v1._data.ndim if v1._data.ndim != 1 else v2._data.ndim}-D",
                    "vec1 and vec2 are vectors")
-    return _add_scaled(x, O.outer(v1, v2), beta, alpha, "addr")
+    return _add_scaled(_ADDR, x, v1, v2, (v1._data.shape[0], v2._data.shape[0]), beta, alpha,
+                       "addr")
 
 
 def _bmm_check(b1: Tensor, b2: Tensor) -> None:
@@ -853,7 +940,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     x = _check(input, "baddbmm")
     b1, b2 = _check(batch1, "baddbmm", "batch1", 2), _check(batch2, "baddbmm", "batch2", 3)
     _bmm_check(b1, b2)
-    return _add_scaled(x, O.bmm(b1, b2), beta, alpha, "baddbmm")
+    target = (b1._data.shape[0], b1._data.shape[1], b2._data.shape[2])
+    return _add_scaled(_BADDBMM, x, b1, b2, target, beta, alpha, "baddbmm")
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
@@ -862,13 +950,33 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     x = _check(input, "addbmm")
     b1, b2 = _check(batch1, "addbmm", "batch1", 2), _check(batch2, "addbmm", "batch2", 3)
     _bmm_check(b1, b2)
-    return _add_scaled(x, core.sum(O.bmm(b1, b2), axis=0), beta, alpha, "addbmm")
+    return _add_scaled(_ADDBMM, x, b1, b2, (b1._data.shape[1], b2._data.shape[2]), beta, alpha,
+                       "addbmm")
+
+
+def _addc(op: Any, name: str, input: Any, t1: Any, t2: Any, value: Any) -> Tensor:
+    x = _check(input, name)
+    a = _check(t1, name, "tensor1", 2)
+    b = _check(t2, name, "tensor2", 3)
+    from ._dtype import result_type
+
+    O._broadcast_check(a, b)
+    ab = np.broadcast_to(np.empty((), dtype=np.int8),
+                         np.broadcast_shapes(a._data.shape, b._data.shape))
+    O._broadcast_check(x, ab)
+    rt = result_type(x, a, b)
+    if isinstance(value, float) and np.dtype(rt).kind not in "fc":
+        rt = default_np()
+    if name == "addcdiv" and np.dtype(rt).kind not in "fc":
+        rt = default_np()
+    x, a, b = (t if t._data.dtype == rt else core.cast(t, dtype=rt) for t in (x, a, b))
+    return op(x, a, b, value=_num(value))
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
             out: Any = None) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
-    return O.add(input, _scaled(O.mul(tensor1, tensor2), value))
+    return _addc(_ADDCMUL, "addcmul", input, tensor1, tensor2, value)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
@@ -883,7 +991,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
                    "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
                    "behavior is just the latter implementation: (input + value * tensor1 / "
                    "tensor2), for all dtypes.", "use float tensors")
-    return O.add(input, _scaled(O.div(t1, t2), value))
+    return _addc(_ADDCDIV, "addcdiv", input, t1, t2, value)
 
 
 def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
@@ -986,10 +1094,17 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         raise _err(RuntimeError, "cdist only supports non-negative p values",
                    "p is the norm's order")
     a, b = promote(a, b, "subtract")
-    diff = core.subtract(core.expand_dims(a, -2), core.expand_dims(b, -3))  # (..., P, R, M)
+    return _CDIST(a, b, p=float(p))
+
+
+def _cdist_fn(a: Tensor, b: Tensor, *, p: float) -> Tensor:
     from ..ops.linalg_ext import vector_norm as _vnorm
 
-    return _vnorm(diff, float(p), (diff._data.ndim - 1,), False)
+    diff = core.subtract(core.expand_dims(a, -2), core.expand_dims(b, -3))  # (..., P, R, M)
+    return _vnorm(diff, p, (diff._data.ndim - 1,), False)
+
+
+_CDIST = M.composite("cdist_t", _cdist_fn, 2)
 
 
 # ----------------------------------------------------------------------------- differences, sums
@@ -1387,14 +1502,21 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         raise _err(RuntimeError, f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}",
                    "maxnorm >= 0")
     d = _dim(dim, x._data.ndim)
-    axes = tuple(i for i in range(x._data.ndim) if i != d)
+    return _RENORM(x, p=float(p), d=d, maxnorm=float(maxnorm))
+
+
+def _renorm_fn(x: Tensor, *, p: float, d: int, maxnorm: float) -> Tensor:
     from ..ops.linalg_ext import vector_norm as _vnorm
 
-    nrm = _vnorm(x, float(p), axes, True)
+    axes = tuple(i for i in range(x._data.ndim) if i != d)
+    nrm = _vnorm(x, p, axes, True)
     # PyTorch's renorm_backward differentiates through the norm too
     scale = core.where(core.greater(nrm, maxnorm), core.divide(maxnorm, core.add(nrm, 1e-7)),
                        x._data.dtype.type(1))
     return core.multiply(x, scale)
+
+
+_RENORM = M.composite("renorm_t", _renorm_fn, 1)
 
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
@@ -1738,6 +1860,9 @@ def install() -> None:
 
     if cls.__dict__.get("_torch_more", False):
         return
+    from .._core.registry import name_nodes
+
+    name_nodes(GRAD_NAMES)
     for name, fn in _METHOD_FNS.items():
         setattr(cls, name, _m(fn, name))
     cls.polygamma = _polygamma_m  # type: ignore[attr-defined]
@@ -1752,3 +1877,19 @@ def method_names() -> list[str]:
     """The method names :func:`install` adds (for the NumPy-style keyword aliases)."""
     return [*_METHOD_FNS, "polygamma", *(n + "_" for n in _INPLACE), "polygamma_",
             "float_power_"]
+
+
+# PyTorch's node names for the ops of this module (installed with the methods)
+GRAD_NAMES: dict[str, str] = {
+    "addmm_t": "AddmmBackward0", "addmv_t": "AddmvBackward0", "addr_t": "AddrBackward0",
+    "baddbmm_t": "BaddbmmBackward0", "addbmm_t": "AddbmmBackward0",
+    "addcmul_t": "AddcmulBackward0", "addcdiv_t": "AddcdivBackward0",
+    "fft_c2c": "FftC2CBackward0", "fft_r2c": "FftR2CBackward0", "fft_c2r": "FftC2RBackward0",
+    "i0e": "SpecialI0EBackward0", "i1": "SpecialI1Backward0", "i1e": "SpecialI1EBackward0",
+    "ndtri": "SpecialNdtriBackward0", "log_ndtr": "SpecialLogNdtrBackward0",
+    "entr": "SpecialEntrBackward0", "xlog1py": "SpecialXlog1PyBackward0",
+    "cdist_t": "CdistBackward0", "logcumsumexp_t": "LogcumsumexpBackward0",
+    "renorm_t": "RenormBackward0", "mvlgamma_t": "MvlgammaBackward0",
+    "erfcx_t": "SpecialErfcxBackward0", "nansum_t": "NansumBackward0",
+    "median_all_t": "MedianBackward0", "nanmedian_all_t": "NanmedianBackward0",
+}

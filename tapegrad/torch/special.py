@@ -7,6 +7,7 @@ tensor([0.5000])
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -49,8 +50,23 @@ round = O.round  # noqa: A001
 
 def erfcx(input: Tensor, *, out: Any = None) -> Tensor:
     """The scaled complementary error function ``exp(x^2) erfc(x)``."""
-    x = _f(input, "erfcx")
-    return core.multiply(core.exp(core.square(x)), M.erfc(x))
+    return _ERFCX(_f(input, "erfcx"))
+
+
+def _erfcx_fn(x: Tensor) -> Tensor:
+    # exp(x^2) erfc(x) up to 25, beyond the asymptotic series (the product overflows there)
+    big = core.greater_equal(x, 25.0)
+    xs = core.where(big, x._data.dtype.type(0), x)
+    near = core.multiply(core.exp(core.square(xs)), M.erfc(xs))
+    xb = core.where(big, x, x._data.dtype.type(25))
+    r = core.reciprocal(core.square(xb))
+    ser = core.subtract(1.0, core.multiply(r, core.subtract(0.5, core.multiply(
+        r, core.subtract(0.75, core.multiply(r, 1.875))))))
+    far = core.divide(ser, core.multiply(xb, math.sqrt(math.pi)))
+    return core.where(big, far, near)
+
+
+_ERFCX = M.composite("erfcx_t", _erfcx_fn, 1)
 
 
 def expit(input: Tensor, *, out: Any = None) -> Tensor:

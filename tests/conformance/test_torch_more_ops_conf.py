@@ -483,3 +483,46 @@ def test_error_matches_pytorch(case: tuple[str, C]) -> None:
             fn(tt)
     assert type(got.value).__name__ == type(want.value).__name__, (name, got.value, want.value)
     assert str(got.value) == str(want.value), name
+
+
+# composites whose grad_fn names are not PyTorch's (the result's last op names the node)
+NAME_DIFFS = {
+    "xlogy_scalar", "quantile", "quantile_dim", "quantile_interp", "std_mean", "var_mean",
+    "var_mean_all", "aminmax", "aminmax_dim", "chain_matmul", "kron", "kron_ranks",
+    "trapezoid", "trapezoid_x", "trapz_dx", "cov", "cov_weights", "cov_fweights",
+    "masked_select", "masked_select_bcast", "combinations", "combinations_rep", "block_diag",
+    "rot90", "take_along_dim_flat", "cholesky_old", "cholesky_upper", "fmod_remainder",
+    "special_ndtr", "special_round", "special_exp2", "special_zeta", "fft", "fft_n_pad",
+    "fft_n_crop_ortho", "fft_f64", "fftshift",
+}
+
+
+def _grad_fn_names(m: Any, fn: C, arrays: list[Any]) -> list[Any]:
+    xs = _leaves(m, arrays, True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = fn(m, *xs)
+    return [o.grad_fn.name() if getattr(o, "grad_fn", None) is not None else None
+            for o in _flat(r)]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES + SPECIAL + FFT
+                                  if c[3] and c[0] not in NAME_DIFFS], ids=lambda c: c[0])
+def test_grad_fn_names_match_pytorch(case: tuple[str, C, list[Any], bool]) -> None:
+    name, fn, arrays, _ = case
+    assert _grad_fn_names(tt, fn, arrays) == _grad_fn_names(real, fn, arrays), name
+
+
+def test_multinomial_draws_match_pytorch() -> None:
+    rng = np.random.default_rng(0)
+    for s in range(6):
+        p = rng.random((3, 7)).astype(np.float32 if s % 2 else np.float64)
+        got, want = [], []
+        for m, out in ((real, want), (tt, got)):
+            m.manual_seed(s)
+            out.append(m.multinomial(m.tensor(p), 4).tolist())
+            out.append(m.multinomial(m.tensor(p), 9, True).tolist())
+            out.append(m.multinomial(m.tensor(p[0]), 1).tolist())
+            g = m.Generator().manual_seed(s + 100)
+            out.append(m.multinomial(m.tensor(p[1]), 5, generator=g).tolist())
+        assert got == want, s
