@@ -29,7 +29,7 @@ from ..ops import special as S
 from ..ops import torch_more as M
 from ..ops.shape import _getitem
 from . import _ops as O
-from ._dtype import default_np, to_np
+from ._dtype import default_np, from_np, to_np
 from ._tensor import _wrap, promote
 from .linalg import _named
 
@@ -92,9 +92,9 @@ def _un(fn: Any, name: str) -> Any:
     return f
 
 
-asin = arcsin = _un(S.asin, "asin")
-acos = arccos = _un(S.acos, "acos")
-atan = arctan = _un(S.atan, "atan")
+asin = arcsin = _un(M.ROUNDED["asin"], "asin")
+acos = arccos = _un(M.ROUNDED["acos"], "acos")
+atan = arctan = _un(M.ROUNDED["atan"], "atan")
 asinh = arcsinh = _un(S.asinh, "asinh")
 acosh = arccosh = _un(S.acosh, "acosh")
 atanh = arctanh = _un(S.atanh, "atanh")
@@ -103,7 +103,11 @@ digamma = _un(S.digamma, "digamma")
 erfc = _un(M.erfc, "erfc")
 sinc = _un(M.sinc, "sinc")
 i0 = _un(M.i0, "i0")
-frac = _un(M.frac, "frac")
+def frac(input: Tensor, *, out: Any = None) -> Tensor:
+    """The fractional part ``x - trunc(x)`` (float tensors only, as PyTorch's)."""
+    x = _check(input, "frac")
+    _float_only("frac_cpu", x)
+    return M.frac(x)
 
 
 @defop("torch_erfinv", saves=("out",), grad_name="ErfinvBackward0")
@@ -173,10 +177,13 @@ def _bin_float(name: str, a: Any, b: Any) -> tuple[Tensor, Tensor]:
         O._broadcast_check(a, b)
     a, b = promote(a, b, name)
     if not isinstance(a, Tensor):
-        a = _wrap(np.asarray(a, dtype=_floating(b._data.dtype)))
-    if not isinstance(b, Tensor):
-        b = _wrap(np.asarray(b, dtype=_floating(a._data.dtype)))
-    dt = _floating(np.result_type(a._data.dtype, b._data.dtype))
+        dt = _floating(b._data.dtype)
+        a = _wrap(np.asarray(a, dtype=dt))
+    elif not isinstance(b, Tensor):
+        dt = _floating(a._data.dtype)
+        b = _wrap(np.asarray(b, dtype=dt))
+    else:
+        dt = _floating(np.result_type(a._data.dtype, b._data.dtype))
     if a._data.dtype != dt:
         a = core.cast(a, dtype=dt)
     if b._data.dtype != dt:
@@ -191,14 +198,25 @@ def _floating(dt: np.dtype) -> np.dtype:
 def atan2(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """``atan(input / other)`` in the right quadrant (``Atan2Backward0``)."""
     a, b = _bin_float("atan2", _check(input, "atan2"), other)
-    return S.atan2(a, b)
+    return M.ROUNDED["atan2"](a, b)
 
 
 arctan2 = atan2
 
 
+def _float_only(name: str, *ts: Any) -> None:
+    """PyTorch's error for a float-only kernel given integer (or bool) tensors."""
+    for t in ts:
+        if isinstance(t, Tensor) and t._data.dtype.kind in "biu":
+            raise _err(NotImplementedError, f'"{name}" not implemented for '
+                       f"'{O._scalar_type_name(t._data.dtype)}'", "convert with .float() first")
+
+
 def hypot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     """``sqrt(input**2 + other**2)`` without overflow."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            input._data.dtype.kind in "biu" and other._data.dtype.kind in "biu":
+        _float_only("hypot_cpu", input)
     a, b = _bin_float("hypot", _check(input, "hypot"), other)
     return M.hypot(a, b)
 
@@ -601,7 +619,8 @@ def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
 def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     """``log(cumsum(exp(x)))`` along ``dim``, stably: each output is a ``logsumexp`` over the
     prefix (a masked ``n x n`` reduction, so its gradient is the prefix's softmax)."""
-    x = _floatify(_check(input, "logcumsumexp"))
+    x = _check(input, "logcumsumexp")
+    _float_only("logcumsumexp_out_cpu", x)
     if x._data.ndim == 0:
         return O.clone(x)
     d = _dim(dim, x._data.ndim)
@@ -1052,7 +1071,9 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     k = int(np.prod([xs[i] for i in da])) if da else 1
     xa = core.reshape(core.transpose(x, tuple(fa + da)), (-1, k))
     yb = core.reshape(core.transpose(y, tuple(db + fb)), (k, -1))
-    xa, yb = promote(xa, yb, "matmul")
+    if xa._data.dtype != yb._data.dtype:
+        raise _err(RuntimeError, "both inputs should have same dtype",
+                   f"{from_np(x._data.dtype)} and {from_np(y._data.dtype)}: cast one")
     r = core.matmul(xa, yb)
     return core.reshape(r, tuple(xs[i] for i in fa) + tuple(ys[j] for j in fb))
 
@@ -1093,7 +1114,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if p < 0:
         raise _err(RuntimeError, "cdist only supports non-negative p values",
                    "p is the norm's order")
-    a, b = promote(a, b, "subtract")
+    if a._data.dtype != b._data.dtype:
+        raise _err(RuntimeError, f"expected scalar type {O._scalar_type_name(a._data.dtype)} but "
+                   f"found {O._scalar_type_name(b._data.dtype)}", "cast x2 to x1's dtype")
     return _CDIST(a, b, p=float(p))
 
 
@@ -1349,7 +1372,10 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
 def argwhere(input: Tensor) -> Tensor:
     """The indices of the non-zero elements, one row each (``nonzero``)."""
     _no_trace("argwhere", input)
-    return O.nonzero(_check(input, "argwhere"))
+    x = _check(input, "argwhere")
+    if x._data.ndim == 0:
+        return _wrap(np.zeros((int(bool(x._data)), 0), dtype=np.int64))
+    return O.nonzero(x)
 
 
 def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
@@ -1439,6 +1465,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     if r < 0:
         raise _err(RuntimeError, f"Expect a non-negative number, but got {r}", "r is a count")
     n = x._data.shape[0]
+    if r == 0:
+        return _wrap(np.zeros((0,), dtype=x._data.dtype))
     gen = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
     combos = np.asarray(list(gen(range(n), r)), dtype=np.int64).reshape(-1, r)
@@ -1841,7 +1869,6 @@ _METHOD_FNS: dict[str, Any] = {
     "unique_consecutive": unique_consecutive, "renorm": renorm, "rot90": rot90,
     "take_along_dim": take_along_dim, "tensor_split": tensor_split, "hsplit": hsplit,
     "vsplit": vsplit, "dsplit": dsplit, "kron": kron, "lu": lu, "multinomial": multinomial,
-    "isin": isin,
 }
 
 # in-place forms PyTorch has
@@ -1890,6 +1917,8 @@ GRAD_NAMES: dict[str, str] = {
     "entr": "SpecialEntrBackward0", "xlog1py": "SpecialXlog1PyBackward0",
     "cdist_t": "CdistBackward0", "logcumsumexp_t": "LogcumsumexpBackward0",
     "renorm_t": "RenormBackward0", "mvlgamma_t": "MvlgammaBackward0",
-    "erfcx_t": "SpecialErfcxBackward0", "nansum_t": "NansumBackward0",
+"nansum_t": "NansumBackward0",
+    "atan_r": "AtanBackward0", "asin_r": "AsinBackward0", "acos_r": "AcosBackward0",
+    "atan2_r": "Atan2Backward0", "erfcx": "SpecialErfcxBackward0",
     "median_all_t": "MedianBackward0", "nanmedian_all_t": "NanmedianBackward0",
 }

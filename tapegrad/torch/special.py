@@ -7,7 +7,6 @@ tensor([0.5000])
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -50,23 +49,7 @@ round = O.round  # noqa: A001
 
 def erfcx(input: Tensor, *, out: Any = None) -> Tensor:
     """The scaled complementary error function ``exp(x^2) erfc(x)``."""
-    return _ERFCX(_f(input, "erfcx"))
-
-
-def _erfcx_fn(x: Tensor) -> Tensor:
-    # exp(x^2) erfc(x) up to 25, beyond the asymptotic series (the product overflows there)
-    big = core.greater_equal(x, 25.0)
-    xs = core.where(big, x._data.dtype.type(0), x)
-    near = core.multiply(core.exp(core.square(xs)), M.erfc(xs))
-    xb = core.where(big, x, x._data.dtype.type(25))
-    r = core.reciprocal(core.square(xb))
-    ser = core.subtract(1.0, core.multiply(r, core.subtract(0.5, core.multiply(
-        r, core.subtract(0.75, core.multiply(r, 1.875))))))
-    far = core.divide(ser, core.multiply(xb, math.sqrt(math.pi)))
-    return core.where(big, far, near)
-
-
-_ERFCX = M.composite("erfcx_t", _erfcx_fn, 1)
+    return M.erfcx(_f(input, "erfcx"))
 
 
 def expit(input: Tensor, *, out: Any = None) -> Tensor:
@@ -90,8 +73,13 @@ def i1e(input: Tensor, *, out: Any = None) -> Tensor:
 
 
 def ndtr(input: Tensor, *, out: Any = None) -> Tensor:
-    """The standard normal CDF."""
-    return M.ndtr(_f(input, "ndtr"))
+    """The standard normal CDF, as PyTorch composes it: ``(1 + erf(x / sqrt 2)) / 2`` in the
+    input's dtype (so the far left tail is 0 in float32, as there)."""
+    x = _f(input, "ndtr")
+    return core.multiply(core.add(core.erf(core.multiply(x, _SQRT1_2)), 1.0), 0.5)
+
+
+_SQRT1_2 = 0.7071067811865476
 
 
 def ndtri(input: Tensor, *, out: Any = None) -> Tensor:

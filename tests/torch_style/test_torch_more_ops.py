@@ -168,7 +168,7 @@ def test_special_values_against_closed_forms() -> None:
     np.testing.assert_allclose(torch.special.ndtr(t).numpy(),
                                [0.5 * math.erfc(-v / math.sqrt(2)) for v in x], rtol=1e-14)
     p = np.array([1e-12, 1e-4, 0.3, 0.5, 0.9, 1 - 1e-9])
-    back = torch.special.ndtr(torch.special.ndtri(_t(p))).numpy()
+    back = [0.5 * math.erfc(-v / math.sqrt(2)) for v in torch.special.ndtri(_t(p)).tolist()]
     np.testing.assert_allclose(back, p, rtol=1e-9)
     np.testing.assert_allclose(torch.special.log_ndtr(_t([-40.0])).numpy(),
                                [-804.6084420137538], rtol=1e-12)
