@@ -27,6 +27,7 @@ from .._core.registry import defop
 from .._core.tensor import Tensor
 from ..ops import special as S
 from ..ops import torch_more as M
+from ..ops.elementwise import multiply as _mul_op
 from ..ops.shape import _getitem
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
@@ -267,14 +268,18 @@ def float_power(input: Any, exponent: Any, *, out: Any = None) -> Tensor:
     return O.pow(a, b)
 
 
+_DEG2RAD = _mul_op.renamed("Deg2RadBackward0")
+_RAD2DEG = _mul_op.renamed("Rad2DegBackward0")
+
+
 def deg2rad(input: Tensor, *, out: Any = None) -> Tensor:
     """Degrees to radians."""
-    return core.multiply(_floatify(_check(input, "deg2rad")), math.pi / 180.0)
+    return _DEG2RAD(_floatify(_check(input, "deg2rad")), math.pi / 180.0)
 
 
 def rad2deg(input: Tensor, *, out: Any = None) -> Tensor:
     """Radians to degrees."""
-    return core.multiply(_floatify(_check(input, "rad2deg")), 180.0 / math.pi)
+    return _RAD2DEG(_floatify(_check(input, "rad2deg")), 180.0 / math.pi)
 
 
 def signbit(input: Tensor, *, out: Any = None) -> Tensor:
@@ -1389,7 +1394,10 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Any = None) -> Tensor:
     shape = np.broadcast_shapes(x._data.shape, m._data.shape)
     xb = x if x._data.shape == shape else O.expand(x, *shape)
     mb = np.broadcast_to(m._data, shape)
-    return core.getitem(xb, (mb,))
+    return _MASKED_SELECT(xb, index=(mb,))
+
+
+_MASKED_SELECT = _getitem.renamed("MaskedSelectBackward0")
 
 
 def unique_consecutive(input: Tensor, return_inverse: bool = False,
@@ -1562,14 +1570,20 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     if a0 == a1:
         raise _err(RuntimeError, f"expected rotation dims to be different, but got dim0 = "
                    f"{dd[0]} and dim1 = {dd[1]}", "give two different dims")
-    k %= 4
+    return _ROT90(x, k=int(k) % 4, a0=a0, a1=a1)
+
+
+def _rot90_fn(x: Tensor, *, k: int, a0: int, a1: int) -> Tensor:
     if k == 1:
-        return O.transpose(O.flip(x, [a1]), a0, a1)
+        return core.swapaxes(core.flip(x, (a1,)), a0, a1)
     if k == 2:
-        return O.flip(x, [a0, a1])
+        return core.flip(x, (a0, a1))
     if k == 3:
-        return O.flip(O.transpose(x, a0, a1), [a1])
-    return O.clone(x)
+        return core.flip(core.swapaxes(x, a0, a1), (a1,))
+    return core.clone(x)
+
+
+_ROT90 = M.composite("rot90_t", _rot90_fn, 1)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
@@ -1920,5 +1934,5 @@ GRAD_NAMES: dict[str, str] = {
 "nansum_t": "NansumBackward0",
     "atan_r": "AtanBackward0", "asin_r": "AsinBackward0", "acos_r": "AcosBackward0",
     "atan2_r": "Atan2Backward0", "erfcx": "SpecialErfcxBackward0",
-    "median_all_t": "MedianBackward0", "nanmedian_all_t": "NanmedianBackward0",
+    "rot90_t": "Rot90Backward0", "median_all_t": "MedianBackward0", "nanmedian_all_t": "NanmedianBackward0",
 }

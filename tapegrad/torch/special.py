@@ -126,8 +126,8 @@ def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
     _more._no_trace("special.zeta", a, b)
     val = M.zeta_np(a._data, b._data)
     if a.requires_grad and is_grad_enabled():
-        raise hinted(RuntimeError(with_hint(
-            "the derivative for 'self' is not implemented.",
+        raise hinted(NotImplementedError(with_hint(
+            "the derivative for 'zeta' is not implemented.",
             "zeta is differentiable only in its second argument")))
     if b.requires_grad and is_grad_enabled():
         coef = _wrap((-a._data * M.zeta_np(a._data + 1, b._data)).astype(val.dtype))
