@@ -54,13 +54,20 @@ def _t(x: Any) -> Tensor:
 
 
 def _no_trace(name: str, *ts: Any) -> None:
-    """Refuse a function that reads its input's values (or gives a value-dependent shape)
-    under ``vmap`` or a trace, where the values are not there to read."""
+    """A function that reads its input's values (or gives a value-dependent shape): under
+    ``vmap``, where the values are not there to read, refused; under a trace
+    (``torch.compile``), the trace is told, so that signature runs eagerly."""
+    for t in ts:
+        if O._vmapped(t):
+            raise _err(NotImplementedError, f"tapegrad: torch.{name} reads its input's values "
+                       "and cannot run under vmap",
+                       "call it outside the transform (or loop over the batch)")
     for t in ts:
         if O._traced(t):
-            raise _err(NotImplementedError, f"tapegrad: torch.{name} reads its input's values "
-                       "and cannot run under vmap or torch.compile tracing",
-                       "call it outside the transform (or loop over the batch)")
+            from ..autodiff.tracing import note_break
+
+            note_break(f"torch.{name} reads the values of its input")
+            return
 
 
 # ----------------------------------------------------------------------------- return types
@@ -414,7 +421,7 @@ def _select_kth(name: str, x: Tensor, k_of: Any, dim: Any, keepdim: bool,
     if n == 0:
         raise _err(IndexError, f"{name}(): Expected reduction dim {d} to have non-zero size.",
                    f"dim {d} of shape {list(a.shape)} is empty")
-    if O._traced(x):
+    if O._vmapped(x):
         if nan_aware:
             _no_trace(name, x)
         # the sort is an op here: the k-th position is static; a NaN (sorted last) wins
@@ -429,6 +436,7 @@ def _select_kth(name: str, x: Tensor, k_of: Any, dim: Any, keepdim: bool,
         if keepdim:
             v, ix_t = core.expand_dims(v, d), core.expand_dims(ix_t, d)
         return rt(v, ix_t)
+    _no_trace(name, x)
     order = _order(a, d)
     if nan_aware:
         valid = np.sum(~np.isnan(a), axis=d, keepdims=True) if a.dtype.kind == "f" else \
@@ -453,12 +461,13 @@ def _median_all(x: Tensor, nan_aware: bool) -> Tensor:
     a = x._data.reshape(-1)
     if a.size == 0:
         return _wrap(np.asarray(np.nan, dtype=a.dtype))
-    if O._traced(x):
+    if O._vmapped(x):
         if nan_aware:
             _no_trace("nanmedian", x)
         r = _select_kth("median", core.reshape(x, (-1,)), lambda n: (n - 1) // 2, 0, False,
                         _median_dim_op, False)
         return r.values
+    _no_trace("nanmedian" if nan_aware else "median", x)
     s = np.sort(a)
     if a.dtype.kind == "f":
         nn = int(np.sum(~np.isnan(a)))
@@ -690,7 +699,9 @@ def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpo
     if n == 0:
         raise _err(RuntimeError, f"{name}() input tensor must be non-empty",
                    "there is nothing to take a quantile of")
-    traced = O._traced(src)
+    traced = O._vmapped(src)
+    if not traced:
+        _no_trace(name, src, q)
     if traced:
         _no_trace(name, q)
         if ignore_nan:

@@ -342,3 +342,15 @@ def test_functions_that_read_values_refuse_vmap() -> None:
                lambda v: torch.multinomial(v.abs(), 1), lambda v: torch.nanmedian(v, 0)):
         with pytest.raises(NotImplementedError, match="cannot run under vmap"):
             torch.vmap(fn)(xs)
+
+
+def test_value_reading_functions_under_torch_compile_give_eager_results() -> None:
+    def f(x: Any) -> Any:
+        return (torch.median(x, 0).values + torch.quantile(x, 0.5) + torch.mode(x).values
+                + torch.cummax(x, 0).values.sum() + torch.bincount(x.long().abs()).sum()
+                + torch.kthvalue(x, 2).values + torch.searchsorted(x.sort().values, x).sum())
+
+    g = torch.compile(f)
+    for v in ([3.0, 1.0, 2.0], [5.0, 9.0, 7.0], [2.0, 2.0, 8.0], [3.0, 1.0, 2.0]):
+        x = torch.tensor(v)
+        assert g(x).item() == f(x).item()
