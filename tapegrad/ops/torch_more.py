@@ -435,12 +435,18 @@ def _zeta1(x: float, q: float) -> float:
         return math.inf
     if x < 1.0:
         return math.nan
+    if math.isinf(q):  # Cephes' loop gives 0 * inf there; a pole at -inf
+        return math.nan if q > 0 else math.inf
     if q <= 0.0:
         if q == math.floor(q):
             return math.inf
         if x != math.floor(x):
             return math.nan
+    if q > 1e8:  # the asymptotic expansion (DLMF 25.11.43), as PyTorch's zeta has it
+        return (1.0 / (x - 1.0) + 1.0 / (2.0 * q)) * q ** (1.0 - x)
     s = q ** -x
+    if s == 0.0:
+        return 0.0
     a = q
     i = 0
     b = 0.0
@@ -710,3 +716,108 @@ def _(g: Tensor, x: Tensor, out: Tensor) -> Any:  # d erfcx = (2 x erfcx(x) - 2/
 
 erfcx.defjvp(diag_jvp(erfcx))
 erfcx.defbatch(_bw(erfcx))
+
+
+# ------------------------------------------------------------------ PyTorch's digamma family
+_PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+          8.33333333333333333333E-2)
+
+
+def _log_rounded(v: np.ndarray) -> np.ndarray:
+    """``log`` correctly rounded to ``v``'s dtype (glibc's ``logf``/``log`` nearly always are)."""
+    with np.errstate(all="ignore"):
+        return np.log(v.astype(np.float64)).astype(v.dtype)
+
+
+def torch_digamma_np(x: Any) -> np.ndarray:
+    """PyTorch's ``calc_digamma`` (ATen's Math.h), step for step in the input's dtype: the
+    reflection for ``x < 0``, the recurrence up to 10, ``psi(10)`` exactly, Cephes' series."""
+    a = _float(x)
+    if a.dtype not in (np.float32, np.float64):
+        return _like(torch_digamma_np(a.astype(np.float32)), a)
+    dt = a.dtype.type
+    one, zero = dt(1), dt(0)
+    with np.errstate(all="ignore"):
+        neg = a < zero
+        integer = a == np.trunc(a)
+        r = np.modf(a.astype(np.float64))[0]
+        refl = (np.pi / np.tan(np.pi * r)).astype(dt)       # computed in double, as there
+        v = np.where(neg, one - a, a).astype(dt)
+        res = np.zeros_like(v)
+        while True:
+            m = v < dt(10)
+            if not m.any():
+                break
+            res = np.where(m, res - one / np.where(m, v, one), res).astype(dt)
+            v = np.where(m, v + one, v).astype(dt)
+        z = (one / (v * v)).astype(dt)
+        poly = np.full_like(v, dt(_PSI_A[0]))
+        for c in _PSI_A[1:]:
+            poly = (poly * z + dt(c)).astype(dt)
+        y = np.where(v < dt(1e17), z * poly, zero).astype(dt)
+        out = (res + _log_rounded(v) - (dt(0.5) / v) - y).astype(dt)
+        out = np.where(v == dt(10), (res + dt(2.25175258906672110764)).astype(dt), out)
+        out = np.where(neg, (out - refl).astype(dt), out)
+        out = np.where(neg & integer, dt(np.nan), out)
+        out = np.where(a == zero, np.copysign(dt(np.inf), -a), out)
+        out = np.where(np.isnan(a), dt(np.nan), out)
+    return np.asarray(out, dtype=dt)
+
+
+def torch_trigamma_np(x: Any) -> np.ndarray:
+    """PyTorch's ``calc_trigamma``, step for step in the input's dtype."""
+    a = _float(x)
+    if a.dtype not in (np.float32, np.float64):
+        return _like(torch_trigamma_np(a.astype(np.float32)), a)
+    dt = a.dtype.type
+    one = dt(1)
+    pi = dt(np.pi)
+    with np.errstate(all="ignore"):
+        small = a < dt(0.5)
+        s = np.sin((pi * a).astype(dt)).astype(dt) if dt is np.float32 else np.sin(pi * a)
+        res = np.where(small, -(pi * pi) / (s * s), dt(0)).astype(dt)
+        v = np.where(small, one - a, a).astype(dt)
+        for _ in range(6):
+            res = (res + one / (v * v)).astype(dt)
+            v = (v + one).astype(dt)
+        ixx = (one / (v * v)).astype(dt)
+        tail = (one + one / (dt(2) * v) + ixx * (dt(1.0 / 6) - ixx * (dt(1.0 / 30) - ixx * dt(
+            1.0 / 42)))).astype(dt) / v
+        res = (res + tail).astype(dt)
+        res = np.where(small, -res, res)
+    return np.asarray(res, dtype=dt)
+
+
+def torch_polygamma_np(n: int, x: Any) -> np.ndarray:
+    """``psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)`` for ``n >= 2`` (PyTorch's formula)."""
+    a = _float(x)
+    z = zeta_np(np.full(a.shape, n + 1.0), a.astype(np.float64)).astype(np.float64)
+    sign = 1.0 if n % 2 else -1.0
+    return _like(sign * math.factorial(n) * z, a)
+
+
+@defop("digamma_t", saves=("x",))
+def digamma_t(x: Any) -> Any:
+    return torch_digamma_np(x)
+
+
+@defop("polygamma_t", saves=("x",))
+def polygamma_t(x: Any, *, n: int) -> Any:
+    return torch_trigamma_np(x) if n == 1 else torch_polygamma_np(n, x)
+
+
+@digamma_t.defvjp
+def _(g: Tensor, x: Tensor) -> Any:  # d psi = psi1 dx
+    return (multiply(g, polygamma_t(x, n=1)),)
+
+
+@polygamma_t.defvjp
+def _(g: Tensor, x: Tensor, n: int) -> Any:  # d psi^(n) = psi^(n+1) dx
+    return (multiply(g, polygamma_t(x, n=n + 1)),)
+
+
+digamma_t.defjvp(lambda dx, x, *, out: multiply(dx, polygamma_t(x, n=1)))
+polygamma_t.defjvp(lambda dx, x, *, out, n: multiply(dx, polygamma_t(x, n=n + 1)))
+digamma_t.defbatch(_bw(digamma_t))
+polygamma_t.defbatch(_bw(polygamma_t))

@@ -107,7 +107,7 @@ asinh = arcsinh = _un(S.asinh, "asinh")
 acosh = arccosh = _un(S.acosh, "acosh")
 atanh = arctanh = _un(S.atanh, "atanh")
 lgamma = _un(S.lgamma, "lgamma")
-digamma = _un(S.digamma, "digamma")
+digamma = _un(M.digamma_t, "digamma")
 erfc = _un(M.erfc, "erfc")
 sinc = _un(M.sinc, "sinc")
 i0 = _un(M.i0, "i0")
@@ -149,14 +149,10 @@ def polygamma(n: int, input: Tensor, *, out: Any = None) -> Tensor:
                    "n is the order of the derivative: 0, 1, 2, ...")
     if n == 0:
         return _POLY0(x)
-    if n == 1:
-        return _POLY1(x)
-    return _POLYN(x, n=int(n))
+    return M.polygamma_t(x, n=int(n))
 
 
-_POLY0 = S.digamma.renamed("PolygammaBackward0")
-_POLY1 = S.trigamma.renamed("PolygammaBackward0")
-_POLYN = S.polygamma_n.renamed("PolygammaBackward0")
+_POLY0 = M.digamma_t.renamed("PolygammaBackward0")
 
 
 def mvlgamma(input: Tensor, p: int, *, out: Any = None) -> Tensor:
@@ -1945,5 +1941,6 @@ GRAD_NAMES: dict[str, str] = {
 "nansum_t": "NansumBackward0",
     "atan_r": "AtanBackward0", "asin_r": "AsinBackward0", "acos_r": "AcosBackward0",
     "atan2_r": "Atan2Backward0", "erfcx": "SpecialErfcxBackward0",
-    "rot90_t": "Rot90Backward0", "median_all_t": "MedianBackward0", "nanmedian_all_t": "NanmedianBackward0",
+    "rot90_t": "Rot90Backward0", "digamma_t": "DigammaBackward0",
+    "polygamma_t": "PolygammaBackward0", "median_all_t": "MedianBackward0", "nanmedian_all_t": "NanmedianBackward0",
 }

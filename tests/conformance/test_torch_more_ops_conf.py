@@ -806,3 +806,21 @@ def test_grad_program_matches_pytorch(code: str) -> None:
         assert (a is None) == (b is None), code
         if a is not None:
             _close(a, b, 1e-5, 1e-6, code)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_digamma_family_bits_match_pytorch(dtype: Any) -> None:
+    rng = np.random.default_rng(4)
+    a = np.concatenate([rng.uniform(0.01, 30, 4000), rng.uniform(-10, 10, 4000),
+                        [1.4616321, 0.0, -0.0, -1.0, -2.5, 10.0, 1e-30, np.inf, np.nan]])
+    a = a.astype(dtype)
+    iv = np.int32 if dtype == np.float32 else np.int64
+    for n, want_exact in ((0, 0.99), (1, 0.9), (3, 0.6 if dtype == np.float32 else 0.99)):
+        want = real.polygamma(n, real.tensor(a)).numpy()
+        got = tt.polygamma(n, tt.tensor(a)).numpy()
+        same = (want.view(iv) == got.view(iv)) | (np.isnan(want) & np.isnan(got))
+        assert same.mean() >= want_exact, (n, same.mean())
+        np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == np.float32 else 1e-14,
+                                   equal_nan=True)
+    np.testing.assert_array_equal(tt.digamma(tt.tensor(a)).numpy(),
+                                  tt.polygamma(0, tt.tensor(a)).numpy())
