@@ -820,7 +820,8 @@ def test_digamma_family_bits_match_pytorch(dtype: Any) -> None:
         got = tt.polygamma(n, tt.tensor(a)).numpy()
         same = (want.view(iv) == got.view(iv)) | (np.isnan(want) & np.isnan(got))
         assert same.mean() >= want_exact, (n, same.mean())
+        # (absolute: the float32 recurrence cancels next to the roots, as in PyTorch)
         np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == np.float32 else 1e-14,
-                                   equal_nan=True)
+                                   atol=1e-6 if dtype == np.float32 else 1e-14, equal_nan=True)
     np.testing.assert_array_equal(tt.digamma(tt.tensor(a)).numpy(),
                                   tt.polygamma(0, tt.tensor(a)).numpy())
