@@ -53,6 +53,12 @@ def _t(x: Any) -> Tensor:
     return O._t(x)
 
 
+def tracked(t: Any) -> bool:
+    """Whether a result computed from ``t`` must carry derivatives: ``t`` is recorded (it
+    requires grad, grad mode on) or is a transform's tracer (forward mode, vmap)."""
+    return isinstance(t, Tensor) and ((t._rg and is_grad_enabled()) or t._lvl is not None)
+
+
 def _no_trace(name: str, *ts: Any) -> None:
     """A function that reads its input's values (or gives a value-dependent shape): under
     ``vmap``, where the values are not there to read, refused; under a trace
@@ -476,7 +482,7 @@ def _median_all(x: Tensor, nan_aware: bool) -> Tensor:
     else:
         val = s[(a.size - 1) // 2]
     out = np.asarray(val, dtype=a.dtype)
-    if not (x.requires_grad and is_grad_enabled()):
+    if not tracked(x):
         return _wrap(out)
     op = _NANMEDIAN_ALL if nan_aware else _MEDIAN_ALL
     return _exact(op(x, val=out.item()), out)
@@ -1291,7 +1297,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     dt = w._data.dtype if w._data.dtype.kind == "f" else np.dtype(np.float64)
     size = _max(int(a.max()) + 1 if a.size else 0, minlength)
     wt = w if w._data.dtype == dt else core.cast(w, dtype=dt)
-    if wt.requires_grad:  # the sums of the weights: an index_add, differentiable in them
+    if tracked(wt):  # the sums of the weights: an index_add, differentiable in them
         return core.index_add_zeros(wt, index=(a,), shape=(size,))
     return _wrap(np.bincount(a, weights=wt._data, minlength=minlength).astype(dt))
 

@@ -13,7 +13,6 @@ import numpy as np
 
 from .. import ops as core
 from .._core.errors import hinted, with_hint
-from .._core.mode import is_grad_enabled
 from .._core.tensor import Tensor
 from ..ops import torch_more as M
 from . import _more
@@ -125,11 +124,11 @@ def zeta(input: Any, other: Any, *, out: Any = None) -> Tensor:
         b = core.cast(b, dtype=a._data.dtype)
     _more._no_trace("special.zeta", a, b)
     val = M.zeta_np(a._data, b._data)
-    if a.requires_grad and is_grad_enabled():
+    if _more.tracked(a):
         raise hinted(NotImplementedError(with_hint(
             "the derivative for 'zeta' is not implemented.",
             "zeta is differentiable only in its second argument")))
-    if b.requires_grad and is_grad_enabled():
+    if _more.tracked(b):
         coef = _wrap((-a._data * M.zeta_np(a._data + 1, b._data)).astype(val.dtype))
         # zeta's value with the first-order gradient coef * g: (b - b0) * coef + val at b0
         res = core.add(core.multiply(core.subtract(b, _wrap(b._data.copy())), coef), _wrap(val))

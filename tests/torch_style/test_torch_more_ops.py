@@ -354,3 +354,17 @@ def test_value_reading_functions_under_torch_compile_give_eager_results() -> Non
     for v in ([3.0, 1.0, 2.0], [5.0, 9.0, 7.0], [2.0, 2.0, 8.0], [3.0, 1.0, 2.0]):
         x = torch.tensor(v)
         assert g(x).item() == f(x).item()
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c[0])
+def test_forward_mode_agrees_with_reverse_mode(case: Any) -> None:
+    _, fn, arrays, _ = case
+    rng = np.random.default_rng(0)
+    xs = [_t(a) for a in arrays]
+    vs = [_t(rng.standard_normal(a.shape)) for a in arrays]
+    _, tangent = torch.func.jvp(fn, tuple(xs), tuple(vs))
+    out, pull = torch.func.vjp(fn, *xs)
+    u = _t(rng.standard_normal(tuple(out.shape)))
+    lhs = float((tangent * u).sum())
+    rhs = sum(float((g * v).sum()) for g, v in zip(pull(u), vs) if g is not None)
+    assert lhs == pytest.approx(rhs, rel=1e-9, abs=1e-9)
