@@ -1,5 +1,7 @@
 """Elementwise special functions and discrete Fourier transforms that PyTorch programs use.
 
+(Keys ending in ``_t`` are the PyTorch style's own variants of ops other modules have.)
+
 Each op: forward on ndarrays (in the input's float dtype), VJP and JVP in tapegrad ops
 beside it (so every derivative is differentiable again), and a batching rule.  The
 derivatives are PyTorch's (``tools/autograd/derivatives.yaml``): ``hypot``'s
@@ -228,7 +230,7 @@ def _erfc_np(a: np.ndarray) -> np.ndarray:
     return np.asarray(_erfc_u(a.astype(np.float64)), dtype=np.float64)
 
 
-@defop("erfc", saves=("x",))
+@defop("erfc_t", saves=("x",))
 def erfc(x: Any) -> Any:
     a = _float(x)
     return _like(_erfc_np(a), a)
@@ -397,7 +399,7 @@ def _ndtri_np(p: np.ndarray) -> np.ndarray:
     return x
 
 
-@defop("ndtri", saves=("out",))
+@defop("ndtri_t", saves=("out",))
 def ndtri(x: Any) -> Any:
     a = _float(x)
     return _like(_ndtri_np(a.astype(np.float64)), a)
@@ -500,7 +502,7 @@ del _op
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-@defop("fft_c2c")
+@defop("fft_c2c_t")
 def fft_c2c(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
     a = np.asarray(x)
     dt = np.complex128 if a.dtype in (np.float64, np.complex128) else np.complex64
@@ -518,7 +520,7 @@ fft_c2c.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_c2c(
     dx, axes=axes, norm=norm, inverse=inverse))
 
 
-@defop("fft_r2c", saves=("x_shape",))
+@defop("fft_r2c_t", saves=("x_shape",))
 def fft_r2c(x: Any, *, axes: tuple[int, ...], norm: Any) -> Any:
     a = np.asarray(x)
     dt = np.complex128 if a.dtype == np.float64 else np.complex64
@@ -547,7 +549,7 @@ def _(g: Tensor, x_shape: tuple[int, ...], axes: tuple[int, ...], norm: str) -> 
 fft_r2c.defjvp(lambda dx, x, *, out, axes, norm: fft_r2c(dx, axes=axes, norm=norm))
 
 
-@defop("fft_c2r")
+@defop("fft_c2r_t")
 def fft_c2r(x: Any, *, axes: tuple[int, ...], norm: Any, n: tuple[int, ...]) -> Any:
     a = np.asarray(x)
     dt = np.float64 if a.dtype == np.complex128 else np.float32
