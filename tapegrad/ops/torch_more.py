@@ -823,3 +823,54 @@ digamma_t.defjvp(lambda dx, x, *, out: multiply(dx, polygamma_t(x, n=1)))
 polygamma_t.defjvp(lambda dx, x, *, out, n: multiply(dx, polygamma_t(x, n=n + 1)))
 digamma_t.defbatch(_bw(digamma_t))
 polygamma_t.defbatch(_bw(polygamma_t))
+
+
+# ------------------------------------------------------------------ logcumsumexp
+def _lcse_np(a: np.ndarray, axis: int) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.logaddexp.accumulate(a, axis=axis).astype(a.dtype, copy=False)
+
+
+@defop("logcumsumexp_t", saves=("x", "out"))
+def logcumsumexp(x: Any, *, axis: int) -> Any:
+    """``log(cumsum(exp(x)))`` along ``axis`` by a running ``logaddexp`` (O(n))."""
+    return _lcse_np(np.asarray(x), axis)
+
+
+def _rev_lcse(v: Any, axis: int) -> Any:
+    from .shape import flip
+
+    return flip(logcumsumexp(flip(v, (axis,)), axis=axis), (axis,))
+
+
+def _signed_log_parts(v: Any) -> tuple[Any, Any]:
+    """``log|v|`` where ``v > 0`` and where ``v < 0`` (the lowest float elsewhere)."""
+    from .elementwise import abs as _abs
+    from .elementwise import greater, less
+
+    d = v._data.dtype if isinstance(v, Tensor) else np.asarray(v).dtype
+    low = np.finfo(d).min if d.kind == "f" else np.finfo(np.float64).min
+    la = log(_abs(v))
+    return where(greater(v, 0), la, d.type(low)), where(less(v, 0), la, d.type(low))
+
+
+@logcumsumexp.defvjp
+def _(g: Tensor, x: Tensor, out: Tensor, axis: int) -> Any:
+    # PyTorch's (TensorFlow's) formula: the positive and negative parts of g in log space,
+    # dx_i = sum_{j >= i} g_j exp(x_i - out_j)
+    pos, neg = _signed_log_parts(g)
+    op = exp(add(_rev_lcse(subtract(pos, out), axis), x))
+    on = exp(add(_rev_lcse(subtract(neg, out), axis), x))
+    return (subtract(op, on),)
+
+
+@logcumsumexp.defjvp
+def _(dx: Any, x: Any, *, out: Any, axis: int) -> Any:
+    # dout_j = sum_{i <= j} exp(x_i - out_j) dx_i, in log space the same way
+    pos, neg = _signed_log_parts(dx)
+    tp = exp(subtract(logcumsumexp(add(pos, x), axis=axis), out))
+    tn = exp(subtract(logcumsumexp(add(neg, x), axis=axis), out))
+    return subtract(tp, tn)
+
+
+logcumsumexp.defbatch(lambda batched, x, *, axis: logcumsumexp(x, axis=axis + 1))

@@ -642,20 +642,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
     d = _dim(dim, x._data.ndim)
     if x._data.shape[d] == 0:
         return O.clone(x)
-    return _LOGCUMSUMEXP(x, d=d)
-
-
-def _logcumsumexp_fn(x: Tensor, *, d: int) -> Tensor:
-    n = x._data.shape[d]
-    xm = core.moveaxis(x, d, -1)                          # (..., n)
-    lower = np.tril(np.ones((n, n), dtype=bool))          # [j, i]: i <= j
-    rows = core.expand_dims(xm, -2)                       # (..., 1, n)
-    masked = core.where(lower, rows, x._data.dtype.type(-np.inf))
-    res = O.P.logsumexp_op(masked, axis=(masked._data.ndim - 1,), keepdims=False)
-    return core.moveaxis(res, -1, d)
-
-
-_LOGCUMSUMEXP = M.composite("logcumsumexp_t", _logcumsumexp_fn, 1)
+    return M.logcumsumexp(x, axis=d)
 
 
 def _quantile_args(name: str, x: Tensor, q: Any, interpolation: str) -> Tensor:

@@ -63,6 +63,7 @@ GRAD_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray], bool]] = [
     ("cummax", lambda x: torch.cummax(x, 1).values, [_perm(2, 5)], True),
     ("cummin", lambda x: torch.cummin(x, 0).values, [_perm(4, 2)], True),
     ("logcumsumexp", lambda x: torch.logcumsumexp(x, 1), [_r(2, 5)], True),
+    ("logcumsumexp_spread", lambda x: torch.logcumsumexp(x * 40, 0), [_r(6, 2)], True),
     ("quantile", lambda x: torch.quantile(x, 0.3, dim=1), [_perm(3, 6)], True),
     ("quantile_q", lambda q: torch.quantile(_t(_perm(6)), q), [np.array([0.13, 0.77])], False),
     ("nanmean", lambda x: torch.nanmean(x, 0), [_r(3, 2)], True),
@@ -368,3 +369,14 @@ def test_forward_mode_agrees_with_reverse_mode(case: Any) -> None:
     lhs = float((tangent * u).sum())
     rhs = sum(float((g * v).sum()) for g, v in zip(pull(u), vs) if g is not None)
     assert lhs == pytest.approx(rhs, rel=1e-9, abs=1e-9)
+
+
+def test_logcumsumexp_is_linear_in_memory_and_stable() -> None:
+    x = _t(np.array([-1000.0, 0.0, 3.0, -2.0, 50.0]), True)
+    y = torch.logcumsumexp(x, 0)
+    np.testing.assert_allclose(y.detach().numpy(), np.logaddexp.accumulate(x.detach().numpy()),
+                               rtol=1e-15)
+    (y * _t([1.0, -2.0, 3.0, 0.5, -1.0])).sum().backward()
+    assert np.isfinite(x.grad.numpy()).all()
+    long = torch.logcumsumexp(_t(RNG.standard_normal(200_000)), 0)  # no n x n intermediate
+    assert long.shape == (200_000,)
