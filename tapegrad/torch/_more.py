@@ -1122,12 +1122,32 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if a._data.dtype != b._data.dtype:
         raise _err(RuntimeError, f"expected scalar type {O._scalar_type_name(a._data.dtype)} but "
                    f"found {O._scalar_type_name(b._data.dtype)}", "cast x2 to x1's dtype")
-    return _CDIST(a, b, p=float(p))
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+             "donot_use_mm_for_euclid_dist")
+    if compute_mode not in modes:
+        raise _err(ValueError, f"{compute_mode} is not a valid value for compute_mode",
+                   "compute_mode is one of " + ", ".join(modes))
+    big = a._data.shape[-2] > 25 or b._data.shape[-2] > 25
+    mm = p == 2 and (compute_mode == modes[1] or (compute_mode == modes[0] and big))
+    return _CDIST(a, b, p=float(p), mm=mm)
 
 
-def _cdist_fn(a: Tensor, b: Tensor, *, p: float) -> Tensor:
+def _cdist_fn(a: Tensor, b: Tensor, *, p: float, mm: bool) -> Tensor:
     from ..ops.linalg_ext import vector_norm as _vnorm
 
+    if mm:
+        # PyTorch's _euclidean_dist: [-2 a, |a|^2, 1] @ [b, 1, |b|^2]^T, clamped at 0, sqrt
+        # (O(P R) memory); the square root's gradient is 0 at 0, as _cdist_backward's
+        an = core.sum(core.square(a), axis=-1, keepdims=True)
+        bn = core.sum(core.square(b), axis=-1, keepdims=True)
+        one_a = core.add(core.multiply(an, 0.0), 1.0)
+        one_b = core.add(core.multiply(bn, 0.0), 1.0)
+        a_ = core.concatenate([core.multiply(a, -2.0), an, one_a], axis=-1)
+        b_ = core.concatenate([b, one_b, bn], axis=-1)
+        d2 = core.matmul(a_, core.swapaxes(b_, -1, -2))
+        pos = core.greater(d2, 0)
+        return core.where(pos, core.sqrt(core.where(pos, d2, d2._data.dtype.type(1))),
+                          d2._data.dtype.type(0))
     diff = core.subtract(core.expand_dims(a, -2), core.expand_dims(b, -3))  # (..., P, R, M)
     return _vnorm(diff, p, (diff._data.ndim - 1,), False)
 

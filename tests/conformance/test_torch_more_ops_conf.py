@@ -234,6 +234,11 @@ CASES: list[tuple[str, C, list[Any], bool]] = [
     ("cdist_pinf", lambda m, a, b: m.cdist(a, b, p=float("inf")), [_r(4, 3), _r(5, 3)], True),
     ("cdist_p3", lambda m, a, b: m.cdist(a, b, p=3), [_r(4, 3), _r(5, 3)], True),
     ("cdist_zero", lambda m, a: m.cdist(a, a), [_r(3, 2)], True),
+    ("cdist_mm", lambda m, a, b: m.cdist(a, b), [_r(30, 3), _r(27, 3)], True),
+    ("cdist_mm_batched", lambda m, a, b: m.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+     [_r(2, 4, 3), _r(2, 5, 3)], True),
+    ("cdist_no_mm", lambda m, a, b: m.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+     [_r(30, 3), _r(27, 3)], True),
     # differences and integrals
     ("diff", lambda m, a: m.diff(a), [X], True),
     ("diff_n2_dim0", lambda m, a: m.diff(a, n=2, dim=0), [_r(4, 3)], True),
@@ -417,6 +422,7 @@ ERRORS: list[tuple[str, C]] = [
     ("multinomial_3d", lambda m: m.multinomial(m.ones(2, 2, 2), 1)),
     ("cdist_cols", lambda m: m.cdist(m.ones(3, 2), m.ones(4, 3))),
     ("cdist_1d", lambda m: m.cdist(m.ones(3), m.ones(4))),
+    ("cdist_mode", lambda m: m.cdist(m.ones(2, 3), m.ones(2, 3), compute_mode="x")),
     ("addmm_shapes", lambda m: m.addmm(m.ones(2, 2), m.ones(2, 3), m.ones(2, 3))),
     ("addmm_input", lambda m: m.addmm(m.ones(3, 3), m.ones(2, 3), m.ones(3, 2))),
     ("baddbmm_batch", lambda m: m.baddbmm(m.ones(2, 2, 2), m.ones(2, 2, 3), m.ones(2, 3, 3))),
@@ -493,7 +499,7 @@ NAME_DIFFS = {
     "masked_select", "masked_select_bcast", "combinations", "combinations_rep", "block_diag",
     "rot90", "take_along_dim_flat", "cholesky_old", "cholesky_upper", "fmod_remainder",
     "special_ndtr", "special_round", "special_exp2", "special_zeta", "fft", "fft_n_pad",
-    "fft_n_crop_ortho", "fft_f64", "fftshift",
+    "fft_n_crop_ortho", "fft_f64", "fftshift", "cdist_mm", "cdist_mm_batched",
 }
 
 
