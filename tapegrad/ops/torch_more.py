@@ -874,3 +874,23 @@ def _(dx: Any, x: Any, *, out: Any, axis: int) -> Any:
 
 
 logcumsumexp.defbatch(lambda batched, x, *, axis: logcumsumexp(x, axis=axis + 1))
+
+
+@defop("fft_r2c_full_t")
+def fft_r2c_full(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
+    """The full (two-sided) DFT of a real signal (PyTorch's ``fft`` of a real tensor)."""
+    a = np.asarray(x)
+    dt = np.complex128 if a.dtype == np.float64 else np.complex64
+    f = np.fft.ifftn if inverse else np.fft.fftn
+    return f(a, axes=axes, norm=norm).astype(dt, copy=False)
+
+
+@fft_r2c_full.defvjp
+def _(g: Tensor, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
+    # Re F^H: the opposite transform with the dual scaling, its real part
+    return (real(fft_c2c(g, axes=axes, norm=_DUAL[norm], inverse=not inverse)),)
+
+
+fft_r2c_full.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_r2c_full(
+    dx, axes=axes, norm=norm, inverse=inverse))
+fft_r2c_full.defbatch(_fft_batch(fft_r2c_full))

@@ -94,14 +94,26 @@ def _axes(x: Tensor, s: Any, dim: Any, fn: str) -> tuple[list[int], list[int] | 
 
 
 def _c2c(input: Tensor, s: Any, dim: Any, norm: str | None, inverse: bool, fn: str) -> Tensor:
-    x = _complex(O._check_tensor(input, fn))
+    x = O._check_tensor(input, fn)
+    # a real signal: the 1-D transforms take PyTorch's two-sided r2c (FftR2CBackward0), the
+    # N-D ones promote it to complex first (FftC2CBackward0), as PyTorch does
+    real_in = x._data.dtype.kind != "c" and fn in ("fft", "ifft")
+    if not real_in:
+        x = _complex(x)
+    if real_in and x._data.dtype.kind != "f":
+        x = core.cast(x, dtype=default_np())
     axes, sizes = _axes(x, s, dim, fn)
     if sizes is not None:
         for a, n in zip(axes, sizes):
             x = _resize(x, a, n, fn)
     if not axes:
-        return O.clone(x)
-    return M.fft_c2c(x, axes=tuple(axes), norm=_norm(norm), inverse=inverse)
+        return O.clone(_complex(x))
+    nm = _norm(norm)
+    if real_in:
+        if inverse:  # ifft of a real signal: conj(fft) with the dual scale
+            return O.conj(M.fft_r2c_full(x, axes=tuple(axes), norm=_DUAL[nm], inverse=False))
+        return M.fft_r2c_full(x, axes=tuple(axes), norm=nm, inverse=False)
+    return M.fft_c2c(x, axes=tuple(axes), norm=nm, inverse=inverse)
 
 
 def _r2c(input: Tensor, s: Any, dim: Any, norm: str | None, fn: str) -> Tensor:
@@ -215,6 +227,41 @@ def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | N
     return _c2r(input, s, dim, norm, "irfftn")
 
 
+def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+          norm: str | None = None, *, out: Any = None) -> Tensor:
+    """The 2-D :func:`hfft` (real result)."""
+    return hfftn(input, s, dim, norm)
+
+
+def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1),
+           norm: str | None = None, *, out: Any = None) -> Tensor:
+    """The inverse of :func:`hfft2`."""
+    return ihfftn(input, s, dim, norm)
+
+
+def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+          norm: str | None = None, *, out: Any = None) -> Tensor:
+    """The N-D :func:`hfft`: ``irfftn`` of the conjugate with the dual scaling."""
+    x = _complex(O._check_tensor(input, "hfftn"))
+    return _c2r(O.conj(x), s, None if dim is None else list(dim), _DUAL[_norm(norm)], "hfftn")
+
+
+def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+           norm: str | None = None, *, out: Any = None) -> Tensor:
+    """The inverse of :func:`hfftn`: the conjugated half spectrum of the last dim, then the
+    inverse c2c over the others (PyTorch's order)."""
+    x = _real(O._check_tensor(input, "ihfftn"), "ihfftn")
+    axes, sizes = _axes(x, s, None if dim is None else list(dim), "ihfftn")
+    if sizes is not None:
+        for a, n in zip(axes, sizes):
+            x = _resize(x, a, n, "ihfftn")
+    nm = _norm(norm)
+    y = O.conj(M.fft_r2c(x, axes=(axes[-1],), norm=_DUAL[nm]))
+    if len(axes) == 1:
+        return y
+    return M.fft_c2c(y, axes=tuple(axes[:-1]), norm=nm, inverse=True)
+
+
 # ----------------------------------------------------------------------------- helpers
 def _freq_dtype(dtype: Any) -> Any:
     return default_np() if dtype is None else to_np(dtype)
@@ -260,4 +307,5 @@ def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
 _ = _wrap
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
-           "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "fftn", "ifftn", "rfftn", "irfftn", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq",
+           "rfftfreq", "fftshift", "ifftshift"]

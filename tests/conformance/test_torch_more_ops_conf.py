@@ -387,6 +387,12 @@ FFT: list[tuple[str, C, list[Any], bool]] = [
     ("ihfft", lambda m, a: m.fft.ihfft(a), [SIG], True),
     ("ihfft_fwd", lambda m, a: m.fft.ihfft(a, norm="forward"), [SIG], True),
     ("fft_f64", lambda m, a: m.fft.fft(a), [D64], True),
+    ("ifft_real", lambda m, a: m.fft.ifft(a, n=5), [SIG], True),
+    ("fft2_real", lambda m, a: m.fft.fft2(a, norm="forward"), [SIG2], True),
+    ("hfft2", lambda m, a: m.fft.hfft2(a), [CX2], True),
+    ("hfftn_s", lambda m, a: m.fft.hfftn(a, s=(3, 5), norm="ortho"), [CX2], True),
+    ("ihfft2", lambda m, a: m.fft.ihfft2(a), [SIG2], True),
+    ("ihfftn", lambda m, a: m.fft.ihfftn(a, dim=(0,)), [SIG2], True),
     ("fftfreq", lambda m: (m.fft.fftfreq(5), m.fft.fftfreq(4, 0.1, dtype=m.float64),
                            m.fft.rfftfreq(7, 2.0)), [], False),
     ("fftshift", lambda m, a: (m.fft.fftshift(a), m.fft.ifftshift(a, dim=1)), [_r(3, 5)], True),
@@ -498,8 +504,7 @@ NAME_DIFFS = {
     "trapezoid", "trapezoid_x", "trapz_dx", "cov", "cov_weights", "cov_fweights",
     "masked_select", "masked_select_bcast", "combinations", "combinations_rep", "block_diag",
     "rot90", "take_along_dim_flat", "cholesky_old", "cholesky_upper", "fmod_remainder",
-    "special_ndtr", "special_round", "special_exp2", "special_zeta", "fft", "fft_n_pad",
-    "fft_n_crop_ortho", "fft_f64", "fftshift", "cdist_mm", "cdist_mm_batched",
+    "special_ndtr", "special_round", "special_exp2", "special_zeta", "fftshift", "cdist_mm", "cdist_mm_batched",
 }
 
 

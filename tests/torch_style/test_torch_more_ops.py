@@ -105,6 +105,9 @@ GRAD_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray], bool]] = [
     ("irfftn", lambda x: torch.fft.irfftn(torch.fft.rfftn(x)), [_r(2, 3, 4)], True),
     ("hfft", lambda x: torch.fft.hfft(torch.fft.ihfft(x)), [_r(6)], True),
     ("fftshift", lambda x: torch.fft.fftshift(x, dim=0), [_r(5, 2)], True),
+    ("ifft_real", lambda x: torch.fft.ifft(x, n=7).imag, [_r(6)], True),
+    ("ihfftn_hfftn", lambda x: torch.fft.hfftn(torch.fft.ihfftn(x) * 2, s=(3, 4)),
+     [_r(3, 4)], True),
 ]
 
 
