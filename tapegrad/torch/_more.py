@@ -883,9 +883,8 @@ def _dtype_check(name: str, *ts: Tensor) -> None:
     d0 = ts[0]._data.dtype
     for t in ts[1:]:
         if t._data.dtype != d0:
-            raise _err(RuntimeError, f"expected m1 and m2 to have the same dtype, but got: "
-                       f"{O._scalar_type_name(d0).lower()} != "
-                       f"{O._scalar_type_name(t._data.dtype).lower()}",
+            raise _err(RuntimeError, f"self and mat2 must have the same dtype, but got "
+                       f"{O._scalar_type_name(d0)} and {O._scalar_type_name(t._data.dtype)}",
                        f"{name}: convert every operand to one dtype")
 
 
@@ -1814,8 +1813,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if p.ndim not in (1, 2):
         raise _err(RuntimeError, "prob_dist must be 1 or 2 dim", f"got {p.ndim} dims")
     if p.dtype.kind != "f":
-        raise _err(RuntimeError, "multinomial only supports floating-point dtypes for input, but "
-                   f"got: {O._scalar_type_name(p.dtype)}", "convert with .float() first")
+        raise _err(RuntimeError, "multinomial only supports floating-point dtypes for input, got: "
+                   f"{O._scalar_type_name(p.dtype)}", "convert with .float() first")
     n_cat = p.shape[-1]
     if num_samples <= 0:
         raise _err(RuntimeError, "cannot sample n_sample <= 0 samples", "ask for 1 or more")

@@ -426,6 +426,11 @@ ERRORS: list[tuple[str, C]] = [
     ("multinomial_negative", lambda m: m.multinomial(m.tensor([-0.2, 0.8]), 1)),
     ("multinomial_zero", lambda m: m.multinomial(m.tensor([0.0, 0.0]), 1)),
     ("multinomial_3d", lambda m: m.multinomial(m.ones(2, 2, 2), 1)),
+    ("multinomial_int", lambda m: m.multinomial(m.tensor([1, 2]), 1)),
+    ("multinomial_n0", lambda m: m.multinomial(m.tensor([0.2, 0.8]), 0)),
+    ("addmm_dtypes", lambda m: m.addmm(m.ones(2, 2), m.ones(2, 3),
+                                       m.ones(3, 2, dtype=m.float64))),
+    ("quantile_q2d", lambda m: m.quantile(m.ones(3), m.ones(2, 2) * 0.5)),
     ("cdist_cols", lambda m: m.cdist(m.ones(3, 2), m.ones(4, 3))),
     ("cdist_1d", lambda m: m.cdist(m.ones(3), m.ones(4))),
     ("cdist_mode", lambda m: m.cdist(m.ones(2, 3), m.ones(2, 3), compute_mode="x")),
@@ -534,6 +539,7 @@ def test_multinomial_draws_match_pytorch() -> None:
             out.append(m.multinomial(m.tensor(p), 4).tolist())
             out.append(m.multinomial(m.tensor(p), 9, True).tolist())
             out.append(m.multinomial(m.tensor(p[0]), 1).tolist())
+            out.append(m.multinomial(m.tensor([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]]), 2).tolist())
             g = m.Generator().manual_seed(s + 100)
             out.append(m.multinomial(m.tensor(p[1]), 5, generator=g).tolist())
         assert got == want, s
