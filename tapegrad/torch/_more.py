@@ -806,10 +806,6 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False,
 
 
 # ----------------------------------------------------------------------------- matrix products
-def _scaled(t: Tensor, s: Any) -> Tensor:
-    return t if (not isinstance(s, Tensor) and s == 1) else O.mul(t, s)
-
-
 def _check_input_bcast(input: Tensor, target: tuple[int, ...], name: str) -> None:
     s = input._data.shape
     if s == target:
