@@ -196,8 +196,14 @@ from ._ranges import deprecated_range as range  # noqa: E402, A004  (torch.range
 _extras.install()
 _assign.install()
 
+from . import _more, fft, special  # noqa: E402
+from ._more import *  # noqa: E402, F403
+
+_more.install()
+__all__ += [*_more.__all__, "fft", "special"]
+
 # PyTorch's NumPy-style keyword names (axis=, keepdims=, x1=/x2=, size=, ...) on native functions
-_aliases.install(globals(), [*_methods.METHODS, *_assign.method_names()])
+_aliases.install(globals(), [*_methods.METHODS, *_assign.method_names(), *_more.method_names()])
 
 __all__ += ["meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add",
             "index_copy", "index_fill", "index_put", "masked_scatter", "scatter", "scatter_add"]
