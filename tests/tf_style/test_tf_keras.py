@@ -230,3 +230,25 @@ def test_seed_style_manual_training_loop() -> None:
         w.assign(w - w_grad * 0.05)
         b.assign(b - b_grad * 0.05)
     assert abs(float(w[0, 0]) - 2.0) < 0.05 and abs(float(b[0])) < 0.1
+
+
+def test_functional_layers_in_keras_order() -> None:
+    """Keras 3 orders a functional model's layers by depth from the outputs (deepest
+    first; an input used deeper in the graph comes later), then by the order a walk from
+    the outputs, dict outputs by sorted key, meets them; weights follow."""
+    k = tf.keras
+    t, b = k.Input(shape=(5,), name="title"), k.Input(shape=(6,), name="body")
+    g = k.Input(shape=(12,), name="tags")
+    tf_ = k.layers.Dense(16, name="tf")(k.layers.Dense(8, name="te")(t))
+    bf = k.layers.Dense(8, name="bf")(k.layers.Dense(8, name="be")(b))
+    x = k.layers.concatenate([tf_, bf, g], name="cat")
+    m = k.Model([t, b, g], {"priority": k.layers.Dense(1, name="priority")(x),
+                            "department": k.layers.Dense(4, name="department")(x)})
+    assert [la.name for la in m.layers] == ["title", "body", "te", "be", "tf", "bf", "tags",
+                                            "cat", "department", "priority"]
+    assert [w.path.split("/")[0] for w in m.weights][::2] == \
+        ["te", "be", "tf", "bf", "department", "priority"]
+    a = k.Input((3,), name="a")
+    u = k.Input((2,), name="unused")  # an input no output needs: depth 0, ahead of d
+    assert [la.name for la in k.Model([a, u], k.layers.Dense(1, name="d")(a)).layers] == \
+        ["a", "unused", "d"]

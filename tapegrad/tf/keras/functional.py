@@ -255,6 +255,77 @@ class Graph:
                 layers.append(n.layer)
         self.layers = layers
 
+    def keras_order(self) -> list[Any]:
+        """The operations in Keras 3's order (``map_graph``): by depth from the outputs,
+        deepest first, and at one depth in the order a walk from the outputs (dict
+        outputs by sorted key) first met them.  Model inputs appear as their index in
+        ``input_list``, layers as themselves; this is the order of ``model.layers``,
+        of its weights and of the ``.keras`` file's layer groups."""
+        ins = {id(kt): i for i, kt in enumerate(self.input_list)}
+
+        def flat_sorted(x: Any) -> list[Any]:
+            if isinstance(x, dict):
+                return [v for k in sorted(x) for v in flat_sorted(x[k])]
+            if isinstance(x, (list, tuple)):
+                return [v for item in x for v in flat_sorted(item)]
+            return [x]
+
+        def node_inputs(node: Node) -> list[KerasTensor]:
+            return [t for t in _flat(node.inputs) + _flat(node.args) + _flat(node.kwargs)
+                    if isinstance(t, KerasTensor)]
+
+        def key(t: KerasTensor) -> tuple[Any, Any]:
+            """(node key, operation) of the call that made ``t``."""
+            if id(t) in ins:
+                return ("in", ins[id(t)]), ins[id(t)]
+            assert t.node is not None
+            return ("node", id(t.node)), t.node.layer
+
+        index: dict[int, int] = {}
+        ops: dict[int, Any] = {}
+        done: set[Any] = set()
+        decreasing: list[tuple[Any, Any, list[Any]]] = []  # (node key, op, parent keys)
+        # iterative form of Keras' _build_map_helper (pre-order indices, post-order nodes)
+        for out in flat_sorted(self.outputs):
+            if not isinstance(out, KerasTensor):
+                continue
+            stack: list[tuple[KerasTensor, bool]] = [(out, False)]
+            while stack:
+                t, expanded = stack.pop()
+                nk, op = key(t)
+                if nk in done:
+                    continue
+                node = None if id(t) in ins else t.node
+                if expanded:
+                    done.add(nk)
+                    parents = [] if node is None else [key(p)[0] for p in node_inputs(node)]
+                    decreasing.append((nk, op, parents))
+                    continue
+                ok = id(op) if not isinstance(op, int) else ("in", op)
+                if ok not in index:
+                    index[ok] = len(index)  # type: ignore[index]
+                    ops[ok] = op  # type: ignore[index]
+                stack.append((t, True))
+                if node is not None:
+                    for p in reversed(node_inputs(node)):
+                        if key(p)[0] not in done:
+                            stack.append((p, False))
+        node_depth: dict[Any, int] = {}
+        op_depth: dict[Any, int] = {}
+        for nk, op, parents in reversed(decreasing):
+            ok = id(op) if not isinstance(op, int) else ("in", op)
+            depth = max(node_depth.setdefault(nk, 0), op_depth.get(ok, 0))
+            op_depth[ok] = depth
+            node_depth[nk] = depth
+            for pk in parents:
+                node_depth[pk] = max(depth + 1, node_depth.get(pk, 0))
+        for i in range(len(self.input_list)):  # inputs no output depends on
+            if ("in", i) not in op_depth:
+                op_depth[("in", i)] = 0
+                index[("in", i)] = -1  # type: ignore[index]
+                ops[("in", i)] = i  # type: ignore[index]
+        return [ops[ok] for ok in sorted(op_depth, key=lambda k: (-op_depth[k], index[k]))]
+
     def run(self, x: Any, training: bool | None = None) -> Any:
         """Replay the recorded calls on real tensors ``x`` (matched to ``inputs``)."""
         from .training import call_with_training

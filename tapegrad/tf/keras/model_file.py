@@ -120,6 +120,8 @@ def _model_config(model: Any) -> dict[str, Any]:
             layers.append(entry)
 
         def refs(struct: Any) -> Any:
+            if isinstance(struct, dict):  # dict inputs/outputs: Keras writes a dict
+                return {k: refs(v) for k, v in struct.items()}
             items = [[kt.node.layer.name if kt.node is not None else kt.name, 0, kt.index]
                      for kt in _flat(struct)]
             return items[0] if len(items) == 1 and not isinstance(struct, (list, tuple)) \
@@ -387,6 +389,8 @@ def load_model(filepath: str, custom_objects: Any = None, compile: bool = True,
             tensors[entry["name"]] = outs
 
         def pick(refs: Any) -> Any:
+            if isinstance(refs, dict):
+                return {k: pick(v) for k, v in refs.items()}
             if refs and isinstance(refs[0], str):
                 return tensors[refs[0]][refs[2]]
             return [tensors[r[0]][r[2]] for r in refs]

@@ -238,20 +238,25 @@ class Functional(Model):
         self.__dict__["_graph"] = graph
         self.__dict__["_input_layers"] = [InputLayer(shape=kt.shape[1:], name=kt.name)
                                           for kt in graph.input_list]
-        for layer in graph.layers:
-            self._sublayers.append(layer)
+        order = graph.keras_order()
+        self.__dict__["_layer_order"] = order  # Keras' order of inputs and layers
+        for layer in order:
+            if not isinstance(layer, int):
+                self._sublayers.append(layer)
         self.__dict__["built"] = True
         self.__dict__["_input_shape"] = [kt.shape for kt in graph.input_list] \
             if len(graph.input_list) > 1 else graph.input_list[0].shape
 
     @property
     def layers(self) -> list[Layer]:
-        """The input layers, then every layer called between the inputs and outputs
-        (operations such as ``a + b`` on symbolic tensors are not layers, as in Keras)."""
+        """The input layers and every layer called between the inputs and outputs, in
+        Keras' order (by depth from the outputs; operations such as ``a + b`` on
+        symbolic tensors are not layers, as in Keras)."""
         from .functional import _OpLayer
 
-        return list(self.__dict__["_input_layers"]) + \
-            [la for la in self._sublayers if not isinstance(la, _OpLayer)]
+        inputs = self.__dict__["_input_layers"]
+        return [inputs[la] if isinstance(la, int) else la
+                for la in self.__dict__["_layer_order"] if not isinstance(la, _OpLayer)]
 
     @property
     def inputs(self) -> list[Any]:

@@ -121,21 +121,31 @@ def print_summary(model: Any, print_fn: Any = None) -> None:
                          f"{node.layer.count_params():,}"])
         widths, aligns = [33, 24, 15], ["l", "l", "r"]
         header = ["Layer (type)", "Output Shape", "Param #"]
-    elif functional:
+    elif functional:  # Keras' order: by depth from the outputs (``map_graph``)
         graph = model.__dict__["_graph"]
-        for kt in graph.input_list:
-            rows.append([f"{kt.name} (InputLayer)", _shape_text(kt.shape), "0", "-"])
-        for node in graph.nodes:
-            layer = node.layer
+        for op in graph.keras_order():
+            if isinstance(op, int):
+                kt = graph.input_list[op]
+                rows.append([f"{kt.name} (InputLayer)", _shape_text(kt.shape), "0", "-"])
+                continue
+            nodes = [n for n in graph.nodes if n.layer is op]
             links = []
-            for t in _flat(node.inputs):
-                src = t.node.layer.name if getattr(t, "node", None) is not None else \
-                    getattr(t, "name", "?")
-                links.append(f"{src}[0][{getattr(t, 'index', 0)}]")
-            shapes = [k.shape for k in _flat(node.outputs)]
-            rows.append([f"{layer.name} ({type(layer).__name__})",
-                         _shape_text(shapes[0] if len(shapes) == 1 else shapes),
-                         f"{layer.count_params():,}", ", ".join(links)])
+            for node in nodes:
+                for t in _flat(node.inputs):
+                    made = getattr(t, "node", None)
+                    if made is None:
+                        links.append(f"{getattr(t, 'name', '?')}[0][{getattr(t, 'index', 0)}]")
+                        continue
+                    # which call of its layer made it (Keras' node index)
+                    k = [n for n in graph.nodes if n.layer is made.layer].index(made)
+                    links.append(f"{made.layer.name}[{k}][{getattr(t, 'index', 0)}]")
+            per_node = []
+            for node in nodes:
+                shapes = [k.shape for k in _flat(node.outputs)]
+                per_node.append(_shape_text(shapes[0] if len(shapes) == 1 else shapes))
+            shape = per_node[-1]  # Keras shows its last call's output shape
+            rows.append([f"{op.name} ({type(op).__name__})", shape,
+                         f"{op.count_params():,}", ", ".join(links)])
         widths, aligns = [21, 19, 12, 19], ["l", "l", "r", "l"]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
     else:
