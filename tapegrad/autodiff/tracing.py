@@ -553,6 +553,9 @@ class TraceLevel(Level):
         # the front-end's text for such a tensor used in a later trace (its error)
         self.leak_text: Callable[[TraceLevel, Tensor], str] | None = None
         self.op_names: dict[str, str] = {}  # a front-end's names of ops in symbols
+        # a front-end's class for its tracers (TensorFlow's SymbolicTensor), by the class of
+        # the tensor; tracers get their own class back when released (unless leaked)
+        self.tracer_classes: dict[type, type] | None = None
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -575,6 +578,11 @@ class TraceLevel(Level):
         d = t.__dict__
         d["_lvl"] = self
         d["_slot"] = s
+        classes = self.tracer_classes
+        if classes is not None:
+            c = classes.get(t.__class__)
+            if c is not None:
+                t.__class__ = c
         self.tracers.append(t)
         return t
 
@@ -1463,10 +1471,15 @@ class TraceLevel(Level):
         orig = self._orig
         keep = self.leak_keep
         text = self.leak_text
+        back = {v: k for k, v in self.tracer_classes.items()} if self.tracer_classes else None
         for t in self.tracers:
             d = t.__dict__
             if keep is not None and id(t) not in keep and "_slot" in d:
                 d["_leaked"] = text(self, t) if text is not None else ""
+            elif back is not None:
+                c = back.get(t.__class__)
+                if c is not None:
+                    t.__class__ = c
             d.pop("_lvl", None)
             d.pop("_slot", None)
             a = t._data

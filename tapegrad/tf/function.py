@@ -46,7 +46,7 @@ from .._core.tensor import TF, Tensor, make
 from ..autodiff import tracing
 from . import _nest
 from . import dtypes as _dt
-from ._tensor import TensorShape, VariableBase, convert
+from ._tensor import EagerTensor, SymbolicTensor, TensorShape, VariableBase, convert
 from .data.spec import TensorSpec
 
 __all__ = ["Function", "ConcreteFunction", "function", "get_logger"]
@@ -176,14 +176,25 @@ def _out_of_scope(lv: tracing.TraceLevel, t: Tensor) -> str:
             "return_values for more information.")
 
 
+def _dims_text(shape: tuple[int | None, ...] | None) -> str:
+    if shape is None:
+        return "<unknown>"
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
 def _on_show(lv: tracing.TraceLevel, t: Tensor) -> str:
-    """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``."""
+    """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``
+    (no shape when its rank is unknown)."""
     shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
-    dims = "<unknown>" if shape is None else str(TensorShape(shape)).replace("TensorShape(", "")
-    if shape is not None:
-        dims = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-    return (f'Tensor("{lv.symbol(t)}:0", shape={dims}, '
-            f"dtype={_dt.from_numpy(t._data.dtype).name})")
+    dims = "" if shape is None else f"shape={_dims_text(shape)}, "
+    return f'Tensor("{lv.symbol(t)}:0", {dims}dtype={_dt.from_numpy(t._data.dtype).name})'
+
+
+def symbolic_repr(lv: tracing.TraceLevel, t: Tensor) -> str:
+    """``repr`` of a traced tensor: ``<tf.Tensor 'add:0' shape=(2,) dtype=float32>``."""
+    shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
+    return (f"<tf.Tensor '{lv.symbol(t)}:0' shape={_dims_text(shape)} "
+            f"dtype={_dt.from_numpy(t._data.dtype).name}>")
 
 
 # ---------------------------------------------------------------------------- signatures
@@ -194,6 +205,7 @@ def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
 
 
 _NUMBER = "number"
+_SYMBOLIC: dict[type, type] = {EagerTensor: SymbolicTensor}
 
 
 def _leaf_key(x: Any) -> Any:
@@ -560,6 +572,7 @@ class Function:
 
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
             level.append(lv)
+            lv.tracer_classes = _SYMBOLIC
             lv.leak_text = _out_of_scope
             lv.op_names = _TF_OP_NAMES
             new: list[Any] = []
