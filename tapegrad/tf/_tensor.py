@@ -566,6 +566,11 @@ def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
         try:
             np.broadcast_shapes(sa, sb)
         except ValueError:
+            from ._graph_errors import broadcast_error
+
+            ge = broadcast_error(a, b, op)  # inside tf.function: the graph builder's error
+            if ge is not None:
+                raise ge from None
             raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
@@ -618,6 +623,11 @@ def check_matmul(a: Tensor, b: Tensor) -> None:
             ),
         )) from None
     if sa[-1] != sb[-2]:
+        from ._graph_errors import matmul_error
+
+        ge = matmul_error(a, b)  # inside tf.function: the graph builder's error
+        if ge is not None:
+            raise ge
         tail = " 0 0" if batch and mkl else ""
         raise hinted(InvalidArgumentError(
             None, None,

@@ -31,6 +31,7 @@ import contextlib
 import functools
 import inspect
 import io
+import itertools
 import logging
 import sys
 import warnings
@@ -44,10 +45,12 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.tensor import TF, Tensor, make
 from ..autodiff import tracing
+from . import _graph_errors as _ge
 from . import _nest
 from . import dtypes as _dt
 from ._tensor import EagerTensor, SymbolicTensor, TensorShape, VariableBase, convert
 from .data.spec import TensorSpec
+from .errors import OpError as _OpError
 
 __all__ = ["Function", "ConcreteFunction", "function", "get_logger"]
 
@@ -205,12 +208,48 @@ def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
 
 
 _NUMBER = "number"
+_UIDS = itertools.count(1)  # TensorFlow's __inference_f_N numbers
+_SITE = _ge.site_recorder(tracing.trace_call.__code__)
+
+
+def _runtime_error(e: BaseException) -> bool:
+    """Errors that TensorFlow's graph raises when it runs (kernel errors), not while it is
+    built: an op failing so while traced is recorded and fails only if it is needed."""
+    return isinstance(e, _OpError)
+
+
+def _failed_site(prog: tracing.Program, tb: Any) -> tuple[Any, ...]:
+    """Where the op of ``prog`` that raised (traceback ``tb``) was called while tracing."""
+    import re
+
+    line = 0
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<tapegrad program"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    src = prog.src.splitlines()
+    if not 0 < line <= len(src):
+        return ()
+    m = re.match(r"\s*\(?v(\d+)\b", src[line - 1])
+    if m is None:
+        return ()
+    slot = int(m.group(1))
+    todo = [prog.instrs]
+    while todo:
+        for ins in todo.pop():
+            if ins.out == slot and ins.kind == "op":
+                return tuple(ins.where or ())
+            if ins.kind == "while":
+                todo += [ins.obj.cond, ins.obj.body]
+    return ()
 _SYMBOLIC: dict[type, type] = {EagerTensor: SymbolicTensor}
 
 
 def _leaf_key(x: Any) -> Any:
     if isinstance(x, VariableBase):
-        return ("V", id(x))
+        # a Variable's signature is its shape and dtype (TensorFlow traces once for two
+        # Variables of one spec); the last field keeps a program per Variable
+        return ("V", tuple(x._data.shape), x._data.dtype.str, id(x))
     if isinstance(x, Tensor):
         return ("T", tuple(x._data.shape), x._data.dtype.str)
     if isinstance(x, (np.ndarray, np.generic)):  # NumPy values are tensors (TensorFlow)
@@ -237,6 +276,8 @@ def _relax(a: Any, b: Any) -> Any:
 def _matches(key: Any, leaf: Any) -> bool:
     if key == leaf:
         return True
+    if key[0] == "V":
+        return leaf[0] == "V" and key[1] == leaf[1] and key[2] == leaf[2]
     if key[0] != "T" or leaf[0] != "T" or key[2] != leaf[2]:
         return False
     ks, ls = key[1], leaf[1]
@@ -394,7 +435,7 @@ class Function:
             else:
                 leaves.append(_leaf_key(x))
                 dummies.append(x)
-        tr = self._find_exact(leaves)
+        tr = self._find_exact([k[:3] if k[0] == "V" else k for k in leaves])
         if tr is None:
             tr = self._new_trace(leaves, exact=True)
             tr.tree, tr.names = tree, names
@@ -516,6 +557,7 @@ class Function:
         return None
 
     def _new_trace(self, leaves: list[Any], exact: bool = False) -> _Trace:
+        leaves = [k[:3] if k[0] == "V" else k for k in leaves]  # the spec, not the Variable
         key = self._sig_key()
         if key is None:
             key = tuple(leaves)
@@ -546,7 +588,10 @@ class Function:
         if prog is not None and prog.check() is None:
             ts = [x if isinstance(x, Tensor) else make(np.asarray(x), None, False, TF)
                   for x in tensors]
-            vals = _run(prog, ts)
+            try:
+                vals = _run(prog, ts)
+            except _OpError as e:
+                raise self._replay_error(prog, e).with_traceback(e.__traceback__) from None
             return _nest.pack_sequence_as(tr.structure, vals)
         # a new concrete shape of a generalized signature, or a signature already traced
         # inside another tf.function: not a new trace
@@ -573,6 +618,8 @@ class Function:
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
             level.append(lv)
             lv.tracer_classes = _SYMBOLIC
+            lv.defer_errors = _runtime_error
+            lv.site = _SITE
             lv.leak_text = _out_of_scope
             lv.op_names = _TF_OP_NAMES
             new: list[Any] = []
@@ -619,10 +666,18 @@ class Function:
         from ._print import QuietStdout, deferred
 
         quiet = contextlib.redirect_stdout(QuietStdout()) if hidden else contextlib.nullcontext()
-        with deferred(), quiet:  # tf.print output shown once the quiet part is over
-            prog, result, lv = tracing.trace_call(
-                self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
-                on_create=on_create, on_show=_on_show)
+        uid = next(_UIDS)
+        outer = _ge.outer_stack(1)  # where the function was called (TensorFlow's node stacks)
+        try:
+            with deferred(), quiet:  # tf.print output shown once the quiet part is over
+                prog, result, lv = tracing.trace_call(
+                    self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
+                    on_create=on_create, on_show=_on_show)
+        except Exception as e:  # noqa: BLE001 - TensorFlow's form of the error, or as it is
+            new = self._traced_error(e, outer, uid)
+            if new is e:
+                raise
+            raise new.with_traceback(e.__traceback__) from None
         self.last_trace = lv
         # the caller's results: new tensors (an input tracer returned as it is has its own
         # shape, not the generalized signature's (None,)); the trace's own are symbolic
@@ -644,9 +699,37 @@ class Function:
             else:
                 tr.specific = True
         tr.programs[ckey] = prog
+        prog.__dict__["tf_outer"] = outer
+        prog.__dict__["tf_uid"] = uid
         if dry:
             return None
+        if prog.failed is not None:
+            # an op that an output or a side effect needs failed (TensorFlow: when the
+            # graph runs); the program is kept, so later calls fail as they run it
+            exc, ins = prog.failed
+            raise _ge.graph_execution_error(exc, outer + list(ins.where or ()),
+                                            str(self._name), uid) from None
         return result
+
+    def _traced_error(self, e: BaseException, outer: list[Any], uid: int) -> BaseException:
+        """``e``, raised while tracing, as TensorFlow raises it: an op error as the graph's
+        run-time error, a Python error ``in user code:`` (AutoGraph on)."""
+        from .errors import OpError
+
+        if getattr(e, "ag_pass_through", False):
+            return e  # a nested function's, already in TensorFlow's form (or raised as it is)
+        if isinstance(e, OpError):
+            return _ge.graph_execution_error(e, outer + _ge.tb_frames(e.__traceback__),
+                                             str(self._name), uid)
+        if not self._autograph:
+            return e
+        return _ge.in_user_code(e) or e
+
+    def _replay_error(self, prog: tracing.Program, e: BaseException) -> BaseException:
+        """An op error of a replay as TensorFlow's ``Graph execution error``."""
+        where = _failed_site(prog, e.__traceback__)
+        return _ge.graph_execution_error(e, prog.__dict__.get("tf_outer", []) + list(where),
+                                         str(self._name), prog.__dict__.get("tf_uid", 0))
 
 
 def _eager_copy(t: Tensor) -> Tensor:
