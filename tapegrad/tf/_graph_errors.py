@@ -167,7 +167,7 @@ def graph_execution_error(e: BaseException, frames: Sequence[Frame], fn_name: st
 
     msg = getattr(e, "message", None) or str(e)
     op, core = split_kernel_message(msg)
-    node = node or op or "Identity"
+    node = node or getattr(e, "tf_node", None) or op or "Identity"
     defined = "".join(f'  File "{fn}", line {line}, in {name}\n\n'
                       for fn, line, name in _named(frames))
     text = (f"Graph execution error:\n\nDetected at node {node} defined at (most recent call "

@@ -578,8 +578,10 @@ class Function:
                     leaves: list[Any], dry: bool) -> Any:
         ckey = tuple(leaves)
         if tr.eager:
+            if dry:
+                return None
             a, k = _nest.pack_sequence_as(tree, flat)
-            return None if dry else _outputs(self._target(*a, **k))
+            return self._run_eagerly(a, k)
         prog = tr.programs.get(ckey)
         if prog is None:
             prog = tr.generic
@@ -710,6 +712,23 @@ class Function:
             raise _ge.graph_execution_error(exc, outer + list(ins.where or ()),
                                             str(self._name), uid) from None
         return result
+
+    def _run_eagerly(self, a: Any, k: Any) -> Any:
+        """A signature that is not one program: its Python function, run as TensorFlow's
+        graph would (op errors are the graph's run-time errors)."""
+        from .autograph import IN_FUNCTION
+
+        IN_FUNCTION.depth += 1
+        try:
+            return _outputs(self._target(*a, **k))
+        except _OpError as e:
+            if getattr(e, "ag_pass_through", False):
+                raise
+            new = _ge.graph_execution_error(e, _ge.outer_stack(1) + _ge.tb_frames(
+                e.__traceback__), str(self._name), 0)
+            raise new.with_traceback(e.__traceback__) from None
+        finally:
+            IN_FUNCTION.depth -= 1
 
     def _traced_error(self, e: BaseException, outer: list[Any], uid: int) -> BaseException:
         """``e``, raised while tracing, as TensorFlow raises it: an op error as the graph's
