@@ -95,6 +95,12 @@ def tb_frames(tb: Any) -> list[Frame]:
     return out
 
 
+def _copy_notes(src: BaseException, dst: BaseException) -> None:
+    notes = getattr(src, "__notes__", None)
+    if notes:
+        dst.__notes__ = list(notes)  # type: ignore[attr-defined]
+
+
 # ---------------------------------------------------------------------------- in user code
 class MultilineMessageKeyError(KeyError):
     """AutoGraph's ``KeyError`` with a multi-line message (``KeyError`` escapes them)."""
@@ -132,7 +138,7 @@ def in_user_code(e: BaseException) -> BaseException | None:
     msg = user_code_message(frames, f"{type(e).__name__}: {e}")
     t = type(e)
     new: BaseException | None = None
-    if t.__init__ is Exception.__init__ or t in _KNOWN_STRING_ERRORS:  # type: ignore[misc]
+    if t.__init__ is Exception.__init__ or t in _KNOWN_STRING_ERRORS:
         try:
             new = t(msg)
         except Exception:  # noqa: BLE001 - not constructible from a message: as it is
@@ -141,8 +147,7 @@ def in_user_code(e: BaseException) -> BaseException | None:
         new = MultilineMessageKeyError(msg, f"{type(e).__name__}: {e}")
     if new is None:
         return None
-    for n in getattr(e, "__notes__", ()):
-        new.add_note(n)
+    _copy_notes(e, new)
     new.ag_pass_through = True  # type: ignore[attr-defined]  # an enclosing trace: as it is
     return new
 
@@ -178,8 +183,7 @@ def graph_execution_error(e: BaseException, frames: Sequence[Frame], fn_name: st
         new = type(e)(None, None, text)
     else:  # pragma: no cover - only op errors are wrapped
         new = type(e)(text)
-    for n in getattr(e, "__notes__", ()):
-        new.add_note(n)
+    _copy_notes(e, new)
     new.ag_pass_through = True  # type: ignore[attr-defined]  # an enclosing trace: as it is
     return new
 

@@ -968,7 +968,48 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self) -> Any:
-        return self._trace.structure
+        """The outputs' structure with the graph's output tensors (``Identity:0``, ...)."""
+        outs = iter(self.graph.outputs)
+        leaves = [next(outs) if isinstance(x, Tensor) else x
+                  for x in _nest.flatten(self._trace.structure)]
+        return _nest.pack_sequence_as(self._trace.structure, leaves)
+
+    @property
+    def graph(self) -> Any:
+        """The program as TensorFlow's ``FuncGraph``: ``get_operations()`` (TensorFlow's
+        op names and types), ``as_graph_def()``, ``inputs``, ``outputs``."""
+        g = self.__dict__.get("_graph")
+        if g is None:
+            from ._func_graph import build
+
+            shapes = [k[1] for k in self._trace.key if k[0] == "T"]
+            g = self.__dict__["_graph"] = build(str(self._parent._name), self.program, shapes)
+        return g
+
+    @property
+    def name(self) -> bytes:
+        """TensorFlow's function name: ``b'__inference_f_N'``."""
+        return f"__inference_{self._parent._name}_{self.program.__dict__.get('tf_uid', 0)}" \
+            .encode()
+
+    @property
+    def variables(self) -> tuple[Any, ...]:
+        """The Variables the function reads or assigns (in the order it first uses them)."""
+        seen: dict[int, Any] = {}
+        for ins in self.program.instrs:
+            if ins.kind in ("read", "write_var") and isinstance(ins.obj, VariableBase):
+                seen.setdefault(id(ins.obj), ins.obj)
+        return tuple(seen.values())
+
+    @property
+    def inputs(self) -> list[Any]:
+        """The graph's input tensors (the tensor arguments, then captured resources)."""
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self) -> list[Any]:
+        """The graph's output tensors (one ``Identity`` per output)."""
+        return list(self.graph.outputs)
 
     @property
     def program(self) -> tracing.Program:
