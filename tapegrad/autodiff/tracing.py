@@ -573,6 +573,10 @@ class TraceLevel(Level):
         self.deferred: dict[int, BaseException] = {}  # slot -> the error its op would raise
         # a front-end's note of the call site of each op (``Instr.where``)
         self.site: Callable[[], Any] | None = None
+        # a front-end's static-shape rule, called with (op, args, attrs, out) for each op
+        # recorded (tf.function's None dimensions of a generalized signature)
+        self.shape_rule: Callable[[Any, tuple[Any, ...], dict[str, Any], Tensor], None] | None \
+            = None
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -776,6 +780,8 @@ class TraceLevel(Level):
             ins.where = self.site()
         self.instrs.append(ins)
         self._mark(out, s)
+        if self.shape_rule is not None:
+            self.shape_rule(op, args, attrs, out)
         if failed is not None:
             self.deferred[s] = failed
         elif self.deferred and any(r.__class__ is int and r in self.deferred for r in refs):

@@ -218,6 +218,65 @@ def _runtime_error(e: BaseException) -> bool:
     return isinstance(e, _OpError)
 
 
+_REDUCTIONS = frozenset(("sum", "mean", "max", "min", "prod", "all", "any", "logsumexp"))
+_UNSET = object()
+
+
+def _broadcast_dims(shapes: list[tuple[int | None, ...]]) -> tuple[int | None, ...]:
+    n = max(len(x) for x in shapes)
+    out: list[int | None] = []
+    for i in range(n):
+        ds = [x[i - n + len(x)] for x in shapes if i - n + len(x) >= 0]
+        known = [d for d in ds if d is not None and d != 1]
+        out.append(known[0] if known else (None if None in ds else 1))
+    return tuple(out)
+
+
+def _static_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Tensor) -> None:
+    """TensorFlow's static shape of ``out`` (``None`` where it depends on a dimension the
+    generalized signature left open), kept as ``_sym_shape`` for ``.shape`` and printing."""
+    ts = [a for a in args if isinstance(a, Tensor)]
+    syms = [a.__dict__.get("_sym_shape", _UNSET) for a in ts]
+    if all(x is _UNSET for x in syms):
+        return
+    shapes: list[Any] = [tuple(a._data.shape) if x is _UNSET else x for a, x in zip(ts, syms)]
+    concrete = tuple(out._data.shape)
+    res: Any
+    name = op.name
+    if any(x is None for x in shapes):
+        res = None if concrete else ()  # unknown rank in: unknown out (a scalar stays one)
+    elif name in _REDUCTIONS and len(shapes) == 1:
+        ax = attrs.get("axis")
+        n = len(shapes[0])
+        axes = set(range(n)) if ax is None else {
+            int(a) % n for a in (ax if isinstance(ax, (tuple, list)) else (ax,))} if n else set()
+        if attrs.get("keepdims"):
+            res = tuple(1 if i in axes else d for i, d in enumerate(shapes[0]))
+        else:
+            res = tuple(d for i, d in enumerate(shapes[0]) if i not in axes)
+    elif name == "matmul" and len(shapes) == 2 and len(shapes[0]) >= 2 and len(shapes[1]) >= 2:
+        a, b = shapes
+        res = _broadcast_dims([a[:-2], b[:-2]]) + (a[-2], b[-1]) if (a[:-2] or b[:-2]) \
+            else (a[-2], b[-1])
+    elif name == "reshape" and len(shapes) == 1:
+        want = attrs.get("shape", concrete)
+        res = tuple(None if int(w) == -1 and None in shapes[0] else c
+                    for w, c in zip(want, concrete)) if len(want) == len(concrete) else concrete
+    else:
+        try:
+            bc = np.broadcast_shapes(*[tuple(a._data.shape) for a in ts])
+        except ValueError:
+            bc = None
+        if bc == concrete:  # elementwise
+            res = _broadcast_dims(shapes)
+        else:  # a size of an open dimension (and no known one) is open in the result
+            open_ = {c for a, x in zip(ts, shapes) for c, d in zip(a._data.shape, x) if d is None}
+            known = {d for x in shapes for d in x if d is not None}
+            res = tuple(None if c in open_ and c not in known else c for c in concrete)
+    if res is None or len(res) != len(concrete) or res != concrete:
+        out.__dict__["_sym_shape"] = res
+
+
 def _failed_site(prog: tracing.Program, tb: Any) -> tuple[Any, ...]:
     """Where the op of ``prog`` that raised (traceback ``tb``) was called while tracing."""
     import re
@@ -641,6 +700,8 @@ class Function:
                     ti += 1
                 else:
                     new.append(x)
+            if any("_sym_shape" in t.__dict__ for t in new if isinstance(t, Tensor)):
+                lv.shape_rule = _static_shape  # None dimensions flow to what is computed
             a, k = _nest.pack_sequence_as(tree, new)
             return tuple(a), dict(k)
 
