@@ -791,11 +791,13 @@ class TraceLevel(Level):
 
     def _stand_in(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any],
                   e: Exception) -> tuple[Tensor, BaseException | None]:
-        """An op failed on the trace's values: inside code that does not run now (a
-        ``tf.cond`` branch not taken, a loop body recorded on values it never takes) or
-        with an error the front-end's graph raises only at run time, it is recorded with a
-        stand-in value (zeros of the shape it would have); otherwise ``e`` is raised."""
-        idle = not self.taken
+        """An op failed on the trace's values: inside a loop body recorded on values it
+        never takes, or with an error the front-end's graph raises only at run time, it
+        is recorded with a stand-in value (zeros of the shape it would have); otherwise
+        ``e`` is raised."""
+        # a loop body recorded on values it never takes now (its sub-program runs only
+        # when the loop iterates); not a tf.cond branch: a replay runs both branches' ops
+        idle = not self.taken and bool(self.regions) and not self.when
         deferrable = self.defer_errors is not None and self.defer_errors(e)
         if not idle and not deferrable:
             raise e
@@ -1684,6 +1686,7 @@ class Program:
         self.src, self._globals = self._codegen(arrs)
         code = compile(self.src, f"<tapegrad program {self.name}>", "exec")
         exec(code, self._globals)
+        self._code = code
         self.run: Callable[..., Any] = self._globals["_replay"]
         self.calls = 0
         self.needs_graph = any(g and not f for g, f in zip(graph, freed))
@@ -1918,6 +1921,51 @@ class Program:
         # a del of a name never bound (an unused read) would fail: filter empty dels
         src = "\n".join(line for line in lines if line.strip() != "del")
         return src + "\n"
+
+    def rebind(self, mapping: dict[int, Any]) -> Program | None:
+        """This program with the state objects (Variables) ``mapping`` names by id replaced
+        by others of the same shape and dtype (``tf.function`` called with another
+        Variable of a traced spec); ``None`` when that is not plain (opaque effects or a
+        loop gradient may hold the objects)."""
+        import copy
+
+        def instrs(xs: list[Instr]) -> list[Instr] | None:
+            out: list[Instr] = []
+            for ins in xs:
+                if ins.kind in ("effect", "while_grad", "source") or ins.when:
+                    return None
+                if ins.kind == "while":
+                    lp = copy.copy(ins.obj)
+                    c, b = instrs(lp.cond), instrs(lp.body)
+                    if c is None or b is None or lp.stack >= 0:
+                        return None
+                    lp.cond, lp.body = c, b
+                    ins = copy.copy(ins)
+                    ins.obj = lp
+                elif ins.obj is not None and id(ins.obj) in mapping:
+                    new = mapping[id(ins.obj)]
+                    if new._data.shape != ins.obj._data.shape or \
+                            new._data.dtype != ins.obj._data.dtype:
+                        return None
+                    ins = copy.copy(ins)
+                    ins.obj = new
+                out.append(ins)
+            return out
+
+        if self.grad_guards or self.failed is not None:
+            return None
+        new_instrs = instrs(self.instrs)
+        if new_instrs is None:
+            return None
+        p = copy.copy(self)
+        p.__dict__ = {k: v for k, v in self.__dict__.items() if not k.startswith("_node_op")
+                      and k not in ("_vjp_prog", "_pure1")}
+        p.instrs = new_instrs
+        p._globals = {k: mapping.get(id(v), v) for k, v in self._globals.items()}
+        exec(self._code, p._globals)
+        p.run = p._globals["_replay"]
+        p.calls = 0
+        return p
 
     # ------------------------------------------------------------------ running it
     def check(self) -> str | None:

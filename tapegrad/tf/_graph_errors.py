@@ -138,7 +138,10 @@ def in_user_code(e: BaseException) -> BaseException | None:
     msg = user_code_message(frames, f"{type(e).__name__}: {e}")
     t = type(e)
     new: BaseException | None = None
-    if t.__init__ is Exception.__init__ or t in _KNOWN_STRING_ERRORS:
+    from .errors import OperatorNotAllowedInGraphError
+
+    if t.__init__ is Exception.__init__ or t in _KNOWN_STRING_ERRORS or \
+            t is OperatorNotAllowedInGraphError:
         try:
             new = t(msg)
         except Exception:  # noqa: BLE001 - not constructible from a message: as it is

@@ -644,6 +644,8 @@ class Function:
         prog = tr.programs.get(ckey)
         if prog is None:
             prog = tr.generic
+            if prog is None and tr.programs and any(k[0] == "V" for k in ckey):
+                prog = self._rebound(tr, ckey, flat)
         tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray, np.generic))
                    and not isinstance(x, VariableBase)]
         if prog is not None and prog.check() is None:
@@ -764,6 +766,7 @@ class Function:
         tr.programs[ckey] = prog
         prog.__dict__["tf_outer"] = outer
         prog.__dict__["tf_uid"] = uid
+        prog.__dict__["tf_vars"] = [x for x in flat if isinstance(x, VariableBase)]
         if dry:
             return None
         if prog.failed is not None:
@@ -773,6 +776,27 @@ class Function:
             raise _ge.graph_execution_error(exc, outer + list(ins.where or ()),
                                             str(self._name), uid) from None
         return result
+
+    def _rebound(self, tr: _Trace, ckey: tuple[Any, ...], flat: list[Any]
+                 ) -> tracing.Program | None:
+        """A program of this signature traced with other Variables of the same specs, bound
+        to this call's Variables (TensorFlow: one trace for both)."""
+        for key, p in tr.programs.items():
+            if len(key) != len(ckey) or not all(
+                    a == b or (a[0] == b[0] == "V" and a[1:3] == b[1:3])
+                    for a, b in zip(key, ckey)):
+                continue
+            olds = p.__dict__.get("tf_vars")
+            if olds is None:
+                continue
+            news = [x for x in flat if isinstance(x, VariableBase)]
+            q = p.rebind({id(o): n for o, n in zip(olds, news) if o is not n})
+            if q is None:
+                return None
+            q.__dict__["tf_vars"] = news
+            tr.programs[ckey] = q
+            return q
+        return None
 
     def _run_eagerly(self, a: Any, k: Any) -> Any:
         """A signature that is not one program: its Python function, run as TensorFlow's
