@@ -5,7 +5,8 @@ replays the recorded :class:`~tapegrad.autodiff.tracing.Program` (plain NumPy
 kernels, no Python body, no per-op bookkeeping).  As in TensorFlow:
 
 - one trace per input signature: tensors by shape and dtype, Python values by
-  value, Variables by identity; ``reduce_retracing=True`` (or the older
+  value, Variables by shape and dtype (another Variable of a traced spec gets the
+  traced program bound to it); ``reduce_retracing=True`` (or the older
   ``experimental_relax_shapes``) generalizes shapes to ``None`` dimensions
   after the first retrace; ``input_signature`` fixes one signature
   (``tf.TensorSpec``) and refuses other inputs with TensorFlow's error;
