@@ -117,6 +117,11 @@ MultilineMessageKeyError.__name__ = KeyError.__name__
 MultilineMessageKeyError.__qualname__ = KeyError.__qualname__
 
 
+class StagingError(Exception):
+    """AutoGraph's error for a Python error raised while tracing whose class cannot be
+    rebuilt from a message (its ``__init__`` takes other arguments)."""
+
+
 def user_code_message(frames: Sequence[Frame], cause: str) -> str:
     lines = ["in user code:", ""]
     for fn, line, name in _named(frames):
@@ -130,8 +135,8 @@ def user_code_message(frames: Sequence[Frame], cause: str) -> str:
 
 
 def in_user_code(e: BaseException) -> BaseException | None:
-    """TensorFlow's ``in user code:`` form of ``e`` raised while tracing (``None``: the
-    error is raised as it is: an error class with its own constructor)."""
+    """TensorFlow's ``in user code:`` form of ``e`` raised while tracing (``None``: no
+    user frame, the error is raised as it is)."""
     frames = tb_frames(e.__traceback__)
     if not frames:
         return None
@@ -148,8 +153,8 @@ def in_user_code(e: BaseException) -> BaseException | None:
             return None
     elif t is KeyError:
         new = MultilineMessageKeyError(msg, f"{type(e).__name__}: {e}")
-    if new is None:
-        return None
+    else:  # an error class with a constructor of its own: AutoGraph's StagingError
+        new = StagingError(msg)
     _copy_notes(e, new)
     new.ag_pass_through = True  # type: ignore[attr-defined]  # an enclosing trace: as it is
     return new

@@ -88,6 +88,12 @@ def test_python_errors_while_tracing_are_in_user_code() -> None:
     assert r["mine"] == ["MyError", False, user_code(
         [(line('raise MyError("mine")'), "mine", 'raise MyError("mine")')], "MyError: mine")]
     assert r["key_noag"] == ["KeyError", True, "'boom'"]  # AutoGraph off: as raised
+    # a class with a constructor of its own: AutoGraph's StagingError
+    assert r["staged"] == ["StagingError", False, user_code(
+        [(line("raise UnicodeDecodeError("), "staged",
+          'raise UnicodeDecodeError("utf-8", b"\\xff", 0, 1, "invalid start byte")')],
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid "
+        "start byte")]
     assert r["nested"] == ["ValueError", False, user_code(
         [(line("return helper_reshape(x, tf) + 1.0"), "nested",
           "return helper_reshape(x, tf) + 1.0"),

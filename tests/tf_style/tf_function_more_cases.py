@@ -111,9 +111,13 @@ def user_code_errors(tf: Any) -> dict[str, Any]:
     def nested(x: Any) -> Any:
         return helper_reshape(x, tf) + 1.0
 
+    @tf.function
+    def staged(x: Any) -> Any:
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
     r: dict[str, Any] = {}
     for name, f in (("key", key), ("typ", typ), ("mine", mine), ("key_noag", key_noag),
-                    ("nested", nested)):
+                    ("nested", nested), ("staged", staged)):
         try:
             f(tf.ones([2, 3]))
         except Exception as e:  # noqa: BLE001 - compared
