@@ -65,7 +65,7 @@ from .._core.node import FREED
 from .._core.tensor import Tensor, make, set_style
 
 __all__ = ["TraceLevel", "Program", "Instr", "current", "is_traced", "effect", "random_source", "note_break",
-           "trace_call", "run_program", "same_program", "deferred_error"]
+           "trace_call", "run_program", "same_program", "deferred_error", "name_op"]
 
 IN, CONST, OP, READ, PARAM = 0, 1, 2, 3, 4
 _KIND_NAMES = ("input", "const", "op", "read", "loop var")
@@ -490,6 +490,19 @@ def deferred_error(exc: BaseException, like: Tensor) -> Tensor:
     if lv is None or lv.defer_errors is None or not lv.defer_errors(exc):
         raise exc
     return lv.deferred_error(exc, like)
+
+
+def name_op(t: Tensor, name: str, what: str = "") -> Tensor:
+    """Inside a trace, name the instruction that computed tracer ``t`` as a front-end's op
+    (``GatherV2``; ``what``: a note for that front-end, e.g. its axis); returns ``t``."""
+    lv = t.__dict__.get("_lvl")
+    if isinstance(lv, TraceLevel):
+        s = t.__dict__.get("_slot")
+        for ins in reversed(lv.instrs):
+            if ins.out == s and ins.kind == "op":
+                ins.name, ins.what = name, what
+                break
+    return t
 
 
 def note_break(what: str) -> None:

@@ -1832,7 +1832,11 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
             shp = t._data.shape[:ax] + idx.shape + t._data.shape[ax + 1:]
             return deferred_error(err, make(np.zeros(shp, t._data.dtype), None, False, TF))
         raise err
-    return ops.take(t, indices if traced else idx, axis=ax)
+    if traced:  # a node of the program: GatherV2 (its run-time error names it)
+        from ..autodiff.tracing import name_op
+
+        return name_op(ops.take(t, indices, axis=ax), "GatherV2", str(ax))
+    return ops.take(t, idx, axis=ax)
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:

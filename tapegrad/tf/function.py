@@ -164,6 +164,7 @@ _TF_OP_NAMES = {
     "equal": "Equal", "not_equal": "NotEqual", "identity": "Identity", "softmax": "Softmax",
     "abs": "Abs", "log": "Log", "max": "Max", "min": "Min", "prod": "Prod",
     "clip": "clip_by_value", "floor_divide": "floordiv", "logical_and": "LogicalAnd",
+    "getitem_dyn": "strided_slice",
     "logical_or": "LogicalOr", "logical_not": "LogicalNot", "rsqrt": "Rsqrt",
 }
 
@@ -209,6 +210,7 @@ def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
 
 
 _NUMBER = "number"
+_SYMBOLIC: dict[type, type] = {EagerTensor: SymbolicTensor}
 _UIDS = itertools.count(1)  # TensorFlow's __inference_f_N numbers
 _SITE = _ge.site_recorder(tracing.trace_call.__code__)
 
@@ -278,31 +280,69 @@ def _static_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Te
         out.__dict__["_sym_shape"] = res
 
 
-def _failed_site(prog: tracing.Program, tb: Any) -> tuple[Any, ...]:
-    """Where the op of ``prog`` that raised (traceback ``tb``) was called while tracing."""
+def _failed_op(prog: tracing.Program, tb: Any) -> tuple[Any, list[Any]]:
+    """The instruction of ``prog`` whose line raised (traceback ``tb``), with the values
+    of its arguments then (``(None, [])`` when not found)."""
     import re
 
     line = 0
+    frame: Any = None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.startswith("<tapegrad program"):
-            line = tb.tb_lineno
+            line, frame = tb.tb_lineno, tb.tb_frame
         tb = tb.tb_next
     src = prog.src.splitlines()
     if not 0 < line <= len(src):
-        return ()
+        return None, []
     m = re.match(r"\s*\(?v(\d+)\b", src[line - 1])
     if m is None:
-        return ()
+        return None, []
     slot = int(m.group(1))
     todo = [prog.instrs]
     while todo:
         for ins in todo.pop():
             if ins.out == slot and ins.kind == "op":
-                return tuple(ins.where or ())
+                loc = frame.f_locals if frame is not None else {}
+                vals = [(loc.get(f"v{a}", prog.const_vals.get(a)) if a.__class__ is int
+                         else a.value) for a in ins.args]
+                return ins, vals
             if ins.kind == "while":
                 todo += [ins.obj.cond, ins.obj.body]
-    return ()
-_SYMBOLIC: dict[type, type] = {EagerTensor: SymbolicTensor}
+    return None, []
+
+
+def _index_error(ins: Any, values: list[Any]) -> BaseException | None:
+    """TensorFlow's kernel error for an index out of range at replay (GatherV2 with
+    traced indices, a strided slice at a traced index)."""
+    from .errors import InvalidArgumentError, kernel_message
+
+    if ins is None or not values or not isinstance(values[0], np.ndarray):
+        return None
+    x = values[0]
+    idx = [np.asarray(v) for v in values[1:]]
+    if ins.name == "GatherV2" and idx:
+        ax = int(ins.what or 0)
+        n = x.shape[ax]
+        i = idx[-1]
+        if i.ndim == 0:
+            msg = f"indices = {int(i)} is not in [0, {n})"
+        else:
+            bad = np.argwhere((i < 0) | (i >= n))
+            if not bad.size:
+                return None
+            pos = tuple(int(p) for p in bad[0])
+            msg = "indices" + "".join(f"[{p}]" for p in pos) + f" = {int(i[pos])} is not in " \
+                f"[0, {n})"
+        err = InvalidArgumentError(None, None, kernel_message(msg, "GatherV2", None))
+    elif ins.op.name == "getitem_dyn" and len(idx) == 1 and idx[0].ndim == 0:
+        v = int(idx[0])
+        d = next((k for k, n in enumerate(x.shape) if not -n <= v < n), 0)
+        err = InvalidArgumentError(None, None, kernel_message(
+            f"slice index {v} of dimension {d} out of bounds.", "StridedSlice"))
+        err.tf_node = "strided_slice"  # type: ignore[attr-defined]
+    else:
+        return None
+    return err
 
 
 def _leaf_key(x: Any) -> Any:
@@ -654,7 +694,7 @@ class Function:
                   for x in tensors]
             try:
                 vals = _run(prog, ts)
-            except _OpError as e:
+            except (_OpError, IndexError) as e:
                 raise self._replay_error(prog, e).with_traceback(e.__traceback__) from None
             return _nest.pack_sequence_as(tr.structure, vals)
         # a new concrete shape of a generalized signature, or a signature already traced
@@ -831,8 +871,16 @@ class Function:
         return _ge.in_user_code(e) or e
 
     def _replay_error(self, prog: tracing.Program, e: BaseException) -> BaseException:
-        """An op error of a replay as TensorFlow's ``Graph execution error``."""
-        where = _failed_site(prog, e.__traceback__)
+        """An op error of a replay as TensorFlow's ``Graph execution error`` (an index out
+        of range, NumPy's ``IndexError`` at replay, as the kernel's error); other errors
+        as they are."""
+        ins, values = _failed_op(prog, e.__traceback__)
+        if not isinstance(e, _OpError):
+            k = _index_error(ins, values)
+            if k is None:
+                return e
+            e = k
+        where = tuple(ins.where or ()) if ins is not None else ()
         return _ge.graph_execution_error(e, prog.__dict__.get("tf_outer", []) + list(where),
                                          str(self._name), prog.__dict__.get("tf_uid", 0))
 

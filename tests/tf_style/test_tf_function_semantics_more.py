@@ -114,6 +114,20 @@ def test_a_key_error_keeps_its_type_and_the_hint_notes() -> None:
     assert str(ei.value).startswith("in user code:") and "KeyError: 'b'" in str(ei.value)
 
 
+def test_index_errors_at_replay_are_the_graph_s_kernel_errors() -> None:
+    r = cases.replay_index_errors(tf)
+    assert r["ok"] == [[4.0, 2.0], 4.0] and r["counts"] == [1, 1]
+    # "defined at": where the function was traced from (the first call), as TensorFlow
+    assert r["gather"] == ["InvalidArgumentError", graph_error(
+        [(line('{"ok": [g(x, tf.constant([1, 0]))'), "replay_index_errors"),
+         (line("return tf.gather(x, i) * 2.0"), "g")], "GatherV2",
+        "indices[1] = 7 is not in [0, 2)", "g")]
+    assert r["slice"] == ["InvalidArgumentError", graph_error(
+        [(line("float(s(x, tf.constant(1)))"), "replay_index_errors"),
+         (line("return x[i] * 2.0"), "s")], "strided_slice",
+        "slice index 5 of dimension 0 out of bounds.", "s")]
+
+
 # ---------------------------------------------------------------------------- 3. shapes
 def test_static_shape_errors_while_tracing_are_value_errors() -> None:
     r = cases.shape_errors(tf)

@@ -362,9 +362,29 @@ def concrete_graph(tf: Any) -> dict[str, Any]:
     }
 
 
+def replay_index_errors(tf: Any) -> dict[str, Any]:
+    @tf.function
+    def g(x: Any, i: Any) -> Any:
+        return tf.gather(x, i) * 2.0
+
+    @tf.function
+    def s(x: Any, i: Any) -> Any:
+        return x[i] * 2.0
+
+    x = tf.constant([1.0, 2.0])
+    r: dict[str, Any] = {"ok": [g(x, tf.constant([1, 0])).numpy().tolist(),
+                                float(s(x, tf.constant(1)))]}
+    e = _err(lambda: g(x, tf.constant([0, 7])))  # a replay: the trace saw valid indices
+    r["gather"] = [e[0], norm(e[1])]
+    e = _err(lambda: s(x, tf.constant(5)))
+    r["slice"] = [e[0], norm(e[1])]
+    r["counts"] = [g.experimental_get_tracing_count(), s.experimental_get_tracing_count()]
+    return r
+
+
 SCENARIOS = {f.__name__: f for f in (pruning, user_code_errors, shape_errors, symbolic_tensors,
                                       variables_by_spec, iterating, zero_iterations,
-                                      concrete_graph)}
+                                      concrete_graph, replay_index_errors)}
 
 
 def capture(fn: Any, tf: Any) -> tuple[dict[str, Any], str]:
