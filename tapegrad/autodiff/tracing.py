@@ -1050,7 +1050,10 @@ class TraceLevel(Level):
         refs: list[Any] = []
         for t in tensors:
             refs.append(self.ref(t) if isinstance(t, Tensor) else _Lit(t))
-        self._side(Instr("effect", fn=fn, args=refs, name=name))
+        ins = Instr("effect", fn=fn, args=refs, name=name)
+        if self.site is not None:
+            ins.where = self.site()
+        self._side(ins)
         self.n_effects += 1
         if invalidates:  # later uses read Variables, parameters and gradients again
             self.n_invalidating += 1

@@ -294,13 +294,17 @@ def _failed_op(prog: tracing.Program, tb: Any) -> tuple[Any, list[Any]]:
     src = prog.src.splitlines()
     if not 0 < line <= len(src):
         return None, []
-    m = re.match(r"\s*\(?v(\d+)\b", src[line - 1])
+    m = re.match(r"\s*(?:if .*:\s*)?\(?(\w+)", src[line - 1])
     if m is None:
         return None, []
-    slot = int(m.group(1))
+    word = m.group(1)
+    slot = int(word[1:]) if re.fullmatch(r"v\d+", word) else -1
+    fn = prog._globals.get(word) if slot < 0 else None  # an effect's function
     todo = [prog.instrs]
     while todo:
         for ins in todo.pop():
+            if ins.kind == "effect" and fn is not None and ins.fn is fn:
+                return ins, []
             if ins.out == slot and ins.kind == "op":
                 loc = frame.f_locals if frame is not None else {}
                 vals = [(loc.get(f"v{a}", prog.const_vals.get(a)) if a.__class__ is int

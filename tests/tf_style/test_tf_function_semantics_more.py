@@ -128,6 +128,21 @@ def test_index_errors_at_replay_are_the_graph_s_kernel_errors() -> None:
         "slice index 5 of dimension 0 out of bounds.", "s")]
 
 
+def test_assertions_are_effects_checked_on_every_call() -> None:
+    r = cases.asserts(tf)
+    assert r["ok"] == [2.0] and r["counts"] == [1, 1]
+    assert r["less"] == ["InvalidArgumentError", graph_error(
+        [(line('r: dict[str, Any] = {"ok": f(tf.constant([1.0]))'), "asserts"),
+         (line('tf.debugging.assert_less(x, 3.0, message="small")'), "f")],
+        "assert_less/Assert/AssertGuard/Assert",
+        "assertion failed: [small] [Condition x < y did not hold element-wise:] [x (x:0) = ] "
+        "[5] [y (assert_less/y:0) = ] [3]", "f")]
+    assert r["equal"] == ["InvalidArgumentError",
+                          "assertion failed: [Condition x == y did not hold element-wise:] "
+                          "[x (x:0) = ] [1 2 3...] [y (y:0) = ] [9 9 9...]\n\t [[{{node "
+                          "assert_equal_1/Assert/AssertGuard/Assert}}]] [Op:__inference_g_N]"]
+
+
 # ---------------------------------------------------------------------------- 3. shapes
 def test_static_shape_errors_while_tracing_are_value_errors() -> None:
     r = cases.shape_errors(tf)

@@ -382,9 +382,30 @@ def replay_index_errors(tf: Any) -> dict[str, Any]:
     return r
 
 
+def asserts(tf: Any) -> dict[str, Any]:
+    @tf.function
+    def f(x: Any) -> Any:
+        tf.debugging.assert_less(x, 3.0, message="small")  # unused: an effect, it stays
+        return x * 2.0
+
+    @tf.function
+    def g(x: Any, y: Any) -> Any:
+        tf.debugging.assert_equal(x, y)
+        return x
+
+    r: dict[str, Any] = {"ok": f(tf.constant([1.0])).numpy().tolist()}
+    e = _err(lambda: f(tf.constant([5.0])))  # a replay
+    r["less"] = [e[0], norm(e[1])]
+    g(tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant([1.0, 2.0, 3.0, 4.0]))
+    e = _err(lambda: g(tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant([9.0, 9.0, 9.0, 9.0])))
+    r["equal"] = [e[0], norm(e[1]).split("\n\n")[-1]]
+    r["counts"] = [f.experimental_get_tracing_count(), g.experimental_get_tracing_count()]
+    return r
+
+
 SCENARIOS = {f.__name__: f for f in (pruning, user_code_errors, shape_errors, symbolic_tensors,
                                       variables_by_spec, iterating, zero_iterations,
-                                      concrete_graph, replay_index_errors)}
+                                      concrete_graph, replay_index_errors, asserts)}
 
 
 def capture(fn: Any, tf: Any) -> tuple[dict[str, Any], str]:
