@@ -311,3 +311,19 @@ def concat_error(ts: Sequence[Any], axis: int, i: int, d: int) -> ValueError | N
                        "Tidx=DT_INT32", names + ["concat/axis"],
                        [t._data.shape for t in ts] + [[]],
                        f" and with computed input tensors: input[{len(ts)}] = <{axis}>")
+
+
+def assign_error(shape: Sequence[int], t: Any, op: str) -> ValueError | None:
+    """``assign_add``/``assign_sub``'s shape error while tracing (``None`` eagerly)."""
+    lv = graph_trace()
+    if lv is None:
+        return None
+    a, b = tuple(shape), tuple(t._data.shape)
+    if len(a) != len(b):
+        msg = f"Shapes must be equal rank, but are {len(a)} and {len(b)}"
+    else:
+        d = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+        msg = (f"Dimension {d} in both shapes must be equal, but are {a[d]} and {b[d]}. "
+               f"Shapes are {_shp(a)} and {_shp(b)}.")
+    return shape_error(lv, msg, op, op, f"dtype={_dt_attr(t._data.dtype)}",
+                       [f"{op}/resource", _tname(lv, t, "Const")], [[], b])

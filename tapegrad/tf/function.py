@@ -238,6 +238,13 @@ def _broadcast_dims(shapes: list[tuple[int | None, ...]]) -> tuple[int | None, .
 def _static_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Tensor) -> None:
     """TensorFlow's static shape of ``out`` (``None`` where it depends on a dimension the
     generalized signature left open), kept as ``_sym_shape`` for ``.shape`` and printing."""
+    try:
+        _infer_shape(op, args, attrs, out)
+    except Exception:  # noqa: BLE001 - an op these rules do not cover: its concrete shape
+        pass
+
+
+def _infer_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Tensor) -> None:
     ts = [a for a in args if isinstance(a, Tensor)]
     syms = [a.__dict__.get("_sym_shape", _UNSET) for a in ts]
     if all(x is _UNSET for x in syms):

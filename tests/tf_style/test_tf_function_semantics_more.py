@@ -170,6 +170,12 @@ def test_static_shape_errors_while_tracing_are_value_errors() -> None:
         "concat/axis)' with input shapes: [2,3], [4,5], [] and with computed input tensors: "
         "input[2] = <0>.\n")
     assert r["eager"] == "InvalidArgumentError"  # eagerly: the kernel's error
+    node = ("for '{{node AssignAddVariableOp}} = AssignAddVariableOp[dtype=DT_FLOAT]"
+            "(AssignAddVariableOp/resource, x)' with input shapes: [], ")
+    assert r["assign_add"] == [
+        "    ValueError: Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are "
+        "[2] and [3]. " + node + "[3].",
+        "    ValueError: Shapes must be equal rank, but are 1 and 2 " + node + "[2,2]."]
 
 
 # ---------------------------------------------------------------------------- 4. symbolic

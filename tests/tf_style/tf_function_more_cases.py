@@ -150,8 +150,17 @@ def shape_errors(tf: Any) -> dict[str, Any]:
     def mm_noag(a: Any, b: Any) -> Any:
         return tf.matmul(a, b)
 
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def inc(x: Any) -> Any:
+        v.assign_add(x)
+        return x
+
     a, b = tf.ones([2, 3]), tf.ones([4, 5])
     return {
+        "assign_add": [_err(lambda: inc(tf.ones([3])))[1].strip().splitlines()[-1],
+                       _err(lambda: inc(tf.ones([2, 2])))[1].strip().splitlines()[-1]],
         "matmul": _err(lambda: mm(a, b)),
         "add": _err(lambda: add(a, b)),
         "mul": _err(lambda: mul(tf.ones([3, 2]), tf.ones([3]))),
