@@ -545,6 +545,13 @@ def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
                 "TensorFlow never mixes dtypes: tf.cast one operand first",
             )
         ))
+    from ._graph_errors import graph_trace
+
+    if graph_trace() is not None:  # inside tf.function: the graph builder's TypeError
+        x, y = ("a", "b") if op in ("MatMul", "BatchMatMulV2") else ("x", "y")
+        return hinted(TypeError(with_hint(
+            f"Input '{y}' of '{op}' Op has type {db.name} that does not match type {da.name} "
+            f"of argument '{x}'.", "TensorFlow never mixes dtypes: tf.cast one operand first")))
     kernel = op
     if op in ("MatMul", "BatchMatMulV2") and da == np.float32:
         kernel = "_Mkl" + op   # oneDNN's kernel in TensorFlow's default x86 build

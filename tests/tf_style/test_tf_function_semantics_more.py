@@ -170,6 +170,12 @@ def test_static_shape_errors_while_tracing_are_value_errors() -> None:
         "concat/axis)' with input shapes: [2,3], [4,5], [] and with computed input tensors: "
         "input[2] = <0>.\n")
     assert r["eager"] == "InvalidArgumentError"  # eagerly: the kernel's error
+    assert r["dtypes"][0] == ("TypeError", user_code(
+        [(line("return a + b", "def mixed("), "mixed", "return a + b")],
+        "TypeError: Input 'y' of 'AddV2' Op has type float64 that does not match type float32 "
+        "of argument 'x'."))
+    assert r["dtypes"][1][1].endswith("TypeError: Input 'b' of 'MatMul' Op has type float64 "
+                                      "that does not match type float32 of argument 'a'.\n")
     node = ("for '{{node AssignAddVariableOp}} = AssignAddVariableOp[dtype=DT_FLOAT]"
             "(AssignAddVariableOp/resource, x)' with input shapes: [], ")
     assert r["assign_add"] == [

@@ -157,8 +157,18 @@ def shape_errors(tf: Any) -> dict[str, Any]:
         v.assign_add(x)
         return x
 
+    @tf.function
+    def mixed(a: Any, b: Any) -> Any:
+        return a + b
+
+    @tf.function
+    def mixed_mm(a: Any, b: Any) -> Any:
+        return tf.matmul(a, b)
+
+    x32, x64 = tf.ones([1, 1]), tf.ones([1, 1], tf.float64)
     a, b = tf.ones([2, 3]), tf.ones([4, 5])
     return {
+        "dtypes": [_err(lambda: mixed(x32, x64)), _err(lambda: mixed_mm(x32, x64))],
         "assign_add": [_err(lambda: inc(tf.ones([3])))[1].strip().splitlines()[-1],
                        _err(lambda: inc(tf.ones([2, 2])))[1].strip().splitlines()[-1]],
         "matmul": _err(lambda: mm(a, b)),
