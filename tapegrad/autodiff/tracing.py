@@ -65,7 +65,7 @@ from .._core.node import FREED
 from .._core.tensor import Tensor, make, set_style
 
 __all__ = ["TraceLevel", "Program", "Instr", "current", "is_traced", "effect", "random_source", "note_break",
-           "trace_call", "run_program", "same_program"]
+           "trace_call", "run_program", "same_program", "deferred_error", "name_op"]
 
 IN, CONST, OP, READ, PARAM = 0, 1, 2, 3, 4
 _KIND_NAMES = ("input", "const", "op", "read", "loop var")
@@ -387,7 +387,7 @@ class Instr:
     """One instruction of a program (see the module docstring for the kinds)."""
 
     __slots__ = ("kind", "op", "args", "attrs", "out", "obj", "what", "fn", "bwd", "gm",
-                 "name", "shape", "dtype", "when")
+                 "name", "shape", "dtype", "when", "where")
 
     def __init__(self, kind: str, out: int = -1, op: Any = None, args: Sequence[Any] = (),
                  attrs: dict[str, Any] | None = None, obj: Any = None, what: str = "",
@@ -408,6 +408,7 @@ class Instr:
         # a side effect inside traced cond branches runs only when their predicates hold:
         # ((slot, polarity), ...)
         self.when: tuple[tuple[int, bool], ...] = ()
+        self.where: Any = None  # a front-end's note of where the op was called (its site)
 
     def slots(self) -> list[int]:
         """The slots this instruction reads."""
@@ -482,6 +483,28 @@ def _traced_arg(lv: TraceLevel, a: Any) -> bool:
     return False
 
 
+def deferred_error(exc: BaseException, like: Tensor) -> Tensor:
+    """Inside a trace whose front-end defers run-time errors, a tensor whose op raises
+    ``exc`` if its value is needed (``like``: its stand-in value); else ``exc`` is raised."""
+    lv = current() if _STATE.levels else None
+    if lv is None or lv.defer_errors is None or not lv.defer_errors(exc):
+        raise exc
+    return lv.deferred_error(exc, like)
+
+
+def name_op(t: Tensor, name: str, what: str = "") -> Tensor:
+    """Inside a trace, name the instruction that computed tracer ``t`` as a front-end's op
+    (``GatherV2``; ``what``: a note for that front-end, e.g. its axis); returns ``t``."""
+    lv = t.__dict__.get("_lvl")
+    if isinstance(lv, TraceLevel):
+        s = t.__dict__.get("_slot")
+        for ins in reversed(lv.instrs):
+            if ins.out == s and ins.kind == "op":
+                ins.name, ins.what = name, what
+                break
+    return t
+
+
 def note_break(what: str) -> None:
     """Tell the innermost trace (if any) that ``what`` cannot be recorded."""
     if _STATE.levels:
@@ -553,6 +576,20 @@ class TraceLevel(Level):
         # the front-end's text for such a tensor used in a later trace (its error)
         self.leak_text: Callable[[TraceLevel, Tensor], str] | None = None
         self.op_names: dict[str, str] = {}  # a front-end's names of ops in symbols
+        # a front-end's class for its tracers (TensorFlow's SymbolicTensor), by the class of
+        # the tensor; tracers get their own class back when released (unless leaked)
+        self.tracer_classes: dict[type, type] | None = None
+        # a front-end's policy for an op's error while tracing: True when the error is one
+        # its graph raises at run time (only if the op's value is needed), so the op is
+        # recorded with a stand-in value and the error kept (``deferred``)
+        self.defer_errors: Callable[[BaseException], bool] | None = None
+        self.deferred: dict[int, BaseException] = {}  # slot -> the error its op would raise
+        # a front-end's note of the call site of each op (``Instr.where``)
+        self.site: Callable[[], Any] | None = None
+        # a front-end's static-shape rule, called with (op, args, attrs, out) for each op
+        # recorded (tf.function's None dimensions of a generalized signature)
+        self.shape_rule: Callable[[Any, tuple[Any, ...], dict[str, Any], Tensor], None] | None \
+            = None
 
     # ------------------------------------------------------------------ slots
     def _new_slot(self, kind: int, arr: Any, style: int, name: str = "") -> int:
@@ -575,6 +612,11 @@ class TraceLevel(Level):
         d = t.__dict__
         d["_lvl"] = self
         d["_slot"] = s
+        classes = self.tracer_classes
+        if classes is not None:
+            c = classes.get(t.__class__)
+            if c is not None:
+                t.__class__ = c
         self.tracers.append(t)
         return t
 
@@ -619,8 +661,10 @@ class TraceLevel(Level):
             # a tensor of an earlier trace (kept in a global): TensorFlow's error
             from .._core.errors import hinted, with_hint
 
-            raise hinted(TypeError(with_hint(
+            err = hinted(TypeError(with_hint(
                 leaked, "return the tensor from the function that computes it")))
+            err.ag_pass_through = True  # type: ignore[attr-defined]  # as it is (TensorFlow)
+            raise err
         return self._capture(a)
 
     def _scoped(self, s: int, a: Tensor) -> None:
@@ -719,11 +763,14 @@ class TraceLevel(Level):
                     x.__class__ is _TracedValue for x in v):
                 self.note_loop_value()  # a traced value's array as a static attribute
         self.quiet += 1  # the kernel reads traced values freely (it runs again at replay)
+        failed: BaseException | None = None
         try:
             out = op._general(args, attrs)
+        except Exception as e:  # noqa: BLE001 - deferred or raised again (_stand_in)
+            out, failed = self._stand_in(op, args, attrs, e)
         finally:
             self.quiet -= 1
-        if not live:
+        if not live and failed is None:
             self.folded.append(op.name)
             return out
         static = False
@@ -742,9 +789,62 @@ class TraceLevel(Level):
             self._unmarked(s, orig)
         ins = Instr("op", s, op=op, args=refs, attrs=attrs)
         self._shape(ins, arr)
+        if self.site is not None:
+            ins.where = self.site()
         self.instrs.append(ins)
         self._mark(out, s)
+        if self.shape_rule is not None:
+            self.shape_rule(op, args, attrs, out)
+        if failed is not None:
+            self.deferred[s] = failed
+        elif self.deferred and any(r.__class__ is int and r in self.deferred for r in refs):
+            self.deferred[s] = next(self.deferred[r] for r in refs
+                                    if r.__class__ is int and r in self.deferred)
         return out
+
+    def _stand_in(self, op: Any, args: tuple[Any, ...], attrs: dict[str, Any],
+                  e: Exception) -> tuple[Tensor, BaseException | None]:
+        """An op failed on the trace's values: inside a loop body recorded on values it
+        never takes, or with an error the front-end's graph raises only at run time, it
+        is recorded with a stand-in value (zeros of the shape it would have); otherwise
+        ``e`` is raised."""
+        # a loop body recorded on values it never takes now (its sub-program runs only
+        # when the loop iterates); not a tf.cond branch: a replay runs both branches' ops
+        idle = not self.taken and bool(self.regions) and not self.when
+        deferrable = self.defer_errors is not None and self.defer_errors(e)
+        if not idle and not deferrable:
+            raise e
+        style = next((a._style for a in args if isinstance(a, Tensor)), 0)
+        # the kernel on stand-ins of its inputs (empty axes of size 1): the output's shape
+        try:
+            padded = tuple(make(np.zeros(tuple(d or 1 for d in a._data.shape), a._data.dtype),
+                                None, False, a._style) if isinstance(a, Tensor) else a
+                           for a in args)
+            with np.errstate(all="ignore"):
+                arr = np.zeros_like(np.asarray(op._general(padded, attrs)._data))
+        except Exception:  # noqa: BLE001 - no shape to find: a scalar stands in
+            dt = next((a._data.dtype for a in args if isinstance(a, Tensor)), np.float32)
+            arr = np.zeros((), dt)
+        return make(arr, None, False, style), (None if idle and not deferrable else e)
+
+    def deferred_error(self, exc: BaseException, like: Tensor) -> Tensor:
+        """A value whose op raises ``exc`` when it runs (a front-end's check that failed
+        on constant inputs): recorded, and raised only if an output or a side effect
+        needs it.  ``like`` is its trace-time stand-in (its shape and dtype)."""
+        from .._core.registry import Op
+
+        def fwd() -> Any:
+            raise exc.with_traceback(None)
+
+        op = Op("deferred_error", fwd, (), "DeferredErrorBackward")
+        s = self._new_slot(OP, like._data, like._style)
+        ins = Instr("op", s, op=op, args=(), name="deferred_error")
+        self._shape(ins, like._data)
+        if self.site is not None:
+            ins.where = self.site()
+        self.instrs.append(ins)
+        self.deferred[s] = exc
+        return self._mark(like, s)
 
     def mark_static(self, t: Tensor) -> Tensor:
         """Tracer ``t`` holds only the input shapes (``tf.shape``): reading its value is
@@ -950,7 +1050,10 @@ class TraceLevel(Level):
         refs: list[Any] = []
         for t in tensors:
             refs.append(self.ref(t) if isinstance(t, Tensor) else _Lit(t))
-        self._side(Instr("effect", fn=fn, args=refs, name=name))
+        ins = Instr("effect", fn=fn, args=refs, name=name)
+        if self.site is not None:
+            ins.where = self.site()
+        self._side(ins)
         self.n_effects += 1
         if invalidates:  # later uses read Variables, parameters and gradients again
             self.n_invalidating += 1
@@ -1463,10 +1566,15 @@ class TraceLevel(Level):
         orig = self._orig
         keep = self.leak_keep
         text = self.leak_text
+        back = {v: k for k, v in self.tracer_classes.items()} if self.tracer_classes else None
         for t in self.tracers:
             d = t.__dict__
             if keep is not None and id(t) not in keep and "_slot" in d:
                 d["_leaked"] = text(self, t) if text is not None else ""
+            elif back is not None:
+                c = back.get(t.__class__)
+                if c is not None:
+                    t.__class__ = c
             d.pop("_lvl", None)
             d.pop("_slot", None)
             a = t._data
@@ -1581,11 +1689,20 @@ class Program:
         self.used_consts = {s for s in needed if self.kinds[s] == CONST}
         self.vc_guards = [(t, v) for (t, v) in self.vc_guards
                           if any(self.const_t.get(s) is t for s in self.used_consts)]
+        # an op kept (an output or a side effect needs it) that failed while tracing with
+        # an error the front-end deferred: the call fails (TensorFlow's run-time error)
+        self.failed: tuple[BaseException, Instr] | None = None
+        if lv.deferred:
+            for ins in self.instrs:
+                if ins.kind == "op" and ins.out in lv.deferred:
+                    self.failed = (lv.deferred[ins.out], ins)
+                    break
         self.in_shapes = [np.shape(arrs[s]) for s in self.inputs]
         self.in_dtypes = [np.asarray(arrs[s]).dtype for s in self.inputs]
         self.src, self._globals = self._codegen(arrs)
         code = compile(self.src, f"<tapegrad program {self.name}>", "exec")
         exec(code, self._globals)
+        self._code = code
         self.run: Callable[..., Any] = self._globals["_replay"]
         self.calls = 0
         self.needs_graph = any(g and not f for g, f in zip(graph, freed))
@@ -1820,6 +1937,51 @@ class Program:
         # a del of a name never bound (an unused read) would fail: filter empty dels
         src = "\n".join(line for line in lines if line.strip() != "del")
         return src + "\n"
+
+    def rebind(self, mapping: dict[int, Any]) -> Program | None:
+        """This program with the state objects (Variables) ``mapping`` names by id replaced
+        by others of the same shape and dtype (``tf.function`` called with another
+        Variable of a traced spec); ``None`` when that is not plain (opaque effects or a
+        loop gradient may hold the objects)."""
+        import copy
+
+        def instrs(xs: list[Instr]) -> list[Instr] | None:
+            out: list[Instr] = []
+            for ins in xs:
+                if ins.kind in ("effect", "while_grad", "source") or ins.when:
+                    return None
+                if ins.kind == "while":
+                    lp = copy.copy(ins.obj)
+                    c, b = instrs(lp.cond), instrs(lp.body)
+                    if c is None or b is None or lp.stack >= 0:
+                        return None
+                    lp.cond, lp.body = c, b
+                    ins = copy.copy(ins)
+                    ins.obj = lp
+                elif ins.obj is not None and id(ins.obj) in mapping:
+                    new = mapping[id(ins.obj)]
+                    if new._data.shape != ins.obj._data.shape or \
+                            new._data.dtype != ins.obj._data.dtype:
+                        return None
+                    ins = copy.copy(ins)
+                    ins.obj = new
+                out.append(ins)
+            return out
+
+        if self.grad_guards or self.failed is not None:
+            return None
+        new_instrs = instrs(self.instrs)
+        if new_instrs is None:
+            return None
+        p = copy.copy(self)
+        p.__dict__ = {k: v for k, v in self.__dict__.items() if not k.startswith("_node_op")
+                      and k not in ("_vjp_prog", "_pure1")}
+        p.instrs = new_instrs
+        p._globals = {k: mapping.get(id(v), v) for k, v in self._globals.items()}
+        exec(self._code, p._globals)
+        p.run = p._globals["_replay"]
+        p.calls = 0
+        return p
 
     # ------------------------------------------------------------------ running it
     def check(self) -> str | None:

@@ -21,8 +21,9 @@ import numpy as np
 
 from .. import ops
 from .._core.errors import hinted, with_hint
+from .._core.mode import STATE as _STATE
 from .._core.registry import defop
-from .._core.tensor import Tensor
+from .._core.tensor import TF, Tensor, make
 from ..ops._raw import data
 from ..ops.fused import erfc_op, power_tf_op, stop_gradient_op
 from . import dtypes as _dt
@@ -1441,6 +1442,11 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
                            f"shape requires a multiple of {known}",
                            f"the input has shape {tuple(t._data.shape)}", "Reshape", None)
     elif known != n:
+        from ._graph_errors import reshape_error
+
+        ge = reshape_error(t, shp)  # inside tf.function: the graph builder's error
+        if ge is not None:
+            raise ge
         raise _invalid(f"Input to reshape is a tensor with {n} values, but the requested shape "
                        f"has {known}", f"the input has shape {tuple(t._data.shape)}",
                        "Reshape", None)
@@ -1537,6 +1543,11 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
                            f"ConcatV2_N_{len(ts)}")
         for d in _brange(nd):
             if d != ax and s[d] != s0[d]:
+                from ._graph_errors import concat_error
+
+                ge = concat_error(ts, ax, i, d)  # inside tf.function: the graph's error
+                if ge is not None:
+                    raise ge
                 raise _invalid(f"ConcatOp : Dimension {d} in both shapes must be equal: "
                                f"shape[0] = {fmt_shape(s0)} vs. shape[{i}] = {fmt_shape(s)}",
                                f"only axis {ax} may differ between the tensors", "ConcatV2",
@@ -1802,16 +1813,30 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
         raise hinted(NotImplementedError(with_hint("tf.gather with batch_dims != 0",
                                             "gather per batch element with tf.stack")))
     n = t._data.shape[ax]
+    err: InvalidArgumentError | None = None
     if idx.ndim == 0 and not 0 <= int(idx) < n:
-        raise _invalid(f"indices = {int(idx)} is not in [0, {n})",
+        err = _invalid(f"indices = {int(idx)} is not in [0, {n})",
                        f"axis {ax} of params has size {n}", "GatherV2")
-    bad = np.argwhere((idx < 0) | (idx >= n))
-    if bad.size:
-        pos = tuple(int(i) for i in bad[0])
-        where = "indices" + "".join(f"[{p}]" for p in pos)
-        raise _invalid(f"{where} = {int(idx[pos])} is not in [0, {n})",
-                       f"axis {ax} of params has size {n}", "GatherV2", None)
-    return ops.take(t, indices if traced else idx, axis=ax)
+    else:
+        bad = np.argwhere((idx < 0) | (idx >= n))
+        if bad.size:
+            pos = tuple(int(i) for i in bad[0])
+            where = "indices" + "".join(f"[{p}]" for p in pos)
+            err = _invalid(f"{where} = {int(idx[pos])} is not in [0, {n})",
+                           f"axis {ax} of params has size {n}", "GatherV2", None)
+    if err is not None:
+        if not traced and _STATE.levels:
+            # inside tf.function: the op fails when it runs, if its value is needed
+            from ..autodiff.tracing import deferred_error
+
+            shp = t._data.shape[:ax] + idx.shape + t._data.shape[ax + 1:]
+            return deferred_error(err, make(np.zeros(shp, t._data.dtype), None, False, TF))
+        raise err
+    if traced:  # a node of the program: GatherV2 (its run-time error names it)
+        from ..autodiff.tracing import name_op
+
+        return name_op(ops.take(t, indices, axis=ax), "GatherV2", str(ax))
+    return ops.take(t, idx, axis=ax)
 
 
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: str | None = None) -> Tensor:

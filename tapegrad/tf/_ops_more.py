@@ -847,8 +847,14 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
 # ============================================================================ assertions
 def _assert_binary(x: Any, y: Any, fn: Any, cond: str, op_text: str, message: Any,
                    summarize: Any, name: str | None) -> None:
-    """TensorFlow's eager ``_binary_assert``: None when it holds, else its message."""
+    """TensorFlow's eager ``_binary_assert``: None when it holds, else its message; inside
+    ``tf.function`` (traced operands) an ``Assert`` effect checked on every call."""
     a, b = binary_args(x, y, function=True, name=op_text)
+    from ..autodiff import tracing
+
+    if tracing.is_traced(a) or tracing.is_traced(b):
+        _graph_assert(a, b, fn, cond, op_text, message, summarize)
+        return None
     ok = np.asarray(fn(a._data, b._data))
     if bool(np.all(ok)):
         return None
@@ -870,6 +876,47 @@ def _assert_binary(x: Any, y: Any, fn: Any, cond: str, op_text: str, message: An
                  str(yf[:ny])]
     raise hinted(InvalidArgumentError(None, None, with_hint(
         "\n".join(data), f"the assertion x {cond} y failed")))
+
+
+def _assert_items(arr: Any, n: int) -> str:
+    """A tensor as TensorFlow's ``Assert`` prints it (``1 2 3...``: the first ``n``)."""
+    a = np.asarray(arr)
+
+    def fmt(v: Any) -> str:
+        return f"{float(v):g}" if a.dtype.kind in "fc" else str(v.item())
+
+    if a.ndim == 0:
+        return fmt(a)
+    flat = a.reshape(-1)
+    return " ".join(fmt(v) for v in flat[:n]) + ("..." if flat.size > n else "")
+
+
+def _graph_assert(a: Tensor, b: Tensor, fn: Any, cond: str, op_text: str, message: Any,
+                  summarize: Any) -> None:
+    """A traced assertion: an effect of the program (it runs on every call, even if
+    nothing uses it) raising TensorFlow's graph ``Assert`` error when it fails."""
+    from ..autodiff import tracing
+
+    lv = tracing.current()
+    node = {"Equal": "assert_equal_1", "Less": "assert_less",
+            "Greater": "assert_greater"}.get(op_text, "Assert")
+    names = [lv.symbol(t) if lv is not None and tracing.is_traced(t) else f"{node}/{c}"
+             for t, c in ((a, "x"), (b, "y"))]
+    n = 3 if summarize is None else (10 ** 9 if int(summarize) < 0 else int(summarize))
+
+    def check(xd: Any, yd: Any) -> None:
+        if bool(np.all(fn(xd, yd))):
+            return
+        items = ([] if message is None else [str(message)]) + [
+            f"Condition x {cond} y did not hold element-wise:", f"x ({names[0]}:0) = ",
+            _assert_items(xd, n), f"y ({names[1]}:0) = ", _assert_items(yd, n)]
+        err = hinted(InvalidArgumentError(None, None, with_hint(
+            "assertion failed: " + " ".join(f"[{i}]" for i in items),
+            f"the assertion x {cond} y failed")))
+        err.tf_node = f"{node}/Assert/AssertGuard/Assert"  # type: ignore[attr-defined]
+        raise err
+
+    tracing.effect(check, [a, b], name="Assert", invalidates=False)
 
 
 def assert_equal(x: Any, y: Any, message: Any = None, summarize: Any = None,

@@ -265,6 +265,42 @@ class EagerTensor(Tensor):
 EagerTensor.__module__ = "tapegrad.tf"
 
 
+class SymbolicTensor(EagerTensor):
+    """The class of a tensor while ``tf.function`` traces (TensorFlow's ``SymbolicTensor``):
+    it prints as a graph tensor (``Tensor("add:0", shape=(2,), dtype=float32)``) and refuses
+    Python iteration as TensorFlow does (AutoGraph converts ``for x in tensor`` statements;
+    unpacking or ``list(t)`` raise).  Tracers get back :class:`EagerTensor` when the trace
+    ends; one kept past its trace (leaked) stays symbolic.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        lv = self._lvl
+        if lv is not None and lv.active and lv.catch_all:
+            from .function import symbolic_repr
+
+            return symbolic_repr(lv, self)
+        return EagerTensor.__repr__(self)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._lvl is not None:
+            import sys
+
+            f: Any = sys._getframe(1)
+            if f.f_code.co_name == "converted_call" and f.f_globals.get(
+                    "__name__") == "tapegrad.tf.autograph":
+                f = f.f_back  # list(t) in converted code: the user's call
+            if not f.f_globals.get("__name__", "").startswith("tapegrad."):
+                from .autograph import operator_not_allowed
+
+                raise operator_not_allowed("Iterating over a symbolic `tf.Tensor`")
+        return Tensor.__iter__(self)
+
+
+SymbolicTensor.__module__ = "tapegrad.tf"
+
+
 # ---------------------------------------------------------------------------- variables
 class VariableBase(EagerTensor):
     """Marker base of ``tf.Variable`` (defined in :mod:`tapegrad.tf.variables`)."""
@@ -509,6 +545,13 @@ def _mismatch(a: Tensor, b: Tensor, op: str) -> Exception:
                 "TensorFlow never mixes dtypes: tf.cast one operand first",
             )
         ))
+    from ._graph_errors import graph_trace
+
+    if graph_trace() is not None:  # inside tf.function: the graph builder's TypeError
+        x, y = ("a", "b") if op in ("MatMul", "BatchMatMulV2") else ("x", "y")
+        return hinted(TypeError(with_hint(
+            f"Input '{y}' of '{op}' Op has type {db.name} that does not match type {da.name} "
+            f"of argument '{x}'.", "TensorFlow never mixes dtypes: tf.cast one operand first")))
     kernel = op
     if op in ("MatMul", "BatchMatMulV2") and da == np.float32:
         kernel = "_Mkl" + op   # oneDNN's kernel in TensorFlow's default x86 build
@@ -530,6 +573,11 @@ def check_broadcast(a: Tensor, b: Tensor, op: str) -> None:
         try:
             np.broadcast_shapes(sa, sb)
         except ValueError:
+            from ._graph_errors import broadcast_error
+
+            ge = broadcast_error(a, b, op)  # inside tf.function: the graph builder's error
+            if ge is not None:
+                raise ge from None
             raise hinted(InvalidArgumentError(
                 None, None,
                 with_hint(
@@ -582,6 +630,11 @@ def check_matmul(a: Tensor, b: Tensor) -> None:
             ),
         )) from None
     if sa[-1] != sb[-2]:
+        from ._graph_errors import matmul_error
+
+        ge = matmul_error(a, b)  # inside tf.function: the graph builder's error
+        if ge is not None:
+            raise ge
         tail = " 0 0" if batch and mkl else ""
         raise hinted(InvalidArgumentError(
             None, None,
@@ -603,17 +656,18 @@ def binary_args(a: Any, b: Any, name: str, function: bool = False) -> tuple[Tens
     if name in _ARITH:
         _arith_checks(a, b, name)
     ca, cb = a.__class__, b.__class__
-    if ca is EagerTensor or ca is Tensor:
+    if ca is EagerTensor or ca is Tensor or ca is SymbolicTensor:
         # fast paths (hot: every operator): two plain tensors of one dtype and shape, or a
         # tensor and a Python number its dtype can hold
         ad = a._data
-        if cb is EagerTensor or cb is Tensor:
+        if cb is EagerTensor or cb is Tensor or cb is SymbolicTensor:
             bd = b._data
             if ad.dtype == bd.dtype and ad.shape == bd.shape and name != "matmul":
                 return a, b
         elif (cb is float and ad.dtype.kind in "fc") or (cb is int and ad.dtype.kind in "fc"):
             return a, make(np.array(b, dtype=ad.dtype), None, False, TF)
-    elif (cb is EagerTensor or cb is Tensor) and (ca is float or ca is int) and not function \
+    elif (cb is EagerTensor or cb is Tensor or cb is SymbolicTensor) and (
+            ca is float or ca is int) and not function \
             and b._data.dtype.kind in "fc":
         return make(np.array(a, dtype=b._data.dtype), None, False, TF), b
     op = OPNAMES.get(name, name)
@@ -684,11 +738,11 @@ def _promote(a: Any, b: Any, name: str) -> tuple[Any, Any]:
     if name in _WEAK_OK:
         ca = a.__class__
         cb = b.__class__
-        if (ca is EagerTensor or ca is Tensor) and cb is float:
+        if (ca is EagerTensor or ca is Tensor or ca is SymbolicTensor) and cb is float:
             dt = a._data.dtype
             if dt is _F64 or (dt is _F32 and -3.0e38 < b < 3.0e38):
                 return a, b
-        elif (cb is EagerTensor or cb is Tensor) and ca is float:
+        elif (cb is EagerTensor or cb is Tensor or cb is SymbolicTensor) and ca is float:
             dt = b._data.dtype
             if dt is _F64 or (dt is _F32 and -3.0e38 < a < 3.0e38):
                 return a, b

@@ -394,10 +394,14 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
 
         lv = tracing.current() if traced else None
         if lv is None:
-            return _python_loop(test, body, extra, extra_body)
-        lv.unsupported = lv.unsupported or ("a loop that defines a variable used after it")
-        with lv.suspended():
-            return _python_loop(test, body, extra, extra_body)
+            out = _python_loop(test, body, extra, extra_body)
+        else:
+            lv.unsupported = lv.unsupported or ("a loop that defines a variable used after it")
+            with lv.suspended():
+                out = _python_loop(test, body, extra, extra_body)
+        if lv is not None or IN_FUNCTION.depth:
+            _check_initialized(names, get_state(), live)
+        return out
     if traced and _grows(init):
         # a TensorArray that grows, or whose element shape is not known yet, is no
         # fixed-shape loop variable: this loop runs in Python on this call's values, and
@@ -471,6 +475,28 @@ def _run_tensor_loop(test: Fn, body: Fn, get_state: Fn, set_state: Fn,
                 state[i] = Undefined(n)
         set_state(tuple(state))
     return tuple(ex)
+
+
+class _InFunction(threading.local):
+    depth = 0  # > 0: a tf.function signature running its Python function eagerly
+
+
+IN_FUNCTION = _InFunction()
+
+
+def _check_initialized(names: Sequence[str], state: Sequence[Any], live: Sequence[str]
+                       ) -> None:
+    """TensorFlow's run-time assertion for a variable first set inside a tensor loop that
+    did not iterate (inside ``tf.function``)."""
+    from .errors import InvalidArgumentError
+
+    for n, v in zip(names, state):
+        if n in live and type(v) is Undefined:
+            err = hinted(InvalidArgumentError(None, None, with_hint(
+                f"assertion failed: [loop must iterate at least once to initialize {n}]",
+                f"give {n} a value before the loop")))
+            err.tf_node = "Assert/Assert"  # type: ignore[attr-defined]
+            raise err
 
 
 def _python_loop(test: Fn, body: Fn, extra: tuple[Any, ...], extra_body: Fn | None
@@ -990,6 +1016,7 @@ class _Converter:
             self.expr(s.test), _name(f"if_body_{k}"), _name(f"else_body_{k}"), _name(get_n),
             _name(set_n), _strs(names), _strs([n for n in names if n in live])]))
         out = defs + [body_def, else_def, call]
+        _at_head(call, s)
         return [ast.copy_location(o, s) for o in out]
 
     def _loop_ctx(self, s: ast.stmt, ctx: dict[str, Any], k: int) -> dict[str, Any]:
@@ -1046,6 +1073,7 @@ class _Converter:
             _name(f"loop_test_{k}"), _name(f"loop_body_{k}"), _name(get_n), _name(set_n),
             _strs(names), _strs([n for n in names if n in live]), ast.Dict(keys=[], values=[])]))
         out = pre + defs + [body_def, test_def, call]
+        _at_head(call, s)
         return [ast.copy_location(o, s) for o in out]
 
     def for_(self, s: ast.For, ctx: dict[str, Any]) -> list[ast.stmt]:
@@ -1079,6 +1107,7 @@ class _Converter:
             self.expr(s.iter), extra_test, _name(f"loop_body_{k}"), _name(get_n), _name(set_n),
             _strs(names), _strs([n for n in names if n in live]), ast.Dict(keys=[], values=[])]))
         out = pre + defs + [body_def] + out_defs + [call]
+        _at_head(call, s)
         return [ast.copy_location(o, s) for o in out]
 
     # -- functions
@@ -1118,6 +1147,14 @@ class _Converter:
         else:
             f.decorator_list = [self.expr(d) for d in f.decorator_list]
         return f
+
+
+def _at_head(call: ast.Expr, s: ast.stmt) -> None:
+    """The operator call of a converted statement is at the statement's first line (the
+    line a traceback shows, as TensorFlow's source map does)."""
+    for n in ast.walk(call.value.func):  # type: ignore[attr-defined]
+        n.lineno = n.end_lineno = s.lineno  # type: ignore[attr-defined]
+        n.col_offset = n.end_col_offset = s.col_offset  # type: ignore[attr-defined]
 
 
 def _gen(f: ast.FunctionDef) -> ast.FunctionDef:

@@ -5,7 +5,8 @@ replays the recorded :class:`~tapegrad.autodiff.tracing.Program` (plain NumPy
 kernels, no Python body, no per-op bookkeeping).  As in TensorFlow:
 
 - one trace per input signature: tensors by shape and dtype, Python values by
-  value, Variables by identity; ``reduce_retracing=True`` (or the older
+  value, Variables by shape and dtype (another Variable of a traced spec gets the
+  traced program bound to it); ``reduce_retracing=True`` (or the older
   ``experimental_relax_shapes``) generalizes shapes to ``None`` dimensions
   after the first retrace; ``input_signature`` fixes one signature
   (``tf.TensorSpec``) and refuses other inputs with TensorFlow's error;
@@ -31,6 +32,7 @@ import contextlib
 import functools
 import inspect
 import io
+import itertools
 import logging
 import sys
 import warnings
@@ -44,10 +46,12 @@ from .._core.errors import hinted, with_hint
 from .._core.mode import STATE as _STATE
 from .._core.tensor import TF, Tensor, make
 from ..autodiff import tracing
+from . import _graph_errors as _ge
 from . import _nest
 from . import dtypes as _dt
-from ._tensor import TensorShape, VariableBase, convert
+from ._tensor import EagerTensor, SymbolicTensor, TensorShape, VariableBase, convert
 from .data.spec import TensorSpec
+from .errors import OpError as _OpError
 
 __all__ = ["Function", "ConcreteFunction", "function", "get_logger"]
 
@@ -160,6 +164,7 @@ _TF_OP_NAMES = {
     "equal": "Equal", "not_equal": "NotEqual", "identity": "Identity", "softmax": "Softmax",
     "abs": "Abs", "log": "Log", "max": "Max", "min": "Min", "prod": "Prod",
     "clip": "clip_by_value", "floor_divide": "floordiv", "logical_and": "LogicalAnd",
+    "getitem_dyn": "strided_slice",
     "logical_or": "LogicalOr", "logical_not": "LogicalNot", "rsqrt": "Rsqrt",
 }
 
@@ -176,14 +181,25 @@ def _out_of_scope(lv: tracing.TraceLevel, t: Tensor) -> str:
             "return_values for more information.")
 
 
+def _dims_text(shape: tuple[int | None, ...] | None) -> str:
+    if shape is None:
+        return "<unknown>"
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
 def _on_show(lv: tracing.TraceLevel, t: Tensor) -> str:
-    """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``."""
+    """A traced tensor prints as TensorFlow's symbolic tensor: ``Tensor("x:0", ...)``
+    (no shape when its rank is unknown)."""
     shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
-    dims = "<unknown>" if shape is None else str(TensorShape(shape)).replace("TensorShape(", "")
-    if shape is not None:
-        dims = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-    return (f'Tensor("{lv.symbol(t)}:0", shape={dims}, '
-            f"dtype={_dt.from_numpy(t._data.dtype).name})")
+    dims = "" if shape is None else f"shape={_dims_text(shape)}, "
+    return f'Tensor("{lv.symbol(t)}:0", {dims}dtype={_dt.from_numpy(t._data.dtype).name})'
+
+
+def symbolic_repr(lv: tracing.TraceLevel, t: Tensor) -> str:
+    """``repr`` of a traced tensor: ``<tf.Tensor 'add:0' shape=(2,) dtype=float32>``."""
+    shape = t.__dict__.get("_sym_shape", tuple(t._data.shape))
+    return (f"<tf.Tensor '{lv.symbol(t)}:0' shape={_dims_text(shape)} "
+            f"dtype={_dt.from_numpy(t._data.dtype).name}>")
 
 
 # ---------------------------------------------------------------------------- signatures
@@ -194,11 +210,157 @@ def _spec_text(shape: tuple[int | None, ...] | None, dtype: np.dtype) -> str:
 
 
 _NUMBER = "number"
+_SYMBOLIC: dict[type, type] = {EagerTensor: SymbolicTensor}
+_UIDS = itertools.count(1)  # TensorFlow's __inference_f_N numbers
+_SITE = _ge.site_recorder(tracing.trace_call.__code__)
+
+
+def _runtime_error(e: BaseException) -> bool:
+    """Errors that TensorFlow's graph raises when it runs (kernel errors), not while it is
+    built: an op failing so while traced is recorded and fails only if it is needed."""
+    return isinstance(e, _OpError)
+
+
+_REDUCTIONS = frozenset(("sum", "mean", "max", "min", "prod", "all", "any", "logsumexp"))
+_UNSET = object()
+
+
+def _broadcast_dims(shapes: list[tuple[int | None, ...]]) -> tuple[int | None, ...]:
+    n = max(len(x) for x in shapes)
+    out: list[int | None] = []
+    for i in range(n):
+        ds = [x[i - n + len(x)] for x in shapes if i - n + len(x) >= 0]
+        known = [d for d in ds if d is not None and d != 1]
+        out.append(known[0] if known else (None if None in ds else 1))
+    return tuple(out)
+
+
+def _static_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Tensor) -> None:
+    """TensorFlow's static shape of ``out`` (``None`` where it depends on a dimension the
+    generalized signature left open), kept as ``_sym_shape`` for ``.shape`` and printing."""
+    try:
+        _infer_shape(op, args, attrs, out)
+    except Exception:  # noqa: BLE001 - an op these rules do not cover: its concrete shape
+        pass
+
+
+def _infer_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Tensor) -> None:
+    ts = [a for a in args if isinstance(a, Tensor)]
+    syms = [a.__dict__.get("_sym_shape", _UNSET) for a in ts]
+    if all(x is _UNSET for x in syms):
+        return
+    shapes: list[Any] = [tuple(a._data.shape) if x is _UNSET else x for a, x in zip(ts, syms)]
+    concrete = tuple(out._data.shape)
+    res: Any
+    name = op.name
+    if any(x is None for x in shapes):
+        res = None if concrete else ()  # unknown rank in: unknown out (a scalar stays one)
+    elif name in _REDUCTIONS and len(shapes) == 1:
+        ax = attrs.get("axis")
+        n = len(shapes[0])
+        axes = set(range(n)) if ax is None else {
+            int(a) % n for a in (ax if isinstance(ax, (tuple, list)) else (ax,))} if n else set()
+        if attrs.get("keepdims"):
+            res = tuple(1 if i in axes else d for i, d in enumerate(shapes[0]))
+        else:
+            res = tuple(d for i, d in enumerate(shapes[0]) if i not in axes)
+    elif name == "matmul" and len(shapes) == 2 and len(shapes[0]) >= 2 and len(shapes[1]) >= 2:
+        a, b = shapes
+        res = _broadcast_dims([a[:-2], b[:-2]]) + (a[-2], b[-1]) if (a[:-2] or b[:-2]) \
+            else (a[-2], b[-1])
+    elif name == "reshape" and len(shapes) == 1:
+        want = attrs.get("shape", concrete)
+        res = tuple(None if int(w) == -1 and None in shapes[0] else c
+                    for w, c in zip(want, concrete)) if len(want) == len(concrete) else concrete
+    else:
+        try:
+            bc = np.broadcast_shapes(*[tuple(a._data.shape) for a in ts])
+        except ValueError:
+            bc = None
+        if bc == concrete:  # elementwise
+            res = _broadcast_dims(shapes)
+        else:  # a size of an open dimension (and no known one) is open in the result
+            open_ = {c for a, x in zip(ts, shapes) for c, d in zip(a._data.shape, x) if d is None}
+            known = {d for x in shapes for d in x if d is not None}
+            res = tuple(None if c in open_ and c not in known else c for c in concrete)
+    if res is None or len(res) != len(concrete) or res != concrete:
+        out.__dict__["_sym_shape"] = res
+
+
+def _failed_op(prog: tracing.Program, tb: Any) -> tuple[Any, list[Any]]:
+    """The instruction of ``prog`` whose line raised (traceback ``tb``), with the values
+    of its arguments then (``(None, [])`` when not found)."""
+    import re
+
+    line = 0
+    frame: Any = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<tapegrad program"):
+            line, frame = tb.tb_lineno, tb.tb_frame
+        tb = tb.tb_next
+    src = prog.src.splitlines()
+    if not 0 < line <= len(src):
+        return None, []
+    m = re.match(r"\s*(?:if .*:\s*)?\(?(\w+)", src[line - 1])
+    if m is None:
+        return None, []
+    word = m.group(1)
+    slot = int(word[1:]) if re.fullmatch(r"v\d+", word) else -1
+    fn = prog._globals.get(word) if slot < 0 else None  # an effect's function
+    todo = [prog.instrs]
+    while todo:
+        for ins in todo.pop():
+            if ins.kind == "effect" and fn is not None and ins.fn is fn:
+                return ins, []
+            if ins.out == slot and ins.kind == "op":
+                loc = frame.f_locals if frame is not None else {}
+                vals = [(loc.get(f"v{a}", prog.const_vals.get(a)) if a.__class__ is int
+                         else a.value) for a in ins.args]
+                return ins, vals
+            if ins.kind == "while":
+                todo += [ins.obj.cond, ins.obj.body]
+    return None, []
+
+
+def _index_error(ins: Any, values: list[Any]) -> BaseException | None:
+    """TensorFlow's kernel error for an index out of range at replay (GatherV2 with
+    traced indices, a strided slice at a traced index)."""
+    from .errors import InvalidArgumentError, kernel_message
+
+    if ins is None or not values or not isinstance(values[0], np.ndarray):
+        return None
+    x = values[0]
+    idx = [np.asarray(v) for v in values[1:]]
+    if ins.name == "GatherV2" and idx:
+        ax = int(ins.what or 0)
+        n = x.shape[ax]
+        i = idx[-1]
+        if i.ndim == 0:
+            msg = f"indices = {int(i)} is not in [0, {n})"
+        else:
+            bad = np.argwhere((i < 0) | (i >= n))
+            if not bad.size:
+                return None
+            pos = tuple(int(p) for p in bad[0])
+            msg = "indices" + "".join(f"[{p}]" for p in pos) + f" = {int(i[pos])} is not in " \
+                f"[0, {n})"
+        err = InvalidArgumentError(None, None, kernel_message(msg, "GatherV2", None))
+    elif ins.op.name == "getitem_dyn" and len(idx) == 1 and idx[0].ndim == 0:
+        v = int(idx[0])
+        d = next((k for k, n in enumerate(x.shape) if not -n <= v < n), 0)
+        err = InvalidArgumentError(None, None, kernel_message(
+            f"slice index {v} of dimension {d} out of bounds.", "StridedSlice"))
+        err.tf_node = "strided_slice"  # type: ignore[attr-defined]
+    else:
+        return None
+    return err
 
 
 def _leaf_key(x: Any) -> Any:
     if isinstance(x, VariableBase):
-        return ("V", id(x))
+        # a Variable's signature is its shape and dtype (TensorFlow traces once for two
+        # Variables of one spec); the last field keeps a program per Variable
+        return ("V", tuple(x._data.shape), x._data.dtype.str, id(x))
     if isinstance(x, Tensor):
         return ("T", tuple(x._data.shape), x._data.dtype.str)
     if isinstance(x, (np.ndarray, np.generic)):  # NumPy values are tensors (TensorFlow)
@@ -225,6 +387,8 @@ def _relax(a: Any, b: Any) -> Any:
 def _matches(key: Any, leaf: Any) -> bool:
     if key == leaf:
         return True
+    if key[0] == "V":
+        return leaf[0] == "V" and key[1] == leaf[1] and key[2] == leaf[2]
     if key[0] != "T" or leaf[0] != "T" or key[2] != leaf[2]:
         return False
     ks, ls = key[1], leaf[1]
@@ -382,7 +546,7 @@ class Function:
             else:
                 leaves.append(_leaf_key(x))
                 dummies.append(x)
-        tr = self._find_exact(leaves)
+        tr = self._find_exact([k[:3] if k[0] == "V" else k for k in leaves])
         if tr is None:
             tr = self._new_trace(leaves, exact=True)
             tr.tree, tr.names = tree, names
@@ -504,6 +668,7 @@ class Function:
         return None
 
     def _new_trace(self, leaves: list[Any], exact: bool = False) -> _Trace:
+        leaves = [k[:3] if k[0] == "V" else k for k in leaves]  # the spec, not the Variable
         key = self._sig_key()
         if key is None:
             key = tuple(leaves)
@@ -524,17 +689,24 @@ class Function:
                     leaves: list[Any], dry: bool) -> Any:
         ckey = tuple(leaves)
         if tr.eager:
+            if dry:
+                return None
             a, k = _nest.pack_sequence_as(tree, flat)
-            return None if dry else _outputs(self._target(*a, **k))
+            return self._run_eagerly(a, k)
         prog = tr.programs.get(ckey)
         if prog is None:
             prog = tr.generic
+            if prog is None and tr.programs and any(k[0] == "V" for k in ckey):
+                prog = self._rebound(tr, ckey, flat)
         tensors = [x for x in flat if isinstance(x, (Tensor, np.ndarray, np.generic))
                    and not isinstance(x, VariableBase)]
         if prog is not None and prog.check() is None:
             ts = [x if isinstance(x, Tensor) else make(np.asarray(x), None, False, TF)
                   for x in tensors]
-            vals = _run(prog, ts)
+            try:
+                vals = _run(prog, ts)
+            except (_OpError, IndexError) as e:
+                raise self._replay_error(prog, e).with_traceback(e.__traceback__) from None
             return _nest.pack_sequence_as(tr.structure, vals)
         # a new concrete shape of a generalized signature, or a signature already traced
         # inside another tf.function: not a new trace
@@ -560,6 +732,9 @@ class Function:
 
         def build(lv: tracing.TraceLevel) -> tuple[Any, Any]:
             level.append(lv)
+            lv.tracer_classes = _SYMBOLIC
+            lv.defer_errors = _runtime_error
+            lv.site = _SITE
             lv.leak_text = _out_of_scope
             lv.op_names = _TF_OP_NAMES
             new: list[Any] = []
@@ -579,6 +754,8 @@ class Function:
                     ti += 1
                 else:
                     new.append(x)
+            if any("_sym_shape" in t.__dict__ for t in new if isinstance(t, Tensor)):
+                lv.shape_rule = _static_shape  # None dimensions flow to what is computed
             a, k = _nest.pack_sequence_as(tree, new)
             return tuple(a), dict(k)
 
@@ -606,10 +783,18 @@ class Function:
         from ._print import QuietStdout, deferred
 
         quiet = contextlib.redirect_stdout(QuietStdout()) if hidden else contextlib.nullcontext()
-        with deferred(), quiet:  # tf.print output shown once the quiet part is over
-            prog, result, lv = tracing.trace_call(
-                self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
-                on_create=on_create, on_show=_on_show)
+        uid = next(_UIDS)
+        outer = _ge.outer_stack(1)  # where the function was called (TensorFlow's node stacks)
+        try:
+            with deferred(), quiet:  # tf.print output shown once the quiet part is over
+                prog, result, lv = tracing.trace_call(
+                    self._target, build, flat_out, str(self._name), dry=dry, on_read=_on_read,
+                    on_create=on_create, on_show=_on_show)
+        except Exception as e:  # noqa: BLE001 - TensorFlow's form of the error, or as it is
+            new = self._traced_error(e, outer, uid)
+            if new is e:
+                raise
+            raise new.with_traceback(e.__traceback__) from None
         self.last_trace = lv
         # the caller's results: new tensors (an input tracer returned as it is has its own
         # shape, not the generalized signature's (None,)); the trace's own are symbolic
@@ -631,9 +816,84 @@ class Function:
             else:
                 tr.specific = True
         tr.programs[ckey] = prog
+        prog.__dict__["tf_outer"] = outer
+        prog.__dict__["tf_uid"] = uid
+        prog.__dict__["tf_vars"] = [x for x in flat if isinstance(x, VariableBase)]
         if dry:
             return None
+        if prog.failed is not None:
+            # an op that an output or a side effect needs failed (TensorFlow: when the
+            # graph runs); the program is kept, so later calls fail as they run it
+            exc, ins = prog.failed
+            raise _ge.graph_execution_error(exc, outer + list(ins.where or ()),
+                                            str(self._name), uid) from None
         return result
+
+    def _rebound(self, tr: _Trace, ckey: tuple[Any, ...], flat: list[Any]
+                 ) -> tracing.Program | None:
+        """A program of this signature traced with other Variables of the same specs, bound
+        to this call's Variables (TensorFlow: one trace for both)."""
+        for key, p in tr.programs.items():
+            if len(key) != len(ckey) or not all(
+                    a == b or (a[0] == b[0] == "V" and a[1:3] == b[1:3])
+                    for a, b in zip(key, ckey)):
+                continue
+            olds = p.__dict__.get("tf_vars")
+            if olds is None:
+                continue
+            news = [x for x in flat if isinstance(x, VariableBase)]
+            q = p.rebind({id(o): n for o, n in zip(olds, news) if o is not n})
+            if q is None:
+                return None
+            q.__dict__["tf_vars"] = news
+            tr.programs[ckey] = q
+            return q
+        return None
+
+    def _run_eagerly(self, a: Any, k: Any) -> Any:
+        """A signature that is not one program: its Python function, run as TensorFlow's
+        graph would (op errors are the graph's run-time errors)."""
+        from .autograph import IN_FUNCTION
+
+        IN_FUNCTION.depth += 1
+        try:
+            return _outputs(self._target(*a, **k))
+        except _OpError as e:
+            if getattr(e, "ag_pass_through", False):
+                raise
+            new = _ge.graph_execution_error(e, _ge.outer_stack(1) + _ge.tb_frames(
+                e.__traceback__), str(self._name), 0)
+            raise new.with_traceback(e.__traceback__) from None
+        finally:
+            IN_FUNCTION.depth -= 1
+
+    def _traced_error(self, e: BaseException, outer: list[Any], uid: int) -> BaseException:
+        """``e``, raised while tracing, as TensorFlow raises it: an op error as the graph's
+        run-time error, a Python error ``in user code:`` (AutoGraph on)."""
+        from .errors import OpError
+
+        if getattr(e, "ag_pass_through", False):
+            return e  # a nested function's, already in TensorFlow's form (or raised as it is)
+        if isinstance(e, OpError):
+            return _ge.graph_execution_error(e, outer + _ge.tb_frames(e.__traceback__),
+                                             str(self._name), uid)
+        if not self._autograph:
+            return e
+        return _ge.in_user_code(e) or e
+
+    def _replay_error(self, prog: tracing.Program, e: BaseException) -> BaseException:
+        """An op error of a replay as TensorFlow's ``Graph execution error`` (an index out
+        of range, NumPy's ``IndexError`` at replay, as the kernel's error); other errors
+        as they are."""
+        ins, values = _failed_op(prog, e.__traceback__)
+        if not isinstance(e, _OpError):
+            k = _index_error(ins, values)
+            if k is None:
+                return e
+            e = k
+        where = tuple(ins.where or ()) if ins is not None else ()
+        return _ge.graph_execution_error(e, prog.__dict__.get("tf_outer", []) + list(where),
+                                         str(self._name), prog.__dict__.get("tf_uid", 0))
 
 
 def _eager_copy(t: Tensor) -> Tensor:
@@ -853,7 +1113,48 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self) -> Any:
-        return self._trace.structure
+        """The outputs' structure with the graph's output tensors (``Identity:0``, ...)."""
+        outs = iter(self.graph.outputs)
+        leaves = [next(outs) if isinstance(x, Tensor) else x
+                  for x in _nest.flatten(self._trace.structure)]
+        return _nest.pack_sequence_as(self._trace.structure, leaves)
+
+    @property
+    def graph(self) -> Any:
+        """The program as TensorFlow's ``FuncGraph``: ``get_operations()`` (TensorFlow's
+        op names and types), ``as_graph_def()``, ``inputs``, ``outputs``."""
+        g = self.__dict__.get("_graph")
+        if g is None:
+            from ._func_graph import build
+
+            shapes = [k[1] for k in self._trace.key if k[0] == "T"]
+            g = self.__dict__["_graph"] = build(str(self._parent._name), self.program, shapes)
+        return g
+
+    @property
+    def name(self) -> bytes:
+        """TensorFlow's function name: ``b'__inference_f_N'``."""
+        return f"__inference_{self._parent._name}_{self.program.__dict__.get('tf_uid', 0)}" \
+            .encode()
+
+    @property
+    def variables(self) -> tuple[Any, ...]:
+        """The Variables the function reads or assigns (in the order it first uses them)."""
+        seen: dict[int, Any] = {}
+        for ins in self.program.instrs:
+            if ins.kind in ("read", "write_var") and isinstance(ins.obj, VariableBase):
+                seen.setdefault(id(ins.obj), ins.obj)
+        return tuple(seen.values())
+
+    @property
+    def inputs(self) -> list[Any]:
+        """The graph's input tensors (the tensor arguments, then captured resources)."""
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self) -> list[Any]:
+        """The graph's output tensors (one ``Identity`` per output)."""
+        return list(self.graph.outputs)
 
     @property
     def program(self) -> tracing.Program:

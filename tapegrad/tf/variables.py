@@ -295,6 +295,11 @@ class Variable(VariableBase):
             from .errors import InvalidArgumentError
 
             op = "AssignAddVariableOp" if what == "assign_add" else "AssignSubVariableOp"
+            from ._graph_errors import assign_error
+
+            ge = assign_error(self._data.shape, t, op)  # inside tf.function: the graph's error
+            if ge is not None:
+                raise ge
             mine = ",".join(map(str, self._data.shape))
             theirs = ",".join(map(str, t._data.shape))
             raise hinted(InvalidArgumentError(None, None, with_hint(
