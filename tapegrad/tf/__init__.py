@@ -148,6 +148,25 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._ops_extra import (
+    Assert,
+    bitcast,
+    dynamic_partition,
+    dynamic_stitch,
+    foldl,
+    foldr,
+    histogram_fixed_width,
+    roll,
+    scan,
+    searchsorted,
+    sequence_mask,
+    slice,
+    strided_slice,
+    tuple,
+    unique,
+    unique_with_counts,
+    unravel_index,
+)
 from ._ops_more import (
     acos,
     acosh,
@@ -208,6 +227,7 @@ _indexing.install()
 from . import (  # noqa: E402
     autodiff,
     autograph,
+    bitwise,
     config,
     data,
     debugging,
@@ -326,3 +346,8 @@ __all__ += [
     "assert_rank",
 ]
 __all__ += ["debugging"]
+__all__ += [
+    "slice", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
+    "sequence_mask", "scan", "foldl", "foldr", "histogram_fixed_width", "bitcast",
+    "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple", "bitwise",
+]

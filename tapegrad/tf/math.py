@@ -77,6 +77,21 @@ from ._ops import (
     truediv,
     xlogy,
 )
+from ._ops_extra import (
+    accumulate_n,
+    angle,
+    cumulative_logsumexp,
+    invert_permutation,
+    is_non_decreasing,
+    is_strictly_increasing,
+    lbeta,
+    ndtri,
+    nextafter,
+    polygamma,
+    polyval,
+    scalar_mul,
+    xlog1py,
+)
 from ._ops_more import (
     acos,
     acosh,
@@ -130,4 +145,9 @@ __all__ += [
     "segment_mean", "segment_max", "segment_min", "unsorted_segment_sum", "softsign",
     "unsorted_segment_max", "unsorted_segment_mean",
     "unsorted_segment_min",
+]
+__all__ += [
+    "accumulate_n", "angle", "cumulative_logsumexp", "invert_permutation", "is_non_decreasing",
+    "is_strictly_increasing", "lbeta", "ndtri", "nextafter", "polygamma", "polyval",
+    "scalar_mul", "xlog1py",
 ]
