@@ -151,6 +151,7 @@ from ._ops import (
 from ._ops_extra import (
     Assert,
     bitcast,
+    complex,
     dynamic_partition,
     dynamic_stitch,
     foldl,
@@ -233,11 +234,13 @@ from . import (  # noqa: E402
     debugging,
     distribute,
     explain,
+    image,
     keras,  # noqa: E402
     linalg,
     math,
     nn,
     saved_model,
+    signal,
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
@@ -350,4 +353,5 @@ __all__ += [
     "slice", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
     "sequence_mask", "scan", "foldl", "foldr", "histogram_fixed_width", "bitcast",
     "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple", "bitwise",
+    "image", "signal", "complex",
 ]

@@ -831,6 +831,30 @@ from ..ops._batch import elementwise as _bw  # noqa: E402
 _ndtri_op.defbatch(_bw(_ndtri_op))
 
 
+# ============================================================================ complex
+def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001
+    """``real + 1j * imag`` (float32 gives complex64, float64 complex128); the gradient
+    sends the real and imaginary parts of the cotangent back.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.complex(tf.constant([1.0]), tf.constant([2.0]))
+    <tf.Tensor: shape=(1,), dtype=complex64, numpy=array([1.+2.j], dtype=complex64)>
+    """
+    re, im = binary_args(real, imag, function=True, name="Complex")
+    if re._data.dtype not in (np.float32, np.float64):
+        from ._ops_more import _attr_error
+
+        raise _attr_error("T", re._data.dtype, "float, double", "Complex",
+                          "real:T, imag:T -> out:Tout", "attr=T:type,default=DT_FLOAT,allowed="
+                          "[DT_FLOAT, DT_DOUBLE]; attr=Tout:type,default=DT_COMPLEX64,allowed="
+                          "[DT_COMPLEX64, DT_COMPLEX128]")
+    cdt = _dt.complex64 if re._data.dtype == np.float32 else _dt.complex128
+    from ._ops import cast as _cast
+
+    unit = tft(np.asarray(1j, _dt.np_dtype(cdt)))
+    return ops.add(_cast(re, cdt), ops.multiply(_cast(im, cdt), unit))
+
+
 # ============================================================================ tf.bitwise
 _INTS = "int8, int16, int32, int64, uint8, uint16, uint32, uint64"
 
@@ -910,5 +934,5 @@ __all__ = [
     "angle", "cumulative_logsumexp", "invert_permutation", "is_non_decreasing",
     "is_strictly_increasing", "lbeta", "polyval", "scalar_mul", "xlog1py", "nextafter",
     "polygamma", "ndtri", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "Unique", "UniqueWithCounts",
+    "right_shift", "Unique", "UniqueWithCounts", "complex",
 ]
