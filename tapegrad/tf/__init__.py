@@ -151,7 +151,6 @@ from ._ops import (
 from ._ops_extra import (
     Assert,
     bitcast,
-    complex,
     dynamic_partition,
     dynamic_stitch,
     foldl,
@@ -161,13 +160,14 @@ from ._ops_extra import (
     scan,
     searchsorted,
     sequence_mask,
-    slice,
     strided_slice,
-    tuple,
     unique,
     unique_with_counts,
     unravel_index,
 )
+from ._ops_extra import complex_ as complex  # noqa: A004  (TensorFlow's names)
+from ._ops_extra import slice_ as slice  # noqa: A004
+from ._ops_extra import tuple_ as tuple  # noqa: A004
 from ._ops_more import (
     acos,
     acosh,
@@ -284,7 +284,7 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
     def collect(v: _Any) -> None:  # the tensors, also inside lists, tuples and dicts
         if isinstance(v, _Core):
             tensors.append(v)
-        elif isinstance(v, (list, tuple)):
+        elif isinstance(v, (list, _builtins.tuple)):
             for e in v:
                 collect(e)
         elif isinstance(v, dict):

@@ -31,6 +31,13 @@ def local_response_normalization(input: Any, depth_radius: int = 5, bias: float 
     if t._data.ndim != 4:
         raise _invalid(f"input must be 4-dimensional but got shape {list(t._data.shape)}",
                        "pass (batch, height, width, channels)", "LRN")
+    if t._data.dtype not in (np.float16, np.float32):
+        from ._ops_more import _attr_error
+
+        raise _attr_error("T", t._data.dtype, "half, bfloat16, float", "LRN", "input:T -> output:T",
+                          "attr=depth_radius:int,default=5; attr=bias:float,default=1; "
+                          "attr=alpha:float,default=1; attr=beta:float,default=0.5; "
+                          "attr=T:type,default=DT_FLOAT,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT]")
     r = int(depth_radius)
     c = t._data.shape[-1]
     sq = ops.pad(ops.square(t), ((0, 0), (0, 0), (0, 0), (r, r)))
@@ -139,7 +146,7 @@ def pool(input: Any, window_shape: Any, pooling_type: str, strides: Any = None,
     from .nn_conv import avg_pool, max_pool
 
     ws = [int(v) for v in np.asarray(window_shape).reshape(-1)]
-    st = ws if strides is None else [int(v) for v in np.asarray(strides).reshape(-1)]
+    st = [1] * len(ws) if strides is None else [int(v) for v in np.asarray(strides).reshape(-1)]
     if dilations is not None and any(int(d) != 1 for d in np.asarray(dilations).reshape(-1)):
         if any(s != 1 for s in st):
             raise ValueError("strides > window_shape not supported due to inconsistency "

@@ -23,6 +23,7 @@ from .. import ops
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..ops import special as _sp
+from ..ops.tf_more import dynamic_stitch as _stitch_op
 from . import _nest
 from . import dtypes as _dt
 from ._ops import _int, _invalid, _t, add_n, reduce_sum
@@ -45,7 +46,7 @@ def _int_list(x: Any) -> list[int]:
 
 
 # ============================================================================ slicing
-def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001
+def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:
     """``input_[begin[i] : begin[i] + size[i]]`` on every axis (``size[i] = -1``: the rest).
 
     >>> import tapegrad.tf as tf
@@ -72,8 +73,8 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
         if not 0 <= si <= n - bi:
             raise _invalid(f"Expected size[{i}] in [0, {n - bi}], but got {si}",
                            f"axis {i} has size {n} and begins at {bi}", "Slice", None)
-        index.append(builtins.slice(bi, bi + si))
-    return ops.getitem(t, builtins.tuple(index))
+        index.append(slice(bi, bi + si))
+    return ops.getitem(t, tuple(index))
 
 
 def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
@@ -127,10 +128,10 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
                                f"axis {dim} has size {n}", "StridedSlice", None)
             index.append(k % n)
         else:
-            index.append(builtins.slice(None if (begin_mask >> i) & 1 else b[i],
+            index.append(slice(None if (begin_mask >> i) & 1 else b[i],
                                         None if (end_mask >> i) & 1 else e[i], st[i]))
         dim += 1
-    return ops.getitem(t, builtins.tuple(index))
+    return ops.getitem(t, tuple(index))
 
 
 # ============================================================================ roll
@@ -227,7 +228,8 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
                        f"shapes {list(sa.shape)} and {list(va.shape)}", op)
     s2 = sa.reshape(-1, sa.shape[-1])
     v2 = va.reshape(-1, va.shape[-1])
-    out = np.stack([np.searchsorted(s2[i], v2[i], side=side) for i in _brange(s2.shape[0])]) \
+    how: Any = side
+    out = np.stack([np.searchsorted(s2[i], v2[i], side=how) for i in _brange(s2.shape[0])]) \
         if s2.shape[0] else np.zeros(v2.shape, np.int64)
     return tft(out.reshape(va.shape).astype(_dt.np_dtype(out_type)))
 
@@ -462,8 +464,8 @@ def dynamic_partition(data: Any, partitions: Any, num_partitions: int,
 
 
 def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: str | None = None) -> Tensor:
-    """``merged[indices[m][i]] = data[m][i]`` (later writes win; unwritten rows are zero);
-    a gather from the concatenated data, so gradients reach the written values.
+    """``merged[indices[m][i]] = data[m][i]`` (later writes win; unwritten rows are zero).
+    The gradient is TensorFlow's: every data row gets its target row's cotangent.
 
     >>> import tapegrad.tf as tf
     >>> tf.dynamic_stitch([[0, 2], [1]], [tf.constant([1.0, 3.0]), tf.constant([2.0])])
@@ -486,12 +488,9 @@ def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: str | None
         j = int(np.nonzero(all_idx < 0)[0][0])
         raise _invalid(f"indices[{j}] is out of range", "indices must be >= 0", "DynamicStitch")
     n = int(all_idx.max()) + 1 if all_idx.size else 0
-    pieces = [ops.reshape(d, (-1,) + inner) for d in ds]
     dt = ds[0]._data.dtype
-    pieces.append(tft(np.zeros((1,) + inner, dt)))  # the row unwritten positions take
-    src = np.full(n, all_idx.size, np.int64)
-    src[all_idx] = np.arange(all_idx.size)  # numpy's fancy assignment: the last write wins
-    return ops.take(ops.concatenate(pieces, axis=0), src, axis=0)
+    same = [d if d._data.dtype == dt else convert(d, _dt.as_dtype(dt)) for d in ds]
+    return _stitch_op(*same, idx=tuple(idx), n=n, inner=tuple(inner))
 
 
 # ============================================================================ unravel_index
@@ -514,7 +513,7 @@ def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
     if np.any(i < 0) or np.any(i >= int(np.prod(d))):
         raise _invalid("index is out of bound as with dims", f"dims {d.tolist()} hold "
                        f"{int(np.prod(d))} elements", "UnravelIndex", None)
-    out = np.asarray(np.unravel_index(i, builtins.tuple(int(v) for v in d)))
+    out = np.asarray(np.unravel_index(i, tuple(int(v) for v in d)))
     return tft(out.astype(i.dtype))
 
 
@@ -551,7 +550,7 @@ def Assert(condition: Any, data: Sequence[Any], summarize: int | None = None,  #
         f"Expected '{c}' to be true. Summarized data: {text}", "the asserted condition is False")))
 
 
-def tuple(tensors: Sequence[Any], control_inputs: Any = None,  # noqa: A001
+def tuple_(tensors: Sequence[Any], control_inputs: Any = None,
           name: str | None = None) -> list[Any]:
     """The tensors (``None`` kept), each as an identity: eagerly they are all ready at once.
 
@@ -678,7 +677,7 @@ def lbeta(x: Any, name: str | None = None) -> Tensor:
 
     >>> import tapegrad.tf as tf
     >>> tf.math.lbeta(tf.constant([1.0, 2.0]))
-    <tf.Tensor: shape=(), dtype=float32, numpy=-0.6931472>
+    <tf.Tensor: shape=(), dtype=float32, numpy=-0.6931471824645996>
     """
     t = _t(x)
     if t._data.ndim and t._data.shape[-1] == 0:  # TensorFlow: the empty product, log 1 = 0
@@ -749,7 +748,7 @@ def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
     """The next representable value after ``x1`` towards ``x2`` (float32/float64; no gradient).
 
     >>> import tapegrad.tf as tf
-    >>> tf.math.nextafter(tf.constant(1.0), tf.constant(2.0)).numpy() > 1.0
+    >>> bool(tf.math.nextafter(tf.constant(1.0), tf.constant(2.0)) > 1.0)
     True
     """
     a, b = binary_args(x1, x2, function=True, name="NextAfter")
@@ -767,7 +766,7 @@ def polygamma(a: Any, x: Any, name: str | None = None) -> Tensor:
 
     >>> import tapegrad.tf as tf
     >>> tf.math.polygamma(tf.constant(1.0), tf.constant(1.0))
-    <tf.Tensor: shape=(), dtype=float32, numpy=1.644934>
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.644934058189392>
     """
     from ._tensor import ensure_float
 
@@ -832,7 +831,7 @@ _ndtri_op.defbatch(_bw(_ndtri_op))
 
 
 # ============================================================================ complex
-def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001
+def complex_(real: Any, imag: Any, name: str | None = None) -> Tensor:
     """``real + 1j * imag`` (float32 gives complex64, float64 complex128); the gradient
     sends the real and imaginary parts of the cotangent back.
 
@@ -927,12 +926,17 @@ def right_shift(x: Any, y: Any, name: str | None = None) -> Tensor:
                      False)
 
 
+# TensorFlow's names, which shadow builtins: bound as tf.slice/tf.tuple/tf.complex
+for _f, _n in ((slice_, "slice"), (tuple_, "tuple"), (complex_, "complex")):
+    _f.__name__ = _f.__qualname__ = _n
+del _f, _n
+
 __all__ = [
-    "slice", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
+    "slice_", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
     "sequence_mask", "scan", "foldl", "foldr", "histogram_fixed_width", "bitcast",
-    "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple", "accumulate_n",
+    "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple_", "accumulate_n",
     "angle", "cumulative_logsumexp", "invert_permutation", "is_non_decreasing",
     "is_strictly_increasing", "lbeta", "polyval", "scalar_mul", "xlog1py", "nextafter",
     "polygamma", "ndtri", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "Unique", "UniqueWithCounts", "complex",
+    "right_shift", "Unique", "UniqueWithCounts", "complex_",
 ]

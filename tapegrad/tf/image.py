@@ -29,7 +29,7 @@ from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..ops.resize import _resample
 from . import dtypes as _dt
-from ._ops import _t, cast, pad, reduce_mean, reduce_sum, reverse
+from ._ops import _t, cast, pad, reduce_mean, reduce_sum, reverse, stop_gradient
 from ._ops import transpose as _transpose
 from ._tensor import tft
 
@@ -527,7 +527,7 @@ def rgb_to_hsv(images: Any, name: str | None = None) -> Tensor:
 
 
 def hsv_to_rgb(images: Any, name: str | None = None) -> Tensor:
-    """HSV to RGB (TensorFlow's piecewise-linear formula; differentiable)."""
+    """HSV to RGB (TensorFlow's piecewise-linear formula; no gradient, as in TensorFlow)."""
     t = _t(images)
     dt = t._data.dtype
     h, s, v = (ops.getitem(t, (Ellipsis, i)) for i in range(3))
@@ -540,7 +540,8 @@ def hsv_to_rgb(images: Any, name: str | None = None) -> Tensor:
     db = ops.clip(ops.add(ops.negative(ops.abs(ops.subtract(dh, c(4.0)))), c(2.0)), 0.0, 1.0)
     oms = ops.subtract(c(1.0), s)
     out = [ops.multiply(ops.add(oms, ops.multiply(s, d)), v) for d in (dr, dg, db)]
-    return ops.stack(out, axis=-1)
+    # TensorFlow registers HSVToRGB as not differentiable: no gradient flows back
+    return stop_gradient(ops.stack(out, axis=-1))
 
 
 def per_image_standardization(image: Any) -> Tensor:

@@ -1,0 +1,256 @@
+"""Conformance: the TensorFlow APIs of tapegrad.tf._ops_extra, tf.image, tf.signal and
+tf.nn's extras against real TensorFlow.
+
+Differentiable cases (tests/tf_style/tf_more_apis_cases.py) compare values, dtypes,
+first (and some second) derivatives in float64 and float32; the others compare results
+(values, dtypes, shapes, structure) or the exception type and message text.
+Skipped without TensorFlow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tapegrad.tf as tg
+from tests.conformance.test_tf_more_ops_conf import _same
+from tests.tf_style.tf_helpers import real_tf, run_case, run_case_second
+from tests.tf_style.tf_more_apis_cases import CASES
+from tests.tf_style.tf_more_cases import MoreCase
+
+pytest.importorskip("tensorflow")
+
+
+@pytest.fixture(scope="module")
+def rtf() -> Any:
+    tf = real_tf()
+    tf.get_logger().setLevel("ERROR")
+    return tf
+
+
+def _tol(dtype: type) -> dict[str, float]:
+    return {"rtol": 1e-9, "atol": 1e-10} if dtype is np.float64 else {"rtol": 2e-5, "atol": 2e-5}
+
+
+# TensorFlow registers no gradient for ResizeArea and AdjustContrastv2 (tape.gradient raises
+# LookupError); tapegrad differentiates them (checked against finite differences in
+# tests/tf_style/test_tf_more_apis.py), so only their values are compared here
+NO_TF_GRADIENT = {"resize_area", "adjust"}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_values_and_gradients_match_tensorflow(rtf: Any, case: MoreCase, dtype: type) -> None:
+    arrays = case.astype(dtype)
+    o_tg, g_tg = run_case(tg, case.fn, arrays)
+    if case.name in NO_TF_GRADIENT:
+        with pytest.raises(LookupError):
+            run_case(rtf, case.fn, arrays)
+        out = case.fn(rtf, *[rtf.constant(a) for a in arrays])
+        o_tf = [np.asarray(o.numpy()) for o in (out if isinstance(out, (tuple, list)) else [out])]
+    else:
+        o_tf, g_tf = run_case(rtf, case.fn, arrays)
+    assert len(o_tg) == len(o_tf)
+    tol = _tol(dtype)
+    if case.name.startswith(("resize", "rgb_to_hsv", "grayscale", "per_image", "lrn", "adjust")) \
+            and dtype is np.float64:
+        tol = _tol(np.float32)  # TensorFlow's kernels compute these in float32
+    for a, b in zip(o_tg, o_tf):
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+        np.testing.assert_allclose(a, b, **tol)
+    if case.name in NO_TF_GRADIENT:
+        return
+    assert len(g_tg) == len(g_tf)
+    for a, b in zip(g_tg, g_tf):
+        assert (a is None) == (b is None), (a, b)
+        if a is not None and b is not None:
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, **tol)
+
+
+SECOND = [c for c in CASES if c.order >= 2]
+
+
+@pytest.mark.parametrize("case", SECOND, ids=[c.name for c in SECOND])
+def test_second_derivatives_match_tensorflow(rtf: Any, case: MoreCase) -> None:
+    arrays = case.astype(np.float64)
+    for a, b in zip(run_case_second(tg, case.fn, arrays), run_case_second(rtf, case.fn, arrays)):
+        assert (a is None) == (b is None)
+        if a is not None and b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
+
+
+_X = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+_U8 = np.array([[[0, 128, 255], [7, 60, 200]]], np.uint8)
+_RGB = np.random.default_rng(5).uniform(0, 1, (2, 3, 3)).astype(np.float32)
+
+RESULTS: dict[str, Callable[[Any], Any]] = {
+    # slicing
+    "slice_size_error": lambda tf: tf.slice(tf.constant(_X), [0, 1], [2, 4]),
+    "slice_begin_error": lambda tf: tf.slice(tf.constant(_X), [0, 4], [2, 1]),
+    "slice_rank_error": lambda tf: tf.slice(tf.constant(_X), [0], [2]),
+    "strided_slice_ints": lambda tf: tf.strided_slice(tf.range(10), [8], [1], [-3]),
+    "strided_slice_clamp": lambda tf: tf.strided_slice(tf.range(10), [-20], [20], [2]),
+    "strided_slice_shrink_error": lambda tf: tf.strided_slice(tf.constant(_X), [0, 5], [1, 9],
+                                                              shrink_axis_mask=2),
+    "strided_slice_stride_error": lambda tf: tf.strided_slice(tf.constant(_X), [0], [1], [0]),
+    "roll_ints": lambda tf: tf.roll(tf.reshape(tf.range(12), [3, 4]), [1, 5, -2], [0, 1, 1]),
+    "roll_axis_error": lambda tf: tf.roll(tf.constant(_X), 1, 5),
+    # unique / searchsorted / sequence_mask
+    "unique": lambda tf: tf.unique(tf.constant([1, 1, 2, 4, 4, 4, 7, 8, 8])),
+    "unique_int64_idx": lambda tf: tf.unique(tf.constant([3.0, 1.0, 3.0]), out_idx=tf.int64),
+    "unique_with_counts": lambda tf: tf.unique_with_counts(tf.constant([5, 1, 5, 5, 2])),
+    "unique_rank_error": lambda tf: tf.unique(tf.constant([[1, 1]])),
+    "searchsorted": lambda tf: tf.searchsorted(tf.constant([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]]),
+                                               tf.constant([[2, 4, 9], [0, 2, 6]])),
+    "searchsorted_right_int64": lambda tf: tf.searchsorted(
+        tf.constant([0.0, 3.0, 9.0, 9.0]), tf.constant([9.0, -1.0, 20.0]), side="right",
+        out_type=tf.int64),
+    "searchsorted_error": lambda tf: tf.searchsorted(tf.constant([[0, 3, 9]]),
+                                                     tf.constant([[2, 4, 9], [0, 2, 6]])),
+    "sequence_mask": lambda tf: tf.sequence_mask([1, 3, 2], 5),
+    "sequence_mask_2d": lambda tf: tf.sequence_mask([[1, 3], [2, 0]]),
+    "sequence_mask_float": lambda tf: tf.sequence_mask(tf.constant([1, 3]), 4, dtype=tf.float32),
+    # loops
+    "scan": lambda tf: tf.scan(lambda a, x: a + x, tf.constant([1.0, 2.0, 3.0])),
+    "scan_init": lambda tf: tf.scan(lambda a, x: a + x, tf.constant([1, 2, 3]),
+                                    initializer=tf.constant(10)),
+    "scan_reverse": lambda tf: tf.scan(lambda a, x: a * 2 + x, tf.constant([1.0, 2.0, 3.0]),
+                                       reverse=True),
+    "scan_struct": lambda tf: tf.scan(lambda a, x: {"s": a["s"] + x[0], "p": a["p"] * x[1]},
+                                      (tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])),
+                                      initializer={"s": tf.constant(0.0), "p": tf.constant(1.0)}),
+    "foldl": lambda tf: tf.foldl(lambda a, x: a - x, tf.constant([1.0, 2.0, 3.0])),
+    "foldr": lambda tf: tf.foldr(lambda a, x: a * 2 + x, tf.constant([1.0, 2.0, 3.0])),
+    "foldl_init": lambda tf: tf.foldl(lambda a, x: a + x, tf.constant([[1, 2], [3, 4]]),
+                                      initializer=tf.constant([10, 20])),
+    "foldl_scalar_error": lambda tf: tf.foldl(lambda a, x: a + x, tf.constant(1.0)),
+    "scan_scalar_error": lambda tf: tf.scan(lambda a, x: a + x, tf.constant(1.0)),
+    # histogram, bitcast, partition/stitch, unravel
+    "histogram_fixed_width": lambda tf: tf.histogram_fixed_width(
+        tf.constant([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]), [0.0, 5.0], nbins=5),
+    "histogram_ints": lambda tf: tf.histogram_fixed_width(tf.constant([0, 1, 2, 9, 3]), [0, 10],
+                                                          nbins=4),
+    "bitcast_down": lambda tf: tf.bitcast(tf.constant([1.0, 2.0]), tf.uint8),
+    "bitcast_up": lambda tf: tf.bitcast(tf.constant([[1, 2, 3, 4]], tf.uint8), tf.int32),
+    "bitcast_same": lambda tf: tf.bitcast(tf.constant([-1, 2]), tf.uint32),
+    "bitcast_error": lambda tf: tf.bitcast(tf.constant([1, 2, 3], tf.uint8), tf.int32),
+    "dynamic_partition": lambda tf: tf.dynamic_partition(tf.constant([[1, 2], [3, 4], [5, 6]]),
+                                                         [1, 0, 1], 3),
+    "dynamic_partition_error": lambda tf: tf.dynamic_partition(
+        tf.constant([10.0, 20.0, 30.0, 40.0]), [0, 1, 0, 3], 2),
+    "dynamic_stitch": lambda tf: tf.dynamic_stitch([[0, 3], [1, 2]],
+                                                   [tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])]),
+    "dynamic_stitch_gaps": lambda tf: tf.dynamic_stitch(
+        [[0, 4], [1, 1]], [tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])]),
+    "unravel_index": lambda tf: tf.unravel_index([3, 5, 7], [3, 3]),
+    "unravel_index_scalar": lambda tf: tf.unravel_index(7, [3, 3]),
+    "unravel_index_error": lambda tf: tf.unravel_index([3, 10], [3, 3]),
+    # Assert / tuple / bitwise
+    "assert_false": lambda tf: tf.Assert(False, [tf.constant([1, 2]), "msg"]),
+    "assert_true": lambda tf: tf.Assert(tf.constant(True), [tf.constant([1, 2])]),
+    "tuple": lambda tf: tf.tuple([tf.constant(1.0), None, tf.constant([2, 3])]),
+    "left_shift": lambda tf: tf.bitwise.left_shift(tf.constant([1, 2, 3], tf.int8),
+                                                   tf.constant([7, 9, 1], tf.int8)),
+    "right_shift": lambda tf: tf.bitwise.right_shift(tf.constant([-8, 2]), tf.constant([1, 40])),
+    "invert": lambda tf: tf.bitwise.invert(tf.constant([0, 5], tf.uint8)),
+    "and_or_xor": lambda tf: [tf.bitwise.bitwise_and(tf.constant([12, 10]), tf.constant([10, 3])),
+                              tf.bitwise.bitwise_or(tf.constant([12, 10]), tf.constant([10, 3])),
+                              tf.bitwise.bitwise_xor(tf.constant([12, 10]), tf.constant([10, 3]))],
+    "bitwise_float_error": lambda tf: tf.bitwise.bitwise_and(tf.constant([1.0]), tf.constant([1.0])),
+    # tf.math
+    "cumsum_exclusive_reverse": lambda tf: tf.math.cumsum(tf.constant([1.0, 2.0, 3.0]),
+                                                          exclusive=True, reverse=True),
+    "cumprod_exclusive_reverse": lambda tf: tf.math.cumprod(tf.constant([1.0, 2.0, 3.0]),
+                                                            exclusive=True, reverse=True),
+    "cumulative_logsumexp": lambda tf: tf.math.cumulative_logsumexp(tf.constant([1.0, 2.0, 3.0]),
+                                                                    exclusive=True),
+    "reduce_std_variance": lambda tf: [tf.math.reduce_std(tf.constant(_X), axis=1),
+                                       tf.math.reduce_variance(tf.constant(_X))],
+    "angle_real": lambda tf: tf.math.angle(tf.constant([-1.0, 2.0])),
+    "angle_complex": lambda tf: tf.math.angle(tf.constant([-1 + 1j, 2j])),
+    "invert_permutation": lambda tf: tf.math.invert_permutation([3, 4, 0, 2, 1]),
+    "invert_permutation_error": lambda tf: tf.math.invert_permutation([3, 3, 0, 2, 1]),
+    "monotone": lambda tf: [tf.math.is_non_decreasing([1, 1, 2]),
+                            tf.math.is_strictly_increasing([1, 1, 2]),
+                            tf.math.is_strictly_increasing(tf.constant([[1.0, 2.0], [3.0, 4.0]]))],
+    "lbeta": lambda tf: tf.math.lbeta(tf.constant([[1.0, 2.0], [3.0, 4.0]])),
+    "scalar_mul_error": lambda tf: tf.math.scalar_mul(tf.constant([2.0, 3.0]), tf.constant([1.0])),
+    "xlog1py": lambda tf: tf.math.xlog1py(tf.constant([0.0, 1.0]), tf.constant([-2.0, 1.0])),
+    "nextafter": lambda tf: tf.math.nextafter(tf.constant([1.0, 2.0]), tf.constant([2.0, 1.0])),
+    "polygamma": lambda tf: tf.math.polygamma(tf.constant([0.0, 1.0, 2.0]),
+                                              tf.constant([1.5, 1.5, 1.5])),
+    "accumulate_n": lambda tf: tf.math.accumulate_n([tf.constant([1.0, 2.0]),
+                                                     tf.constant([1.0, 2.0])]),
+    "ndtri": lambda tf: tf.math.ndtri(tf.constant([0.1, 0.5, 0.975], tf.float64)),
+    "complex": lambda tf: tf.complex(tf.constant([1.0]), tf.constant([2.0])),
+    # tf.image
+    "resize_dtypes": lambda tf: [tf.image.resize(_U8, [3, 5], method=m) for m in
+                                 ("bilinear", "nearest", "bicubic", "area")],
+    "resize_nearest_f64": lambda tf: tf.image.resize(np.arange(12.0).reshape(3, 4, 1), [5, 3],
+                                                     method="nearest"),
+    "resize_rank_error": lambda tf: tf.image.resize(np.ones((2, 2)), [2, 2]),
+    "resize_size_error": lambda tf: tf.image.resize(np.ones((2, 2, 1)), [2, 2, 2]),
+    "resize_method_error": lambda tf: tf.image.resize(np.ones((2, 2, 1)), [3, 3], method="foo"),
+    "crop_error": lambda tf: tf.image.crop_to_bounding_box(np.ones((1, 4, 5, 3)), 3, 1, 2, 2),
+    "pad_error": lambda tf: tf.image.pad_to_bounding_box(np.ones((1, 4, 5, 3)), 1, 1, 3, 7),
+    "convert_u8_f32": lambda tf: tf.image.convert_image_dtype(_U8, tf.float32),
+    "convert_f32_u8": lambda tf: tf.image.convert_image_dtype(tf.constant([[[0.0, 0.5, 1.0]]]),
+                                                              tf.uint8),
+    "convert_f32_u8_saturate": lambda tf: tf.image.convert_image_dtype(
+        tf.constant([[[-0.5, 0.5, 1.5]]]), tf.uint8, saturate=True),
+    "convert_u8_i32": lambda tf: tf.image.convert_image_dtype(_U8, tf.int32),
+    "convert_i32_u8": lambda tf: tf.image.convert_image_dtype(
+        np.array([[[0, 1 << 20, 1 << 30]]], np.int32), tf.uint8),
+    "convert_f32_f64": lambda tf: tf.image.convert_image_dtype(tf.constant([[[0.0, 0.5]]]),
+                                                               tf.float64),
+    "adjust_uint8": lambda tf: [tf.image.adjust_brightness(_U8, 0.1),
+                                tf.image.adjust_contrast(_U8, 2.0),
+                                tf.image.adjust_gamma(_U8, 2.0),
+                                tf.image.rgb_to_grayscale(_U8)],
+    "adjust_saturation_hue": lambda tf: [tf.image.adjust_saturation(_RGB, 1.7),
+                                         tf.image.adjust_saturation(_RGB, 0.3),
+                                         tf.image.adjust_hue(_RGB, 0.2),
+                                         tf.image.adjust_hue(_RGB, -0.7)],
+    "hsv_roundtrip": lambda tf: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(_RGB)),
+    "per_image_standardization_u8": lambda tf: tf.image.per_image_standardization(_U8),
+    "per_image_standardization_const": lambda tf: tf.image.per_image_standardization(
+        np.ones((2, 2, 1), np.float32)),
+    "random_flip_batch": lambda tf: (tf.random.set_seed(1), [tf.image.random_flip_left_right(
+        np.arange(12.0).reshape(2, 3, 2, 1)) for _ in range(3)])[1],
+    "random_flip_single": lambda tf: (tf.random.set_seed(1), [tf.image.random_flip_up_down(
+        np.arange(6.0).reshape(3, 2, 1), seed=5) for _ in range(3)])[1],
+    "random_brightness_contrast": lambda tf: (tf.random.set_seed(2), [
+        tf.image.random_brightness(np.ones((1, 1, 1), np.float32), 0.5),
+        tf.image.random_contrast(np.arange(4.0, dtype=np.float32).reshape(2, 2, 1), 0.5, 1.5)])[1],
+    "central_crop_error": lambda tf: tf.image.central_crop(np.ones((4, 4, 1)), 1.5),
+    # tf.signal
+    "windows": lambda tf: [tf.signal.hann_window(5), tf.signal.hann_window(6, periodic=False),
+                           tf.signal.hamming_window(7, dtype=tf.float64),
+                           tf.signal.hann_window(1)],
+    "frame_ints": lambda tf: [tf.signal.frame(tf.range(7), 3, 2),
+                              tf.signal.frame(tf.range(7), 3, 2, pad_end=True)],
+    "fft_float_error": lambda tf: tf.signal.fft(tf.constant([1.0, 2.0])),
+    "rfft_crop": lambda tf: [tf.signal.rfft(tf.constant([1.0, 2.0, 3.0, 4.0]), [3]),
+                             tf.signal.irfft(tf.constant([1 + 1j, 2 - 1j, 3j, 1 + 0j]), [3]),
+                             tf.signal.rfft2d(tf.ones([3, 4]), [2, 6])],
+    "lrn_float64_error": lambda tf: tf.nn.local_response_normalization(
+        tf.ones([1, 1, 1, 3], tf.float64)),
+    "rfft_dtype": lambda tf: tf.signal.rfft(tf.constant([1.0, 2.0, 3.0], tf.float64)),
+    # tf.nn
+    "zero_fraction": lambda tf: tf.nn.zero_fraction(tf.constant([0.0, 1.0, 0.0, 3.0])),
+    "scale_regularization_loss": lambda tf: tf.nn.scale_regularization_loss(
+        tf.constant([1.0, 2.5])),
+    "space_to_depth_ints": lambda tf: tf.nn.space_to_depth(tf.reshape(tf.range(16), [1, 4, 4, 1]),
+                                                           2),
+    "depth_to_space_ints": lambda tf: tf.nn.depth_to_space(tf.reshape(tf.range(16), [1, 1, 2, 8]),
+                                                           2),
+}
+
+
+@pytest.mark.parametrize("key", list(RESULTS))
+def test_results_and_errors_match_tensorflow(rtf: Any, key: str) -> None:
+    _same(rtf, RESULTS[key])
