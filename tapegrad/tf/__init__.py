@@ -240,7 +240,9 @@ from . import (  # noqa: E402
     math,
     nn,
     saved_model,
+    sets,
     signal,
+    sparse,
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
@@ -353,5 +355,6 @@ __all__ += [
     "slice", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
     "sequence_mask", "scan", "foldl", "foldr", "histogram_fixed_width", "bitcast",
     "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple", "bitwise",
-    "image", "signal", "complex",
+    "image", "signal", "complex", "sparse", "SparseTensor", "sets",
 ]
+SparseTensor = sparse.SparseTensor

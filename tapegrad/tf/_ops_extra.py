@@ -221,8 +221,8 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     sa, va = s._data, v._data
     if sa.dtype != va.dtype:
         raise _invalid(f"cannot compute {op} as input #1(zero-based) was expected to be a "
-                       f"{_dt.as_dtype(sa.dtype).name} tensor but is a "
-                       f"{_dt.as_dtype(va.dtype).name} tensor", "one dtype for both", op)
+                       f"{_dt.kernel_name(sa.dtype)} tensor but is a "
+                       f"{_dt.kernel_name(va.dtype)} tensor", "one dtype for both", op)
     if sa.ndim == 0 or va.ndim == 0 or sa.shape[:-1] != va.shape[:-1]:
         raise _invalid("Leading dim_size of both tensors must match.",
                        f"shapes {list(sa.shape)} and {list(va.shape)}", op)
@@ -507,8 +507,8 @@ def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
     d = _t(dims)._data
     if i.dtype != d.dtype:
         raise _invalid(f"cannot compute UnravelIndex as input #1(zero-based) was expected to be "
-                       f"a {_dt.as_dtype(i.dtype).name} tensor but is a "
-                       f"{_dt.as_dtype(d.dtype).name} tensor", "indices and dims need one dtype",
+                       f"a {_dt.kernel_name(i.dtype)} tensor but is a "
+                       f"{_dt.kernel_name(d.dtype)} tensor", "indices and dims need one dtype",
                        "UnravelIndex")
     if np.any(i < 0) or np.any(i >= int(np.prod(d))):
         raise _invalid("index is out of bound as with dims", f"dims {d.tolist()} hold "

@@ -87,6 +87,10 @@ _X = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 _U8 = np.array([[[0, 128, 255], [7, 60, 200]]], np.uint8)
 _RGB = np.random.default_rng(5).uniform(0, 1, (2, 3, 3)).astype(np.float32)
 
+def _st(tf: Any) -> Any:
+    return tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+
+
 RESULTS: dict[str, Callable[[Any], Any]] = {
     # slicing
     "slice_size_error": lambda tf: tf.slice(tf.constant(_X), [0, 1], [2, 4]),
@@ -240,6 +244,38 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
     "lrn_float64_error": lambda tf: tf.nn.local_response_normalization(
         tf.ones([1, 1, 1, 3], tf.float64)),
     "rfft_dtype": lambda tf: tf.signal.rfft(tf.constant([1.0, 2.0, 3.0], tf.float64)),
+    # tf.sparse / tf.sets (a SparseTensor compares as its three parts)
+    "sparse_repr": lambda tf: repr(_st(tf)),
+    "sparse_parts": lambda tf: [_st(tf).indices, _st(tf).values, _st(tf).dense_shape,
+                                _st(tf).shape.as_list(), _st(tf).dtype.name],
+    "sparse_to_dense_default": lambda tf: tf.sparse.to_dense(_st(tf), default_value=-1.0),
+    "sparse_to_dense_order_error": lambda tf: tf.sparse.to_dense(
+        tf.sparse.SparseTensor([[1, 2], [0, 0]], [1.0, 2.0], [3, 4])),
+    "sparse_to_dense_bounds_error": lambda tf: tf.sparse.to_dense(
+        tf.sparse.SparseTensor([[1, 2], [5, 0]], [1.0, 2.0], [3, 4])),
+    "sparse_from_dense": lambda tf: repr(tf.sparse.from_dense(tf.constant([[0.0, 1.0], [2.0, 0.0]]))),
+    "sparse_dense_matmul": lambda tf: [tf.sparse.sparse_dense_matmul(_st(tf), tf.ones([4, 2])),
+                                       tf.sparse.sparse_dense_matmul(tf.ones([2, 3]), _st(tf)),
+                                       tf.sparse.sparse_dense_matmul(
+                                           tf.reshape(tf.range(8.0), [4, 2]), _st(tf),
+                                           adjoint_a=True, adjoint_b=True)],
+    "sparse_matmul_dtype_error": lambda tf: tf.sparse.sparse_dense_matmul(
+        _st(tf), tf.ones([4, 2], tf.float64)),
+    "sparse_reduce_sum": lambda tf: [tf.sparse.reduce_sum(_st(tf)),
+                                     tf.sparse.reduce_sum(_st(tf), axis=0, keepdims=True)],
+    "sparse_add": lambda tf: [repr(tf.sparse.add(_st(tf), tf.sparse.SparseTensor(
+        [[0, 0], [2, 3]], [5.0, 6.0], [3, 4]))), tf.sparse.add(_st(tf), tf.ones([3, 4]))],
+    "sparse_reorder_retain_slice": lambda tf: [
+        repr(tf.sparse.reorder(tf.sparse.SparseTensor([[1, 2], [0, 0]], [1.0, 2.0], [3, 4]))),
+        repr(tf.sparse.retain(_st(tf), [False, True])),
+        repr(tf.sparse.slice(_st(tf), [1, 1], [2, 3]))],
+    "sparse_shape_error": lambda tf: tf.sparse.SparseTensor([[0, 0]], [1.0, 2.0], [3, 4]),
+    "sets": lambda tf: [repr(tf.sets.intersection(tf.constant([[1, 2, 3], [4, 5, 6]]),
+                                                  tf.constant([[1, 3, 7], [4, 4, 4]]))),
+                        repr(tf.sets.union(tf.constant([[1, 2]]), tf.constant([[3, 1]]))),
+                        repr(tf.sets.difference(tf.constant([[1, 2, 5]]), tf.constant([[3, 1]]))),
+                        tf.sets.size(tf.sparse.from_dense(tf.constant([[1, 2, 2], [4, 5, 0]])))],
+    "sets_size_error": lambda tf: tf.sets.size(tf.constant([[1, 2, 2], [4, 5, 6]])),
     # tf.nn
     "zero_fraction": lambda tf: tf.nn.zero_fraction(tf.constant([0.0, 1.0, 0.0, 3.0])),
     "scale_regularization_loss": lambda tf: tf.nn.scale_regularization_loss(

@@ -312,3 +312,40 @@ def test_unique_in_tf_function_follows_each_call() -> None:
     with pytest.warns(RuntimeWarning):  # a data-dependent shape: the signature runs eagerly
         assert f(tf.constant([1, 1, 2])).numpy().tolist() == [1, 2]
     assert f(tf.constant([3, 4, 4])).numpy().tolist() == [3, 4]
+
+
+# ------------------------------------------------------------------ tf.sparse, tf.sets
+def test_sparse_basics() -> None:
+    st = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+    assert isinstance(st, tf.SparseTensor) and st.shape == (3, 4) and st.dtype == tf.float32
+    assert st.indices.dtype == tf.int64 and st.dense_shape.dtype == tf.int64
+    dense = np.zeros((3, 4), np.float32)
+    dense[0, 0], dense[1, 2] = 1.0, 2.0
+    assert (tf.sparse.to_dense(st).numpy() == dense).all()
+    b = R.uniform(-1, 1, (4, 2)).astype(np.float32)
+    np.testing.assert_allclose(tf.sparse.sparse_dense_matmul(st, b).numpy(), dense @ b, rtol=1e-6)
+    np.testing.assert_allclose(tf.sparse.sparse_dense_matmul(st, b[:3], adjoint_a=True).numpy(),
+                               dense.T @ b[:3], rtol=1e-6)
+    back = tf.sparse.from_dense(dense)
+    assert back.indices.numpy().tolist() == [[0, 0], [1, 2]]
+    assert tf.sparse.reduce_sum(st, axis=1).numpy().tolist() == [1.0, 2.0, 0.0]
+    s2 = tf.sparse.add(st, tf.sparse.SparseTensor([[0, 0], [2, 3]], [5.0, 6.0], [3, 4]))
+    assert s2.values.numpy().tolist() == [6.0, 2.0, 6.0]
+    r = tf.sparse.reorder(tf.sparse.SparseTensor([[1, 2], [0, 0]], [1.0, 2.0], [3, 4]))
+    assert r.indices.numpy().tolist() == [[0, 0], [1, 2]] and r.values.numpy().tolist() == [2, 1]
+    sl = tf.sparse.slice(st, [1, 1], [2, 3])
+    assert sl.indices.numpy().tolist() == [[0, 1]] and sl.dense_shape.numpy().tolist() == [2, 3]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="is out of order"):
+        tf.sparse.to_dense(tf.sparse.SparseTensor([[1, 2], [0, 0]], [1.0, 2.0], [3, 4]))
+
+
+def test_sets() -> None:
+    a, b = tf.constant([[1, 2, 3], [4, 5, 6]]), tf.constant([[1, 3, 7], [4, 4, 4]])
+    inter = tf.sets.intersection(a, b)
+    assert tf.sparse.to_dense(inter).numpy().tolist() == [[1, 3], [4, 0]]
+    assert tf.sparse.to_dense(tf.sets.union(a, b)).numpy().tolist() == [
+        [1, 2, 3, 7], [4, 5, 6, 0]]
+    assert tf.sparse.to_dense(tf.sets.difference(a, b)).numpy().tolist() == [[2, 0], [5, 6]]
+    assert tf.sets.size(inter).numpy().tolist() == [2, 1]
+    with pytest.raises(TypeError, match="Expected `SparseTensor`"):
+        tf.sets.size(a)

@@ -148,4 +148,18 @@ CASES: list[MoreCase] = [
                                     tf.nn.pool(x, [2, 3], "AVG", padding="SAME")), (IMG,)),
     MoreCase("space_to_depth", lambda tf, x: tf.nn.depth_to_space(
         tf.nn.space_to_depth(x[:, :4], 2) * tf.nn.space_to_depth(x[:, 1:], 2), 2), (IMG,)),
+    # tf.sparse: gradients reach the values (and the dense operand)
+    MoreCase("sparse_to_dense_matmul", lambda tf, v, b: (
+        tf.sparse.to_dense(tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 3]], v, [3, 4])),
+        tf.sparse.sparse_dense_matmul(tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 3]], v, [3, 4]),
+                                      b),
+        tf.sparse.sparse_dense_matmul(tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 3]], v, [3, 4]),
+                                      b[:3], adjoint_a=True)), (_u(-1, 1, 3), _u(-1, 1, 4, 2))),
+    MoreCase("sparse_reduce_add_reorder", lambda tf, v, w: (
+        tf.sparse.reduce_sum(tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 3]], v, [3, 4]), axis=1),
+        tf.sparse.add(tf.sparse.SparseTensor([[0, 1], [1, 0], [2, 3]], v, [3, 4]),
+                      tf.sparse.SparseTensor([[0, 1], [2, 2]], w, [3, 4])).values,
+        tf.sparse.reorder(tf.sparse.SparseTensor([[2, 3], [0, 1]], w, [3, 4])).values,
+        tf.sparse.from_dense(tf.sparse.to_dense(tf.sparse.SparseTensor(
+            [[0, 1], [1, 0], [2, 3]], v, [3, 4]))).values), (_u(0.5, 1, 3), _u(0.5, 1, 2))),
 ]
