@@ -69,3 +69,167 @@ def _(batched: tuple[bool, ...], *xs: Any, idx: tuple[np.ndarray, ...], n: int,
         moved.append(moveaxis(x, 0, -1))
     out = dynamic_stitch(*moved, idx=idx, n=n, inner=inner + (b,))
     return moveaxis(out, -1, 0)
+
+
+# ------------------------------------------------------------------ modified Bessel functions
+def _bessel_np(nu: int, x: Any, scaled: bool) -> np.ndarray:
+    """``I_nu(x)`` (or ``exp(-|x|) I_nu(x)``) for ``nu`` in {0, 1}, in float64: the power
+    series below 30, the asymptotic expansion above (both converge to double precision)."""
+    a = np.asarray(x)
+    v = np.abs(a.astype(np.float64))
+    small = v < 30.0
+    with np.errstate(all="ignore"):
+        vs = np.where(small, v, 0.0)
+        term = (vs / 2.0) ** nu / (1.0 if nu == 0 else 1.0)
+        total = term.copy()
+        q = vs * vs / 4.0
+        for k in range(1, 120):
+            term = term * q / (k * (k + nu))
+            total = total + term
+        series = total * np.exp(-vs) if scaled else total
+        vl = np.where(small, 30.0, v)
+        mu = 4.0 * nu * nu
+        acc = np.ones_like(vl)
+        t = np.ones_like(vl)
+        for k in range(1, 40):
+            t = -t * (mu - (2 * k - 1) ** 2) / (k * 8.0 * vl)
+            acc = acc + t
+        asym = acc / np.sqrt(2.0 * np.pi * vl)
+        if not scaled:
+            asym = asym * np.exp(vl)
+        out = np.where(small, series, asym)
+    if nu == 1:
+        out = np.where(a < 0, -out, out)
+    out = np.where(np.isnan(a), np.nan, out)
+    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    return np.asarray(out, dtype=dt)
+
+
+@defop("bessel_i0", saves=("x",))
+def bessel_i0(x: Any) -> Any:
+    return _bessel_np(0, x, False)
+
+
+@defop("bessel_i0e", saves=("x", "out"))
+def bessel_i0e(x: Any) -> Any:
+    return _bessel_np(0, x, True)
+
+
+@defop("bessel_i1", saves=("x", "out"))
+def bessel_i1(x: Any) -> Any:
+    return _bessel_np(1, x, False)
+
+
+@defop("bessel_i1e", saves=("x", "out"))
+def bessel_i1e(x: Any) -> Any:
+    return _bessel_np(1, x, True)
+
+
+def _i1_over_x(x: Tensor, y: Tensor) -> Tensor:
+    """``I1(x) / x`` with its limit 1/2 at 0 (TensorFlow's ``where``)."""
+    from .elementwise import divide, equal, where
+
+    zero = equal(x, 0.0)
+    safe = where(zero, np.ones((), data(x).dtype), x)
+    return where(zero, np.asarray(0.5, data(x).dtype), divide(y, safe))
+
+
+def _d_i0(x: Any) -> Any:  # I0' = I1
+    return bessel_i1(x)
+
+
+def _d_i0e(x: Any, out: Any) -> Any:  # i0e' = i1e - sign(x) i0e
+    from .elementwise import multiply, sign, subtract
+
+    return subtract(bessel_i1e(x), multiply(sign(x), out))
+
+
+def _d_i1(x: Any, out: Any) -> Any:  # I1' = I0 - I1 / x
+    from .elementwise import subtract
+
+    return subtract(bessel_i0(x), _i1_over_x(x, out))
+
+
+def _d_i1e(x: Any, out: Any) -> Any:  # i1e' = i0e - i1e (sign(x) + 1/x)
+    from .elementwise import multiply, sign, subtract
+
+    return subtract(subtract(bessel_i0e(x), _i1_over_x(x, out)), multiply(sign(x), out))
+
+
+def _mul(g: Any, d: Any) -> Any:
+    from .elementwise import multiply
+
+    return multiply(g, d)
+
+
+bessel_i0.defvjp(lambda g, x: (_mul(g, _d_i0(x)),))
+bessel_i0e.defvjp(lambda g, x, out: (_mul(g, _d_i0e(x, out)),))
+bessel_i1.defvjp(lambda g, x, out: (_mul(g, _d_i1(x, out)),))
+bessel_i1e.defvjp(lambda g, x, out: (_mul(g, _d_i1e(x, out)),))
+bessel_i0.defjvp(lambda dx, x, *, out: _mul(dx, _d_i0(x)))
+bessel_i0e.defjvp(lambda dx, x, *, out: _mul(dx, _d_i0e(x, out)))
+bessel_i1.defjvp(lambda dx, x, *, out: _mul(dx, _d_i1(x, out)))
+bessel_i1e.defjvp(lambda dx, x, *, out: _mul(dx, _d_i1e(x, out)))
+
+
+# ------------------------------------------------------------------ Hurwitz zeta
+_B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6,
+        -3617.0 / 510, 43867.0 / 798)
+
+
+def _zeta_np(s: Any, q: Any) -> np.ndarray:
+    """``sum_k (q + k) ** -s`` by Euler-Maclaurin summation (Cephes' scheme: 9 terms
+    summed, then the integral, the half term and nine Bernoulli corrections)."""
+    sa, qa = np.asarray(s), np.asarray(q)
+    dt = np.result_type(sa.dtype, qa.dtype)
+    dt = dt if dt.kind == "f" else np.dtype(np.float64)
+    x = sa.astype(np.float64)
+    v = qa.astype(np.float64)
+    n = 9
+    with np.errstate(all="ignore"):
+        total = np.zeros(np.broadcast_shapes(x.shape, v.shape))
+        for k in range(n):
+            total = total + (v + k) ** -x
+        w = v + n
+        total = total + w ** (1.0 - x) / (x - 1.0) + 0.5 * w ** -x
+        fact = x * w ** (-x - 1.0)  # s (s+1) ... (s+2j-2) / (2j)! * w^(-s-2j+1), j = 1
+        denom = 2.0
+        for j, b in enumerate(_B2K, start=1):
+            total = total + b * fact / denom
+            fact = fact * (x + 2 * j - 1) * (x + 2 * j) / (w * w)
+            denom = denom * (2 * j + 1) * (2 * j + 2)
+        out = np.where(x == 1.0, np.inf, total)
+        out = np.where(x < 1.0, np.nan, out)
+        out = np.where(v <= 0, np.nan, out)  # q > 0 only (Eigen's q <= 0 cases are not kept)
+    return np.asarray(out, dtype=dt)
+
+
+@defop("zeta", saves=("x", "q"))
+def zeta(x: Any, q: Any) -> Any:
+    return _zeta_np(x, q)
+
+
+@zeta.defvjp
+def _(g: Tensor, x: Tensor, q: Tensor) -> Any:
+    # TensorFlow differentiates in q only: d zeta(x, q) / dq = -x zeta(x + 1, q)
+    from .elementwise import add, multiply, negative
+
+    return None, multiply(g, negative(multiply(x, zeta(add(x, 1.0), q))))
+
+
+@zeta.defjvp
+def _(dx: Any, dq: Any, x: Any, q: Any, *, out: Any) -> Any:
+    from .elementwise import add, multiply, negative
+
+    if dq is None:
+        return None
+    return multiply(dq, negative(multiply(x, zeta(add(x, 1.0), q))))
+
+
+from ._batch import elementwise as _bw  # noqa: E402
+
+for _op in (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, zeta):
+    _op.defbatch(_bw(_op))
+del _op
+
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta"]

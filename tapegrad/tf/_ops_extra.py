@@ -23,13 +23,20 @@ from .. import ops
 from .._core.errors import hinted, with_hint
 from .._core.tensor import Tensor
 from ..ops import special as _sp
+from ..ops import tf_more as _tfm
 from ..ops.tf_more import dynamic_stitch as _stitch_op
 from . import _nest
 from . import dtypes as _dt
 from ._ops import _int, _invalid, _t, add_n, reduce_sum
-from ._ops_more import lgamma
-from ._tensor import binary_args, convert, tft
+from ._ops_more import _allowed, lgamma
+from ._tensor import _OP_DEFS, binary_args, convert, tft
 from .errors import InvalidArgumentError
+
+# TensorFlow's allowed-dtype text of the float-only kernels here (``ensure_float``)
+_OP_DEFS.update({k: _allowed("bfloat16, half, float, double", "x:T -> y:T")
+                 for k in ("BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "Ndtri")})
+_OP_DEFS.update({"Zeta": _allowed("float, double", "x:T, q:T -> z:T"),
+                 "Polygamma": _allowed("float, double", "a:T, x:T -> z:T")})
 
 _bmax = builtins.max
 _bmin = builtins.min
@@ -830,6 +837,55 @@ from ..ops._batch import elementwise as _bw  # noqa: E402
 _ndtri_op.defbatch(_bw(_ndtri_op))
 
 
+# ============================================================================ Bessel, zeta
+def _special1(op: Any, x: Any, kernel: str) -> Tensor:
+    from ._tensor import ensure_float
+
+    t = _t(x)
+    ensure_float(t, kernel)
+    return op(t)
+
+
+def bessel_i0(x: Any, name: str | None = None) -> Tensor:
+    """The modified Bessel function ``I0`` (gradient ``I1``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.bessel_i0(tf.constant(0.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
+    return _special1(_tfm.bessel_i0, x, "BesselI0")
+
+
+def bessel_i0e(x: Any, name: str | None = None) -> Tensor:
+    """``exp(-|x|) I0(x)``."""
+    return _special1(_tfm.bessel_i0e, x, "BesselI0e")
+
+
+def bessel_i1(x: Any, name: str | None = None) -> Tensor:
+    """The modified Bessel function ``I1`` (gradient ``I0 - I1 / x``)."""
+    return _special1(_tfm.bessel_i1, x, "BesselI1")
+
+
+def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
+    """``exp(-|x|) I1(x)``."""
+    return _special1(_tfm.bessel_i1e, x, "BesselI1e")
+
+
+def zeta(x: Any, q: Any, name: str | None = None) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (q + k) ** -x`` (``x > 1``, ``q > 0``); the
+    gradient is TensorFlow's: in ``q`` only (``-x zeta(x + 1, q)``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.math.zeta(tf.constant(2.0), tf.constant(1.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.644934058189392>
+    """
+    from ._tensor import ensure_float
+
+    a, b = binary_args(x, q, function=True, name="Zeta")
+    ensure_float(a, "Zeta")
+    return _tfm.zeta(a, b)
+
+
 # ============================================================================ complex
 def complex_(real: Any, imag: Any, name: str | None = None) -> Tensor:
     """``real + 1j * imag`` (float32 gives complex64, float64 complex128); the gradient
@@ -938,5 +994,6 @@ __all__ = [
     "angle", "cumulative_logsumexp", "invert_permutation", "is_non_decreasing",
     "is_strictly_increasing", "lbeta", "polyval", "scalar_mul", "xlog1py", "nextafter",
     "polygamma", "ndtri", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "Unique", "UniqueWithCounts", "complex_",
+    "right_shift", "Unique", "UniqueWithCounts", "complex_", "bessel_i0",
+    "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta",
 ]

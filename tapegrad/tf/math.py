@@ -80,6 +80,10 @@ from ._ops import (
 from ._ops_extra import (
     accumulate_n,
     angle,
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
     cumulative_logsumexp,
     invert_permutation,
     is_non_decreasing,
@@ -91,6 +95,7 @@ from ._ops_extra import (
     polyval,
     scalar_mul,
     xlog1py,
+    zeta,
 )
 from ._ops_more import (
     acos,
@@ -151,3 +156,13 @@ __all__ += [
     "is_strictly_increasing", "lbeta", "ndtri", "nextafter", "polygamma", "polyval",
     "scalar_mul", "xlog1py",
 ]
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta", "special"]
+
+
+class special:  # noqa: N801  (tf.math.special: the Bessel functions again)
+    """``tf.math.special``: ``bessel_i0``/``i0e``/``i1``/``i1e``."""
+
+    bessel_i0 = staticmethod(bessel_i0)
+    bessel_i0e = staticmethod(bessel_i0e)
+    bessel_i1 = staticmethod(bessel_i1)
+    bessel_i1e = staticmethod(bessel_i1e)

@@ -190,6 +190,15 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
     "accumulate_n": lambda tf: tf.math.accumulate_n([tf.constant([1.0, 2.0]),
                                                      tf.constant([1.0, 2.0])]),
     "ndtri": lambda tf: tf.math.ndtri(tf.constant([0.1, 0.5, 0.975], tf.float64)),
+    "bessel_values": lambda tf: [f(tf.constant([-40.0, -3.0, -0.5, 0.0, 0.7, 5.0, 29.9, 31.0, 80.0],
+                                                tf.float64))
+                                 for f in (tf.math.bessel_i0e, tf.math.bessel_i1e,
+                                           tf.math.bessel_i0, tf.math.bessel_i1)],
+    "bessel_error": lambda tf: tf.math.bessel_i0(tf.constant([1, 2])),
+    "zeta_error": lambda tf: tf.math.zeta(tf.constant([1, 2]), tf.constant([1, 2])),
+    "ndtri_error": lambda tf: tf.math.ndtri(tf.constant([1, 2])),
+    "zeta_values": lambda tf: tf.math.zeta(tf.constant([2.0, 3.0, 1.5, 4.5, 10.0, 1.01, 0.5, 1.0]),
+                                           tf.constant([1.0, 2.0, 0.3, 7.0, 0.5, 1.0, 1.0, 2.0])),
     "complex": lambda tf: tf.complex(tf.constant([1.0]), tf.constant([2.0])),
     # tf.image
     "resize_dtypes": lambda tf: [tf.image.resize(_U8, [3, 5], method=m) for m in

@@ -79,6 +79,9 @@ JVP_FNS = {
     "ifft": lambda x: tf.math.imag(tf.signal.ifft(tf.complex(x, -x))),
     "ndtri": lambda x: tf.math.ndtri(x * 0.4 + 0.5),
     "dynamic_stitch": lambda x: tf.dynamic_stitch([[2, 0], [1, 0]], [x[:2], x[1:] * 2.0]),
+    "bessel": lambda x: tf.math.bessel_i0(x * 3.0) + tf.math.bessel_i1e(x * 40.0)
+    + tf.math.bessel_i0e(x) * tf.math.bessel_i1(x),
+    "zeta": lambda x: tf.math.zeta(tf.fill([3, 8], tf.constant(2.5, tf.float64)), x + 1.5),
     "resize_bicubic": lambda x: tf.image.resize(tf.reshape(x, [1, 4, 6, 1]), [5, 3],
                                                 method="bicubic"),
 }

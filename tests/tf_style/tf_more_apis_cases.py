@@ -61,6 +61,11 @@ CASES: list[MoreCase] = [
     MoreCase("polygamma", lambda tf, x: tf.math.polygamma(
         tf.constant([[0.0], [1.0], [3.0]], x.dtype), x + 2.0), (X34,)),
     MoreCase("ndtri", lambda tf, x: tf.math.ndtri(x * 0.45 + 0.5), (X34,), 2),
+    MoreCase("bessel", lambda tf, x: (tf.math.bessel_i0(x * 3.0), tf.math.bessel_i0e(x * 3.0),
+                                      tf.math.bessel_i1(x * 3.0), tf.math.bessel_i1e(x * 3.0),
+                                      tf.math.special.bessel_i1e(x * 40.0)), (X34,), 2),
+    MoreCase("zeta_q", lambda tf, q: tf.math.zeta(tf.constant([2.0, 3.5, 1.2, 6.0], q.dtype),
+                                                  q + 1.5), (X34,), 2),
     MoreCase("scalar_mul", lambda tf, x: tf.math.scalar_mul(3.0, x), (X34,)),
     MoreCase("complex", lambda tf, x, y: tf.math.real(tf.complex(x, y) * tf.complex(y, x)),
              (X34, _u(-1, 1, 3, 4))),
