@@ -618,6 +618,55 @@ def psnr(a: Any, b: Any, max_val: Any, name: str | None = None) -> Tensor:
     return ops.subtract(first, ops.multiply(tft(np.float32(10 / np.log(10))), ops.log(mse)))
 
 
+def _fspecial_gauss(size: int, sigma: float) -> Tensor:
+    from .nn import softmax
+
+    coords = np.arange(size, dtype=np.float32) - np.float32(size - 1) / np.float32(2.0)
+    g = np.square(coords) * (np.float32(-0.5) / np.square(np.float32(sigma)))
+    g = (g.reshape(1, -1) + g.reshape(-1, 1)).reshape(1, -1)
+    return ops.reshape(softmax(tft(g.astype(np.float32))), (size, size, 1, 1))
+
+
+def ssim(img1: Any, img2: Any, max_val: Any, filter_size: int = 11, filter_sigma: float = 1.5,
+         k1: float = 0.01, k2: float = 0.03, return_index_map: bool = False) -> Tensor:
+    """Structural similarity per image (TensorFlow's Gaussian-window formula, in float32)."""
+    from .nn_conv import depthwise_conv2d
+
+    a, b = _t(img1), _t(img2)
+    mv = convert_image_dtype(cast(_t(max_val), _dt.as_dtype(a._data.dtype)), _dt.float32)
+    x, y = convert_image_dtype(a, _dt.float32), convert_image_dtype(b, _dt.float32)
+    fs = int(filter_size)
+    for t in (x, y):
+        if t._data.ndim < 3 or t._data.shape[-3] < fs or t._data.shape[-2] < fs:
+            from .errors import InvalidArgumentError
+
+            raise hinted(InvalidArgumentError(None, None, with_hint(
+                f"Condition x >= y did not hold.\nThe image is smaller than filter_size "
+                f"{fs}", "use a smaller filter_size")))
+    c = x._data.shape[-1]
+    kernel = ops.concatenate([_fspecial_gauss(fs, filter_sigma)] * c, axis=2)
+
+    def reducer(v: Tensor) -> Tensor:
+        shp = v._data.shape
+        flat = ops.reshape(v, (-1,) + shp[-3:])
+        out = depthwise_conv2d(flat, kernel, [1, 1, 1, 1], "VALID")
+        return ops.reshape(out, shp[:-3] + out._data.shape[1:])
+
+    c1 = ops.square(ops.multiply(mv, np.float32(k1)))
+    c2 = ops.square(ops.multiply(mv, np.float32(k2)))
+    mean0, mean1 = reducer(x), reducer(y)
+    num0 = ops.multiply(ops.multiply(mean0, mean1), np.float32(2.0))
+    den0 = ops.add(ops.square(mean0), ops.square(mean1))
+    lum = ops.divide(ops.add(num0, c1), ops.add(den0, c1))
+    num1 = ops.multiply(reducer(ops.multiply(x, y)), np.float32(2.0))
+    den1 = reducer(ops.add(ops.square(x), ops.square(y)))
+    cs = ops.divide(ops.add(ops.subtract(num1, num0), c2), ops.add(ops.subtract(den1, den0), c2))
+    if return_index_map:
+        return reduce_mean(ops.multiply(lum, cs), axis=[-1])
+    val = reduce_mean(ops.multiply(lum, cs), axis=[-3, -2])
+    return reduce_mean(val, axis=[-1])
+
+
 def total_variation(images: Any, name: str | None = None) -> Tensor:
     """Sum of absolute differences of neighbouring pixels (per image for a batch)."""
     t = _t(images)
@@ -673,5 +722,5 @@ __all__ = [
     "convert_image_dtype", "adjust_brightness", "adjust_contrast", "adjust_gamma",
     "adjust_saturation", "adjust_hue", "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv",
     "hsv_to_rgb", "per_image_standardization", "random_brightness", "random_contrast",
-    "extract_patches", "psnr", "total_variation", "image_gradients", "sobel_edges",
+    "extract_patches", "psnr", "ssim", "total_variation", "image_gradients", "sobel_edges",
 ]

@@ -217,5 +217,73 @@ def hamming_window(window_length: Any, periodic: bool = True, dtype: Any = _dt.f
     return _window(window_length, periodic, dtype, 0.54, 0.46)
 
 
+def overlap_and_add(signal: Any, frame_step: Any, name: str | None = None) -> Tensor:
+    """Sum frames ``(..., frames, frame_length)`` placed every ``frame_step`` samples
+    (a scatter-add, so gradients gather back)."""
+    from ..ops.shape import index_add
+
+    t = _t(signal)
+    if t._data.ndim < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {t._data.ndim}")
+    step = _int(frame_step)
+    *lead, nf, fl = t._data.shape
+    n = (nf - 1) * step + fl if nf else 0
+    pos = (np.arange(nf) * step)[:, None] + np.arange(fl)[None, :]
+    moved = ops.moveaxis(ops.moveaxis(t, -1, 0), -1, 0)  # (nf, fl, *lead)
+    out = index_add(moved, (pos,), (n,) + tuple(lead))
+    return ops.moveaxis(out, 0, -1)
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = None,
+         window_fn: Any = hann_window, pad_end: bool = False, name: str | None = None) -> Tensor:
+    """Short-time Fourier transform: windowed frames, each ``rfft``'d (``fft_length``
+    defaults to the power of two enclosing ``frame_length``)."""
+    t = _t(signals)
+    fl = _int(frame_length)
+    n = _pow2(fl) if fft_length is None else _int(fft_length)
+    framed = frame(t, fl, frame_step, pad_end=pad_end)
+    if window_fn is not None:
+        framed = ops.multiply(framed, window_fn(fl, dtype=_dt.as_dtype(framed._data.dtype)))
+    return rfft(framed, [n])
+
+
+def inverse_stft(stfts: Any, frame_length: Any, frame_step: Any, fft_length: Any = None,
+                 window_fn: Any = hann_window, name: str | None = None) -> Tensor:
+    """The signal of an STFT: ``irfft`` of each frame, windowed, overlapped and added."""
+    t = _t(stfts)
+    fl = _int(frame_length)
+    n = _pow2(fl) if fft_length is None else _int(fft_length)
+    frames = irfft(t, [n])
+    if n > fl:
+        frames = ops.getitem(frames, (Ellipsis, slice(0, fl)))
+    elif n < fl:
+        pw = [(0, 0)] * (frames._data.ndim - 1) + [(0, fl - n)]
+        frames = ops.pad(frames, pw)
+    if window_fn is not None:
+        frames = ops.multiply(frames, window_fn(fl, dtype=_dt.as_dtype(frames._data.dtype)))
+    return overlap_and_add(frames, frame_step)
+
+
+def inverse_stft_window_fn(frame_step: Any, forward_window_fn: Any = hann_window,
+                           name: str | None = None) -> Any:
+    """The window that makes :func:`inverse_stft` invert :func:`stft` (TensorFlow's)."""
+    step = _int(frame_step)
+
+    def fn(frame_length: Any, dtype: Any) -> Tensor:
+        fl = _int(frame_length)
+        w = forward_window_fn(fl, dtype=dtype)._data
+        sq = w * w
+        pad = -(-fl // step) * step - fl
+        sq = np.pad(sq, (0, pad)).reshape(-1, step)
+        denom = np.tile(sq.sum(0, keepdims=True), (sq.shape[0], 1)).reshape(-1)[:fl]
+        return tft((w / denom).astype(w.dtype))
+    return fn
+
+
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
-           "irfft2d", "fftshift", "ifftshift", "frame", "hann_window", "hamming_window"]
+           "irfft2d", "fftshift", "ifftshift", "frame", "hann_window", "hamming_window",
+           "overlap_and_add", "stft", "inverse_stft", "inverse_stft_window_fn"]

@@ -102,6 +102,11 @@ CASES: list[MoreCase] = [
     MoreCase("extract_patches_same_rates", lambda tf, x: tf.image.extract_patches(
         x, [1, 2, 2, 1], [1, 2, 3, 1], [1, 2, 1, 1], "SAME"), (IMG,)),
     MoreCase("psnr", lambda tf, x, y: tf.image.psnr(x, y, 1.0), (IMG, IMG[::-1])),
+    MoreCase("ssim", lambda tf, x, y: (tf.image.ssim(x, y, 1.0, filter_size=3),
+                                       tf.image.ssim(x, y, 1.0, filter_size=5, filter_sigma=0.8,
+                                                     return_index_map=True)), (IMG, IMG[::-1])),
+    MoreCase("ssim_default", lambda tf, x, y: tf.image.ssim(x, x * 0.7 + y * 0.3, 2.0),
+             (_u(0, 1, 1, 12, 13, 2), _u(0, 1, 1, 12, 13, 2))),
     MoreCase("total_variation", lambda tf, x: (tf.image.total_variation(x),
                                                tf.image.total_variation(x[0])), (IMG,)),
     MoreCase("image_gradients", lambda tf, x: tf.image.image_gradients(x), (IMG,)),
@@ -130,6 +135,15 @@ CASES: list[MoreCase] = [
     MoreCase("frame", lambda tf, x: (tf.signal.frame(x, 3, 2),
                                      tf.signal.frame(x, 3, 3, pad_end=True, pad_value=0.5)),
              (SIG,)),
+    MoreCase("stft", lambda tf, x: (tf.math.real(tf.signal.stft(x, 5, 2)),
+                                    tf.math.imag(tf.signal.stft(x, 4, 3, fft_length=6,
+                                                                pad_end=True))), (SIG,)),
+    MoreCase("inverse_stft", lambda tf, x, y: (
+        tf.signal.inverse_stft(tf.complex(x, y), 6, 2),
+        tf.signal.inverse_stft(tf.complex(x, y), 10, 3, fft_length=8,
+                               window_fn=tf.signal.inverse_stft_window_fn(3))),
+             (_u(-1, 1, 3, 5), _u(-1, 1, 3, 5))),
+    MoreCase("overlap_and_add", lambda tf, x: tf.signal.overlap_and_add(x, 3), (_u(-1, 1, 2, 4, 5),)),
     # tf.nn
     MoreCase("lrn", lambda tf, x: tf.nn.local_response_normalization(  # float32 only
         tf.cast(x, tf.float32), depth_radius=1, bias=0.5, alpha=0.8, beta=0.75),
