@@ -85,6 +85,8 @@ from ._ops_extra import (
     bessel_i1,
     bessel_i1e,
     cumulative_logsumexp,
+    igamma,
+    igammac,
     invert_permutation,
     is_non_decreasing,
     is_strictly_increasing,
@@ -156,7 +158,8 @@ __all__ += [
     "is_strictly_increasing", "lbeta", "ndtri", "nextafter", "polygamma", "polyval",
     "scalar_mul", "xlog1py",
 ]
-__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta", "special"]
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta", "special", "igamma",
+            "igammac"]
 
 
 class special:  # noqa: N801  (tf.math.special: the Bessel functions again)

@@ -195,6 +195,12 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
                                  for f in (tf.math.bessel_i0e, tf.math.bessel_i1e,
                                            tf.math.bessel_i0, tf.math.bessel_i1)],
     "bessel_error": lambda tf: tf.math.bessel_i0(tf.constant([1, 2])),
+    "igamma_values": lambda tf: [f(tf.constant([0.5, 2.0, 3.0, 10.0, 0.1, 50.0, 5.0, 1.0, 2.0],
+                                               tf.float64),
+                                   tf.constant([1.0, 3.0, 0.5, 12.0, 5.0, 40.0, 100.0, 1e-3, 0.0],
+                                               tf.float64))
+                                 for f in (tf.math.igamma, tf.math.igammac)],
+    "igamma_error": lambda tf: tf.math.igamma(tf.constant([1, 2]), tf.constant([1, 2])),
     "zeta_error": lambda tf: tf.math.zeta(tf.constant([1, 2]), tf.constant([1, 2])),
     "ndtri_error": lambda tf: tf.math.ndtri(tf.constant([1, 2])),
     "zeta_values": lambda tf: tf.math.zeta(tf.constant([2.0, 3.0, 1.5, 4.5, 10.0, 1.01, 0.5, 1.0]),

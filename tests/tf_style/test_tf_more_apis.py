@@ -82,6 +82,7 @@ JVP_FNS = {
     "bessel": lambda x: tf.math.bessel_i0(x * 3.0) + tf.math.bessel_i1e(x * 40.0)
     + tf.math.bessel_i0e(x) * tf.math.bessel_i1(x),
     "zeta": lambda x: tf.math.zeta(tf.fill([3, 8], tf.constant(2.5, tf.float64)), x + 1.5),
+    "igamma": lambda x: tf.math.igamma(x + 1.5, x * x + 0.5) + tf.math.igammac(x + 2.0, 3.0 - x),
     "resize_bicubic": lambda x: tf.image.resize(tf.reshape(x, [1, 4, 6, 1]), [5, 3],
                                                 method="bicubic"),
 }
