@@ -263,7 +263,7 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dt.bool,
         if mv.ndim != 0:
             raise hinted(ValueError(with_hint(
                 f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = "
-                f"{maxlen} with shape '{list(mv.shape)}' instead",
+                f"{mv} with shape '{mv.shape}' instead",
                 "maxlen is one length for all rows")))
         m = int(mv)
     mask = np.arange(m) < ln[..., None]
@@ -406,7 +406,8 @@ def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100, dtype
     lo, hi = r[0], r[1]
     if not lo < hi:
         raise _invalid(f"value_range should satisfy value_range[0] < value_range[1], but got "
-                       f"'[{lo}, {hi}]'", "the range must not be empty", "HistogramFixedWidth")
+                       f"'[{float(lo):g}, {float(hi):g}]'", "the range must not be empty",
+                       "HistogramFixedWidth", None)
     # TensorFlow's kernel: floor((v - lo) / (hi - lo) * nbins) in the values' dtype, clamped
     with np.errstate(all="ignore"):
         step = ((v.reshape(-1) - lo) / (hi - lo) * v.dtype.type(nb)) if v.dtype.kind == "f" \
@@ -512,8 +513,9 @@ def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
     array([[1, 2],
            [0, 1]], dtype=int32)>
     """
-    i = _t(indices)._data
-    d = _t(dims)._data
+    it = _t(indices)
+    i = it._data
+    d = (dims if isinstance(dims, Tensor) else convert(dims, _dt.as_dtype(i.dtype)))._data
     if i.dtype != d.dtype:
         raise _invalid(f"cannot compute UnravelIndex as input #1(zero-based) was expected to be "
                        f"a {_dt.kernel_name(i.dtype)} tensor but is a "
@@ -528,18 +530,18 @@ def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
 
 # ============================================================================ Assert / tuple
 def _summarize(v: Any, summarize: int) -> str:
-    if isinstance(v, Tensor):
-        a = v._data
-        if a.dtype.kind in "SUO":
-            return " ".join(repr(x if isinstance(x, bytes) else str(x).encode())
-                            for x in a.reshape(-1)[:summarize])
-        return ", ".join(str(x) for x in a.reshape(-1).tolist()[:summarize]) if a.ndim \
-            else str(a.item())
+    """One data item as TensorFlow's Assert prints it: the first ``summarize`` elements."""
     if isinstance(v, str):
         return repr(v.encode())
     if isinstance(v, bytes):
         return repr(v)
-    return _summarize(convert(v), summarize)
+    a = (v if isinstance(v, Tensor) else convert(v))._data
+    if a.ndim == 0:
+        item = a.item()
+        return repr(item) if isinstance(item, bytes) else str(item)
+    flat = a.reshape(-1).tolist()
+    parts = [repr(x) if isinstance(x, bytes) else str(x) for x in flat[:summarize]]
+    return ", ".join(parts + (["..."] if len(flat) > summarize else []))
 
 
 def Assert(condition: Any, data: Sequence[Any], summarize: int | None = None,  # noqa: N802
@@ -556,7 +558,8 @@ def Assert(condition: Any, data: Sequence[Any], summarize: int | None = None,  #
     summ = 3 if summarize is None else int(summarize)
     text = "\n".join(_summarize(v, summ) for v in data)
     raise hinted(InvalidArgumentError(None, None, with_hint(
-        f"Expected '{c}' to be true. Summarized data: {text}", "the asserted condition is False")))
+        f"Expected '{str(c)}' to be true. Summarized data: {text}",
+        "the asserted condition is False")))
 
 
 def tuple_(tensors: Sequence[Any], control_inputs: Any = None,
@@ -703,7 +706,7 @@ def polyval(coeffs: Sequence[Any], x: Any, name: str | None = None) -> Tensor:
     """
     if isinstance(coeffs, Tensor) or not isinstance(coeffs, (list, builtins.tuple)):
         raise hinted(ValueError(with_hint(
-            f"Argument coeffs must be list type found {builtins.type(coeffs)}.",
+            f"Argument coeffs must be list type. Received type {builtins.type(coeffs)}.",
             "pass the coefficients as a Python list")))
     t = _t(x)
     if not coeffs:
@@ -765,7 +768,7 @@ def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
         from ._ops_more import _attr_error
 
         raise _attr_error("T", a._data.dtype, "double, float", "NextAfter",
-                          "x1:T, x2:T -> output:T", "T:type,default=DT_FLOAT,allowed="
+                          "x1:T, x2:T -> output:T", "attr=T:type,default=DT_FLOAT,allowed="
                           "[DT_DOUBLE, DT_FLOAT]")
     return tft(np.asarray(np.nextafter(a._data, b._data), a._data.dtype))
 
@@ -922,13 +925,11 @@ def complex_(real: Any, imag: Any, name: str | None = None) -> Tensor:
     <tf.Tensor: shape=(1,), dtype=complex64, numpy=array([1.+2.j], dtype=complex64)>
     """
     re, im = binary_args(real, imag, function=True, name="Complex")
-    if re._data.dtype not in (np.float32, np.float64):
-        from ._ops_more import _attr_error
-
-        raise _attr_error("T", re._data.dtype, "float, double", "Complex",
-                          "real:T, imag:T -> out:Tout", "attr=T:type,default=DT_FLOAT,allowed="
-                          "[DT_FLOAT, DT_DOUBLE]; attr=Tout:type,default=DT_COMPLEX64,allowed="
-                          "[DT_COMPLEX64, DT_COMPLEX128]")
+    if re._data.dtype not in (np.float32, np.float64) or im._data.dtype != re._data.dtype:
+        raise hinted(TypeError(with_hint(
+            f"The `real` and `imag` components have incorrect types: "
+            f"{_dt.as_dtype(re._data.dtype).name} {_dt.as_dtype(im._data.dtype).name}. They must "
+            "be consistent, and one of [tf.float32, tf.float64]", "pass float32 or float64 parts")))
     cdt = _dt.complex64 if re._data.dtype == np.float32 else _dt.complex128
     from ._ops import cast as _cast
 

@@ -407,10 +407,7 @@ def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Tensor:
     t = _t(image)
     g = float(gamma._data if isinstance(gamma, Tensor) else gamma)
     if g < 0:
-        from .errors import InvalidArgumentError
-
-        raise hinted(InvalidArgumentError(None, None, with_hint(
-            "Gamma should be a non-negative real number.", "use gamma >= 0")))
+        raise _value_error("Gamma should be a non-negative real number.", "use gamma >= 0")
     f = _to_float(t)
     dt = _dt.as_dtype(f._data.dtype)
     out = ops.multiply(cast(_t(gain), dt), ops.power(f, cast(_t(gamma), dt)))
@@ -496,8 +493,7 @@ def grayscale_to_rgb(images: Any, name: str | None = None) -> Tensor:
     """Repeat the single channel three times."""
     t = _t(images)
     if t._data.ndim < 2 or t._data.shape[-1] != 1:
-        raise _value_error(f"Dimension must be 1 but is {t._data.shape[-1]}"
-                           if t._data.ndim else "Shape must be at least rank 2",
+        raise _value_error("Last dimension of a grayscale image should be size 1.",
                            "the last axis must be a single gray channel")
     return ops.concatenate([t, t, t], axis=-1)
 

@@ -20,7 +20,7 @@ from .. import ops
 from .._core.tensor import Tensor
 from ..ops.fft import fft_c2c, irfft_c2r, rfft_r2c
 from . import dtypes as _dt
-from ._ops import _int, _t, cast
+from ._ops import _int, _t
 from ._ops_extra import roll
 from ._ops_more import _attr_error
 from ._tensor import tft
@@ -111,8 +111,8 @@ def _lengths(fft_length: Any, default: list[int], op: str) -> list[int]:
 
 def _r2c(x: Any, k: int, fft_length: Any, op: str) -> Tensor:
     t = _t(x)
-    if t._data.dtype.kind in "iu":
-        t = cast(t, _dt.float32)
+    if t._data.dtype not in (np.float32, np.float64):
+        raise ValueError(f"{op} requires tf.float32 or tf.float64 inputs, got: {str(t)}")
     _check(t, op, k, "f", _FLOAT_NAMES, "input:Treal, fft_length:int32 -> output:Tcomplex",
            "Treal")
     n = _lengths(fft_length, list(t._data.shape[t._data.ndim - k:]), op)
@@ -121,6 +121,8 @@ def _r2c(x: Any, k: int, fft_length: Any, op: str) -> Tensor:
 
 def _c2r(x: Any, k: int, fft_length: Any, op: str) -> Tensor:
     t = _t(x)
+    if t._data.dtype.kind != "c":
+        raise ValueError(f"{op} requires tf.complex64 or tf.complex128 inputs, got: {str(t)}")
     _check(t, op, k, "c", _CPLX_NAMES, "input:Tcomplex, fft_length:int32 -> output:Treal",
            "Tcomplex")
     shape = list(t._data.shape[t._data.ndim - k:])

@@ -91,6 +91,39 @@ def _st(tf: Any) -> Any:
     return tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
 
 
+ERRORS: dict[str, Callable[[Any], Any]] = {
+    "assert_tensor_condition": lambda tf: tf.Assert(tf.constant(False), ["x", tf.constant(3.5)]),
+    "assert_summarize": lambda tf: tf.Assert(False, [tf.range(10)], summarize=2),
+    "strided_slice_length_error": lambda tf: tf.strided_slice(tf.range(4), [0, 1], [2], [1]),
+    "roll_length_error": lambda tf: tf.roll(tf.range(4), [1, 2], [0]),
+    "histogram_nbins_error": lambda tf: tf.histogram_fixed_width(tf.constant([1.0]), [0.0, 1.0],
+                                                                 nbins=0),
+    "histogram_range_error": lambda tf: tf.histogram_fixed_width(tf.constant([1.0]), [1.0, 0.0]),
+    "invert_permutation_range_error": lambda tf: tf.math.invert_permutation([0, 5, 1]),
+    "sequence_mask_maxlen_error": lambda tf: tf.sequence_mask([1, 2], [3, 4]),
+    "dynamic_stitch_length_error": lambda tf: tf.dynamic_stitch([[0], [1]], [tf.constant([1.0])]),
+    "unravel_index_dtype_error": lambda tf: tf.unravel_index(tf.constant([1], tf.int64), [3, 3]),
+    "pad_offset_error": lambda tf: tf.image.pad_to_bounding_box(np.ones((3, 3, 1)), -1, 0, 5, 5),
+    "crop_target_error": lambda tf: tf.image.crop_to_bounding_box(np.ones((3, 3, 1)), 0, 0, 0, 2),
+    "adjust_gamma_error": lambda tf: tf.image.adjust_gamma(np.ones((2, 2, 1), np.float32), -1.0),
+    "random_brightness_error": lambda tf: tf.image.random_brightness(np.ones((2, 2, 1)), -1.0),
+    "random_contrast_error": lambda tf: tf.image.random_contrast(np.ones((2, 2, 1)), 1.0, 0.5),
+    "grayscale_to_rgb_error": lambda tf: tf.image.grayscale_to_rgb(tf.ones((2, 2, 3))),
+    "adjust_hue_error": lambda tf: tf.image.adjust_hue(np.ones((2, 2, 3), np.float32), 1.5),
+    "space_to_depth_error": lambda tf: tf.nn.space_to_depth(tf.ones([1, 3, 4, 1]), 2),
+    "depth_to_space_error": lambda tf: tf.nn.depth_to_space(tf.ones([1, 2, 2, 3]), 2),
+    "nextafter_int_error": lambda tf: tf.math.nextafter(tf.constant([1]), tf.constant([2])),
+    "complex_int_error": lambda tf: tf.complex(tf.constant([1]), tf.constant([2])),
+    "polyval_type_error": lambda tf: tf.math.polyval(tf.constant([1.0, 2.0]), tf.constant(1.0)),
+    "searchsorted_side_error": lambda tf: tf.searchsorted(tf.constant([1, 2]), tf.constant([1]),
+                                                          side="middle"),
+    "bitcast_bool_error": lambda tf: tf.bitcast(tf.constant([1.0]), tf.float64),
+    "irfft_int_error": lambda tf: tf.signal.irfft(tf.constant([1.0, 2.0])),
+    "rfft_int_error": lambda tf: tf.signal.rfft(tf.constant([1, 2])),
+    "assert_default_summary": lambda tf: tf.Assert(False, [tf.constant([[1, 2], [3, 4]])]),
+}
+
+
 RESULTS: dict[str, Callable[[Any], Any]] = {
     # slicing
     "slice_size_error": lambda tf: tf.slice(tf.constant(_X), [0, 1], [2, 4]),
@@ -305,3 +338,9 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("key", list(RESULTS))
 def test_results_and_errors_match_tensorflow(rtf: Any, key: str) -> None:
     _same(rtf, RESULTS[key])
+
+
+@pytest.mark.parametrize("key", list(ERRORS))
+def test_more_errors_match_tensorflow(rtf: Any, key: str) -> None:
+    # the text up to the class name of a tensor type (TensorFlow's EagerTensor path)
+    _same(rtf, ERRORS[key], "prefix" if key == "polyval_type_error" else "full")
