@@ -137,7 +137,70 @@ def _nearest_index(n: int, o: int) -> np.ndarray:
     return np.minimum(src.astype(np.int64), n - 1)
 
 
+def _k_triangle(x: np.ndarray) -> np.ndarray:
+    return np.maximum(np.float32(0), np.float32(1) - x)
+
+
+def _k_keys(x: np.ndarray) -> np.ndarray:
+    a = ((np.float32(1.5) * x - np.float32(2.5)) * x) * x + np.float32(1)
+    b = ((np.float32(-0.5) * x + np.float32(2.5)) * x - np.float32(4)) * x + np.float32(2)
+    return np.where(x >= 2, np.float32(0), np.where(x >= 1, b, a))
+
+
+def _lanczos(r: float) -> Any:
+    def k(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            px = np.float32(np.pi) * x
+            v = np.float32(r) * np.sin(px) * np.sin(px / np.float32(r)) / (px * px)
+        return np.where(x > r, np.float32(0), np.where(x < 1e-3, np.float32(1), v))
+    return k
+
+
+def _k_gaussian(x: np.ndarray) -> np.ndarray:
+    sigma = np.float32(1.5 / 3.0)
+    return np.where(x >= 1.5, np.float32(0), np.exp(-x * x / (np.float32(2) * sigma * sigma)))
+
+
+def _k_mitchell(x: np.ndarray) -> np.ndarray:
+    a = ((np.float32(7.0 / 6.0) * x - np.float32(2)) * x) * x + np.float32(8.0 / 9.0)
+    b = (((np.float32(-7.0 / 18.0) * x + np.float32(2)) * x - np.float32(10.0 / 3.0)) * x
+         + np.float32(16.0 / 9.0))
+    return np.where(x >= 2, np.float32(0), np.where(x >= 1, b, a))
+
+
+# TensorFlow's ScaleAndTranslate kernels: (function, radius)
+_SAT_KERNELS = {"triangle": (_k_triangle, 1.0), "keyscubic": (_k_keys, 2.0),
+                "lanczos3": (_lanczos(3.0), 3.0), "lanczos5": (_lanczos(5.0), 5.0),
+                "gaussian": (_k_gaussian, 1.5), "mitchellcubic": (_k_mitchell, 2.0)}
+
+
+def _scale_translate_matrix(n: int, o: int, kernel: str, antialias: bool) -> np.ndarray:
+    """TensorFlow's ``ComputeSpans`` (scale_and_translate_op.cc) as an ``(o, n)`` matrix."""
+    fn, radius = _SAT_KERNELS[kernel]
+    scale = np.float32(o) / np.float32(n)
+    inv = np.float32(1) / scale
+    ks = max(float(inv), 1.0) if antialias else 1.0
+    a = np.zeros((o, n))
+    for x in range(o):
+        sample = np.float32(np.float32(x) + np.float32(0.5)) * inv
+        if sample < 0 or sample > n:
+            continue
+        start = int(math.ceil(float(sample - np.float32(radius * ks) - np.float32(0.5))))
+        end = int(math.floor(float(sample + np.float32(radius * ks) - np.float32(0.5))))
+        start = min(max(start, 0), n - 1)
+        end = min(max(end, 0), n - 1) + 1
+        src = np.arange(start, end, dtype=np.float32)
+        pos = np.abs((src + np.float32(0.5) - sample) / np.float32(ks)).astype(np.float32)
+        w = fn(pos).astype(np.float32)
+        total = np.float32(w.sum(dtype=np.float32))
+        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
+            w = w * (np.float32(1) / total)
+        a[x, start:end] = w
+    return a
+
+
 _MATRIX = {"bilinear": _bilinear_matrix, "bicubic": _bicubic_matrix, "area": _area_matrix}
+_SAT_METHODS = {"lanczos3", "lanczos5", "gaussian", "mitchellcubic"}
 
 
 def _size_arg(size: Any) -> tuple[int, int]:
@@ -150,8 +213,18 @@ def _size_arg(size: Any) -> tuple[int, int]:
     return int(s[0]), int(s[1])
 
 
-def _resize4(x: Tensor, h: int, w: int, method: str) -> Tensor:
+def _resize4(x: Tensor, h: int, w: int, method: str, antialias: bool = False) -> Tensor:
     n_h, n_w = x._data.shape[1], x._data.shape[2]
+    kernel = None
+    if method in _SAT_METHODS:
+        kernel = method
+    elif antialias and method in ("bilinear", "bicubic"):
+        kernel = "triangle" if method == "bilinear" else "keyscubic"
+    if kernel is not None:
+        xf = x if x._data.dtype == _F32 else cast(x, _dt.float32)
+        mats = (_scale_translate_matrix(n_h, h, kernel, antialias).astype(np.float32),
+                _scale_translate_matrix(n_w, w, kernel, antialias).astype(np.float32))
+        return _resample(xf, mats=mats, axes=(-3, -2))
     if method == "nearest":
         out = ops.take(x, _nearest_index(n_h, h), axis=1)
         return ops.take(out, _nearest_index(n_w, w), axis=2)
@@ -169,7 +242,8 @@ def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
     """Resize 3-D ``(H, W, C)`` or 4-D ``(N, H, W, C)`` images to ``size``.
 
     The result is float32, except for ``"nearest"`` which keeps the input's dtype.
-    ``antialias=True`` is not implemented (it raises ``NotImplementedError``).
+    ``"lanczos3"``, ``"lanczos5"``, ``"gaussian"``, ``"mitchellcubic"`` and antialiased
+    ``"bilinear"``/``"bicubic"`` use TensorFlow's ScaleAndTranslate spans.
 
     >>> import tapegrad.tf as tf
     >>> tf.image.resize(tf.constant([[[0.0], [1.0]]]), [1, 4])[0, :, 0]
@@ -177,15 +251,12 @@ def resize(images: Any, size: Any, method: str = ResizeMethod.BILINEAR,
     """
     x, batched = _image(images)
     h, w = _size_arg(size)
-    if antialias and method not in ("nearest",):
-        raise hinted(NotImplementedError(with_hint(
-            "tf.image.resize(antialias=True)", "resize with antialias=False")))
     if preserve_aspect_ratio:
         ch, cw = x._data.shape[1], x._data.shape[2]
         f = min(np.float32(h) / np.float32(ch), np.float32(w) / np.float32(cw))
         h = int(np.rint(np.float32(f * np.float32(ch))))
         w = int(np.rint(np.float32(f * np.float32(cw))))
-    return _unbatch(_resize4(x, h, w, method), batched)
+    return _unbatch(_resize4(x, h, w, method, bool(antialias)), batched)
 
 
 def resize_with_pad(image: Any, target_height: int, target_width: int,
@@ -207,7 +278,7 @@ def resize_with_pad(image: Any, target_height: int, target_width: int,
     rh, rw = fh / ratio, fw / ratio
     ph = max(0, int(np.floor((np.float32(th) - rh) / np.float32(2))))
     pw = max(0, int(np.floor((np.float32(tw) - rw) / np.float32(2))))
-    resized = _resize4(x, int(np.floor(rh)), int(np.floor(rw)), method)
+    resized = _resize4(x, int(np.floor(rh)), int(np.floor(rw)), method, bool(antialias))
     return _unbatch(pad_to_bounding_box(resized, ph, pw, th, tw), batched)
 
 

@@ -81,6 +81,13 @@ CASES: list[MoreCase] = [
              (IMG,)),
     MoreCase("resize_bicubic_down", lambda tf, x: tf.image.resize(x, [3, 4], method="bicubic"),
              (IMG,)),
+    MoreCase("resize_antialias_down", lambda tf, x: (
+        tf.image.resize(x, [3, 2], antialias=True),
+        tf.image.resize(x, [2, 4], method="bicubic", antialias=True)), (IMG,)),
+    MoreCase("resize_scale_translate", lambda tf, x: tuple(
+        tf.image.resize(x, s, method=m, antialias=a)
+        for m in ("lanczos3", "lanczos5", "gaussian", "mitchellcubic")
+        for s in ([3, 4], [8, 9]) for a in (False, True)), (IMG,)),
     MoreCase("resize_area", lambda tf, x: tf.image.resize(x, [3, 4], method="area"), (IMG,)),
     MoreCase("resize_3d_aspect", lambda tf, x: tf.image.resize(
         x, [10, 8], preserve_aspect_ratio=True), (IMG1,)),
