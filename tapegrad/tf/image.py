@@ -648,6 +648,79 @@ def random_contrast(image: Any, lower: float, upper: float, seed: Any = None) ->
     return adjust_contrast(image, factor)
 
 
+def random_saturation(image: Any, lower: float, upper: float, seed: Any = None) -> Tensor:
+    """:func:`adjust_saturation` by a factor drawn uniformly from ``[lower, upper)``."""
+    from . import random as _random
+
+    if upper <= lower:
+        raise _value_error("upper must be > lower.", f"got [{lower}, {upper}]")
+    if lower < 0:
+        raise _value_error("lower must be non-negative.", f"got {lower}")
+    return adjust_saturation(image, _random.uniform([], lower, upper, seed=seed))
+
+
+def random_hue(image: Any, max_delta: float, seed: Any = None) -> Tensor:
+    """:func:`adjust_hue` by a delta drawn uniformly from ``[-max_delta, max_delta)``."""
+    from . import random as _random
+
+    if max_delta > 0.5:
+        raise _value_error("max_delta must be <= 0.5.", f"got {max_delta}")
+    if max_delta < 0:
+        raise _value_error("max_delta must be non-negative.", f"got {max_delta}")
+    return adjust_hue(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+
+
+def random_crop(value: Any, size: Any, seed: Any = None, name: str | None = None) -> Tensor:
+    """A ``size`` window at a random offset (TensorFlow's draw: int32 uniform modulo the
+    number of offsets)."""
+    from . import random as _random
+    from ._ops_extra import slice_
+
+    t = _t(value)
+    sz = np.asarray(size._data if isinstance(size, Tensor) else size, np.int32).reshape(-1)
+    shape = np.asarray(t._data.shape, np.int32)
+    if sz.size != shape.size or np.any(shape < sz):
+        from .errors import InvalidArgumentError
+
+        raise hinted(InvalidArgumentError(None, None, with_hint(
+            f"Need value.shape >= size, got {list(shape)} {list(sz)}",
+            "the crop must fit inside the value")))
+    limit = shape - sz + 1
+    r = _random.uniform([shape.size], dtype=_dt.int32, maxval=np.iinfo(np.int32).max, seed=seed)
+    offset = np.mod(r._data, limit)
+    return slice_(t, offset, sz)
+
+
+def non_max_suppression(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: float = 0.5,
+                        score_threshold: float = float("-inf"), name: str | None = None) -> Tensor:
+    """Greedy non-maximum suppression: indices (int32) of the kept boxes, best first."""
+    b = np.asarray(_t(boxes)._data, np.float32)
+    sc = np.asarray(_t(scores)._data, np.float32)
+    k = int(max_output_size._data if isinstance(max_output_size, Tensor) else max_output_size)
+    thr = np.float32(iou_threshold)
+    y1, y2 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
+    x1, x2 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    area = (y2 - y1) * (x2 - x1)
+    order = [i for i in np.argsort(-sc, kind="stable") if sc[i] > score_threshold]
+    kept: list[int] = []
+    for i in order:
+        if len(kept) >= k:
+            break
+        ok = True
+        for j in kept:
+            ih = max(np.float32(0), min(y2[i], y2[j]) - max(y1[i], y1[j]))
+            iw = max(np.float32(0), min(x2[i], x2[j]) - max(x1[i], x1[j]))
+            inter = ih * iw
+            union = area[i] + area[j] - inter
+            iou = np.float32(0) if union <= 0 else inter / union
+            if iou > thr:
+                ok = False
+                break
+        if ok:
+            kept.append(int(i))
+    return tft(np.asarray(kept, np.int32))
+
+
 # ============================================================================ patches, metrics
 def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: str,
                     name: str | None = None) -> Tensor:
@@ -789,5 +862,6 @@ __all__ = [
     "convert_image_dtype", "adjust_brightness", "adjust_contrast", "adjust_gamma",
     "adjust_saturation", "adjust_hue", "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv",
     "hsv_to_rgb", "per_image_standardization", "random_brightness", "random_contrast",
-    "extract_patches", "psnr", "ssim", "total_variation", "image_gradients", "sobel_edges",
+    "extract_patches", "psnr", "ssim", "random_saturation", "random_hue", "random_crop",
+    "non_max_suppression", "total_variation", "image_gradients", "sobel_edges",
 ]

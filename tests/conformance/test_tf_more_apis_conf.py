@@ -283,6 +283,15 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
     "random_brightness_contrast": lambda tf: (tf.random.set_seed(2), [
         tf.image.random_brightness(np.ones((1, 1, 1), np.float32), 0.5),
         tf.image.random_contrast(np.arange(4.0, dtype=np.float32).reshape(2, 2, 1), 0.5, 1.5)])[1],
+    "random_saturation_hue_crop": lambda tf: (tf.random.set_seed(4), [
+        tf.image.random_saturation(_RGB, 0.5, 1.5), tf.image.random_hue(_RGB, 0.3, seed=2),
+        tf.image.random_crop(np.arange(60.0).reshape(3, 4, 5), [2, 2, 3]),
+        tf.image.random_crop(np.arange(60.0).reshape(3, 4, 5), [1, 3, 5], seed=7)])[1],
+    "non_max_suppression": lambda tf: [tf.image.non_max_suppression(
+        tf.constant([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+                     [0, 10.1, 1, 11.1], [0, 100, 1, 101]], tf.float32),
+        tf.constant([0.9, 0.75, 0.6, 0.95, 0.5, 0.3]), k, iou, st)
+        for k, iou, st in ((3, 0.5, float("-inf")), (6, 0.5, 0.4), (6, 0.0, float("-inf")))],
     "central_crop_error": lambda tf: tf.image.central_crop(np.ones((4, 4, 1)), 1.5),
     # tf.signal
     "windows": lambda tf: [tf.signal.hann_window(5), tf.signal.hann_window(6, periodic=False),

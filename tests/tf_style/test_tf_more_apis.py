@@ -353,3 +353,19 @@ def test_sets() -> None:
     assert tf.sets.size(inter).numpy().tolist() == [2, 1]
     with pytest.raises(TypeError, match="Expected `SparseTensor`"):
         tf.sets.size(a)
+
+
+def test_random_crop_nms_and_random_colour() -> None:
+    x = np.arange(60.0).reshape(3, 4, 5)
+    tf.random.set_seed(9)
+    c = tf.image.random_crop(x, [2, 2, 3]).numpy()
+    o = [int(v) for v in np.argwhere(x == c[0, 0, 0])[0]]
+    assert (c == x[o[0]:o[0] + 2, o[1]:o[1] + 2, o[2]:o[2] + 3]).all()
+    boxes = tf.constant([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 10, 1, 11]], tf.float32)
+    keep = tf.image.non_max_suppression(boxes, tf.constant([0.9, 0.95, 0.5]), 3)
+    assert keep.dtype == tf.int32 and keep.numpy().tolist() == [1, 2]
+    rgb = R.uniform(0, 1, (3, 4, 3)).astype(np.float32)
+    for out in (tf.image.random_saturation(rgb, 0.5, 1.5), tf.image.random_hue(rgb, 0.2)):
+        v = out.numpy()
+        assert v.shape == rgb.shape and v.min() >= 0 and v.max() <= 1 + 1e-6
+        np.testing.assert_allclose(v.max(-1), rgb.max(-1), atol=1e-6)  # HSV value kept
