@@ -767,15 +767,11 @@ def _fspecial_gauss(size: int, sigma: float) -> Tensor:
     return ops.reshape(softmax(tft(g.astype(np.float32))), (size, size, 1, 1))
 
 
-def ssim(img1: Any, img2: Any, max_val: Any, filter_size: int = 11, filter_sigma: float = 1.5,
-         k1: float = 0.01, k2: float = 0.03, return_index_map: bool = False) -> Tensor:
-    """Structural similarity per image (TensorFlow's Gaussian-window formula, in float32)."""
+def _ssim_per_channel(x: Tensor, y: Tensor, mv: Tensor, fs: int, sigma: float, k1: float,
+                      k2: float, index_map: bool = False) -> tuple[Tensor, Tensor]:
+    """TensorFlow's ``_ssim_per_channel``: (SSIM, contrast-structure) per channel."""
     from .nn_conv import depthwise_conv2d
 
-    a, b = _t(img1), _t(img2)
-    mv = convert_image_dtype(cast(_t(max_val), _dt.as_dtype(a._data.dtype)), _dt.float32)
-    x, y = convert_image_dtype(a, _dt.float32), convert_image_dtype(b, _dt.float32)
-    fs = int(filter_size)
     for t in (x, y):
         if t._data.ndim < 3 or t._data.shape[-3] < fs or t._data.shape[-2] < fs:
             from .errors import InvalidArgumentError
@@ -784,7 +780,7 @@ def ssim(img1: Any, img2: Any, max_val: Any, filter_size: int = 11, filter_sigma
                 f"Condition x >= y did not hold.\nThe image is smaller than filter_size "
                 f"{fs}", "use a smaller filter_size")))
     c = x._data.shape[-1]
-    kernel = ops.concatenate([_fspecial_gauss(fs, filter_sigma)] * c, axis=2)
+    kernel = ops.concatenate([_fspecial_gauss(fs, sigma)] * c, axis=2)
 
     def reducer(v: Tensor) -> Tensor:
         shp = v._data.shape
@@ -801,10 +797,62 @@ def ssim(img1: Any, img2: Any, max_val: Any, filter_size: int = 11, filter_sigma
     num1 = ops.multiply(reducer(ops.multiply(x, y)), np.float32(2.0))
     den1 = reducer(ops.add(ops.square(x), ops.square(y)))
     cs = ops.divide(ops.add(ops.subtract(num1, num0), c2), ops.add(ops.subtract(den1, den0), c2))
-    if return_index_map:
-        return reduce_mean(ops.multiply(lum, cs), axis=[-1])
-    val = reduce_mean(ops.multiply(lum, cs), axis=[-3, -2])
+    if index_map:
+        return ops.multiply(lum, cs), cs
+    return reduce_mean(ops.multiply(lum, cs), axis=[-3, -2]), reduce_mean(cs, axis=[-3, -2])
+
+
+def _ssim_inputs(img1: Any, img2: Any, max_val: Any) -> tuple[Tensor, Tensor, Tensor]:
+    a, b = _t(img1), _t(img2)
+    mv = convert_image_dtype(cast(_t(max_val), _dt.as_dtype(a._data.dtype)), _dt.float32)
+    return convert_image_dtype(a, _dt.float32), convert_image_dtype(b, _dt.float32), mv
+
+
+def ssim(img1: Any, img2: Any, max_val: Any, filter_size: int = 11, filter_sigma: float = 1.5,
+         k1: float = 0.01, k2: float = 0.03, return_index_map: bool = False) -> Tensor:
+    """Structural similarity per image (TensorFlow's Gaussian-window formula, in float32)."""
+    x, y, mv = _ssim_inputs(img1, img2, max_val)
+    val, _ = _ssim_per_channel(x, y, mv, int(filter_size), filter_sigma, k1, k2,
+                               return_index_map)
     return reduce_mean(val, axis=[-1])
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(img1: Any, img2: Any, max_val: Any, power_factors: Any = _MSSSIM_WEIGHTS,
+                    filter_size: int = 11, filter_sigma: float = 1.5, k1: float = 0.01,
+                    k2: float = 0.03) -> Tensor:
+    """Multi-scale SSIM: contrast-structure at each 2x-downsampled scale (symmetric padding
+    to even sizes, 2x2 average pooling) and SSIM at the last, as a weighted geometric mean."""
+    from ._ops import reduce_prod
+    from .nn_conv import avg_pool
+
+    x, y, mv = _ssim_inputs(img1, img2, max_val)
+    imgs = [x, y]
+    factors = [float(f) for f in np.asarray(power_factors).reshape(-1)]
+    mcs: list[Tensor] = []
+    val: Tensor | None = None
+    for k in range(len(factors)):
+        if k > 0:
+            out = []
+            for t in imgs:
+                head, tail = t._data.shape[:-3], t._data.shape[-3:]
+                flat = ops.reshape(t, (-1,) + tail)
+                rem = (tail[0] % 2, tail[1] % 2)
+                if any(rem):
+                    flat = pad(flat, [[0, 0], [0, rem[0]], [0, rem[1]], [0, 0]], mode="SYMMETRIC")
+                down = avg_pool(flat, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+                out.append(ops.reshape(down, head + down._data.shape[1:]))
+            imgs = out
+        val, cs = _ssim_per_channel(imgs[0], imgs[1], mv, int(filter_size), filter_sigma, k1, k2)
+        mcs.append(ops.relu(cs))
+    assert val is not None
+    mcs.pop()
+    stacked = ops.stack(mcs + [ops.relu(val)], axis=-1)
+    weights = tft(np.asarray(factors, np.float32))
+    ms = reduce_prod(ops.power(stacked, weights), axis=[-1])
+    return reduce_mean(ms, axis=[-1])
 
 
 def total_variation(images: Any, name: str | None = None) -> Tensor:
@@ -862,6 +910,6 @@ __all__ = [
     "convert_image_dtype", "adjust_brightness", "adjust_contrast", "adjust_gamma",
     "adjust_saturation", "adjust_hue", "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv",
     "hsv_to_rgb", "per_image_standardization", "random_brightness", "random_contrast",
-    "extract_patches", "psnr", "ssim", "random_saturation", "random_hue", "random_crop",
+    "extract_patches", "psnr", "ssim", "ssim_multiscale", "random_saturation", "random_hue", "random_crop",
     "non_max_suppression", "total_variation", "image_gradients", "sobel_edges",
 ]

@@ -91,6 +91,7 @@ def test_second_derivatives_match_tensorflow(rtf: Any, case: MoreCase) -> None:
 _X = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 _U8 = np.array([[[0, 128, 255], [7, 60, 200]]], np.uint8)
 _RGB = np.random.default_rng(5).uniform(0, 1, (2, 3, 3)).astype(np.float32)
+_BIG = np.random.default_rng(6).uniform(0, 1, (181, 179, 1)).astype(np.float32)
 
 def _st(tf: Any) -> Any:
     return tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
@@ -368,3 +369,12 @@ def test_results_and_errors_match_tensorflow(rtf: Any, key: str) -> None:
 def test_more_errors_match_tensorflow(rtf: Any, key: str) -> None:
     # the text up to the class name of a tensor type (TensorFlow's EagerTensor path)
     _same(rtf, ERRORS[key], "prefix" if key == "polyval_type_error" else "full")
+
+
+def test_ssim_multiscale_default_scales_match_tensorflow(rtf: Any) -> None:
+    # five scales of float32 filtering: agreement to float32 rounding (rtol 1e-5)
+    b = _BIG[:, ::-1] * 0.5 + _BIG * 0.5
+    a = tg.image.ssim_multiscale(_BIG, b, 1.0).numpy()
+    want = rtf.image.ssim_multiscale(_BIG, b, 1.0).numpy()
+    assert a.dtype == want.dtype and a.shape == want.shape
+    np.testing.assert_allclose(a, want, rtol=1e-5)

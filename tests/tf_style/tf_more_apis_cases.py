@@ -117,6 +117,9 @@ CASES: list[MoreCase] = [
                                                      return_index_map=True)), (IMG, IMG[::-1])),
     MoreCase("ssim_default", lambda tf, x, y: tf.image.ssim(x, x * 0.7 + y * 0.3, 2.0),
              (_u(0, 1, 1, 12, 13, 2), _u(0, 1, 1, 12, 13, 2))),
+    MoreCase("ssim_multiscale", lambda tf, x, y: tf.image.ssim_multiscale(
+        x, x * 0.6 + y * 0.4, 1.0, power_factors=(0.3, 0.5, 0.2), filter_size=3),
+             (_u(0.1, 1, 2, 13, 11, 2), _u(0.1, 1, 2, 13, 11, 2))),
     MoreCase("total_variation", lambda tf, x: (tf.image.total_variation(x),
                                                tf.image.total_variation(x[0])), (IMG,)),
     MoreCase("image_gradients", lambda tf, x: tf.image.image_gradients(x), (IMG,)),
