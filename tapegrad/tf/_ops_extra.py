@@ -302,6 +302,16 @@ def _as_tensors(v: Any) -> Any:
                                else convert(e), v)
 
 
+def _check_structure(ref: Any, value: Any) -> None:
+    """``tf.nest.assert_same_structure(ref, value)`` as the loops check each step's result."""
+    from .control_flow import structure_mismatch
+
+    mismatch = structure_mismatch(ref, value)
+    if mismatch is not None:
+        kind = TypeError if "same sequence type" in mismatch else ValueError
+        raise hinted(kind(with_hint(mismatch, "fn must return the accumulator's structure")))
+
+
 def scan(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any = None,
          parallel_iterations: Any = 10, back_prop: bool = True, swap_memory: bool = False,
          infer_shape: bool = True, reverse: bool = False, name: str | None = None) -> Any:
@@ -329,8 +339,10 @@ def scan(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any = None,
         order = order[1:]
     else:
         acc = _as_tensors(initializer)
+    ref = elems if initializer is None else initializer
     for i in order:
         acc = fn(acc, piece(i))
+        _check_structure(ref, acc)
         outs.append(acc)
     if not outs:  # no steps with an initializer: zero-length results of its shapes
         return _nest.map_structure(
@@ -382,8 +394,10 @@ def _fold(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any, rev: bool
         order = order[1:]
     else:
         acc = _as_tensors(initializer)
+    ref = elems if initializer is None else initializer
     for i in order:
         acc = fn(acc, piece(i))
+        _check_structure(ref, acc)
     return acc
 
 

@@ -19,6 +19,7 @@ array([[[2.],
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -74,6 +75,7 @@ def _scaler(o: int, scale: np.float32) -> np.ndarray:
     return (np.arange(o, dtype=np.float32) + np.float32(0.5)) * scale - np.float32(0.5)
 
 
+@functools.lru_cache(maxsize=256)  # one per (sizes, method): reused by every call
 def _bilinear_matrix(n: int, o: int) -> np.ndarray:
     scale = np.float32(n / o)
     src = _scaler(o, scale)
@@ -101,6 +103,7 @@ def _keys_table(a: float) -> np.ndarray:
 _KEYS = _keys_table(-0.5)
 
 
+@functools.lru_cache(maxsize=256)  # one per (sizes, method): reused by every call
 def _bicubic_matrix(n: int, o: int) -> np.ndarray:
     scale = np.float32(n / o)
     src = _scaler(o, scale)
@@ -120,6 +123,7 @@ def _bicubic_matrix(n: int, o: int) -> np.ndarray:
     return a
 
 
+@functools.lru_cache(maxsize=256)  # one per (sizes, method): reused by every call
 def _area_matrix(n: int, o: int) -> np.ndarray:
     scale = n / o
     a = np.zeros((o, n))
@@ -131,6 +135,7 @@ def _area_matrix(n: int, o: int) -> np.ndarray:
     return a
 
 
+@functools.lru_cache(maxsize=256)  # one per (sizes, method): reused by every call
 def _nearest_index(n: int, o: int) -> np.ndarray:
     scale = np.float32(n / o)
     src = np.floor((np.arange(o, dtype=np.float32) + np.float32(0.5)) * scale)
@@ -174,6 +179,7 @@ _SAT_KERNELS = {"triangle": (_k_triangle, 1.0), "keyscubic": (_k_keys, 2.0),
                 "gaussian": (_k_gaussian, 1.5), "mitchellcubic": (_k_mitchell, 2.0)}
 
 
+@functools.lru_cache(maxsize=256)  # one per (sizes, method): reused by every call
 def _scale_translate_matrix(n: int, o: int, kernel: str, antialias: bool) -> np.ndarray:
     """TensorFlow's ``ComputeSpans`` (scale_and_translate_op.cc) as an ``(o, n)`` matrix."""
     fn, radius = _SAT_KERNELS[kernel]
