@@ -697,6 +697,72 @@ def random_crop(value: Any, size: Any, seed: Any = None, name: str | None = None
     return slice_(t, offset, sz)
 
 
+def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any,
+                    method: str = "bilinear", extrapolation_value: float = 0.0,
+                    name: str | None = None) -> Tensor:
+    """Crops of normalized ``boxes`` (``y1, x1, y2, x2``) of the batch images
+    ``box_indices``, resampled to ``crop_size`` (float32; gradients to the image and, for
+    bilinear, to the boxes, from TensorFlow's sampling formula)."""
+    img = _t(image)
+    bx = _t(boxes)
+    if img._data.ndim != 4:
+        raise _value_error(f"Shape must be rank 4 but is rank {img._data.ndim}",
+                           "image must be (batch, height, width, channels)")
+    if method not in ("bilinear", "nearest"):
+        raise _value_error(f"method must be 'bilinear' or 'nearest', got {method}",
+                           "use bilinear or nearest")
+    f = img if img._data.dtype == _F32 else cast(img, _dt.float32)
+    b = bx if bx._data.dtype == _F32 else cast(bx, _dt.float32)
+    bi = np.asarray(box_indices._data if isinstance(box_indices, Tensor) else box_indices,
+                    np.int64).reshape(-1)
+    ch, cw = (int(v) for v in np.asarray(crop_size._data if isinstance(crop_size, Tensor)
+                                         else crop_size).reshape(-1))
+    _, h, w, _ = img._data.shape
+    n = b._data.shape[0]
+
+    def coords(lo: Tensor, hi: Tensor, size: int, steps: int) -> Tensor:
+        if steps > 1:
+            scale = ops.multiply(ops.subtract(hi, lo), np.float32((size - 1) / (steps - 1)))
+            return ops.add(ops.multiply(lo, np.float32(size - 1)),
+                           ops.multiply(scale, tft(np.arange(steps, dtype=np.float32))))
+        mid = ops.multiply(ops.add(lo, hi), np.float32(0.5 * (size - 1)))
+        return ops.broadcast_to(mid, (n, 1))
+
+    col = [ops.getitem(b, (slice(None), slice(k, k + 1))) for k in range(4)]
+    in_y = coords(col[0], col[2], h, ch)  # (n, ch)
+    in_x = coords(col[1], col[3], w, cw)  # (n, cw)
+    vy, vx = in_y._data, in_x._data
+    valid = ((vy >= 0) & (vy <= h - 1))[:, :, None] & ((vx >= 0) & (vx <= w - 1))[:, None, :]
+    bidx = bi[:, None, None]
+
+    def bilinear(src: Tensor) -> Tensor:
+        fy, fx = np.floor(vy), np.floor(vx)
+        top = np.clip(fy, 0, h - 1).astype(np.int64)[:, :, None]
+        bot = np.clip(np.ceil(vy), 0, h - 1).astype(np.int64)[:, :, None]
+        left = np.clip(fx, 0, w - 1).astype(np.int64)[:, None, :]
+        right = np.clip(np.ceil(vx), 0, w - 1).astype(np.int64)[:, None, :]
+        y_l = ops.reshape(ops.subtract(in_y, tft(fy.astype(np.float32))), (n, ch, 1, 1))
+        x_l = ops.reshape(ops.subtract(in_x, tft(fx.astype(np.float32))), (n, 1, cw, 1))
+        tl, tr = ops.getitem(src, (bidx, top, left)), ops.getitem(src, (bidx, top, right))
+        bl, br = ops.getitem(src, (bidx, bot, left)), ops.getitem(src, (bidx, bot, right))
+        upper = ops.add(tl, ops.multiply(ops.subtract(tr, tl), x_l))
+        lower = ops.add(bl, ops.multiply(ops.subtract(br, bl), x_l))
+        return ops.add(upper, ops.multiply(ops.subtract(lower, upper), y_l))
+
+    if method == "nearest":
+        # C's roundf: halves away from zero
+        ry = np.clip(np.sign(vy) * np.floor(np.abs(vy) + 0.5), 0, h - 1).astype(np.int64)
+        rx = np.clip(np.sign(vx) * np.floor(np.abs(vx) + 0.5), 0, w - 1).astype(np.int64)
+        out = ops.getitem(f, (bidx, ry[:, :, None], rx[:, None, :]))
+        # TensorFlow's box gradient (CropAndResizeGradBoxes) is the bilinear one whatever
+        # the method: add it as a term of value zero
+        lin = bilinear(stop_gradient(f))
+        out = ops.add(out, ops.subtract(lin, stop_gradient(lin)))
+    else:
+        out = bilinear(f)
+    return ops.where(tft(valid[..., None]), out, tft(np.asarray(extrapolation_value, np.float32)))
+
+
 def non_max_suppression(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: float = 0.5,
                         score_threshold: float = float("-inf"), name: str | None = None) -> Tensor:
     """Greedy non-maximum suppression: indices (int32) of the kept boxes, best first."""
@@ -917,5 +983,5 @@ __all__ = [
     "adjust_saturation", "adjust_hue", "rgb_to_grayscale", "grayscale_to_rgb", "rgb_to_hsv",
     "hsv_to_rgb", "per_image_standardization", "random_brightness", "random_contrast",
     "extract_patches", "psnr", "ssim", "ssim_multiscale", "random_saturation", "random_hue", "random_crop",
-    "non_max_suppression", "total_variation", "image_gradients", "sobel_edges",
+    "non_max_suppression", "crop_and_resize", "total_variation", "image_gradients", "sobel_edges",
 ]

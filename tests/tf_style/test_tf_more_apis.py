@@ -16,10 +16,13 @@ from tests.tf_style.tf_more_cases import MoreCase
 
 # no gradient by TensorFlow's registration (HSVToRGB is not differentiable)
 NO_GRAD = {"hsv_to_rgb"}
-NOT_THE_DERIVATIVE = {"dynamic_stitch_overlap"}  # TensorFlow's rule, tested below
+# TensorFlow's rules, not derivatives: dynamic_stitch's overwritten rows (tested below),
+# nearest crop_and_resize's box gradient (the bilinear one)
+NOT_THE_DERIVATIVE = {"dynamic_stitch_overlap", "crop_and_resize_nearest"}
 # computed in float32 whatever the input (as TensorFlow's kernels): finite differences
 # need a wide step there (the functions are linear or smooth at that scale)
-FLOAT32_INSIDE = ("resize", "adjust", "grayscale", "per_image", "psnr", "lrn", "ssim")
+FLOAT32_INSIDE = ("resize", "adjust", "grayscale", "per_image", "psnr", "lrn", "ssim",
+                  "crop_and_resize")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -88,6 +88,14 @@ CASES: list[MoreCase] = [
         tf.image.resize(x, s, method=m, antialias=a)
         for m in ("lanczos3", "lanczos5", "gaussian", "mitchellcubic")
         for s in ([3, 4], [8, 9]) for a in (False, True)), (IMG,)),
+    MoreCase("crop_and_resize", lambda tf, x, b: (
+        tf.image.crop_and_resize(x, tf.cast(b, tf.float32), [1, 0, 1], [3, 4]),
+        tf.image.crop_and_resize(x, tf.cast(b * 1.25 - 0.07, tf.float32), [0, 0, 1], [1, 2],
+                                 extrapolation_value=0.5)),
+             (IMG, np.array([[0.1, 0.23, 0.83, 0.71], [0.05, 0.3, 0.6, 0.9], [0.33, 0.11, 0.92, 0.57]]))),
+    MoreCase("crop_and_resize_nearest", lambda tf, x, b: tf.image.crop_and_resize(
+        x, tf.cast(b, tf.float32), [1, 0], [3, 2], method="nearest"),
+             (IMG, np.array([[0.1, 0.2, 0.83, 0.71], [0.05, 0.3, 0.6, 0.9]]))),
     MoreCase("resize_area", lambda tf, x: tf.image.resize(x, [3, 4], method="area"), (IMG,)),
     MoreCase("resize_3d_aspect", lambda tf, x: tf.image.resize(
         x, [10, 8], preserve_aspect_ratio=True), (IMG1,)),
