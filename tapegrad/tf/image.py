@@ -330,7 +330,14 @@ def random_flip_up_down(image: Any, seed: Any = None) -> Tensor:
 
 
 def rot90(image: Any, k: int = 1, name: str | None = None) -> Tensor:
-    """Rotate by ``k`` quarter turns counter-clockwise."""
+    """Rotate by ``k`` quarter turns counter-clockwise.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.image.rot90(tf.constant([[[1], [2]]]))[:, :, 0]
+    <tf.Tensor: shape=(2, 1), dtype=int32, numpy=
+    array([[2],
+           [1]], dtype=int32)>
+    """
     x, batched = _image(image)
     k = int(k) % 4
     if k == 1:
@@ -352,7 +359,12 @@ def transpose(image: Any, name: str | None = None) -> Tensor:
 # ============================================================================ crops, pads
 def crop_to_bounding_box(image: Any, offset_height: int, offset_width: int, target_height: int,
                          target_width: int) -> Tensor:
-    """The ``target_height x target_width`` window at the offsets."""
+    """The ``target_height x target_width`` window at the offsets.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.image.crop_to_bounding_box(tf.ones([4, 5, 3]), 1, 2, 2, 3).shape
+    TensorShape([2, 3, 3])
+    """
     x, batched = _image(image)
     oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
     h, w = x._data.shape[1], x._data.shape[2]

@@ -53,7 +53,12 @@ def _c2c(x: Any, k: int, inverse: bool, op: str) -> Tensor:
 
 
 def fft(input: Any, name: str | None = None) -> Tensor:
-    """The DFT over the innermost axis (complex input)."""
+    """The DFT over the innermost axis (complex input).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.signal.fft(tf.constant([1.0 + 0j, 0j]))
+    <tf.Tensor: shape=(2,), dtype=complex128, numpy=array([1.+0.j, 1.+0.j])>
+    """
     return _c2c(input, 1, False, "FFT")
 
 
@@ -173,7 +178,14 @@ def ifftshift(x: Any, axes: Any = None, name: str | None = None) -> Tensor:
 
 def frame(signal: Any, frame_length: Any, frame_step: Any, pad_end: bool = False,
           pad_value: Any = 0, axis: int = -1, name: str | None = None) -> Tensor:
-    """Overlapping frames of ``frame_length`` every ``frame_step`` along ``axis`` (a gather)."""
+    """Overlapping frames of ``frame_length`` every ``frame_step`` along ``axis`` (a gather).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.signal.frame(tf.range(5), 3, 2)
+    <tf.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[0, 1, 2],
+           [2, 3, 4]], dtype=int32)>
+    """
     t = _t(signal)
     fl, fs = _int(frame_length), _int(frame_step)
     nd = t._data.ndim
@@ -243,7 +255,12 @@ def _pow2(n: int) -> int:
 def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = None,
          window_fn: Any = hann_window, pad_end: bool = False, name: str | None = None) -> Tensor:
     """Short-time Fourier transform: windowed frames, each ``rfft``'d (``fft_length``
-    defaults to the power of two enclosing ``frame_length``)."""
+    defaults to the power of two enclosing ``frame_length``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.signal.stft(tf.ones([16]), frame_length=8, frame_step=4).shape
+    TensorShape([3, 5])
+    """
     t = _t(signals)
     fl = _int(frame_length)
     n = _pow2(fl) if fft_length is None else _int(fft_length)

@@ -129,7 +129,15 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
 
 def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False,
                         name: str | None = None) -> Tensor:
-    """``sp_a @ b`` for a 2-D sparse ``sp_a`` and dense ``b`` (either may be the sparse one)."""
+    """``sp_a @ b`` for a 2-D sparse ``sp_a`` and dense ``b`` (either may be the sparse one).
+
+    >>> import tapegrad.tf as tf
+    >>> st = tf.sparse.SparseTensor([[0, 1]], [2.0], [2, 2])
+    >>> tf.sparse.sparse_dense_matmul(st, tf.ones([2, 1]))
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[2.],
+           [0.]], dtype=float32)>
+    """
     if not isinstance(sp_a, SparseTensor) and isinstance(b, SparseTensor):
         # A' S' = (S'^T A'^T)^T with A' = a or a^H, S' = S or S^H (real values)
         a = _t(sp_a)
