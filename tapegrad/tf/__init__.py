@@ -148,6 +148,26 @@ from ._ops import (
     zeros,
     zeros_like,
 )
+from ._ops_extra import (
+    Assert,
+    bitcast,
+    dynamic_partition,
+    dynamic_stitch,
+    foldl,
+    foldr,
+    histogram_fixed_width,
+    roll,
+    scan,
+    searchsorted,
+    sequence_mask,
+    strided_slice,
+    unique,
+    unique_with_counts,
+    unravel_index,
+)
+from ._ops_extra import complex_ as complex  # noqa: A004  (TensorFlow's names)
+from ._ops_extra import slice_ as slice  # noqa: A004
+from ._ops_extra import tuple_ as tuple  # noqa: A004
 from ._ops_more import (
     acos,
     acosh,
@@ -208,16 +228,21 @@ _indexing.install()
 from . import (  # noqa: E402
     autodiff,
     autograph,
+    bitwise,
     config,
     data,
     debugging,
     distribute,
     explain,
+    image,
     keras,  # noqa: E402
     linalg,
     math,
     nn,
     saved_model,
+    sets,
+    signal,
+    sparse,
     train,
 )
 from .data.spec import TensorSpec  # noqa: E402
@@ -261,7 +286,7 @@ def print(*inputs: _Any, output_stream: _Any = None, sep: str = " ", end: str = 
     def collect(v: _Any) -> None:  # the tensors, also inside lists, tuples and dicts
         if isinstance(v, _Core):
             tensors.append(v)
-        elif isinstance(v, (list, tuple)):
+        elif isinstance(v, (list, _builtins.tuple)):
             for e in v:
                 collect(e)
         elif isinstance(v, dict):
@@ -326,3 +351,10 @@ __all__ += [
     "assert_rank",
 ]
 __all__ += ["debugging"]
+__all__ += [
+    "slice", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
+    "sequence_mask", "scan", "foldl", "foldr", "histogram_fixed_width", "bitcast",
+    "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple", "bitwise",
+    "image", "signal", "complex", "sparse", "SparseTensor", "sets",
+]
+SparseTensor = sparse.SparseTensor

@@ -77,6 +77,28 @@ from ._ops import (
     truediv,
     xlogy,
 )
+from ._ops_extra import (
+    accumulate_n,
+    angle,
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    cumulative_logsumexp,
+    igamma,
+    igammac,
+    invert_permutation,
+    is_non_decreasing,
+    is_strictly_increasing,
+    lbeta,
+    ndtri,
+    nextafter,
+    polygamma,
+    polyval,
+    scalar_mul,
+    xlog1py,
+    zeta,
+)
 from ._ops_more import (
     acos,
     acosh,
@@ -131,3 +153,19 @@ __all__ += [
     "unsorted_segment_max", "unsorted_segment_mean",
     "unsorted_segment_min",
 ]
+__all__ += [
+    "accumulate_n", "angle", "cumulative_logsumexp", "invert_permutation", "is_non_decreasing",
+    "is_strictly_increasing", "lbeta", "ndtri", "nextafter", "polygamma", "polyval",
+    "scalar_mul", "xlog1py",
+]
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta", "special", "igamma",
+            "igammac"]
+
+
+class special:  # noqa: N801  (tf.math.special: the Bessel functions again)
+    """``tf.math.special``: ``bessel_i0``/``i0e``/``i1``/``i1e``."""
+
+    bessel_i0 = staticmethod(bessel_i0)
+    bessel_i0e = staticmethod(bessel_i0e)
+    bessel_i1 = staticmethod(bessel_i1)
+    bessel_i1e = staticmethod(bessel_i1e)

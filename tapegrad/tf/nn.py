@@ -418,3 +418,26 @@ __all__ += ["compute_average_loss"]
 from ._ops_more import in_top_k, top_k  # noqa: E402
 
 __all__ += ["in_top_k", "top_k"]
+
+from ._nn_extra import (  # noqa: E402
+    atrous_conv2d,
+    depth_to_space,
+    local_response_normalization,
+    log_poisson_loss,
+    lrn,
+    normalize_moments,
+    pool,
+    scale_regularization_loss,
+    separable_conv2d,
+    space_to_depth,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+    zero_fraction,
+)
+
+__all__ += [
+    "atrous_conv2d", "depth_to_space", "local_response_normalization", "log_poisson_loss",
+    "lrn", "normalize_moments", "pool", "scale_regularization_loss", "separable_conv2d",
+    "space_to_depth", "weighted_cross_entropy_with_logits", "weighted_moments",
+    "zero_fraction",
+]
