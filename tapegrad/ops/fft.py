@@ -1,12 +1,14 @@
-"""Discrete Fourier transforms over the trailing axes: complex-to-complex, real-to-complex
-(the half spectrum) and complex-to-real.
+"""Discrete Fourier transforms over any axes, with NumPy's ``norm`` ("backward",
+"forward", "ortho"): complex-to-complex, real-to-complex (the half spectrum, or the full
+one) and complex-to-real; one family for both front-ends (TensorFlow's transforms are
+the trailing axes with ``norm="backward"``).
 
 Each is linear, so its VJP is the adjoint transform (in tapegrad ops, differentiable
-again), its JVP the transform itself, and batching free (the axes count from the end).
-Gradients follow the complex convention of :mod:`tapegrad.ops.complex` (TensorFlow's
-``fft_ops`` gradients): ``fft``'s is ``N * ifft(g)``, ``ifft``'s ``fft(g) / N``;
-``rfft``'s the real part of ``N * ifft`` of the zero-padded ``g``; ``irfft``'s
-``rfft(g) / N`` with the interior frequencies doubled (they stand for two conjugate terms).
+again), its JVP the transform itself, and its batching rule shifts the axes.  Gradients
+follow the complex convention of :mod:`tapegrad.ops.complex` (both frameworks agree for
+real losses): ``c2c``'s adjoint is the opposite transform with the dual scaling;
+``r2c``'s the real part of the inverse of the zero-padded half spectrum; ``c2r``'s the
+``r2c`` of the cotangent with the interior bins (two conjugate terms each) doubled.
 """
 
 from __future__ import annotations
@@ -17,91 +19,129 @@ import numpy as np
 
 from .._core.registry import defop
 from .._core.tensor import Tensor
-from ._raw import data
+from .complex import real
+from .elementwise import multiply
 
-__all__ = ["fft_c2c", "rfft_r2c", "irfft_c2r"]
-
-_CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128,
-         np.dtype(np.complex64): np.complex64, np.dtype(np.complex128): np.complex128}
-_REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
+__all__ = ["fft_c2c", "fft_r2c", "fft_r2c_full", "fft_c2r", "trailing"]
 
 
-def _axes(k: int) -> tuple[int, ...]:
+def trailing(k: int) -> tuple[int, ...]:
+    """The last ``k`` axes (TensorFlow's ``fft``, ``fft2d``, ``fft3d``)."""
     return tuple(range(-k, 0))
 
 
-def _size(shape: tuple[int, ...], k: int) -> int:
-    return int(np.prod(shape[len(shape) - k:])) if k else 1
+_DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-@defop("fft_c2c", saves=("x_shape",))
-def fft_c2c(x: Any, *, k: int, inverse: bool) -> Any:
-    """The ``k``-dimensional (inverse) DFT over the last ``k`` axes, in ``x``'s dtype."""
+@defop("fft_c2c")
+def fft_c2c(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
     a = np.asarray(x)
-    fn = np.fft.ifftn if inverse else np.fft.fftn
-    return np.asarray(fn(a, axes=_axes(k)), dtype=_CPLX[a.dtype])
+    dt = np.complex128 if a.dtype in (np.float64, np.complex128) else np.complex64
+    f = np.fft.ifftn if inverse else np.fft.fftn
+    return f(a, axes=axes, norm=norm).astype(dt, copy=False)
 
 
 @fft_c2c.defvjp
-def _(g: Tensor, x_shape: tuple[int, ...], k: int, inverse: bool) -> Any:
-    # adjoint of F is conj(F) = N * ifft; of ifft = conj(F) / N it is F / N
-    from .elementwise import multiply
-
-    n = _size(x_shape, k)
-    return (multiply(fft_c2c(g, k=k, inverse=not inverse), float(n) if not inverse else 1.0 / n),)
+def _(g: Tensor, axes: tuple[int, ...], norm: str, inverse: bool) -> Any:
+    # the adjoint of a DFT is the opposite transform with the dual scaling
+    return (fft_c2c(g, axes=axes, norm=_DUAL[norm], inverse=not inverse),)
 
 
-fft_c2c.defjvp(lambda dx, x, *, out, k, inverse: fft_c2c(dx, k=k, inverse=inverse))
-fft_c2c.defbatch(lambda batched, x, *, k, inverse: fft_c2c(x, k=k, inverse=inverse))
+fft_c2c.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_c2c(
+    dx, axes=axes, norm=norm, inverse=inverse))
 
 
-@defop("rfft_r2c", saves=("x_shape",))
-def rfft_r2c(x: Any, *, k: int) -> Any:
-    """The half spectrum (last axis ``n // 2 + 1``) of real ``x`` over the last ``k`` axes."""
+@defop("fft_r2c", saves=("x_shape",))
+def fft_r2c(x: Any, *, axes: tuple[int, ...], norm: Any) -> Any:
     a = np.asarray(x)
-    return np.asarray(np.fft.rfftn(a, axes=_axes(k)), dtype=_CPLX[a.dtype])
+    dt = np.complex128 if a.dtype == np.float64 else np.complex64
+    return np.fft.rfftn(a, axes=axes, norm=norm).astype(dt, copy=False)
 
 
-@rfft_r2c.defvjp
-def _(g: Tensor, x_shape: tuple[int, ...], k: int) -> Any:
-    # d/dx of a real x: Re(N * ifft(g zero-padded to the full spectrum))
-    from .complex import real
-    from .elementwise import multiply
+def _pad_last(g: Any, axis: int, size: int) -> Any:
+    """``g`` zero-padded along ``axis`` to ``size``."""
     from .shape import pad
 
-    n_last = x_shape[-1]
-    m = data(g).shape[-1]
-    gp = pad(g, ((0, 0),) * (len(x_shape) - 1) + ((0, n_last - m),))
-    return (real(multiply(fft_c2c(gp, k=k, inverse=True), float(_size(x_shape, k)))),)
+    n = g._data.shape[axis] if isinstance(g, Tensor) else np.shape(g)[axis]
+    if n >= size:
+        return g
+    widths = [(0, 0)] * (g._data.ndim if isinstance(g, Tensor) else np.ndim(g))
+    widths[axis] = (0, size - n)
+    return pad(g, tuple(widths))
 
 
-rfft_r2c.defjvp(lambda dx, x, *, out, k: rfft_r2c(dx, k=k))
-rfft_r2c.defbatch(lambda batched, x, *, k: rfft_r2c(x, k=k))
+@fft_r2c.defvjp
+def _(g: Tensor, x_shape: tuple[int, ...], axes: tuple[int, ...], norm: str) -> Any:
+    # (P F)^H = Re F^H P^T: the half spectrum zero-padded, the inverse c2c, the real part
+    full = _pad_last(g, axes[-1], x_shape[axes[-1]])
+    return (real(fft_c2c(full, axes=axes, norm=_DUAL[norm], inverse=True)),)
 
 
-@defop("irfft_c2r")
-def irfft_c2r(x: Any, *, k: int, n: int) -> Any:
-    """The real signal (last axis ``n``) of the half spectrum ``x`` (last axis ``n//2 + 1``)."""
+fft_r2c.defjvp(lambda dx, x, *, out, axes, norm: fft_r2c(dx, axes=axes, norm=norm))
+
+
+@defop("fft_c2r")
+def fft_c2r(x: Any, *, axes: tuple[int, ...], norm: Any, n: tuple[int, ...]) -> Any:
     a = np.asarray(x)
-    s = tuple(np.shape(a)[len(np.shape(a)) - k:-1]) + (n,)
-    return np.asarray(np.fft.irfftn(a, s=s, axes=_axes(k)), dtype=_REAL[a.dtype])
+    dt = np.float64 if a.dtype == np.complex128 else np.float32
+    return np.fft.irfftn(a, s=n, axes=axes, norm=norm).astype(dt, copy=False)
 
 
-@irfft_c2r.defvjp
-def _(g: Tensor, k: int, n: int) -> Any:
-    # rfft(g) / N, the interior frequencies (two conjugate terms each) counted twice
-    from .elementwise import multiply
+@fft_c2r.defvjp
+def _(g: Tensor, axes: tuple[int, ...], norm: str, n: tuple[int, ...]) -> Any:
+    # PyTorch's fft_c2r_backward: r2c of the cotangent, the bins that stand for two doubled
+    from .shape import concatenate, getitem
 
-    m = n // 2 + 1
-    c = np.full(m, 2.0)
-    c[0] = 1.0
-    if n % 2 == 0:
-        c[-1] = 1.0
-    shape = data(g).shape
-    total = float(_size(shape[:-1], k - 1) * n)
-    dt = _REAL[np.dtype(_CPLX[data(g).dtype])]
-    return (multiply(rfft_r2c(g, k=k), (c / total).astype(dt)),)
+    gi = fft_r2c(g, axes=axes, norm=_DUAL[norm])
+    last = axes[-1]
+    m = gi._data.shape[last]
+    double = n[-1] - m
+    if double <= 0:
+        return (gi,)
+    nd = gi._data.ndim
+
+    def part(a: int, b: int) -> Any:
+        idx = [slice(None)] * nd
+        idx[last] = slice(a, b)
+        return getitem(gi, tuple(idx))
+
+    pieces = [part(0, 1), multiply(part(1, 1 + double), 2.0)]
+    if 1 + double < m:
+        pieces.append(part(1 + double, m))
+    return (concatenate(pieces, axis=last),)
 
 
-irfft_c2r.defjvp(lambda dx, x, *, out, k, n: irfft_c2r(dx, k=k, n=n))
-irfft_c2r.defbatch(lambda batched, x, *, k, n: irfft_c2r(x, k=k, n=n))
+fft_c2r.defjvp(lambda dx, x, *, out, axes, norm, n: fft_c2r(dx, axes=axes, norm=norm, n=n))
+
+
+def _fft_batch(op: Any) -> Any:
+    def rule(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
+        attrs["axes"] = tuple(a + 1 if a >= 0 else a for a in attrs["axes"])  # batch: axis 0
+        return op(x, **attrs)
+
+    return rule
+
+
+for _op in (fft_c2c, fft_r2c, fft_c2r):
+    _op.defbatch(_fft_batch(_op))
+del _op
+
+
+@defop("fft_r2c_full")
+def fft_r2c_full(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
+    """The full (two-sided) DFT of a real signal (PyTorch's ``fft`` of a real tensor)."""
+    a = np.asarray(x)
+    dt = np.complex128 if a.dtype == np.float64 else np.complex64
+    f = np.fft.ifftn if inverse else np.fft.fftn
+    return f(a, axes=axes, norm=norm).astype(dt, copy=False)
+
+
+@fft_r2c_full.defvjp
+def _(g: Tensor, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
+    # Re F^H: the opposite transform with the dual scaling, its real part
+    return (real(fft_c2c(g, axes=axes, norm=_DUAL[norm], inverse=not inverse)),)
+
+
+fft_r2c_full.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_r2c_full(
+    dx, axes=axes, norm=norm, inverse=inverse))
+fft_r2c_full.defbatch(_fft_batch(fft_r2c_full))

@@ -25,7 +25,7 @@ from .._core.registry import defop
 from .._core.tensor import Tensor
 from ._batch import diag_jvp
 from ._batch import elementwise as _bw
-from .complex import conj, real
+from .complex import conj
 from .elementwise import (
     add,
     cos,
@@ -498,106 +498,12 @@ for _op in (hypot, logaddexp, logaddexp2, xlogy, xlog1py, copysign, frac, sinc, 
 del _op
 
 
-# ------------------------------------------------------------------ discrete Fourier transforms
-_DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-
-
-@defop("fft_c2c_t")
-def fft_c2c(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
-    a = np.asarray(x)
-    dt = np.complex128 if a.dtype in (np.float64, np.complex128) else np.complex64
-    f = np.fft.ifftn if inverse else np.fft.fftn
-    return f(a, axes=axes, norm=norm).astype(dt, copy=False)
-
-
-@fft_c2c.defvjp
-def _(g: Tensor, axes: tuple[int, ...], norm: str, inverse: bool) -> Any:
-    # the adjoint of a DFT is the opposite transform with the dual scaling
-    return (fft_c2c(g, axes=axes, norm=_DUAL[norm], inverse=not inverse),)
-
-
-fft_c2c.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_c2c(
-    dx, axes=axes, norm=norm, inverse=inverse))
-
-
-@defop("fft_r2c_t", saves=("x_shape",))
-def fft_r2c(x: Any, *, axes: tuple[int, ...], norm: Any) -> Any:
-    a = np.asarray(x)
-    dt = np.complex128 if a.dtype == np.float64 else np.complex64
-    return np.fft.rfftn(a, axes=axes, norm=norm).astype(dt, copy=False)
-
-
-def _pad_last(g: Any, axis: int, size: int) -> Any:
-    """``g`` zero-padded along ``axis`` to ``size``."""
-    from .shape import pad
-
-    n = g._data.shape[axis] if isinstance(g, Tensor) else np.shape(g)[axis]
-    if n >= size:
-        return g
-    widths = [(0, 0)] * (g._data.ndim if isinstance(g, Tensor) else np.ndim(g))
-    widths[axis] = (0, size - n)
-    return pad(g, tuple(widths))
-
-
-@fft_r2c.defvjp
-def _(g: Tensor, x_shape: tuple[int, ...], axes: tuple[int, ...], norm: str) -> Any:
-    # (P F)^H = Re F^H P^T: the half spectrum zero-padded, the inverse c2c, the real part
-    full = _pad_last(g, axes[-1], x_shape[axes[-1]])
-    return (real(fft_c2c(full, axes=axes, norm=_DUAL[norm], inverse=True)),)
-
-
-fft_r2c.defjvp(lambda dx, x, *, out, axes, norm: fft_r2c(dx, axes=axes, norm=norm))
-
-
-@defop("fft_c2r_t")
-def fft_c2r(x: Any, *, axes: tuple[int, ...], norm: Any, n: tuple[int, ...]) -> Any:
-    a = np.asarray(x)
-    dt = np.float64 if a.dtype == np.complex128 else np.float32
-    return np.fft.irfftn(a, s=n, axes=axes, norm=norm).astype(dt, copy=False)
-
-
-@fft_c2r.defvjp
-def _(g: Tensor, axes: tuple[int, ...], norm: str, n: tuple[int, ...]) -> Any:
-    # PyTorch's fft_c2r_backward: r2c of the cotangent, the bins that stand for two doubled
-    from .shape import concatenate, getitem
-
-    gi = fft_r2c(g, axes=axes, norm=_DUAL[norm])
-    last = axes[-1]
-    m = gi._data.shape[last]
-    double = n[-1] - m
-    if double <= 0:
-        return (gi,)
-    nd = gi._data.ndim
-
-    def part(a: int, b: int) -> Any:
-        idx = [slice(None)] * nd
-        idx[last] = slice(a, b)
-        return getitem(gi, tuple(idx))
-
-    pieces = [part(0, 1), multiply(part(1, 1 + double), 2.0)]
-    if 1 + double < m:
-        pieces.append(part(1 + double, m))
-    return (concatenate(pieces, axis=last),)
-
-
-fft_c2r.defjvp(lambda dx, x, *, out, axes, norm, n: fft_c2r(dx, axes=axes, norm=norm, n=n))
-
-
-def _fft_batch(op: Any) -> Any:
-    def rule(batched: tuple[bool, ...], x: Any, **attrs: Any) -> Any:
-        attrs["axes"] = tuple(a + 1 for a in attrs["axes"])
-        return op(x, **attrs)
-
-    return rule
-
-
-for _op in (fft_c2c, fft_r2c, fft_c2r):
-    _op.defbatch(_fft_batch(_op))
-del _op
+# the discrete Fourier transforms are tapegrad.ops.fft's (one family for both styles)
+from .fft import fft_c2c, fft_c2r, fft_r2c, fft_r2c_full  # noqa: E402
 
 __all__ = ["hypot", "logaddexp", "logaddexp2", "xlogy", "xlog1py", "copysign", "frac", "sinc",
            "nan_to_num", "logit", "erfc", "i0", "i0e", "i1", "i1e", "ndtr", "log_ndtr", "ndtri",
-           "entr", "zeta_np", "fft_c2c", "fft_r2c", "fft_c2r", "conj", "sqrt"]
+           "entr", "zeta_np", "fft_c2c", "fft_r2c", "fft_c2r", "fft_r2c_full", "conj", "sqrt"]
 
 
 # ------------------------------------------------------------------ composites as one node
@@ -876,21 +782,3 @@ def _(dx: Any, x: Any, *, out: Any, axis: int) -> Any:
 logcumsumexp.defbatch(lambda batched, x, *, axis: logcumsumexp(x, axis=axis + 1))
 
 
-@defop("fft_r2c_full_t")
-def fft_r2c_full(x: Any, *, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
-    """The full (two-sided) DFT of a real signal (PyTorch's ``fft`` of a real tensor)."""
-    a = np.asarray(x)
-    dt = np.complex128 if a.dtype == np.float64 else np.complex64
-    f = np.fft.ifftn if inverse else np.fft.fftn
-    return f(a, axes=axes, norm=norm).astype(dt, copy=False)
-
-
-@fft_r2c_full.defvjp
-def _(g: Tensor, axes: tuple[int, ...], norm: Any, inverse: bool) -> Any:
-    # Re F^H: the opposite transform with the dual scaling, its real part
-    return (real(fft_c2c(g, axes=axes, norm=_DUAL[norm], inverse=not inverse)),)
-
-
-fft_r2c_full.defjvp(lambda dx, x, *, out, axes, norm, inverse: fft_r2c_full(
-    dx, axes=axes, norm=norm, inverse=inverse))
-fft_r2c_full.defbatch(_fft_batch(fft_r2c_full))

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import ops
 from .._core.tensor import Tensor
-from ..ops.fft import fft_c2c, irfft_c2r, rfft_r2c
+from ..ops.fft import fft_c2c, fft_c2r, fft_r2c, trailing
 from . import dtypes as _dt
 from ._ops import _int, _t
 from ._ops_extra import roll
@@ -49,7 +49,7 @@ def _check(t: Tensor, op: str, k: int, kinds: str, allowed: str, sig: str, attr:
 def _c2c(x: Any, k: int, inverse: bool, op: str) -> Tensor:
     t = _t(x)
     _check(t, op, k, "c", _CPLX_NAMES, "input:Tcomplex -> output:Tcomplex", "Tcomplex")
-    return fft_c2c(t, k=k, inverse=inverse)
+    return fft_c2c(t, axes=trailing(k), norm="backward", inverse=inverse)
 
 
 def fft(input: Any, name: str | None = None) -> Tensor:
@@ -121,7 +121,7 @@ def _r2c(x: Any, k: int, fft_length: Any, op: str) -> Tensor:
     _check(t, op, k, "f", _FLOAT_NAMES, "input:Treal, fft_length:int32 -> output:Tcomplex",
            "Treal")
     n = _lengths(fft_length, list(t._data.shape[t._data.ndim - k:]), op)
-    return rfft_r2c(_fit(t, n), k=k)
+    return fft_r2c(_fit(t, n), axes=trailing(k), norm="backward")
 
 
 def _c2r(x: Any, k: int, fft_length: Any, op: str) -> Tensor:
@@ -132,7 +132,8 @@ def _c2r(x: Any, k: int, fft_length: Any, op: str) -> Tensor:
            "Tcomplex")
     shape = list(t._data.shape[t._data.ndim - k:])
     n = _lengths(fft_length, shape[:-1] + [2 * (shape[-1] - 1)], op)
-    return irfft_c2r(_fit(t, n[:-1] + [n[-1] // 2 + 1]), k=k, n=n[-1])
+    return fft_c2r(_fit(t, n[:-1] + [n[-1] // 2 + 1]), axes=trailing(k), norm="backward",
+                   n=tuple(n))
 
 
 def rfft(input_tensor: Any, fft_length: Any = None, name: str | None = None) -> Tensor:
