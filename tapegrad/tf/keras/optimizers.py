@@ -225,6 +225,7 @@ class Optimizer:
             if (int(self._iterations._data) + 1) % n_acc != 0:
                 for acc, ga in zip(accs, grads):
                     acc += ga
+                _constrain(kept)
                 self._iterations.assign(self._iterations._data + 1)
                 return self._iterations
             grads = [(ga + acc) / ga.dtype.type(n_acc) for ga, acc in zip(grads, accs)]
@@ -245,6 +246,7 @@ class Optimizer:
                 p = np.array(arr, copy=True)
                 self._update(p, ga, state, lr)
                 v._set(p, False, owned=True)
+        _constrain(kept)
         if self.use_ema:
             self._update_averages([v for _, v in kept])
         self._iterations.assign(self._iterations._data + 1)
@@ -304,6 +306,15 @@ class Optimizer:
 
 
 _APPLY_LOCK = threading.RLock()
+
+
+def _constrain(kept: list[tuple[Any, Any]]) -> None:
+    """Keras 3: after the update, each variable with a constraint is assigned
+    ``constraint(variable)`` (keras.constraints, a layer's ``kernel_constraint=``)."""
+    for _, v in kept:
+        c = v.__dict__.get("_keras_constraint")
+        if c is not None:
+            v.assign(c(v))
 
 
 def _sole_owner(arr: np.ndarray) -> bool:
