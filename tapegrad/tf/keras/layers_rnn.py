@@ -73,10 +73,13 @@ class _Cell(Layer):
                  recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
                  dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: Any = None,
                  **kwargs: Any) -> None:
-        for k in ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
-                  "kernel_constraint", "recurrent_constraint", "bias_constraint"):
-            kwargs.pop(k, None)
+        pen = {k: kwargs.pop(k, None) for k in (
+            "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+            "kernel_constraint", "recurrent_constraint", "bias_constraint")}
         super().__init__(**kwargs)
+        for w, p in (("kernel", "kernel"), ("recurrent_kernel", "recurrent"),
+                     ("bias", "bias")):
+            self._weight_penalties(w, p, pen[f"{p}_regularizer"], pen[f"{p}_constraint"])
         if units <= 0:
             raise ValueError("Received an invalid value for argument `units`, expected a "
                              f"positive integer, got {units}.")
@@ -420,10 +423,19 @@ class RNN(Layer):
                     "bias_initializer": _initializer_config(c._inits[2])})
         if isinstance(c, LSTMCell):
             cfg["unit_forget_bias"] = c.unit_forget_bias
-        cfg.update({"kernel_regularizer": None, "recurrent_regularizer": None,
-                    "bias_regularizer": None, "activity_regularizer": None,
-                    "kernel_constraint": None, "recurrent_constraint": None,
-                    "bias_constraint": None, "dropout": c.dropout,
+        from . import constraints as _cons
+        from . import regularizers as _regs
+
+        cfg.pop("activity_regularizer", None)
+        cfg.update({"kernel_regularizer": _regs.serialize(c.kernel_regularizer),
+                    "recurrent_regularizer": _regs.serialize(c.recurrent_regularizer),
+                    "bias_regularizer": _regs.serialize(c.bias_regularizer),
+                    "activity_regularizer": _regs.serialize(
+                        self.__dict__.get("activity_regularizer")),
+                    "kernel_constraint": _cons.serialize(c.kernel_constraint),
+                    "recurrent_constraint": _cons.serialize(c.recurrent_constraint),
+                    "bias_constraint": _cons.serialize(c.bias_constraint),
+                    "dropout": c.dropout,
                     "recurrent_dropout": c.recurrent_dropout, "seed": c.seed})
         if isinstance(c, GRUCell):
             cfg["reset_after"] = c.reset_after
@@ -436,7 +448,8 @@ def _activation_name(fn: Any) -> str:
 
 def _rnn_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     keys = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
-            "zero_output_for_mask", "name", "trainable", "dtype", "input_shape", "input_dim")
+            "zero_output_for_mask", "name", "trainable", "dtype", "input_shape", "input_dim",
+            "activity_regularizer")
     return {k: kwargs.pop(k) for k in keys if k in kwargs}
 
 
