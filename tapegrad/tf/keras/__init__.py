@@ -20,13 +20,16 @@ from __future__ import annotations
 from . import (
     activations,
     callbacks,
+    constraints,
     initializers,
     layers,
     losses,
     metrics,
     models,
+    ops,
     optimizers,
     random,
+    regularizers,
     saving,
     utils,
 )
@@ -37,5 +40,6 @@ from .models import Model, Sequential
 from .variables import KerasVariable as Variable
 
 __all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
-           "callbacks", "metrics", "random", "saving", "utils",
+           "callbacks", "metrics", "random", "saving", "utils", "regularizers", "constraints",
+           "ops",
            "backend", "Input", "Layer", "Model", "Sequential", "Variable"]
