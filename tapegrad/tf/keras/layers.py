@@ -635,3 +635,9 @@ from . import layers_more as _layers_more  # noqa: E402
 from .layers_more import *  # noqa: E402,F403
 
 __all__ += [n for n in _layers_more.__all__ if n not in __all__]
+
+# attention, separable convolutions and the Wrapper base (tf/keras/layers_extra.py)
+from . import layers_extra as _layers_extra  # noqa: E402
+from .layers_extra import *  # noqa: E402,F403
+
+__all__ += [n for n in _layers_extra.__all__ if n not in __all__]

@@ -1,0 +1,386 @@
+"""More Keras 3 layers: ``Attention``, ``AdditiveAttention``, ``SeparableConv1D/2D`` and
+the ``Wrapper`` base class (Keras's weights, names, configs and numbers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import ops
+from ..._core.errors import hinted, with_hint
+from ..._core.tensor import Tensor
+from .. import _ops as T
+from .. import nn_conv as tfn
+from .._tensor import convert, read
+from . import activations
+from . import constraints as _constraints
+from . import regularizers as _regularizers
+from .layers import Layer, in_training
+from .layers_conv import _channels_last, _init, _shape, _tuple
+
+__all__ = ["Attention", "AdditiveAttention", "SeparableConv1D", "SeparableConv2D",
+           "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper"]
+
+
+def _as_tensor(v: Any, dtype: np.dtype) -> Any:
+    t = convert(v)
+    if t._data.dtype.kind == "f" and t._data.dtype != dtype:
+        return ops.cast(t, dtype=dtype)
+    return t
+
+
+# ----------------------------------------------------------------------------- attention
+class Attention(Layer):
+    """Dot-product (Luong) attention: ``softmax(q k^T [* scale]) v`` over
+    ``[query, value]`` or ``[query, value, key]``.
+
+    >>> import tapegrad.tf as tf
+    >>> q = tf.ones((1, 2, 3)); v = tf.ones((1, 4, 3))
+    >>> tf.keras.layers.Attention()([q, v]).shape
+    TensorShape([1, 2, 3])
+    """
+
+    def __init__(self, use_scale: bool = False, score_mode: str = "dot", dropout: float = 0.0,
+                 seed: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.use_scale = use_scale
+        self.score_mode = score_mode
+        self.dropout = dropout
+        self.seed = seed
+        if self.dropout > 0:
+            from .random import SeedGenerator
+
+            self.seed_generator = SeedGenerator(seed=seed)
+        if self.score_mode not in ["dot", "concat"]:
+            raise hinted(ValueError(with_hint(
+                "Invalid value for argument score_mode. Expected one of {'dot', 'concat'}. "
+                f"Received: score_mode={score_mode}", "use 'dot' or 'concat'")))
+        self.scale: Any = None
+        self.concat_score_weight: Any = None
+
+    def _validate_inputs(self, inputs: Any, mask: Any = None) -> None:
+        name = type(self).__name__
+        if not isinstance(inputs, list):
+            raise hinted(ValueError(with_hint(
+                f"{name} layer must be called on a list of inputs, namely [query, value] or "
+                f"[query, value, key]. Received: inputs={inputs}.",
+                "pass [query, value] or [query, value, key]")))
+        if len(inputs) < 2 or len(inputs) > 3:
+            raise hinted(ValueError(with_hint(
+                f"{name} layer accepts inputs list of length 2 or 3, namely [query, value] or "
+                f"[query, value, key]. Received length: {len(inputs)}.",
+                "pass [query, value] or [query, value, key]")))
+        if mask is not None:
+            if not isinstance(mask, list):
+                raise hinted(ValueError(with_hint(
+                    f"{name} layer mask must be a list, namely [query_mask, value_mask]. "
+                    f"Received: mask={mask}.", "pass mask=[query_mask, value_mask]")))
+            if len(mask) < 2 or len(mask) > 3:
+                raise hinted(ValueError(with_hint(
+                    f"{name} layer accepts mask list of length 2 or 3. Received: "
+                    f"inputs={inputs}, mask={mask}.", "pass mask=[query_mask, value_mask]")))
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        from . import functional
+
+        if isinstance(inputs, tuple):
+            inputs = list(inputs)
+        if isinstance(inputs, list) and not functional.is_symbolic(inputs):
+            dt = self.__dict__["_dtype"]
+            inputs = [_as_tensor(v, dt) for v in inputs]
+        return super().__call__(inputs, *args, **kwargs)
+
+    def _maybe_build(self, x: Any) -> None:
+        if self.built:
+            return
+        self._validate_inputs(x)
+        self.build([(None,) + tuple(v._data.shape[1:]) for v in x])
+        self.__dict__["built"] = True
+
+    def build(self, input_shape: Any = None) -> None:
+        if self.use_scale:
+            self.scale = self.add_weight(name="scale", shape=(), initializer="ones")
+        if self.score_mode == "concat":
+            self.concat_score_weight = self.add_weight(name="concat_score_weight", shape=(),
+                                                       initializer="ones")
+        self.__dict__["built"] = True
+
+    def _calculate_scores(self, query: Tensor, key: Tensor) -> Tensor:
+        if self.score_mode == "dot":
+            scores = T.matmul(query, key, transpose_b=True)
+            if self.scale is not None:
+                scores = ops.multiply(scores, read(self.scale))
+            return scores
+        q = ops.expand_dims(query, -2)
+        k = ops.expand_dims(key, -3)
+        s = ops.add(q, k)
+        if self.scale is not None:
+            s = ops.multiply(read(self.scale), s)
+        return ops.multiply(read(self.concat_score_weight), T.reduce_sum(ops.tanh(s), axis=-1))
+
+    def _apply_scores(self, scores: Tensor, value: Tensor, scores_mask: Any = None,
+                      training: bool = False) -> tuple[Tensor, Tensor]:
+        if scores_mask is not None:
+            padding = ops.logical_not(convert(scores_mask))
+            big = 65504.0 if scores._data.dtype == np.float16 else 1.0e9
+            if padding._data.ndim == 2:
+                padding = ops.expand_dims(padding, -2)
+            shifted = ops.subtract(scores, convert(np.asarray(big, scores._data.dtype)))
+            scores = ops.where(padding, shifted, scores)
+        from .. import nn as tfnn
+
+        weights = tfnn.softmax(scores, axis=-1)
+        if training and self.dropout > 0:
+            from .random import dropout
+
+            weights = dropout(weights, self.dropout, seed=self.seed_generator)
+        return T.matmul(weights, value), weights
+
+    def _calculate_score_mask(self, scores: Tensor, v_mask: Any,
+                              use_causal_mask: bool) -> Any:
+        if use_causal_mask:
+            tq, tv = scores._data.shape[-2], scores._data.shape[-1]
+            rows = np.cumsum(np.ones((1, tq, tv), np.int32), axis=-2)
+            cols = np.cumsum(np.ones((1, tq, tv), np.int32), axis=-1)
+            causal = convert(rows >= cols)
+            if v_mask is not None:
+                return ops.logical_and(ops.expand_dims(convert(v_mask), -2), causal)
+            return causal
+        return v_mask
+
+    def call(self, inputs: Any, mask: Any = None, training: Any = None,
+             return_attention_scores: bool = False, use_causal_mask: bool = False) -> Any:
+        self._validate_inputs(inputs, mask)
+        q, v = inputs[0], inputs[1]
+        k = inputs[2] if len(inputs) > 2 else v
+        q_mask = mask[0] if mask else None
+        v_mask = mask[1] if mask else None
+        scores = self._calculate_scores(q, k)
+        scores_mask = self._calculate_score_mask(scores, v_mask, use_causal_mask)
+        out, weights = self._apply_scores(scores, v, scores_mask,
+                                          training=in_training(training))
+        if q_mask is not None:
+            qm = ops.expand_dims(convert(q_mask), -1)
+            out = ops.where(qm, out, convert(np.zeros((), out._data.dtype)))
+        if return_attention_scores:
+            return out, weights
+        return out
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        self._validate_inputs(inputs, mask)
+        if mask is None or mask[0] is None:
+            return None
+        return convert(mask[0])
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return (*tuple(input_shape[0])[:-1], tuple(input_shape[1])[-1])
+
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        cfg.update(use_scale=self.use_scale, score_mode=self.score_mode,
+                   dropout=self.dropout, seed=self.seed)
+        return cfg
+
+
+class AdditiveAttention(Attention):
+    """Additive (Bahdanau) attention: ``sum(scale * tanh(q + k), -1)`` scores.
+
+    >>> import tapegrad.tf as tf
+    >>> layer = tf.keras.layers.AdditiveAttention()
+    >>> layer([tf.ones((1, 2, 3)), tf.ones((1, 4, 3))]).shape
+    TensorShape([1, 2, 3])
+    >>> layer.scale.shape
+    TensorShape([3])
+    """
+
+    def __init__(self, use_scale: bool = True, dropout: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(use_scale=use_scale, dropout=dropout, **kwargs)
+
+    def build(self, input_shape: Any = None) -> None:
+        dim = input_shape[0][-1]
+        self.scale = None
+        if self.use_scale:
+            self.scale = self.add_weight(name="scale", shape=[dim],
+                                         initializer="glorot_uniform")
+        self.__dict__["built"] = True
+
+    def _calculate_scores(self, query: Tensor, key: Tensor) -> Tensor:
+        q = ops.expand_dims(query, -2)
+        k = ops.expand_dims(key, -3)
+        t = ops.tanh(ops.add(q, k))
+        if self.use_scale:
+            t = ops.multiply(read(self.scale), t)
+        return T.reduce_sum(t, axis=-1)
+
+    def get_config(self) -> dict[str, Any]:
+        cfg = super().get_config()
+        del cfg["score_mode"]
+        return cfg
+
+
+# ----------------------------------------------------------------------------- separable
+class _SeparableConv(Layer):
+    _rank = 2
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
+                 padding: str = "valid", data_format: Any = None, dilation_rate: Any = 1,
+                 depth_multiplier: int = 1, activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = "glorot_uniform",
+                 pointwise_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", depthwise_regularizer: Any = None,
+                 pointwise_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, depthwise_constraint: Any = None,
+                 pointwise_constraint: Any = None, bias_constraint: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        n = self._rank
+        self.depth_multiplier = int(depth_multiplier)
+        self.filters = int(filters)
+        self.kernel_size = _tuple(kernel_size, n, "kernel_size")
+        self.strides = _tuple(strides, n, "strides")
+        self.dilation_rate = _tuple(dilation_rate, n, "dilation_rate")
+        self.padding = str(padding).lower()
+        if self.padding not in ("valid", "same"):
+            raise hinted(ValueError(with_hint(
+                "The `padding` argument must be a list/tuple or one of {'valid', 'same'}. "
+                f"Received padding={padding}", "use 'valid' or 'same'")))
+        self.data_format = "channels_last" if data_format is None else data_format
+        self._last = _channels_last(data_format)
+        self.activation: Callable[..., Any] = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.depthwise_initializer = _init(depthwise_initializer)
+        self.pointwise_initializer = _init(pointwise_initializer)
+        self.bias_initializer = _init(bias_initializer)
+        self._weight_penalties("depthwise_kernel", "depthwise", depthwise_regularizer,
+                               depthwise_constraint)
+        self._weight_penalties("pointwise_kernel", "pointwise", pointwise_regularizer,
+                               pointwise_constraint)
+        self._weight_penalties("bias", "bias", bias_regularizer, bias_constraint)
+        if self.filters <= 0:
+            raise hinted(ValueError(with_hint(
+                "Invalid value for argument `filters`. Expected a strictly positive value. "
+                f"Received filters={filters}.", "filters is the number of output channels")))
+        self.depthwise_kernel: Any = None
+        self.pointwise_kernel: Any = None
+        self.bias: Any = None
+
+    def build(self, input_shape: Any = None) -> None:
+        shp = _shape(input_shape)
+        cin = int(shp[-1] if self._last else shp[1])
+        self.__dict__["_cin"] = cin
+        self.depthwise_kernel = self.add_weight(
+            name="depthwise_kernel", shape=self.kernel_size + (cin, self.depth_multiplier),
+            initializer=self.depthwise_initializer)
+        self.pointwise_kernel = self.add_weight(
+            name="pointwise_kernel",
+            shape=(1,) * self._rank + (self.depth_multiplier * cin, self.filters),
+            initializer=self.pointwise_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.filters,),
+                                        initializer=self.bias_initializer)
+        self.__dict__["built"] = True
+
+    def call(self, inputs: Any) -> Any:
+        x = convert(inputs)
+        n = self._rank
+        if x._data.ndim != n + 2:
+            from .layers_conv import _input_spec_error
+
+            raise _input_spec_error(self, n + 2, x)
+        dk = read(self.depthwise_kernel)
+        pk = read(self.pointwise_kernel)
+        strides, dil = self.strides, self.dilation_rate
+        if n == 1:  # as Keras on TensorFlow: a 2-d separable conv over a height of 1
+            x = ops.expand_dims(x, 1 if self._last else 2)
+            dk = ops.expand_dims(dk, 0)
+            pk = ops.expand_dims(pk, 0)
+            strides, dil = (1,) + strides, (1,) + dil
+        fmt = "NHWC" if self._last else "NCHW"
+        y = tfn.depthwise_conv2d(x, dk, strides, self.padding.upper(), fmt, dil)
+        y = tfn._conv(2, y, pk, (1, 1), "VALID", fmt, (1, 1), "Conv2D")
+        if n == 1:
+            y = ops.squeeze(y, 1 if self._last else 2)
+        if self.use_bias:
+            shape = (1,) * (n + 1) + (-1,) if self._last else (1, -1) + (1,) * n
+            y = ops.add(y, ops.reshape(read(self.bias), shape))
+        return self.activation(y)
+
+    def get_config(self) -> dict[str, Any]:
+        from .saving import _initializer_config
+
+        cfg = super().get_config()
+        cfg.pop("activity_regularizer", None)
+        cfg.update({
+            "depth_multiplier": self.depth_multiplier, "filters": self.filters,
+            "kernel_size": self.kernel_size, "strides": self.strides,
+            "padding": self.padding, "data_format": self.data_format,
+            "dilation_rate": self.dilation_rate,
+            "activation": getattr(self.activation, "__name__", str(self.activation)),
+            "use_bias": self.use_bias,
+            "depthwise_initializer": _initializer_config(self.depthwise_initializer),
+            "pointwise_initializer": _initializer_config(self.pointwise_initializer),
+            "bias_initializer": _initializer_config(self.bias_initializer),
+            "depthwise_regularizer": _regularizers.serialize(self.depthwise_regularizer),
+            "pointwise_regularizer": _regularizers.serialize(self.pointwise_regularizer),
+            "bias_regularizer": _regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": _regularizers.serialize(
+                self.__dict__.get("activity_regularizer")),
+            "depthwise_constraint": _constraints.serialize(self.depthwise_constraint),
+            "pointwise_constraint": _constraints.serialize(self.pointwise_constraint),
+            "bias_constraint": _constraints.serialize(self.bias_constraint)})
+        return cfg
+
+
+class SeparableConv2D(_SeparableConv):
+    """Depthwise then pointwise 2-d convolution (kernels ``depthwise_kernel``
+    ``(kh, kw, in, m)`` and ``pointwise_kernel`` ``(1, 1, in*m, filters)``).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.SeparableConv2D(4, 3)(tf.ones([1, 5, 5, 2])).shape
+    TensorShape([1, 3, 3, 4])
+    """
+
+    _rank = 2
+
+
+class SeparableConv1D(_SeparableConv):
+    """Depthwise then pointwise 1-d convolution.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.SeparableConv1D(4, 3)(tf.ones([1, 6, 2])).shape
+    TensorShape([1, 4, 4])
+    """
+
+    _rank = 1
+
+
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
+
+
+# ----------------------------------------------------------------------------- wrapper
+class Wrapper(Layer):
+    """Base class of layer wrappers: holds ``self.layer`` (built with the wrapper)."""
+
+    def __init__(self, layer: Layer, **kwargs: Any) -> None:
+        if not isinstance(layer, Layer):
+            raise hinted(ValueError(with_hint(
+                f"Layer {layer} supplied to Wrapper isn't a supported layer type. Please "
+                "ensure wrapped layer is a valid Keras layer.", "wrap a keras.layers.Layer")))
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape: Any = None) -> None:
+        if not self.layer.built:
+            self.layer.build(input_shape)
+            self.layer.__dict__["built"] = True
+        self.__dict__["built"] = True
+
+    def get_config(self) -> dict[str, Any]:
+        from .saving import serialize_keras_object
+
+        cfg = super().get_config()
+        cfg["layer"] = serialize_keras_object(self.layer)
+        return cfg
