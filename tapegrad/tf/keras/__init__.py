@@ -25,6 +25,7 @@ from . import (
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     ops,
     optimizers,
@@ -41,5 +42,5 @@ from .variables import KerasVariable as Variable
 
 __all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
            "callbacks", "metrics", "random", "saving", "utils", "regularizers", "constraints",
-           "ops",
+           "ops", "mixed_precision",
            "backend", "Input", "Layer", "Model", "Sequential", "Variable"]

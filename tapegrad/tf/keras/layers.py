@@ -24,6 +24,7 @@ from .._ops import matmul as _tf_matmul
 from .._tensor import VariableBase, convert, read
 from . import activations, initializers
 from . import constraints as _constraints
+from . import mixed_precision as _mp
 from . import regularizers as _regularizers
 from .variables import KerasVariable
 
@@ -151,7 +152,18 @@ class Layer:
         d["built"] = False
         d.setdefault("_own_weights", [])
         d.setdefault("_sublayers", [])
-        d["_dtype"] = np.dtype(np.float32) if dtype is None else _dt.np_dtype(dtype)
+        if dtype is None and not _mp._GLOBAL:
+            d["_dtype"] = np.dtype(np.float32)
+        else:  # a dtype policy: its variable dtype (a mixed one computes in it too)
+            dtype, pol = _mp.policy_of(dtype)
+            if pol is None and dtype is None and _mp._GLOBAL and _mp._GLOBAL[0].is_mixed:
+                pol = _mp._GLOBAL[0]
+            d["_policy"] = pol
+            if dtype is None:
+                dflt = _mp.default_variable_dtype()
+                d["_dtype"] = np.dtype(np.float32) if dflt is None else dflt
+            else:
+                d["_dtype"] = _dt.np_dtype(dtype)
         shape = kwargs.pop("input_shape", None)
         dim = kwargs.pop("input_dim", None)
         if shape is None and dim is not None:
@@ -188,6 +200,27 @@ class Layer:
     @property
     def dtype(self) -> str:
         return str(self.__dict__["_dtype"].name)
+
+    @property
+    def dtype_policy(self) -> Any:
+        """The layer's ``keras.mixed_precision.DTypePolicy`` (a mixed one only reported:
+        tapegrad computes in the variable dtype)."""
+        pol = self.__dict__.get("_policy")
+        return pol if pol is not None else _mp.DTypePolicy(self.dtype)
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes in (its variable dtype: tapegrad does not
+        autocast under a mixed policy)."""
+        return self.dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self.dtype
+
+    def _policy_name(self) -> str:
+        pol = self.__dict__.get("_policy")
+        return self.dtype if pol is None else pol.name
 
     @property
     def trainable(self) -> bool:

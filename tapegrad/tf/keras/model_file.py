@@ -55,14 +55,15 @@ def _layer_config(layer: Any) -> dict[str, Any]:
         areg = layer.__dict__.get("activity_regularizer")
         extra = {} if areg is None else {"activity_regularizer": regularizers.serialize(areg)}
         return {"name": layer.name, "trainable": layer.trainable,
-                "dtype": _dtype_policy(layer.dtype), **extra, "units": layer.units,
+                "dtype": _dtype_policy(layer._policy_name()), **extra, "units": layer.units,
                 "activation": act, "use_bias": layer.use_bias,
                 "kernel_initializer": _initializer_config(layer.kernel_initializer),
                 "bias_initializer": _initializer_config(layer.bias_initializer),
                 **layer._penalty_config("kernel", "bias"),
                 "quantization_config": None}
     cfg = dict(layer.get_config())
-    cfg["dtype"] = _dtype_policy(layer.dtype)
+    cfg["dtype"] = _dtype_policy(layer._policy_name() if hasattr(layer, "_policy_name")
+                                 else layer.dtype)
     return cfg
 
 

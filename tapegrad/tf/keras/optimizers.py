@@ -606,6 +606,10 @@ def get(identifier: Any) -> Optimizer:
     """An optimizer from a name (``"sgd"``, ``"adam"``, ``"rmsprop"``...) or an instance."""
     if isinstance(identifier, Optimizer):
         return identifier
+    from .mixed_precision import LossScaleOptimizer
+
+    if isinstance(identifier, LossScaleOptimizer):
+        return identifier  # type: ignore[return-value]
     table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop,
                              "adagrad": Adagrad, "adadelta": Adadelta, "adamax": Adamax,
                              "nadam": Nadam, "ftrl": Ftrl, "lion": Lion}

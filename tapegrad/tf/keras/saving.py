@@ -170,7 +170,8 @@ def _shape_list(shape: Any) -> list[Any] | None:
 
 def _layer_config(layer: Layer) -> dict[str, Any]:
     """The ``config`` Keras 3.15 writes for a built-in layer."""
-    base = {"name": layer.name, "trainable": layer.trainable, "dtype": _policy(layer.dtype)}
+    base = {"name": layer.name, "trainable": layer.trainable,
+            "dtype": _policy(layer._policy_name())}
     act = layer.__dict__.get("activity_regularizer")
     if act is not None:
         from . import regularizers
