@@ -29,6 +29,7 @@ from . import (
     models,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     saving,
@@ -42,5 +43,5 @@ from .variables import KerasVariable as Variable
 
 __all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
            "callbacks", "metrics", "random", "saving", "utils", "regularizers", "constraints",
-           "ops", "mixed_precision",
+           "ops", "mixed_precision", "preprocessing",
            "backend", "Input", "Layer", "Model", "Sequential", "Variable"]
