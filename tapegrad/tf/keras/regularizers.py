@@ -149,8 +149,9 @@ class OrthogonalRegularizer(Regularizer):
         off = tfo.multiply(product, convert(1.0 - np.eye(size, dtype=dt)))
         num_pairs = size * (size - 1.0) / 2.0
         s = tfo.reduce_sum(tfo.abs(off))
-        out = tfo.multiply(tfo.multiply(convert(np.asarray(self.factor, np.float32)),
-                                        convert(np.asarray(0.5, np.float32))), s)
+        # Keras: a float32 factor times 0.5, promoted to the input's dtype (keras.ops)
+        half = np.float32(self.factor) * np.float32(0.5)
+        out = tfo.multiply(convert(np.asarray(half, dt)), s)
         return tfo.divide(out, convert(np.asarray(num_pairs, dt)))
 
     def get_config(self) -> dict[str, Any]:
