@@ -824,6 +824,9 @@ class Embedding(Layer):
     TensorShape([1, 2, 3])
     """
 
+    embeddings_regularizer: Any
+    embeddings_constraint: Any
+
     def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
                  embeddings_regularizer: Any = None, embeddings_constraint: Any = None,
                  mask_zero: bool = False, weights: Any = None, lora_rank: Any = None,

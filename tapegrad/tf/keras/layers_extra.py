@@ -223,6 +223,12 @@ class AdditiveAttention(Attention):
 # ----------------------------------------------------------------------------- separable
 class _SeparableConv(Layer):
     _rank = 2
+    depthwise_regularizer: Any
+    pointwise_regularizer: Any
+    bias_regularizer: Any
+    depthwise_constraint: Any
+    pointwise_constraint: Any
+    bias_constraint: Any
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
                  padding: str = "valid", data_format: Any = None, dilation_rate: Any = 1,

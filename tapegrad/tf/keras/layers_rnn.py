@@ -66,6 +66,12 @@ def _dropout_mask(shape: tuple[int, ...], rate: float, dtype: Any, seed: Any) ->
 # ----------------------------------------------------------------------------- cells
 class _Cell(Layer):
     gates = 1
+    kernel_regularizer: Any
+    recurrent_regularizer: Any
+    bias_regularizer: Any
+    kernel_constraint: Any
+    recurrent_constraint: Any
+    bias_constraint: Any
     _seed_first = False   # SimpleRNNCell makes its SeedGenerator before its initializers
 
     def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,

@@ -26,7 +26,7 @@ from ..._core.tensor import Tensor
 from .. import _ops as T
 from .. import _ops_more as TM
 from .. import nn as N
-from .._tensor import VariableBase, convert, read
+from .._tensor import VariableBase, read
 
 _FLOATX = np.dtype(np.float32)
 _EPS = 1e-7
