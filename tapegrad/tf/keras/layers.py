@@ -674,3 +674,9 @@ from . import layers_extra as _layers_extra  # noqa: E402
 from .layers_extra import *  # noqa: E402,F403
 
 __all__ += [n for n in _layers_extra.__all__ if n not in __all__]
+
+# random image augmentation: RandomContrast, RandomBrightness, RandomCrop (layers_augment.py)
+from . import layers_augment as _layers_augment  # noqa: E402
+from .layers_augment import *  # noqa: E402,F403
+
+__all__ += [n for n in _layers_augment.__all__ if n not in __all__]
