@@ -20,7 +20,7 @@ from .layers import SHAPE_PASS, TRAINING, Layer
 from .layers_conv import _channels_last
 from .layers_more import _float_input, _resize_hw
 
-__all__ = ["RandomContrast", "RandomBrightness", "RandomCrop"]
+__all__ = ["RandomContrast", "RandomBrightness", "RandomCrop", "RandomTranslation"]
 
 
 def _training(training: Any) -> bool:
@@ -215,3 +215,212 @@ class RandomCrop(_Augment):
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "height": self.height, "width": self.width,
                 "seed": self.seed, "data_format": self.data_format}
+
+
+# ----------------------------------------------------------------------------- affine
+def _map_coord(c: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """TensorFlow's ``MapCoordinate`` (ImageProjectiveTransformV3) in float32."""
+    c = c.astype(np.float32, copy=True)
+    if mode == "constant":
+        return c
+    if mode == "nearest":
+        return np.clip(c, np.float32(0), np.float32(n - 1))
+    if n <= 1:
+        return np.zeros_like(c)
+    lo, hi = c < 0, c > n - 1
+    if mode == "reflect":
+        sz2 = 2 * n
+        neg = c[lo]
+        neg = np.float32(sz2) * np.trunc(-neg / np.float32(sz2)).astype(np.float32) + neg
+        neg = np.where(neg < -n, neg + np.float32(sz2), -neg - np.float32(1))
+        pos = c[hi]
+        pos = pos - np.float32(sz2) * np.trunc(pos / np.float32(sz2)).astype(np.float32)
+        pos = np.where(pos >= n, np.float32(sz2) - pos - np.float32(1), pos)
+    else:  # wrap
+        sz = n - 1
+        neg = c[lo]
+        neg = neg + np.float32(n) * (np.trunc(-neg / np.float32(sz)) + 1).astype(np.float32)
+        pos = c[hi]
+        pos = pos - np.float32(n) * np.trunc(pos / np.float32(sz)).astype(np.float32)
+    c[lo] = neg.astype(np.float32)
+    c[hi] = pos.astype(np.float32)
+    return np.clip(c, np.float32(0), np.float32(n - 1))
+
+
+def affine_transform(images: Tensor, transforms: np.ndarray, interpolation: str,
+                     fill_mode: str, fill_value: float) -> Tensor:
+    """TensorFlow's ``ImageProjectiveTransformV3`` on ``(b, h, w, c)`` images with
+    ``(b or 1, 8)`` transforms; differentiable in the images (a weighted gather)."""
+    b, h, w, ch = (int(v) for v in images._data.shape)
+    t = np.asarray(transforms, np.float32).reshape(-1, 8)
+    t = np.broadcast_to(t, (b, 8))
+    oy, ox = np.meshgrid(np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32),
+                         indexing="ij")
+    f32 = np.float32
+    ox = ox[None]
+    oy = oy[None]
+    tt = [t[:, i].reshape(b, 1, 1).astype(f32) for i in range(8)]
+    proj = (tt[6] * ox + tt[7] * oy + f32(1)).astype(f32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ix = ((tt[0] * ox + tt[1] * oy + tt[2]) / proj).astype(f32)
+        iy = ((tt[3] * ox + tt[4] * oy + tt[5]) / proj).astype(f32)
+    zero_proj = proj == 0
+    ix = np.where(zero_proj, f32(0), ix)
+    iy = np.where(zero_proj, f32(0), iy)
+    x = _map_coord(ix, w, fill_mode)
+    y = _map_coord(iy, h, fill_mode)
+    bidx = np.arange(b).reshape(b, 1, 1)
+    flat = ops.reshape(images, (b * h * w, ch))
+    fill = np.float32(fill_value)
+
+    def read(yy: np.ndarray, xx: np.ndarray, wt: np.ndarray) -> tuple[Any, np.ndarray]:
+        inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w) & ~zero_proj
+        idx = np.where(inside, (bidx * h + np.clip(yy, 0, h - 1)) * w + np.clip(xx, 0, w - 1),
+                       0).reshape(-1)
+        vals = ops.take(flat, convert(idx.astype(np.int64)), axis=0)
+        wv = np.where(inside, wt, f32(0)).reshape(-1, 1).astype(f32)
+        return ops.multiply(vals, convert(wv)), np.where(inside, f32(0), wt)
+
+    if interpolation == "nearest":
+        ry = (np.sign(y) * np.floor(np.abs(y) + f32(0.5))).astype(np.int64)
+        rx = (np.sign(x) * np.floor(np.abs(x) + f32(0.5))).astype(np.int64)
+        out, fw = read(ry, rx, np.ones_like(x))
+        extra = fw * fill
+    else:
+        yf = np.floor(y)
+        xf = np.floor(x)
+        yc = yf + f32(1)
+        xc = xf + f32(1)
+        wx0, wx1 = (xc - x).astype(f32), (x - xf).astype(f32)
+        wy0, wy1 = (yc - y).astype(f32), (y - yf).astype(f32)
+        yfi, xfi, yci, xci = (v.astype(np.int64) for v in (yf, xf, yc, xc))
+        # TF: (yc - y) * [(xc - x) f00 + (x - xf) f01] + (y - yf) * [(xc - x) f10 + ...]
+        a, fa = read(yfi, xfi, wx0)
+        bb, fb = read(yfi, xci, wx1)
+        top = ops.add(a, bb)
+        c, fc = read(yci, xfi, wx0)
+        d, fd = read(yci, xci, wx1)
+        bot = ops.add(c, d)
+        wy0f = convert(wy0.reshape(-1, 1))
+        wy1f = convert(wy1.reshape(-1, 1))
+        if fill != 0:
+            top = ops.add(top, convert(((fa + fb) * fill).reshape(-1, 1).astype(f32)))
+            bot = ops.add(bot, convert(((fc + fd) * fill).reshape(-1, 1).astype(f32)))
+        out = ops.add(ops.multiply(wy0f, top), ops.multiply(wy1f, bot))
+        extra = np.zeros_like(x)
+    if interpolation == "nearest" and fill != 0:
+        out = ops.add(out, convert(extra.reshape(-1, 1).astype(f32)))
+    if zero_proj.any():
+        out = ops.where(convert(zero_proj.reshape(-1, 1)), convert(np.asarray(fill)), out)
+    out = ops.reshape(out, (b, h, w, ch))
+    if out._data.dtype != images._data.dtype:
+        out = ops.cast(out, dtype=images._data.dtype)
+    return out
+
+
+def _affine_factor(factor: Any, name: str, err: str) -> tuple[float, float]:
+    def check(v: float) -> None:
+        if v > 1.0 or v < -1.0:
+            raise hinted(ValueError(with_hint(err + f"Received: input_number={v}",
+                                              "factors are in [-1, 1]")))
+
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise hinted(ValueError(with_hint(err + f"Received: {name}={factor}",
+                                              "pass a number or two")))
+        check(factor[0])
+        check(factor[1])
+        lower, upper = sorted(factor)
+    elif isinstance(factor, (int, float)):
+        check(factor)
+        factor = abs(factor)
+        lower, upper = -factor, factor
+    else:
+        raise hinted(ValueError(with_hint(err + f"Received: {name}={factor}",
+                                          "pass a number or two")))
+    return lower, upper
+
+
+class _AffineAugment(_Augment):
+    _SUPPORTED_FILL_MODE = ("reflect", "wrap", "constant", "nearest")
+    _SUPPORTED_INTERPOLATION = ("nearest", "bilinear")
+
+    def _check_modes(self, fill_mode: str, interpolation: str) -> None:
+        if fill_mode not in self._SUPPORTED_FILL_MODE:
+            raise hinted(NotImplementedError(with_hint(
+                f"Unknown `fill_mode` {fill_mode}. Expected of one "
+                f"{self._SUPPORTED_FILL_MODE}.", "use 'reflect', 'wrap', 'constant' or "
+                                                 "'nearest'")))
+        if interpolation not in self._SUPPORTED_INTERPOLATION:
+            raise hinted(NotImplementedError(with_hint(
+                f"Unknown `interpolation` {interpolation}. Expected of one "
+                f"{self._SUPPORTED_INTERPOLATION}.", "use 'bilinear' or 'nearest'")))
+
+    def _apply(self, x: Tensor, transforms: np.ndarray) -> Tensor:
+        unbatched = x._data.ndim == 3
+        y = ops.expand_dims(x, 0) if unbatched else x
+        if not self._last:
+            y = ops.permute(y, (0, 2, 3, 1))
+        y = affine_transform(y, transforms, self.interpolation, self.fill_mode,
+                             float(self.fill_value))
+        if not self._last:
+            y = ops.permute(y, (0, 3, 1, 2))
+        return ops.squeeze(y, 0) if unbatched else y
+
+    def _hw(self, x: Tensor) -> tuple[int, int, int]:
+        shp = x._data.shape
+        b = 1 if len(shp) == 3 else int(shp[0])
+        if self._last:
+            return b, int(shp[-3]), int(shp[-2])
+        return b, int(shp[-2]), int(shp[-1])
+
+
+class RandomTranslation(_AffineAugment):
+    """Shift images by a random fraction of their height and width (``fill_mode``
+    ``"reflect"`` by default), with TensorFlow's projective-transform kernel.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.RandomTranslation(0.2, 0.2, seed=1)(tf.ones((1, 4, 4, 1))).shape
+    TensorShape([1, 4, 4, 1])
+    """
+
+    _FACTOR_VALIDATION_ERROR = ("The `factor` argument should be a number (or a list of two "
+                                "numbers) in the range [-1.0, 1.0]. ")
+
+    def __init__(self, height_factor: Any, width_factor: Any, fill_mode: str = "reflect",
+                 interpolation: str = "bilinear", seed: Any = None, fill_value: float = 0.0,
+                 data_format: Any = None, **kwargs: Any) -> None:
+        super().__init__(data_format=data_format, **kwargs)
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = _affine_factor(
+            height_factor, "height_factor", self._FACTOR_VALIDATION_ERROR)
+        self.width_factor = width_factor
+        self.width_lower, self.width_upper = _affine_factor(
+            width_factor, "width_factor", self._FACTOR_VALIDATION_ERROR)
+        self._check_modes(fill_mode, interpolation)
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.interpolation = interpolation
+        self.seed = seed
+        self.generator = _kr.SeedGenerator(seed)
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        x = _float_input(self, inputs)
+        if not _training(training):
+            return x
+        b, h, w = self._hw(x)
+        ht = _kr.uniform((b, 1), minval=self.height_lower, maxval=self.height_upper,
+                         seed=self.generator)
+        ht = np.asarray(ht._data) * np.float32(h)
+        wt = _kr.uniform((b, 1), minval=self.width_lower, maxval=self.width_upper,
+                         seed=self.generator)
+        wt = np.asarray(wt._data) * np.float32(w)
+        one, zero = np.ones((b, 1), np.float32), np.zeros((b, 1), np.float32)
+        tr = np.concatenate([one, zero, -wt, zero, one, -ht, zero, zero], axis=1)
+        return self._apply(x, tr.astype(np.float32))
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "height_factor": self.height_factor,
+                "width_factor": self.width_factor, "fill_mode": self.fill_mode,
+                "interpolation": self.interpolation, "seed": self.seed,
+                "fill_value": self.fill_value, "data_format": self.data_format}
