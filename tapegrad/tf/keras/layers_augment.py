@@ -20,7 +20,8 @@ from .layers import SHAPE_PASS, TRAINING, Layer
 from .layers_conv import _channels_last
 from .layers_more import _float_input, _resize_hw
 
-__all__ = ["RandomContrast", "RandomBrightness", "RandomCrop", "RandomTranslation"]
+__all__ = ["RandomContrast", "RandomBrightness", "RandomCrop", "RandomTranslation",
+           "RandomRotation", "RandomZoom"]
 
 
 def _training(training: Any) -> bool:
@@ -318,9 +319,10 @@ def affine_transform(images: Tensor, transforms: np.ndarray, interpolation: str,
     return out
 
 
-def _affine_factor(factor: Any, name: str, err: str) -> tuple[float, float]:
+def _affine_factor(factor: Any, name: str, err: str, open_low: bool = False
+                   ) -> tuple[float, float]:
     def check(v: float) -> None:
-        if v > 1.0 or v < -1.0:
+        if v > 1.0 or v < -1.0 or (open_low and v <= -1.0):
             raise hinted(ValueError(with_hint(err + f"Received: input_number={v}",
                                               "factors are in [-1, 1]")))
 
@@ -418,6 +420,116 @@ class RandomTranslation(_AffineAugment):
         one, zero = np.ones((b, 1), np.float32), np.zeros((b, 1), np.float32)
         tr = np.concatenate([one, zero, -wt, zero, one, -ht, zero, zero], axis=1)
         return self._apply(x, tr.astype(np.float32))
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "height_factor": self.height_factor,
+                "width_factor": self.width_factor, "fill_mode": self.fill_mode,
+                "interpolation": self.interpolation, "seed": self.seed,
+                "fill_value": self.fill_value, "data_format": self.data_format}
+
+
+class RandomRotation(_AffineAugment):
+    """Rotate images by a random angle in ``factor * 2pi`` about their centre (Keras 3's
+    affine matrix, TensorFlow's projective-transform kernel).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.RandomRotation(0.1, seed=1)(tf.ones((1, 4, 4, 1))).shape
+    TensorShape([1, 4, 4, 1])
+    """
+
+    def __init__(self, factor: Any, fill_mode: str = "reflect", interpolation: str = "bilinear",
+                 seed: Any = None, fill_value: float = 0.0, data_format: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(data_format=data_format, **kwargs)
+        self.factor = _set_factor(self, factor, (-1, 1))
+        self.seed = seed
+        self.generator = _kr.SeedGenerator(seed)
+        self.fill_mode = fill_mode
+        self.interpolation = interpolation
+        self.fill_value = fill_value
+        self._check_modes(fill_mode, interpolation)
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        x = _float_input(self, inputs)
+        if not _training(training):
+            return x
+        b, h, w = self._hw(x)
+        angle = _kr.uniform((b,), minval=self.factor[0] * 360.0,
+                            maxval=self.factor[1] * 360.0, seed=self.generator)
+        f32 = np.float32
+        rad = tfo.multiply(angle, convert(np.asarray(np.pi / 180.0, f32)))
+        cos = np.asarray(tfo.cos(rad)._data, f32)
+        sin = np.asarray(tfo.sin(rad)._data, f32)
+        cx = f32(0.5) * (f32(w) - f32(1))
+        cy = f32(0.5) * (f32(h) - f32(1))
+        # Keras's _compute_affine_matrix with scale 1, no shear, no translation
+        shx = shy = f32(0)
+        a0 = f32(1) * (cos + shx * sin)
+        a1 = f32(1) * (-sin + shx * cos)
+        a2 = f32(0) + cx - cx * a0 - cy * a1
+        b0 = f32(1) * (shy * cos + sin)
+        b1 = f32(1) * (shy * -sin + cos)
+        b2 = f32(0) + cy - cx * b0 - cy * b1
+        z = np.zeros(b, f32)
+        tr = np.stack([a0, a1, a2, b0, b1, b2, z, z], axis=1).astype(f32)
+        return self._apply(x, tr)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "factor": self.factor, "data_format": self.data_format,
+                "fill_mode": self.fill_mode, "fill_value": self.fill_value,
+                "interpolation": self.interpolation, "seed": self.seed}
+
+
+class RandomZoom(_AffineAugment):
+    """Zoom images in or out by random factors of their height (and width, else the
+    same factor) about their centre.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.RandomZoom(0.2, seed=1)(tf.ones((1, 4, 4, 1))).shape
+    TensorShape([1, 4, 4, 1])
+    """
+
+    _FACTOR_VALIDATION_ERROR = ("The `height_factor` and `width_factor` arguments should be "
+                                "a number (or a list of two numbers) in the range (-1.0, 1.0]. ")
+
+    def __init__(self, height_factor: Any, width_factor: Any = None,
+                 fill_mode: str = "reflect", interpolation: str = "bilinear", seed: Any = None,
+                 fill_value: float = 0.0, data_format: Any = None, **kwargs: Any) -> None:
+        super().__init__(data_format=data_format, **kwargs)
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = _affine_factor(
+            height_factor, "height_factor", self._FACTOR_VALIDATION_ERROR, open_low=True)
+        self.width_factor = width_factor
+        if width_factor is not None:
+            self.width_lower, self.width_upper = _affine_factor(
+                width_factor, "width_factor", self._FACTOR_VALIDATION_ERROR, open_low=True)
+        self._check_modes(fill_mode, interpolation)
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.interpolation = interpolation
+        self.seed = seed
+        self.generator = _kr.SeedGenerator(seed)
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        x = _float_input(self, inputs)
+        if not _training(training):
+            return x
+        b, h, w = self._hw(x)
+        f32 = np.float32
+        hz = np.asarray(_kr.uniform((b, 1), minval=1.0 + self.height_lower,
+                                    maxval=1.0 + self.height_upper,
+                                    seed=self.generator)._data, f32)
+        if self.width_factor is not None:
+            wz = np.asarray(_kr.uniform((b, 1), minval=1.0 + self.width_lower,
+                                        maxval=1.0 + self.width_upper,
+                                        seed=self.generator)._data, f32)
+        else:
+            wz = hz
+        xo = ((f32(w) - f32(1)) / f32(2)) * (f32(1) - wz)
+        yo = ((f32(h) - f32(1)) / f32(2)) * (f32(1) - hz)
+        z = np.zeros((b, 1), f32)
+        tr = np.concatenate([wz, z, xo, z, hz, yo, z, z], axis=1).astype(f32)
+        return self._apply(x, tr)
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "height_factor": self.height_factor,
