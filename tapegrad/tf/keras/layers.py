@@ -679,4 +679,5 @@ __all__ += [n for n in _layers_extra.__all__ if n not in __all__]
 from . import layers_augment as _layers_augment  # noqa: E402
 from .layers_augment import *  # noqa: E402,F403
 
-__all__ += [n for n in _layers_augment.__all__ if n not in __all__]
+__all__ += ["RandomContrast", "RandomBrightness", "RandomCrop", "RandomTranslation",
+            "RandomRotation", "RandomZoom"]

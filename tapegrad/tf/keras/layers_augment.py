@@ -344,6 +344,9 @@ def _affine_factor(factor: Any, name: str, err: str, open_low: bool = False
 
 
 class _AffineAugment(_Augment):
+    fill_mode: str
+    fill_value: float
+    interpolation: str
     _SUPPORTED_FILL_MODE = ("reflect", "wrap", "constant", "nearest")
     _SUPPORTED_INTERPOLATION = ("nearest", "bilinear")
 
