@@ -676,8 +676,14 @@ from .layers_extra import *  # noqa: E402,F403
 __all__ += [n for n in _layers_extra.__all__ if n not in __all__]
 
 # random image augmentation: RandomContrast, RandomBrightness, RandomCrop (layers_augment.py)
-from . import layers_augment as _layers_augment  # noqa: E402
-from .layers_augment import *  # noqa: E402,F403
+from .layers_augment import (  # noqa: E402
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 
 __all__ += ["RandomContrast", "RandomBrightness", "RandomCrop", "RandomTranslation",
             "RandomRotation", "RandomZoom"]
