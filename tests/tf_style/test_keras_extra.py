@@ -393,3 +393,53 @@ def test_pad_sequences() -> None:
         ps([[1]], padding="mid")
     img = keras.preprocessing.image.img_to_array(np.zeros((3, 4), np.uint8))
     assert img.shape == (3, 4, 1) and img.dtype == np.float32
+
+
+# ----------------------------------------------------------------------------- augmentation
+def test_augmentation_layers_inference_and_shapes() -> None:
+    L = keras.layers
+    x = _rng.uniform(0, 255, size=(2, 5, 6, 3)).astype(np.float32)
+    for layer in (L.RandomContrast(0.5, seed=1), L.RandomBrightness(0.2, seed=1),
+                  L.RandomTranslation(0.2, 0.3, seed=1), L.RandomRotation(0.2, seed=1),
+                  L.RandomZoom(0.3, seed=1)):
+        np.testing.assert_array_equal(_f(layer(x, training=False)), x)
+        y = _f(layer(x))
+        assert y.shape == x.shape and not np.array_equal(y, x)
+        assert _f(layer(x[0])).shape == x[0].shape
+    crop = L.RandomCrop(3, 4, seed=2)
+    assert _f(crop(x)).shape == (2, 3, 4, 3)
+    assert _f(L.RandomCrop(8, 8, seed=2)(x)).shape == (2, 8, 8, 3)
+
+
+def test_random_contrast_and_brightness_formulas() -> None:
+    x = _rng.uniform(0, 255, size=(2, 4, 4, 1)).astype(np.float32)
+    y = _f(keras.layers.RandomContrast((0.0, 0.0), seed=3)(x))
+    np.testing.assert_allclose(y, x, rtol=1e-5, atol=1e-4)  # factor 1: unchanged (mean rounding)
+    y = _f(keras.layers.RandomBrightness((0.5, 0.5), value_range=(0, 255), seed=3)(x))
+    np.testing.assert_allclose(y, np.clip(x + 127.5, 0, 255), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"in the range \[0, 1\]"):
+        keras.layers.RandomContrast(1.5)
+
+
+def test_affine_kernel_identity_shift_and_gradient() -> None:
+    from tapegrad.tf.keras.layers_augment import affine_transform
+
+    img = np.arange(20, dtype=np.float32).reshape(1, 4, 5, 1)
+    ident = np.array([[1, 0, 0, 0, 1, 0, 0, 0]], np.float32)
+    np.testing.assert_array_equal(_f(affine_transform(tf.constant(img), ident, "bilinear",
+                                                      "reflect", 0.0)), img)
+    shift = np.array([[1, 0, -1, 0, 1, 0, 0, 0]], np.float32)  # output x reads input x - 1
+    out = _f(affine_transform(tf.constant(img), shift, "nearest", "constant", -1.0))
+    np.testing.assert_array_equal(out[0, :, 1:, 0], img[0, :, :-1, 0])
+    np.testing.assert_array_equal(out[0, :, 0, 0], -1.0)
+    wrap = _f(affine_transform(tf.constant(img), shift, "nearest", "wrap", 0.0))
+    np.testing.assert_array_equal(wrap[0, :, 0, 0], img[0, :, -1, 0])
+    half = np.array([[1, 0, 0.5, 0, 1, 0, 0, 0]], np.float32)
+    v = tf.Variable(img)
+    with tf.GradientTape() as tape:
+        y = affine_transform(v, half, "bilinear", "nearest", 0.0)
+        s = tf.reduce_sum(y)
+    mid = _f(y)[0, 0, :4, 0]
+    np.testing.assert_allclose(mid, (img[0, 0, :4, 0] + img[0, 0, 1:, 0]) / 2)
+    g = _f(tape.gradient(s, v))[0, :, :, 0]
+    np.testing.assert_allclose(g.sum(), 20.0, rtol=1e-6)  # each output pixel: weights sum to 1
