@@ -475,3 +475,67 @@ def test_preprocessing_matches_keras(rk: Any) -> None:
               rk.preprocessing.image.img_to_array(img, data_format=df))
     _same(_np(tg_tf.keras.preprocessing.image.smart_resize(img, (2, 2))),
           _np(rk.preprocessing.image.smart_resize(img, (2, 2))), rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------- augmentation
+def _aug_layers(k: Any) -> list[Any]:
+    L = k.layers
+    out = [L.RandomContrast(0.5, seed=3), L.RandomContrast((0.2, 0.9), seed=4, value_range=(0, 100)),
+           L.RandomBrightness(0.3, seed=5), L.RandomBrightness((-0.2, 0.1), value_range=(0, 1),
+                                                               seed=6),
+           L.RandomCrop(3, 4, seed=7), L.RandomCrop(6, 8, seed=8),
+           L.RandomCrop(2, 2, seed=9, data_format="channels_first")]
+    for kw in ({}, {"fill_mode": "wrap"}, {"fill_mode": "constant", "fill_value": 7.0},
+               {"fill_mode": "nearest"}, {"interpolation": "nearest"},
+               {"data_format": "channels_first"}):
+        out += [L.RandomTranslation((-0.9, 0.9), (-1, 1), seed=11, **kw),
+                L.RandomRotation((-0.5, 1.0), seed=13, **kw),
+                L.RandomZoom((-0.5, 0.2), (0.1, 0.9), seed=15, **kw),
+                L.RandomZoom(0.3, seed=14, **kw)]
+    return out
+
+
+def _aug_run(k: Any) -> list[Any]:
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0, 255, size=(3, 7, 6, 2)).astype(np.float32)
+    res = []
+    for layer in _aug_layers(k):
+        a, b, c = layer(x), layer(x), layer(x[0])
+        d = layer(x, training=False)
+        cfg = layer.get_config()
+        cfg.pop("dtype")
+        cfg.pop("name")
+        res.append(([_np(v) for v in (a, b, c, d)], cfg))
+    return res
+
+
+def test_augmentation_layers_match_keras(rk: Any) -> None:
+    ref, got = _aug_run(rk), _aug_run(tg_tf.keras)
+    for (gv, gc), (rv, rc) in zip(got, ref):
+        for a, b in zip(gv, rv):
+            _same(a, b, rtol=1e-5, atol=2e-3)
+        assert gc == rc
+
+
+def test_augmentation_errors_match_keras(rk: Any) -> None:
+    for bad in (lambda k: k.layers.RandomContrast(2.0),
+                lambda k: k.layers.RandomBrightness(0.1, value_range=3),
+                lambda k: k.layers.RandomTranslation(2.0, 0.1),
+                lambda k: k.layers.RandomZoom(-1.0), lambda k: k.layers.RandomRotation(3),
+                lambda k: k.layers.RandomTranslation(0.1, 0.1, fill_mode="x")):
+        with pytest.raises((ValueError, NotImplementedError)) as e1:
+            bad(rk)
+        with pytest.raises((ValueError, NotImplementedError)) as e2:
+            bad(tg_tf.keras)
+        assert type(e2.value) is type(e1.value) and str(e2.value) == str(e1.value)
+
+
+def test_augmentation_in_a_model_predict_passes_through(rk: Any) -> None:
+    def run(k: Any) -> np.ndarray:
+        x = np.random.default_rng(1).uniform(0, 1, size=(3, 5, 6, 2)).astype(np.float32)
+        m = k.Sequential([k.Input((5, 6, 2)), k.layers.RandomRotation(0.3, seed=1),
+                          k.layers.RandomZoom(0.2, seed=2), k.layers.Flatten(),
+                          k.layers.Dense(1, kernel_initializer="ones")])
+        return np.asarray(m.predict(x, verbose=0))
+
+    _same(run(tg_tf.keras), run(rk), rtol=1e-5)
