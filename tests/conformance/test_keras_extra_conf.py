@@ -539,3 +539,32 @@ def test_augmentation_in_a_model_predict_passes_through(rk: Any) -> None:
         return np.asarray(m.predict(x, verbose=0))
 
     _same(run(tg_tf.keras), run(rk), rtol=1e-5)
+
+
+def _functional_reg_run(k: Any) -> list[Any]:
+    Cst = k.initializers.Constant
+    i = k.Input((3,))
+    h = k.layers.Dense(4, kernel_initializer=Cst(0.2), activity_regularizer="l2",
+                       kernel_regularizer="l1")(i)
+    o = k.layers.Dense(1, kernel_initializer=Cst(-0.3), bias_regularizer="l2",
+                       bias_initializer=Cst(1.0))(h)
+    m = k.Model(i, o)
+    x = np.random.default_rng(0).normal(size=(6, 3)).astype(np.float32)
+    y = np.ones((6, 1), np.float32)
+    m(x)
+    losses = [float(v) for v in m.losses]
+    m.compile(optimizer=k.optimizers.Adam(0.1), loss="mae")
+    hist = m.fit(x, y, epochs=3, batch_size=2, verbose=0, shuffle=False).history["loss"]
+    b = k.layers.Bidirectional(k.layers.GRU(2, kernel_initializer=Cst(0.1),
+                                            recurrent_initializer=Cst(0.2),
+                                            kernel_regularizer="l2",
+                                            recurrent_regularizer=k.regularizers.L1(0.1),
+                                            activity_regularizer="l1"))
+    b(np.random.default_rng(0).normal(size=(2, 3, 2)).astype(np.float32))
+    return [losses, hist, m.evaluate(x, y, verbose=0), [float(v) for v in b.losses]]
+
+
+def test_functional_and_bidirectional_penalties_match_keras(rk: Any) -> None:
+    ref, got = _functional_reg_run(rk), _functional_reg_run(tg_tf.keras)
+    for a, b in zip(got, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5)

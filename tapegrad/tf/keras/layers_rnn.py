@@ -504,6 +504,10 @@ def _clone_rnn(layer: RNN, name: str, go_backwards: bool) -> RNN:
                               "recurrent_initializer": c.recurrent_initializer,
                               "bias_initializer": c.bias_initializer, "dropout": c.dropout,
                               "recurrent_dropout": c.recurrent_dropout, "seed": c.seed}
+    for p in ("kernel", "recurrent", "bias"):  # Keras clones through the config
+        for kind in ("regularizer", "constraint"):
+            common[f"{p}_{kind}"] = c.__dict__.get(f"{p}_{kind}")
+    common["activity_regularizer"] = layer.__dict__.get("activity_regularizer")
     if isinstance(c, (LSTMCell, GRUCell)):
         common["recurrent_activation"] = c.recurrent_activation
     if isinstance(c, LSTMCell):
