@@ -568,3 +568,28 @@ def test_functional_and_bidirectional_penalties_match_keras(rk: Any) -> None:
     ref, got = _functional_reg_run(rk), _functional_reg_run(tg_tf.keras)
     for a, b in zip(got, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5)
+
+
+def test_new_layers_round_trip_through_keras_files(rk: Any) -> None:
+    x = np.random.default_rng(0).uniform(size=(2, 6, 6, 3)).astype(np.float32)
+
+    def build(k: Any) -> Any:
+        return k.Sequential([
+            k.Input((6, 6, 3)), k.layers.RandomRotation(0.2, seed=1),
+            k.layers.RandomContrast(0.3, seed=2),
+            k.layers.SeparableConv2D(4, 3, depthwise_regularizer="l2",
+                                     pointwise_constraint="non_neg"),
+            k.layers.Flatten(), k.layers.Dense(1)])
+
+    with tempfile.TemporaryDirectory() as d:
+        for src, dst in ((rk, tg_tf.keras), (tg_tf.keras, rk)):
+            m = build(src)
+            want = np.asarray(m.predict(x, verbose=0))
+            p = os.path.join(d, f"{src.__name__}.keras")
+            m.save(p)
+            m2 = dst.models.load_model(p)
+            np.testing.assert_allclose(np.asarray(m2.predict(x, verbose=0)), want, rtol=1e-5)
+            assert type(m2.layers[2].depthwise_regularizer).__name__ == "L2"
+            assert type(m2.layers[2].pointwise_constraint).__name__ == "NonNeg"
+            assert [type(v).__name__ for v in m2.layers] == [
+                "RandomRotation", "RandomContrast", "SeparableConv2D", "Flatten", "Dense"]
