@@ -593,3 +593,48 @@ def test_new_layers_round_trip_through_keras_files(rk: Any) -> None:
             assert type(m2.layers[2].pointwise_constraint).__name__ == "NonNeg"
             assert [type(v).__name__ for v in m2.layers] == [
                 "RandomRotation", "RandomContrast", "SeparableConv2D", "Flatten", "Dense"]
+
+
+def _convlstm_run(k: Any) -> list[Any]:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 3, 5, 6, 2)).astype(np.float32)
+    res: list[Any] = []
+    for kw in ({}, {"padding": "same", "return_sequences": True},
+               {"strides": 2, "return_state": True, "go_backwards": True},
+               {"dilation_rate": 2, "use_bias": False, "unit_forget_bias": False}):
+        layer = k.layers.ConvLSTM2D(3, (3, 2), **kw)
+        layer.build(x.shape)
+        r = np.random.default_rng(1)
+        layer.set_weights([r.normal(size=w.shape).astype(np.float32) * 0.3
+                           for w in layer.get_weights()])
+        out = layer(x)
+        res.append([_np(o) for o in (out if isinstance(out, (list, tuple)) else [out])])
+        res.append([w.path.split("/", 1)[1] for w in layer.weights])
+    layer = k.layers.ConvLSTM2D(2, 2, kernel_regularizer="l2")
+    layer(x)
+    cfg = layer.get_config()
+    for key in ("dtype", "name", "kernel_initializer", "recurrent_initializer"):
+        cfg.pop(key)
+    res.append(cfg)
+    res.append(_np(layer.cell.bias))
+    Cst = k.initializers.Constant
+    y = rng.normal(size=(2, 1)).astype(np.float32)
+    m = k.Sequential([k.Input((3, 5, 6, 2)),
+                      k.layers.ConvLSTM2D(2, 3, padding="same", kernel_initializer=Cst(0.1),
+                                          recurrent_initializer=Cst(-0.05),
+                                          kernel_regularizer="l2"),
+                      k.layers.Flatten(), k.layers.Dense(1, kernel_initializer="ones")])
+    m.compile(optimizer=k.optimizers.Adam(0.01), loss="mse")
+    res.append(np.asarray(m.fit(x, y, epochs=3, batch_size=1, verbose=0,
+                                shuffle=False).history["loss"]))
+    return res
+
+
+def test_conv_lstm2d_matches_keras(rk: Any) -> None:
+    ref, got = _convlstm_run(rk), _convlstm_run(tg_tf.keras)
+    for i in range(0, 8, 2):
+        _same(got[i], ref[i], rtol=1e-5, atol=1e-6)
+        assert got[i + 1] == ref[i + 1]
+    assert got[8] == ref[8]
+    _same(got[9], ref[9])
+    np.testing.assert_allclose(got[10], ref[10], rtol=1e-5)

@@ -443,3 +443,39 @@ def test_affine_kernel_identity_shift_and_gradient() -> None:
     np.testing.assert_allclose(mid, (img[0, 0, :4, 0] + img[0, 0, 1:, 0]) / 2)
     g = _f(tape.gradient(s, v))[0, :, :, 0]
     np.testing.assert_allclose(g.sum(), 20.0, rtol=1e-6)  # each output pixel: weights sum to 1
+
+
+def test_conv_lstm2d_matches_a_numpy_step_loop() -> None:
+    x = _rng.normal(size=(1, 2, 4, 4, 1)).astype(np.float32)
+    layer = keras.layers.ConvLSTM2D(2, 1, return_sequences=True, return_state=True)
+    layer.build(x.shape)
+    k, rk, b = (_f(w) for w in layer.weights)
+    assert [w.path for w in layer.weights] == [
+        f"{layer.name}/conv_lstm_cell/kernel", f"{layer.name}/conv_lstm_cell/recurrent_kernel",
+        f"{layer.name}/conv_lstm_cell/bias"]
+    np.testing.assert_array_equal(b, [0, 0, 1, 1, 0, 0, 0, 0])  # unit_forget_bias
+    seq, h_last, c_last = layer(x)
+
+    def sig(v: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-v))
+
+    h = np.zeros((1, 4, 4, 2), np.float64)
+    c = np.zeros_like(h)
+    outs = []
+    for t in range(2):
+        z = x[:, t] @ k[0, 0] + h @ rk[0, 0] + b  # 1x1 kernels: per-pixel matmuls
+        i, f, g, o = np.split(z, 4, axis=-1)
+        c = sig(f) * c + sig(i) * np.tanh(g)
+        h = sig(o) * np.tanh(c)
+        outs.append(h)
+    np.testing.assert_allclose(_f(seq), np.stack(outs, 1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_f(h_last), h[0][None], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_f(c_last), c, rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError):
+        keras.layers.ConvLSTM2D(2, 3, dropout=0.1)
+    m = keras.Sequential([keras.Input((2, 4, 4, 1)),
+                          keras.layers.ConvLSTM2D(2, 3, padding="same", kernel_regularizer="l2"),
+                          keras.layers.Flatten(), keras.layers.Dense(1)])
+    m.compile(optimizer="adam", loss="mse")
+    hist = m.fit(x.repeat(2, 0), np.ones((2, 1), np.float32), epochs=2, verbose=0)
+    assert np.isfinite(hist.history["loss"]).all() and len(m.losses) == 1

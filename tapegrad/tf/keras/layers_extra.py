@@ -21,7 +21,7 @@ from .layers import Layer, in_training
 from .layers_conv import _channels_last, _init, _shape, _tuple
 
 __all__ = ["Attention", "AdditiveAttention", "SeparableConv1D", "SeparableConv2D",
-           "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper"]
+           "SeparableConvolution1D", "SeparableConvolution2D", "Wrapper", "ConvLSTM2D"]
 
 
 def _as_tensor(v: Any, dtype: np.dtype) -> Any:
@@ -389,4 +389,218 @@ class Wrapper(Layer):
 
         cfg = super().get_config()
         cfg["layer"] = serialize_keras_object(self.layer)
+        return cfg
+
+
+# ----------------------------------------------------------------------------- ConvLSTM2D
+class _ConvLSTMCell(Layer):
+    """Keras's ``ConvLSTMCell`` (rank 2): the weights and one step."""
+
+    kernel_regularizer: Any
+    recurrent_regularizer: Any
+    bias_regularizer: Any
+    kernel_constraint: Any
+    recurrent_constraint: Any
+    bias_constraint: Any
+    bias: Any
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any, padding: str,
+                 data_format: Any, dilation_rate: Any, activation: Any,
+                 recurrent_activation: Any, use_bias: bool, kernel_initializer: Any,
+                 recurrent_initializer: Any, bias_initializer: Any, unit_forget_bias: bool,
+                 penalties: dict[str, Any], seed: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        from .random import SeedGenerator
+
+        self.seed = seed
+        self.seed_generator = SeedGenerator(seed=seed)
+        self.filters = int(filters)
+        self.kernel_size = _tuple(kernel_size, 2, "kernel_size")
+        self.strides = _tuple(strides, 2, "strides")
+        self.padding = str(padding).lower()
+        self.data_format = "channels_last" if data_format is None else data_format
+        self._last = _channels_last(data_format)
+        self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise hinted(ValueError(with_hint(
+                "Specifying `strides > 1` is not compatible with `dilation_rate > 1`. Please "
+                "provide `strides=1` or `dilation_rate=1`. Received: "
+                f"strides={self.strides} and dilation_rate={self.dilation_rate}",
+                "use strides or dilation, not both")))
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = _init(kernel_initializer)
+        self.recurrent_initializer = _init(recurrent_initializer)
+        self.bias_initializer = _init(bias_initializer)
+        self.unit_forget_bias = bool(unit_forget_bias)
+        for w, p in (("kernel", "kernel"), ("recurrent_kernel", "recurrent"), ("bias", "bias")):
+            self._weight_penalties(w, p, penalties.get(f"{p}_regularizer"),
+                                   penalties.get(f"{p}_constraint"))
+
+    def build(self, input_shape: Any = None) -> None:
+        shp = _shape(input_shape)  # (batch, h, w, c) of one step
+        cin = int(shp[-1] if self._last else shp[1])
+        self.kernel = self.add_weight(shape=self.kernel_size + (cin, 4 * self.filters),
+                                      initializer=self.kernel_initializer, name="kernel")
+        self.recurrent_kernel = self.add_weight(
+            shape=self.kernel_size + (self.filters, 4 * self.filters),
+            initializer=self.recurrent_initializer, name="recurrent_kernel")
+        if self.use_bias:
+            f, init = self.filters, self.bias_initializer
+            if self.unit_forget_bias:
+                def bias_init(shape: Any, dtype: Any = None) -> Any:
+                    return T.concat([init((f,), dtype=dtype),
+                                     T.ones((f,), dtype=dtype or "float32"),
+                                     init((2 * f,), dtype=dtype)], axis=0)
+            else:
+                bias_init = init
+            self.bias = self.add_weight(shape=(4 * f,), initializer=bias_init, name="bias")
+        else:
+            self.bias = None
+        self.__dict__["built"] = True
+
+    def _conv(self, x: Tensor, w: Tensor, strides: tuple[int, ...], padding: str,
+              dilation: tuple[int, ...]) -> Tensor:
+        return tfn._conv(2, x, w, strides, padding.upper(), "NHWC" if self._last else "NCHW",
+                         dilation, "Conv2D")
+
+    def step(self, x: Tensor, h: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+        k = T.split(read(self.kernel), 4, axis=3)
+        rk = T.split(read(self.recurrent_kernel), 4, axis=3)
+        bs = T.split(read(self.bias), 4) if self.bias is not None else [None] * 4
+        shape = (1, 1, 1, -1) if self._last else (1, -1, 1, 1)
+        gates = []
+        for g in range(4):
+            xg = self._conv(x, k[g], self.strides, self.padding, self.dilation_rate)
+            if bs[g] is not None:
+                xg = ops.add(xg, ops.reshape(bs[g], shape))
+            hg = self._conv(h, rk[g], (1, 1), "same", (1, 1))
+            gates.append(ops.add(xg, hg))
+        i = self.recurrent_activation(gates[0])
+        f = self.recurrent_activation(gates[1])
+        c_new = ops.add(ops.multiply(f, c), ops.multiply(i, self.activation(gates[2])))
+        o = self.recurrent_activation(gates[3])
+        return ops.multiply(o, self.activation(c_new)), c_new
+
+
+class ConvLSTM2D(Layer):
+    """Keras's 2-d convolutional LSTM over ``(batch, time, rows, cols, channels)``
+    (``kernel``/``recurrent_kernel``/``bias`` in a ``conv_lstm_cell``; gates i, f, c, o).
+    Dropout is not supported (``dropout``/``recurrent_dropout`` must be 0).
+
+    >>> import tapegrad.tf as tf
+    >>> tf.keras.layers.ConvLSTM2D(2, 3, padding="same")(tf.ones((1, 4, 5, 5, 1))).shape
+    TensorShape([1, 5, 5, 2])
+    """
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
+                 padding: str = "valid", data_format: Any = None, dilation_rate: Any = 1,
+                 activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 unit_forget_bias: bool = True, kernel_regularizer: Any = None,
+                 recurrent_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: Any = None,
+                 return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, **kwargs: Any) -> None:
+        if dropout or recurrent_dropout or stateful:
+            raise hinted(NotImplementedError(with_hint(
+                "ConvLSTM2D(dropout=, recurrent_dropout=, stateful=True) is not supported by "
+                "tapegrad", "use dropout=0, recurrent_dropout=0, stateful=False")))
+        kwargs.pop("unroll", None)
+        kwargs.pop("zero_output_for_mask", None)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        pen = {"kernel_regularizer": kernel_regularizer,
+               "recurrent_regularizer": recurrent_regularizer,
+               "bias_regularizer": bias_regularizer, "kernel_constraint": kernel_constraint,
+               "recurrent_constraint": recurrent_constraint, "bias_constraint": bias_constraint}
+        self.cell = _ConvLSTMCell(filters, kernel_size, strides, padding, data_format,
+                                  dilation_rate, activation, recurrent_activation, use_bias,
+                                  kernel_initializer, recurrent_initializer, bias_initializer,
+                                  unit_forget_bias, pen, seed, name="conv_lstm_cell",
+                                  dtype=kwargs.get("dtype"))
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.filters = self.cell.filters
+
+    def build(self, input_shape: Any = None) -> None:
+        shp = _shape(input_shape)
+        if len(shp) != 5:
+            raise hinted(ValueError(with_hint(
+                f"Input 0 of layer \"{self.name}\" is incompatible with the layer: expected "
+                f"ndim=5, found ndim={len(shp)}. Full shape received: {tuple(shp)}",
+                "ConvLSTM2D takes (batch, time, rows, cols, channels)")))
+        from .layers import _SCOPE
+
+        outer = bool(_SCOPE and _SCOPE[-1] == self.name)
+        if not outer:  # weight paths "conv_lstm2d/conv_lstm_cell/kernel", as Keras's
+            _SCOPE.append(self.name)
+        try:
+            self.cell.build((shp[0],) + tuple(shp[2:]))
+        finally:
+            if not outer:
+                _SCOPE.pop()
+        self.__dict__["built"] = True
+
+    def call(self, inputs: Any, initial_state: Any = None, mask: Any = None,
+             training: Any = None) -> Any:
+        x = convert(inputs)
+        if x._data.ndim != 5:
+            from .layers_conv import _input_spec_error
+
+            raise _input_spec_error(self, 5, x)
+        cell = self.cell
+        steps = [ops.getitem(x, (slice(None), t)) for t in range(x._data.shape[1])]
+        if self.go_backwards:
+            steps = steps[::-1]
+        if initial_state is None:
+            first = cell._conv(steps[0], read(cell.kernel)[..., :cell.filters], cell.strides,
+                               cell.padding, cell.dilation_rate)
+            zeros = convert(np.zeros(first._data.shape, first._data.dtype))
+            h, c = zeros, zeros
+        else:
+            h, c = (convert(v) for v in initial_state)
+        outs = []
+        for xt in steps:
+            h, c = cell.step(xt, h, c)
+            outs.append(h)
+        out = ops.stack(outs, axis=1) if self.return_sequences else h
+        if self.return_state:
+            return [out, h, c]
+        return out
+
+    def get_config(self) -> dict[str, Any]:
+        from .saving import _initializer_config
+
+        c = self.cell
+        cfg = super().get_config()
+        cfg.pop("activity_regularizer", None)
+        cfg.update({
+            "filters": c.filters, "kernel_size": c.kernel_size, "strides": c.strides,
+            "padding": c.padding, "data_format": c.data_format,
+            "dilation_rate": c.dilation_rate,
+            "activation": getattr(c.activation, "__name__", str(c.activation)),
+            "recurrent_activation": getattr(c.recurrent_activation, "__name__",
+                                            str(c.recurrent_activation)),
+            "use_bias": c.use_bias,
+            "kernel_initializer": _initializer_config(c.kernel_initializer),
+            "recurrent_initializer": _initializer_config(c.recurrent_initializer),
+            "bias_initializer": _initializer_config(c.bias_initializer),
+            "unit_forget_bias": c.unit_forget_bias,
+            "kernel_regularizer": _regularizers.serialize(c.kernel_regularizer),
+            "recurrent_regularizer": _regularizers.serialize(c.recurrent_regularizer),
+            "bias_regularizer": _regularizers.serialize(c.bias_regularizer),
+            "activity_regularizer": _regularizers.serialize(
+                self.__dict__.get("activity_regularizer")),
+            "kernel_constraint": _constraints.serialize(c.kernel_constraint),
+            "recurrent_constraint": _constraints.serialize(c.recurrent_constraint),
+            "bias_constraint": _constraints.serialize(c.bias_constraint),
+            "dropout": 0.0, "recurrent_dropout": 0.0, "seed": c.seed,
+            "return_sequences": self.return_sequences, "return_state": self.return_state,
+            "go_backwards": self.go_backwards, "stateful": False, "unroll": False,
+            "zero_output_for_mask": False})
         return cfg
