@@ -638,3 +638,28 @@ def test_conv_lstm2d_matches_keras(rk: Any) -> None:
     assert got[8] == ref[8]
     _same(got[9], ref[9])
     np.testing.assert_allclose(got[10], ref[10], rtol=1e-5)
+
+
+def _mha_run(k: Any) -> list[Any]:
+    Cst = k.initializers.Constant
+    mha = k.layers.MultiHeadAttention(2, 3, kernel_initializer=Cst(0.1), kernel_regularizer="l2",
+                                      bias_regularizer="l1", bias_initializer=Cst(0.2),
+                                      activity_regularizer=k.regularizers.L2(0.1),
+                                      kernel_constraint="non_neg")
+    q = np.random.default_rng(0).normal(size=(2, 4, 5)).astype(np.float32)
+    mha(q, q)
+    cfg = mha.get_config()
+    cfg.pop("dtype")
+    cfg.pop("name")
+    opt = k.optimizers.SGD(10.0)
+    with_grads = [(np.ones(w.shape, np.float32), w) for w in mha.trainable_weights]
+    opt.apply_gradients(with_grads)
+    return [[float(v) for v in mha.losses], cfg,
+            [float(np.asarray(w).min()) for w in mha.trainable_weights]]
+
+
+def test_multi_head_attention_penalties_and_config_match_keras(rk: Any) -> None:
+    ref, got = _mha_run(rk), _mha_run(tg_tf.keras)
+    np.testing.assert_allclose(sorted(got[0]), sorted(ref[0]), rtol=1e-5)
+    assert got[1] == ref[1]
+    np.testing.assert_allclose(got[2], ref[2], rtol=1e-6)  # NonNeg kernels: min 0

@@ -596,8 +596,12 @@ class _EinsumWeights(Layer):
 
     def __init__(self, kernel_shape: tuple[int, ...], bias_shape: tuple[int, ...] | None,
                  kernel_initializer: Any, bias_initializer: Any, equation: str,
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+                 penalties: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        pen = penalties or {}
+        super().__init__(activity_regularizer=pen.get("activity_regularizer"), **kwargs)
+        for p in ("kernel", "bias"):
+            self._weight_penalties(p, p, pen.get(f"{p}_regularizer"),
+                                   pen.get(f"{p}_constraint"))
         self.equation = equation
         init = initializers.get(kernel_initializer)
         if isinstance(init, initializers.VarianceScaling) and (
@@ -633,15 +637,23 @@ class MultiHeadAttention(Layer):
                  dropout: float = 0.0, use_bias: bool = True, output_shape: Any = None,
                  attention_axes: Any = None, kernel_initializer: Any = "glorot_uniform",
                  bias_initializer: Any = "zeros", seed: Any = None, **kwargs: Any) -> None:
-        for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
-                  "kernel_constraint", "bias_constraint", "flash_attention"):
-            kwargs.pop(k, None)
+        # Keras passes these to each projection (EinsumDense): weight penalties, constraints
+        # and an activity penalty on each projection's output
+        self.__dict__["_penalties_mha"] = {k: kwargs.pop(k, None) for k in (
+            "kernel_regularizer", "bias_regularizer", "activity_regularizer",
+            "kernel_constraint", "bias_constraint")}
+        kwargs.pop("flash_attention", None)
         if not kwargs.get("use_gate"):  # Keras 3.15's config keys at their defaults
             kwargs.pop("use_gate", None)
         if kwargs.get("sliding_window") is None:
             kwargs.pop("sliding_window", None)
         super().__init__(**kwargs)
-        if attention_axes is not None or output_shape is not None:
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        # explicit axes are checked at build: only the default (all but batch and features,
+        # what Keras writes into a saved config) is supported
+        self.__dict__["_axes_arg"] = None if attention_axes is None else tuple(attention_axes)
+        if output_shape is not None:
             raise hinted(NotImplementedError(with_hint("MultiHeadAttention(attention_axes=, "
                                                 "output_shape=) is not supported by tapegrad",
                                                 "use the defaults")))
@@ -657,6 +669,31 @@ class MultiHeadAttention(Layer):
         self._kernel_init = initializers.get(kernel_initializer)
         self._bias_init = initializers.get(bias_initializer)
         self._dropout_seed: Any = None
+
+    def get_config(self) -> dict[str, Any]:
+        """Keras 3.15's MultiHeadAttention config."""
+        from . import constraints as _cons
+        from . import regularizers as _regs
+        from .saving import _initializer_config
+
+        pen = self.__dict__.get("_penalties_mha") or {}
+        cfg = super().get_config()
+        cfg.pop("activity_regularizer", None)
+        cfg.update({
+            "num_heads": self.num_heads, "key_dim": self.key_dim, "value_dim": self.value_dim,
+            "dropout": self.dropout, "use_bias": self.use_bias, "use_gate": False,
+            "output_shape": None, "attention_axes": self.__dict__.get("_attention_axes"),
+            "sliding_window": None,
+            "kernel_initializer": _initializer_config(self._kernel_init),
+            "bias_initializer": _initializer_config(self._bias_init),
+            "kernel_regularizer": _regs.serialize(_regs.get(pen.get("kernel_regularizer"))),
+            "bias_regularizer": _regs.serialize(_regs.get(pen.get("bias_regularizer"))),
+            "activity_regularizer": _regs.serialize(
+                _regs.get(pen.get("activity_regularizer"))),
+            "kernel_constraint": _cons.serialize(_cons.get(pen.get("kernel_constraint"))),
+            "bias_constraint": _cons.serialize(_cons.get(pen.get("bias_constraint"))),
+            "seed": self.seed})
+        return cfg
 
     def _clones(self) -> tuple[Any, Any]:
         """Keras's ``_get_common_kwargs_for_sublayer``: ``from_config(get_config())`` clones
@@ -675,20 +712,30 @@ class MultiHeadAttention(Layer):
         dq, dk, dv = q._data.shape[-1], k._data.shape[-1], v._data.shape[-1]
         ub = self.use_bias
         dt = self.dtype
+        pen = self.__dict__.get("_penalties_mha")
+        # Keras resolves the default attention axes at build: all but batch and features
+        axes = tuple(range(1, q._data.ndim - 1))
+        given = self.__dict__.get("_axes_arg")
+        if given is not None and tuple(a % q._data.ndim for a in given) != axes:
+            raise hinted(NotImplementedError(with_hint(
+                "MultiHeadAttention(attention_axes=, output_shape=) is not supported by "
+                "tapegrad", f"use the defaults (attention_axes={axes} for these inputs)")))
+        self.__dict__["_attention_axes"] = axes
         ki, bi = self._clones()
         self.query_dense = _EinsumWeights((dq, h, kd), (h, kd) if ub else None, ki, bi,
-                                          "abc,cde->abde", name="query", dtype=dt)
+                                          "abc,cde->abde", pen, name="query", dtype=dt)
         ki, bi = self._clones()
         self.key_dense = _EinsumWeights((dk, h, kd), (h, kd) if ub else None, ki, bi,
-                                        "abc,cde->abde", name="key", dtype=dt)
+                                        "abc,cde->abde", pen, name="key", dtype=dt)
         ki, bi = self._clones()
         self.value_dense = _EinsumWeights((dv, h, vd), (h, vd) if ub else None, ki, bi,
-                                          "abc,cde->abde", name="value", dtype=dt)
+                                          "abc,cde->abde", pen, name="value", dtype=dt)
         if self.dropout > 0:  # Keras's attention Dropout layer and its SeedGenerator
             self._dropout_seed = SeedGenerator(self.seed)
         ki, bi = self._clones()
         self.output_dense = _EinsumWeights((h, vd, dq), (dq,) if ub else None, ki, bi,
-                                           "abcd,cde->abe", name="attention_output", dtype=dt)
+                                           "abcd,cde->abe", pen, name="attention_output",
+                                           dtype=dt)
         self.__dict__["built"] = True
 
     def _maybe_build(self, x: Any) -> None:
