@@ -939,3 +939,9 @@ __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and callable(v) and getattr(v, "__module__", "") == __name__
            and n not in ("annotations",)]
 __all__ += ["true_divide", "absolute", "amax", "amin", "swish"]
+
+# Keras 3's sub-namespaces (``keras.ops.nn.relu``, ``keras.ops.numpy.add`` ...) name the
+# same functions
+import sys as _sys  # noqa: E402
+
+nn = numpy = core = math = _sys.modules[__name__]
