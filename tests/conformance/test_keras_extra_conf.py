@@ -663,3 +663,33 @@ def test_multi_head_attention_penalties_and_config_match_keras(rk: Any) -> None:
     np.testing.assert_allclose(sorted(got[0]), sorted(ref[0]), rtol=1e-5)
     assert got[1] == ref[1]
     np.testing.assert_allclose(got[2], ref[2], rtol=1e-6)  # NonNeg kernels: min 0
+
+
+_IMG = np.random.default_rng(3).uniform(0, 1, size=(2, 5, 6, 3)).astype(np.float32)
+_TR = np.array([[1.1, 0.2, -0.5, -0.1, 0.9, 0.7, 0.0, 0.0],
+                [0.8, -0.3, 1.0, 0.2, 1.2, -0.4, 0.01, 0.0]], np.float32)
+IMAGE_CASES: list[tuple[str, Any]] = [
+    ("affine_bilinear", lambda o: o.image.affine_transform(_IMG, _TR)),
+    ("affine_nearest_reflect", lambda o: o.image.affine_transform(
+        _IMG, _TR, interpolation="nearest", fill_mode="reflect")),
+    ("affine_wrap", lambda o: o.image.affine_transform(_IMG, _TR[0], fill_mode="wrap")),
+    ("affine_fill", lambda o: o.image.affine_transform(_IMG[0], _TR[1], fill_value=0.5)),
+    ("affine_cf", lambda o: o.image.affine_transform(_IMG.transpose(0, 3, 1, 2), _TR,
+                                                     data_format="channels_first")),
+    ("resize", lambda o: o.image.resize(_IMG, (3, 4))),
+    ("resize_nearest", lambda o: o.image.resize(_IMG[0], (7, 9), interpolation="nearest")),
+]
+
+
+@pytest.mark.parametrize("name,fn", IMAGE_CASES, ids=[c[0] for c in IMAGE_CASES])
+def test_keras_ops_image_match(rk: Any, name: str, fn: Any) -> None:
+    _same(_np(fn(tg_tf.keras.ops)), _np(fn(rk.ops)), rtol=1e-5, atol=1e-6)
+
+
+def test_keras_ops_image_errors_match(rk: Any) -> None:
+    for kw in ({"fill_mode": "x"}, {"interpolation": "x"}):
+        with pytest.raises(ValueError) as e1:
+            rk.ops.image.affine_transform(_IMG, _TR, **kw)
+        with pytest.raises(ValueError) as e2:
+            tg_tf.keras.ops.image.affine_transform(_IMG, _TR, **kw)
+        assert str(e2.value) == str(e1.value)

@@ -945,3 +945,62 @@ __all__ += ["true_divide", "absolute", "amax", "amin", "swish"]
 import sys as _sys  # noqa: E402
 
 nn = numpy = core = math = _sys.modules[__name__]
+
+
+def _image_affine_transform(images: Any, transform: Any, interpolation: str = "bilinear",
+                            fill_mode: str = "constant", fill_value: Any = 0,
+                            data_format: Any = None) -> Tensor:
+    """``keras.ops.image.affine_transform``: TensorFlow's projective-transform kernel."""
+    from .layers_augment import affine_transform
+
+    if interpolation not in ("nearest", "bilinear"):
+        raise hinted(ValueError(with_hint(
+            "Invalid value for argument `interpolation`. Expected of one "
+            f"('nearest', 'bilinear'). Received: interpolation={interpolation}",
+            "use 'bilinear' or 'nearest'")))
+    if fill_mode not in ("constant", "nearest", "wrap", "reflect"):
+        raise hinted(ValueError(with_hint(
+            "Invalid value for argument `fill_mode`. Expected of one "
+            "('constant', 'nearest', 'wrap', 'reflect'). Received: "
+            f"fill_mode={fill_mode}",
+            "use 'constant', 'nearest', 'wrap' or 'reflect'")))
+    x = _tensor(images)
+    t = np.asarray(_tensor(transform)._data, np.float32)
+    if x._data.ndim not in (3, 4):
+        raise hinted(ValueError(with_hint(
+            "Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images)."
+            f" Received input with shape: images.shape={tuple(x._data.shape)}",
+            "pass (h, w, c) or (batch, h, w, c)")))
+    single = x._data.ndim == 3
+    y = T.expand_dims(x, 0) if single else x
+    last = _data_format(data_format) == "channels_last"
+    if not last:
+        y = T.transpose(y, [0, 2, 3, 1])
+    y = affine_transform(y, t.reshape(-1, 8), interpolation, fill_mode, float(fill_value))
+    if not last:
+        y = T.transpose(y, [0, 3, 1, 2])
+    return T.squeeze(y, [0]) if single else y
+
+
+def _image_resize(images: Any, size: Any, interpolation: str = "bilinear",
+                  antialias: bool = False, crop_to_aspect_ratio: bool = False,
+                  pad_to_aspect_ratio: bool = False, fill_mode: str = "constant",
+                  fill_value: float = 0.0, data_format: Any = None) -> Tensor:
+    """``keras.ops.image.resize`` (through ``keras.layers.Resizing``'s code)."""
+    from .layers_more import Resizing
+
+    x = _tensor(images)
+    layer = Resizing(int(size[0]), int(size[1]), interpolation=interpolation,
+                     crop_to_aspect_ratio=crop_to_aspect_ratio,
+                     pad_to_aspect_ratio=pad_to_aspect_ratio, fill_mode=fill_mode,
+                     fill_value=fill_value, antialias=antialias,
+                     data_format=_data_format(data_format), dtype=x._data.dtype.name
+                     if x._data.dtype.kind == "f" else None)
+    single = x._data.ndim == 3
+    out = layer(T.expand_dims(x, 0) if single else x)
+    return T.squeeze(out, [0]) if single else out
+
+
+import types as _types  # noqa: E402
+
+image = _types.SimpleNamespace(affine_transform=_image_affine_transform, resize=_image_resize)
