@@ -693,3 +693,23 @@ def test_keras_ops_image_errors_match(rk: Any) -> None:
         with pytest.raises(ValueError) as e2:
             tg_tf.keras.ops.image.affine_transform(_IMG, _TR, **kw)
         assert str(e2.value) == str(e1.value)
+
+
+def _convlstm_dropout_run(k: Any) -> list[Any]:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 3, 5, 6, 2)).astype(np.float32)
+    out = []
+    for kw in ({"dropout": 0.3, "seed": 4}, {"recurrent_dropout": 0.4, "seed": 5, "padding": "same"},
+               {"dropout": 0.2, "recurrent_dropout": 0.5, "seed": 6, "return_sequences": True}):
+        layer = k.layers.ConvLSTM2D(3, (3, 2), **kw)
+        layer.build(x.shape)
+        r = np.random.default_rng(1)
+        layer.set_weights([r.normal(size=w.shape).astype(np.float32) * 0.3
+                           for w in layer.get_weights()])
+        out += [_np(layer(x, training=True)), _np(layer(x, training=True)), _np(layer(x))]
+    return out
+
+
+def test_conv_lstm2d_dropout_masks_match_keras(rk: Any) -> None:
+    for a, b in zip(_convlstm_dropout_run(tg_tf.keras), _convlstm_dropout_run(rk)):
+        _same(a, b, rtol=1e-5, atol=1e-6)

@@ -472,7 +472,11 @@ def test_conv_lstm2d_matches_a_numpy_step_loop() -> None:
     np.testing.assert_allclose(_f(h_last), h[0][None], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(_f(c_last), c, rtol=1e-5, atol=1e-6)
     with pytest.raises(NotImplementedError):
-        keras.layers.ConvLSTM2D(2, 3, dropout=0.1)
+        keras.layers.ConvLSTM2D(2, 3, stateful=True)
+    drop = keras.layers.ConvLSTM2D(2, 1, dropout=0.5, recurrent_dropout=0.5, seed=1)
+    drop.build(x.shape)
+    np.testing.assert_array_equal(_f(drop(x)), _f(drop(x)))  # inference: no masks
+    assert not np.array_equal(_f(drop(x, training=True)), _f(drop(x)))
     m = keras.Sequential([keras.Input((2, 4, 4, 1)),
                           keras.layers.ConvLSTM2D(2, 3, padding="same", kernel_regularizer="l2"),
                           keras.layers.Flatten(), keras.layers.Dense(1)])

@@ -403,6 +403,8 @@ class _ConvLSTMCell(Layer):
     recurrent_constraint: Any
     bias_constraint: Any
     bias: Any
+    dropout: float = 0.0
+    recurrent_dropout: float = 0.0
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any, padding: str,
                  data_format: Any, dilation_rate: Any, activation: Any,
@@ -465,17 +467,22 @@ class _ConvLSTMCell(Layer):
         return tfn._conv(2, x, w, strides, padding.upper(), "NHWC" if self._last else "NCHW",
                          dilation, "Conv2D")
 
-    def step(self, x: Tensor, h: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    def step(self, x: Tensor, h: Tensor, c: Tensor, masks: Any = None,
+             rec_masks: Any = None) -> tuple[Tensor, Tensor]:
+        """One step; ``masks``/``rec_masks``: Keras's four dropout masks (i, f, c, o) of the
+        input and of the previous output, or ``None``."""
         k = T.split(read(self.kernel), 4, axis=3)
         rk = T.split(read(self.recurrent_kernel), 4, axis=3)
         bs = T.split(read(self.bias), 4) if self.bias is not None else [None] * 4
         shape = (1, 1, 1, -1) if self._last else (1, -1, 1, 1)
         gates = []
         for g in range(4):
-            xg = self._conv(x, k[g], self.strides, self.padding, self.dilation_rate)
+            xin = x if masks is None else ops.multiply(x, convert(masks[g]))
+            hin = h if rec_masks is None else ops.multiply(h, convert(rec_masks[g]))
+            xg = self._conv(xin, k[g], self.strides, self.padding, self.dilation_rate)
             if bs[g] is not None:
                 xg = ops.add(xg, ops.reshape(bs[g], shape))
-            hg = self._conv(h, rk[g], (1, 1), "same", (1, 1))
+            hg = self._conv(hin, rk[g], (1, 1), "same", (1, 1))
             gates.append(ops.add(xg, hg))
         i = self.recurrent_activation(gates[0])
         f = self.recurrent_activation(gates[1])
@@ -486,8 +493,8 @@ class _ConvLSTMCell(Layer):
 
 class ConvLSTM2D(Layer):
     """Keras's 2-d convolutional LSTM over ``(batch, time, rows, cols, channels)``
-    (``kernel``/``recurrent_kernel``/``bias`` in a ``conv_lstm_cell``; gates i, f, c, o).
-    Dropout is not supported (``dropout``/``recurrent_dropout`` must be 0).
+    (``kernel``/``recurrent_kernel``/``bias`` in a ``conv_lstm_cell``; gates i, f, c, o;
+    Keras's dropout masks, from the cell's ``SeedGenerator``).
 
     >>> import tapegrad.tf as tf
     >>> tf.keras.layers.ConvLSTM2D(2, 3, padding="same")(tf.ones((1, 4, 5, 5, 1))).shape
@@ -506,10 +513,10 @@ class ConvLSTM2D(Layer):
                  dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: Any = None,
                  return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, **kwargs: Any) -> None:
-        if dropout or recurrent_dropout or stateful:
+        if stateful:
             raise hinted(NotImplementedError(with_hint(
-                "ConvLSTM2D(dropout=, recurrent_dropout=, stateful=True) is not supported by "
-                "tapegrad", "use dropout=0, recurrent_dropout=0, stateful=False")))
+                "ConvLSTM2D(stateful=True) is not supported by tapegrad",
+                "pass initial_state= instead")))
         kwargs.pop("unroll", None)
         kwargs.pop("zero_output_for_mask", None)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
@@ -522,6 +529,8 @@ class ConvLSTM2D(Layer):
                                   kernel_initializer, recurrent_initializer, bias_initializer,
                                   unit_forget_bias, pen, seed, name="conv_lstm_cell",
                                   dtype=kwargs.get("dtype"))
+        self.cell.dropout = min(1.0, max(0.0, float(dropout)))
+        self.cell.recurrent_dropout = min(1.0, max(0.0, float(recurrent_dropout)))
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
@@ -565,13 +574,27 @@ class ConvLSTM2D(Layer):
         else:
             h, c = (convert(v) for v in initial_state)
         outs = []
+        train = in_training(training)
+        masks = rec_masks = None
         for xt in steps:
-            h, c = cell.step(xt, h, c)
+            # Keras's DropoutRNNCell: four masks each, drawn at the first step and kept for
+            # the sequence (the input's first, then the recurrent state's)
+            if train and 0.0 < cell.dropout < 1.0 and masks is None:
+                masks = [self._mask(xt, cell.dropout) for _ in range(4)]
+            if train and 0.0 < cell.recurrent_dropout < 1.0 and rec_masks is None:
+                rec_masks = [self._mask(h, cell.recurrent_dropout) for _ in range(4)]
+            h, c = cell.step(xt, h, c, masks, rec_masks)
             outs.append(h)
         out = ops.stack(outs, axis=1) if self.return_sequences else h
         if self.return_state:
             return [out, h, c]
         return out
+
+    def _mask(self, like: Tensor, rate: float) -> np.ndarray:
+        from .random import dropout
+
+        ones = np.ones(like._data.shape, like._data.dtype)
+        return np.asarray(dropout(ones, rate, seed=self.cell.seed_generator)._data)
 
     def get_config(self) -> dict[str, Any]:
         from .saving import _initializer_config
@@ -599,7 +622,7 @@ class ConvLSTM2D(Layer):
             "kernel_constraint": _constraints.serialize(c.kernel_constraint),
             "recurrent_constraint": _constraints.serialize(c.recurrent_constraint),
             "bias_constraint": _constraints.serialize(c.bias_constraint),
-            "dropout": 0.0, "recurrent_dropout": 0.0, "seed": c.seed,
+            "dropout": c.dropout, "recurrent_dropout": c.recurrent_dropout, "seed": c.seed,
             "return_sequences": self.return_sequences, "return_state": self.return_state,
             "go_backwards": self.go_backwards, "stateful": False, "unroll": False,
             "zero_output_for_mask": False})
