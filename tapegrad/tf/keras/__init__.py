@@ -20,13 +20,18 @@ from __future__ import annotations
 from . import (
     activations,
     callbacks,
+    constraints,
     initializers,
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
+    ops,
     optimizers,
+    preprocessing,
     random,
+    regularizers,
     saving,
     utils,
 )
@@ -37,5 +42,6 @@ from .models import Model, Sequential
 from .variables import KerasVariable as Variable
 
 __all__ = ["activations", "initializers", "layers", "losses", "models", "optimizers",
-           "callbacks", "metrics", "random", "saving", "utils",
+           "callbacks", "metrics", "random", "saving", "utils", "regularizers", "constraints",
+           "ops", "mixed_precision", "preprocessing",
            "backend", "Input", "Layer", "Model", "Sequential", "Variable"]

@@ -86,6 +86,9 @@ class Constant(Initializer):
     def sample(self, shape: tuple[int, ...]) -> np.ndarray:
         return np.full(shape, self.value)
 
+    def get_config(self) -> dict[str, Any]:
+        return {"value": self.value}  # Keras 3's; saved .keras files need it
+
 
 class RandomInitializer(Initializer):
     """Keras 3's seeded initializers: an int seed or a ``SeedGenerator``, else a fresh one.

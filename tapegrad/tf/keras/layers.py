@@ -23,6 +23,9 @@ from .. import dtypes as _dt
 from .._ops import matmul as _tf_matmul
 from .._tensor import VariableBase, convert, read
 from . import activations, initializers
+from . import constraints as _constraints
+from . import mixed_precision as _mp
+from . import regularizers as _regularizers
 from .variables import KerasVariable
 
 __all__: list[str] = ["Layer", "Dense", "InputLayer", "Input", "KerasInput", "auto_name"]
@@ -82,6 +85,8 @@ def auto_name(prefix: str) -> str:
 # how many dummy forward passes (building, output shapes) are running: Keras computes
 # those symbolically, so a layer drawing random numbers (RandomFlip) must not draw in them
 SHAPE_PASS: list[int] = [0]
+# how many weights have a regularizer: while none does, ``layer.losses`` skips looking
+_REGULARIZED: list[int] = [0]
 
 
 class _Paused:
@@ -147,7 +152,18 @@ class Layer:
         d["built"] = False
         d.setdefault("_own_weights", [])
         d.setdefault("_sublayers", [])
-        d["_dtype"] = np.dtype(np.float32) if dtype is None else _dt.np_dtype(dtype)
+        if dtype is None and not _mp._GLOBAL:
+            d["_dtype"] = np.dtype(np.float32)
+        else:  # a dtype policy: its variable dtype (a mixed one computes in it too)
+            dtype, pol = _mp.policy_of(dtype)
+            if pol is None and dtype is None and _mp._GLOBAL and _mp._GLOBAL[0].is_mixed:
+                pol = _mp._GLOBAL[0]
+            d["_policy"] = pol
+            if dtype is None:
+                dflt = _mp.default_variable_dtype()
+                d["_dtype"] = np.dtype(np.float32) if dflt is None else dflt
+            else:
+                d["_dtype"] = _dt.np_dtype(dtype)
         shape = kwargs.pop("input_shape", None)
         dim = kwargs.pop("input_dim", None)
         if shape is None and dim is not None:
@@ -159,7 +175,8 @@ class Layer:
                 "in the model instead.",
                 UserWarning, stacklevel=3)
         d["_input_shape_arg"] = None if shape is None else (None,) + tuple(shape)
-        kwargs.pop("activity_regularizer", None)
+        act = kwargs.pop("activity_regularizer", None)
+        d["activity_regularizer"] = None if act is None else _regularizers.get(act)
         if kwargs:
             raise hinted(TypeError(with_hint(
                 f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}",
@@ -185,6 +202,27 @@ class Layer:
         return str(self.__dict__["_dtype"].name)
 
     @property
+    def dtype_policy(self) -> Any:
+        """The layer's ``keras.mixed_precision.DTypePolicy`` (a mixed one only reported:
+        tapegrad computes in the variable dtype)."""
+        pol = self.__dict__.get("_policy")
+        return pol if pol is not None else _mp.DTypePolicy(self.dtype)
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes in (its variable dtype: tapegrad does not
+        autocast under a mixed policy)."""
+        return self.dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self.dtype
+
+    def _policy_name(self) -> str:
+        pol = self.__dict__.get("_policy")
+        return self.dtype if pol is None else pol.name
+
+    @property
     def trainable(self) -> bool:
         return self.__dict__["_trainable"]
 
@@ -197,18 +235,59 @@ class Layer:
     # ------------------------------------------------------------------ weights
     def add_weight(self, shape: Any = None, initializer: Any = "glorot_uniform",
                    dtype: Any = None, trainable: bool = True, name: str | None = None,
+                   regularizer: Any = None, constraint: Any = None,
                    **kwargs: Any) -> KerasVariable:
-        """Create a weight of this layer (a :class:`KerasVariable`)."""
+        """Create a weight of this layer (a :class:`KerasVariable`).
+
+        ``regularizer`` adds ``regularizer(weight)`` to ``layer.losses`` (while the weight
+        is trainable); ``constraint`` is applied by the optimizer after each step. A
+        built-in layer's ``kernel_regularizer=``/``kernel_constraint=``... arguments reach
+        its weights this way.
+        """
         shp = () if shape is None else tuple(int(s) for s in shape)
         npd = self.__dict__["_dtype"] if dtype is None else _dt.np_dtype(dtype)
         init = initializers.get(initializer)
         value = init(shp, dtype=_dt.from_numpy(npd))
         wname = name or f"variable_{len(self._own_weights)}"
         scope = _SCOPE if _SCOPE and _SCOPE[-1] == self.name else _SCOPE + [self.name]
+        reg = _regularizers.get(regularizer)
+        con = _constraints.get(constraint)
+        pen = self.__dict__.get("_penalties")
+        if pen and wname in pen:  # the layer's own kernel_regularizer= ... arguments
+            r, c = pen[wname]
+            reg = reg if reg is not None else r
+            con = con if con is not None else c
         v = KerasVariable(value, name=wname, path="/".join(scope + [wname]),
                           trainable=trainable, dtype=_dt.from_numpy(npd))
+        if reg is not None:
+            v.__dict__["_regularizer"] = reg
+            _REGULARIZED[0] += 1
+        if con is not None:
+            v.__dict__["_keras_constraint"] = con
         self._own_weights.append(v)
         return v
+
+    def _weight_penalties(self, weight: str, prefix: str, regularizer: Any,
+                          constraint: Any) -> None:
+        """Record a built-in layer's ``{prefix}_regularizer``/``{prefix}_constraint``
+        arguments (public attributes, as Keras's) for its weight named ``weight``."""
+        r = _regularizers.get(regularizer)
+        c = _constraints.get(constraint)
+        object.__setattr__(self, f"{prefix}_regularizer", r)
+        object.__setattr__(self, f"{prefix}_constraint", c)
+        if r is not None or c is not None:
+            self.__dict__.setdefault("_penalties", {})[weight] = (r, c)
+
+    def _penalty_config(self, *prefixes: str) -> dict[str, Any]:
+        """The ``{prefix}_regularizer`` ... ``{prefix}_constraint`` entries of a config,
+        serialized as Keras does (regularizers first, then constraints)."""
+        d = self.__dict__
+        out: dict[str, Any] = {}
+        for kind, ser in (("regularizer", _regularizers.serialize),
+                          ("constraint", _constraints.serialize)):
+            for p in prefixes:
+                out[f"{p}_{kind}"] = ser(d.get(f"{p}_{kind}"))
+        return out
 
     def _all_weights(self) -> list[KerasVariable]:
         out: list[KerasVariable] = []
@@ -331,6 +410,8 @@ class Layer:
                 raise new.with_traceback(e.__traceback__) from None
             if "_output_shape" not in self.__dict__ and isinstance(out, Tensor):
                 self.__dict__["_output_shape"] = tuple(out._data.shape)  # for summary()
+            if self.__dict__.get("activity_regularizer") is not None:
+                self._activity_losses(out)
             return out
         finally:
             _SCOPE.pop()
@@ -341,14 +422,43 @@ class Layer:
         """Add a loss (e.g. an activity penalty) to ``layer.losses`` for this call."""
         self.__dict__.setdefault("_added_losses", []).append(loss)
 
+    def _activity_losses(self, outputs: Any) -> None:
+        """Keras's activity penalty: ``regularizer(output) / batch_size`` per output."""
+        reg = self.__dict__["activity_regularizer"]
+        from .training import _leaves
+
+        for o in _leaves(outputs):
+            if not isinstance(o, Tensor):
+                continue
+            loss = reg(o)
+            if o._data.ndim > 0:
+                from .._ops import divide_no_nan
+
+                lt = convert(loss)
+                loss = divide_no_nan(lt, convert(np.asarray(o._data.shape[0],
+                                                            lt._data.dtype)))
+            self.add_loss(loss)
+
     @property
     def losses(self) -> list[Any]:
-        """The losses added by ``add_loss`` in the last call, this layer's then its sublayers'."""
+        """The losses added by ``add_loss`` in the last call (this layer's then its
+        sublayers'), then the weight regularization penalties of the trainable weights
+        (computed now, as Keras 3 does)."""
+        out = self._call_losses()
+        if _REGULARIZED[0]:
+            for w in self.trainable_weights:
+                reg = w.__dict__.get("_regularizer")
+                if reg is not None:
+                    out.append(reg(w))
+        return out
+
+    def _call_losses(self) -> list[Any]:
         out = list(self.__dict__.get("_added_losses", ()))
         for layer in self._sublayers:
-            if layer.__dict__.get("_added_losses") or layer._sublayers or \
-                    type(layer).losses is not Layer.losses:
+            if type(layer).losses is not Layer.losses:
                 out.extend(layer.losses)
+            elif layer.__dict__.get("_added_losses") or layer._sublayers:
+                out.extend(layer._call_losses())
         return out
 
     def _clear_losses(self) -> None:
@@ -368,7 +478,12 @@ class Layer:
         return int(sum(w._data.size for w in self.weights))
 
     def get_config(self) -> dict[str, Any]:
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        cfg: dict[str, Any] = {"name": self.name, "trainable": self.trainable,
+                               "dtype": self.dtype}
+        act = self.__dict__.get("activity_regularizer")
+        if act is not None:
+            cfg["activity_regularizer"] = _regularizers.serialize(act)
+        return cfg
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
@@ -403,7 +518,7 @@ class Dense(Layer):
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
                  bias_constraint: Any = None, lora_rank: Any = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if int(units) <= 0:
             raise hinted(ValueError(with_hint(
                 f"Received an invalid value for `units`, expected a positive integer. Received: "
@@ -413,6 +528,8 @@ class Dense(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self._weight_penalties("kernel", "kernel", kernel_regularizer, kernel_constraint)
+        self._weight_penalties("bias", "bias", bias_regularizer, bias_constraint)
         self.__dict__["_in_dim"] = None
 
     @property
@@ -551,3 +668,22 @@ from . import layers_more as _layers_more  # noqa: E402
 from .layers_more import *  # noqa: E402,F403
 
 __all__ += [n for n in _layers_more.__all__ if n not in __all__]
+
+# attention, separable convolutions and the Wrapper base (tf/keras/layers_extra.py)
+from . import layers_extra as _layers_extra  # noqa: E402
+from .layers_extra import *  # noqa: E402,F403
+
+__all__ += [n for n in _layers_extra.__all__ if n not in __all__]
+
+# random image augmentation: RandomContrast, RandomBrightness, RandomCrop (layers_augment.py)
+from .layers_augment import (  # noqa: E402
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
+
+__all__ += ["RandomContrast", "RandomBrightness", "RandomCrop", "RandomTranslation",
+            "RandomRotation", "RandomZoom"]

@@ -43,6 +43,8 @@ from ...ops.resize import resize
 from .. import nn_conv as tfn
 from .._tensor import convert, read
 from . import activations, initializers
+from . import constraints as _constraints
+from . import regularizers as _regularizers
 from .layers import Layer, in_training
 
 __all__: list[str] = [
@@ -114,7 +116,9 @@ class _Conv(Layer):
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
                  bias_constraint: Any = None, output_padding: Any = None,
                  **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self._weight_penalties("kernel", "kernel", kernel_regularizer, kernel_constraint)
+        self._weight_penalties("bias", "bias", bias_regularizer, bias_constraint)
         n = self._rank
         if int(filters) <= 0:
             raise hinted(ValueError(with_hint(
@@ -234,7 +238,7 @@ class _Conv(Layer):
                    padding=self.padding, data_format=self.data_format,
                    dilation_rate=self.dilation_rate, groups=self.groups,
                    activation=getattr(self.activation, "__name__", str(self.activation)),
-                   use_bias=self.use_bias)
+                   use_bias=self.use_bias, **self._penalty_config("kernel", "bias"))
         return cfg
 
 
@@ -344,7 +348,10 @@ class DepthwiseConv2D(Layer):
                  depthwise_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, depthwise_constraint: Any = None,
                  bias_constraint: Any = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self._weight_penalties("kernel", "depthwise", depthwise_regularizer,
+                               depthwise_constraint)
+        self._weight_penalties("bias", "bias", bias_regularizer, bias_constraint)
         self.kernel_size = _tuple(kernel_size, 2, "kernel_size")
         self.strides = _tuple(strides, 2, "strides")
         self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
@@ -373,7 +380,8 @@ class DepthwiseConv2D(Layer):
                    activation=getattr(self.activation, "__name__", str(self.activation)),
                    use_bias=self.use_bias,
                    depthwise_initializer=_initializer_config(self.depthwise_initializer),
-                   bias_initializer=_initializer_config(self.bias_initializer))
+                   bias_initializer=_initializer_config(self.bias_initializer),
+                   **self._penalty_config("depthwise", "bias"))
         return cfg
 
     def build(self, input_shape: Any = None) -> None:
@@ -519,6 +527,8 @@ class BatchNormalization(Layer):
                 "BatchNormalization(renorm=True) is not supported by tapegrad",
                 "use renorm=False (the default)")))
         super().__init__(**kwargs)
+        self._weight_penalties("gamma", "gamma", gamma_regularizer, gamma_constraint)
+        self._weight_penalties("beta", "beta", beta_regularizer, beta_constraint)
         self.axis, self.momentum, self.epsilon = int(axis), float(momentum), float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
         self.beta_initializer = _init(beta_initializer)
@@ -594,6 +604,8 @@ class LayerNormalization(Layer):
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._weight_penalties("gamma", "gamma", gamma_regularizer, gamma_constraint)
+        self._weight_penalties("beta", "beta", beta_regularizer, beta_constraint)
         self.axis, self.epsilon = axis, float(epsilon)
         self.center, self.scale, self.rms_scaling = bool(center), bool(scale), bool(rms_scaling)
         self.beta_initializer = _init(beta_initializer)
@@ -812,12 +824,17 @@ class Embedding(Layer):
     TensorShape([1, 2, 3])
     """
 
+    embeddings_regularizer: Any
+    embeddings_constraint: Any
+
     def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
                  embeddings_regularizer: Any = None, embeddings_constraint: Any = None,
                  mask_zero: bool = False, weights: Any = None, lora_rank: Any = None,
                  **kwargs: Any) -> None:
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
+        self._weight_penalties("embeddings", "embeddings", embeddings_regularizer,
+                               embeddings_constraint)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = _init(embeddings_initializer)
         self.mask_zero = bool(mask_zero)
@@ -856,8 +873,12 @@ class Embedding(Layer):
         cfg = super().get_config()
         cfg.update({"input_dim": self.input_dim, "output_dim": self.output_dim,
                     "embeddings_initializer": _initializer_config(self.embeddings_initializer),
-                    "embeddings_regularizer": None, "activity_regularizer": None,
-                    "embeddings_constraint": None, "mask_zero": self.mask_zero,
+                    "embeddings_regularizer": _regularizers.serialize(
+                        self.embeddings_regularizer),
+                    "activity_regularizer": _regularizers.serialize(
+                        self.__dict__.get("activity_regularizer")),
+                    "embeddings_constraint": _constraints.serialize(
+                        self.embeddings_constraint), "mask_zero": self.mask_zero,
                     "quantization_config": None})
         return cfg
 

@@ -171,6 +171,7 @@ class PReLU(Layer):
     def __init__(self, alpha_initializer: Any = "Zeros", alpha_regularizer: Any = None,
                  alpha_constraint: Any = None, shared_axes: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._weight_penalties("alpha", "alpha", alpha_regularizer, alpha_constraint)
         self.alpha_initializer = initializers.get(alpha_initializer)
         if shared_axes is None:
             self.shared_axes: list[int] | None = None

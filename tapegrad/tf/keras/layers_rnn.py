@@ -66,6 +66,12 @@ def _dropout_mask(shape: tuple[int, ...], rate: float, dtype: Any, seed: Any) ->
 # ----------------------------------------------------------------------------- cells
 class _Cell(Layer):
     gates = 1
+    kernel_regularizer: Any
+    recurrent_regularizer: Any
+    bias_regularizer: Any
+    kernel_constraint: Any
+    recurrent_constraint: Any
+    bias_constraint: Any
     _seed_first = False   # SimpleRNNCell makes its SeedGenerator before its initializers
 
     def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
@@ -73,10 +79,13 @@ class _Cell(Layer):
                  recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
                  dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: Any = None,
                  **kwargs: Any) -> None:
-        for k in ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
-                  "kernel_constraint", "recurrent_constraint", "bias_constraint"):
-            kwargs.pop(k, None)
+        pen = {k: kwargs.pop(k, None) for k in (
+            "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+            "kernel_constraint", "recurrent_constraint", "bias_constraint")}
         super().__init__(**kwargs)
+        for w, p in (("kernel", "kernel"), ("recurrent_kernel", "recurrent"),
+                     ("bias", "bias")):
+            self._weight_penalties(w, p, pen[f"{p}_regularizer"], pen[f"{p}_constraint"])
         if units <= 0:
             raise ValueError("Received an invalid value for argument `units`, expected a "
                              f"positive integer, got {units}.")
@@ -420,10 +429,19 @@ class RNN(Layer):
                     "bias_initializer": _initializer_config(c._inits[2])})
         if isinstance(c, LSTMCell):
             cfg["unit_forget_bias"] = c.unit_forget_bias
-        cfg.update({"kernel_regularizer": None, "recurrent_regularizer": None,
-                    "bias_regularizer": None, "activity_regularizer": None,
-                    "kernel_constraint": None, "recurrent_constraint": None,
-                    "bias_constraint": None, "dropout": c.dropout,
+        from . import constraints as _cons
+        from . import regularizers as _regs
+
+        cfg.pop("activity_regularizer", None)
+        cfg.update({"kernel_regularizer": _regs.serialize(c.kernel_regularizer),
+                    "recurrent_regularizer": _regs.serialize(c.recurrent_regularizer),
+                    "bias_regularizer": _regs.serialize(c.bias_regularizer),
+                    "activity_regularizer": _regs.serialize(
+                        self.__dict__.get("activity_regularizer")),
+                    "kernel_constraint": _cons.serialize(c.kernel_constraint),
+                    "recurrent_constraint": _cons.serialize(c.recurrent_constraint),
+                    "bias_constraint": _cons.serialize(c.bias_constraint),
+                    "dropout": c.dropout,
                     "recurrent_dropout": c.recurrent_dropout, "seed": c.seed})
         if isinstance(c, GRUCell):
             cfg["reset_after"] = c.reset_after
@@ -436,7 +454,8 @@ def _activation_name(fn: Any) -> str:
 
 def _rnn_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     keys = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
-            "zero_output_for_mask", "name", "trainable", "dtype", "input_shape", "input_dim")
+            "zero_output_for_mask", "name", "trainable", "dtype", "input_shape", "input_dim",
+            "activity_regularizer")
     return {k: kwargs.pop(k) for k in keys if k in kwargs}
 
 
@@ -485,6 +504,10 @@ def _clone_rnn(layer: RNN, name: str, go_backwards: bool) -> RNN:
                               "recurrent_initializer": c.recurrent_initializer,
                               "bias_initializer": c.bias_initializer, "dropout": c.dropout,
                               "recurrent_dropout": c.recurrent_dropout, "seed": c.seed}
+    for p in ("kernel", "recurrent", "bias"):  # Keras clones through the config
+        for kind in ("regularizer", "constraint"):
+            common[f"{p}_{kind}"] = c.__dict__.get(f"{p}_{kind}")
+    common["activity_regularizer"] = layer.__dict__.get("activity_regularizer")
     if isinstance(c, (LSTMCell, GRUCell)):
         common["recurrent_activation"] = c.recurrent_activation
     if isinstance(c, LSTMCell):
@@ -573,8 +596,12 @@ class _EinsumWeights(Layer):
 
     def __init__(self, kernel_shape: tuple[int, ...], bias_shape: tuple[int, ...] | None,
                  kernel_initializer: Any, bias_initializer: Any, equation: str,
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+                 penalties: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        pen = penalties or {}
+        super().__init__(activity_regularizer=pen.get("activity_regularizer"), **kwargs)
+        for p in ("kernel", "bias"):
+            self._weight_penalties(p, p, pen.get(f"{p}_regularizer"),
+                                   pen.get(f"{p}_constraint"))
         self.equation = equation
         init = initializers.get(kernel_initializer)
         if isinstance(init, initializers.VarianceScaling) and (
@@ -610,15 +637,23 @@ class MultiHeadAttention(Layer):
                  dropout: float = 0.0, use_bias: bool = True, output_shape: Any = None,
                  attention_axes: Any = None, kernel_initializer: Any = "glorot_uniform",
                  bias_initializer: Any = "zeros", seed: Any = None, **kwargs: Any) -> None:
-        for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
-                  "kernel_constraint", "bias_constraint", "flash_attention"):
-            kwargs.pop(k, None)
+        # Keras passes these to each projection (EinsumDense): weight penalties, constraints
+        # and an activity penalty on each projection's output
+        self.__dict__["_penalties_mha"] = {k: kwargs.pop(k, None) for k in (
+            "kernel_regularizer", "bias_regularizer", "activity_regularizer",
+            "kernel_constraint", "bias_constraint")}
+        kwargs.pop("flash_attention", None)
         if not kwargs.get("use_gate"):  # Keras 3.15's config keys at their defaults
             kwargs.pop("use_gate", None)
         if kwargs.get("sliding_window") is None:
             kwargs.pop("sliding_window", None)
         super().__init__(**kwargs)
-        if attention_axes is not None or output_shape is not None:
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        # explicit axes are checked at build: only the default (all but batch and features,
+        # what Keras writes into a saved config) is supported
+        self.__dict__["_axes_arg"] = None if attention_axes is None else tuple(attention_axes)
+        if output_shape is not None:
             raise hinted(NotImplementedError(with_hint("MultiHeadAttention(attention_axes=, "
                                                 "output_shape=) is not supported by tapegrad",
                                                 "use the defaults")))
@@ -634,6 +669,31 @@ class MultiHeadAttention(Layer):
         self._kernel_init = initializers.get(kernel_initializer)
         self._bias_init = initializers.get(bias_initializer)
         self._dropout_seed: Any = None
+
+    def get_config(self) -> dict[str, Any]:
+        """Keras 3.15's MultiHeadAttention config."""
+        from . import constraints as _cons
+        from . import regularizers as _regs
+        from .saving import _initializer_config
+
+        pen = self.__dict__.get("_penalties_mha") or {}
+        cfg = super().get_config()
+        cfg.pop("activity_regularizer", None)
+        cfg.update({
+            "num_heads": self.num_heads, "key_dim": self.key_dim, "value_dim": self.value_dim,
+            "dropout": self.dropout, "use_bias": self.use_bias, "use_gate": False,
+            "output_shape": None, "attention_axes": self.__dict__.get("_attention_axes"),
+            "sliding_window": None,
+            "kernel_initializer": _initializer_config(self._kernel_init),
+            "bias_initializer": _initializer_config(self._bias_init),
+            "kernel_regularizer": _regs.serialize(_regs.get(pen.get("kernel_regularizer"))),
+            "bias_regularizer": _regs.serialize(_regs.get(pen.get("bias_regularizer"))),
+            "activity_regularizer": _regs.serialize(
+                _regs.get(pen.get("activity_regularizer"))),
+            "kernel_constraint": _cons.serialize(_cons.get(pen.get("kernel_constraint"))),
+            "bias_constraint": _cons.serialize(_cons.get(pen.get("bias_constraint"))),
+            "seed": self.seed})
+        return cfg
 
     def _clones(self) -> tuple[Any, Any]:
         """Keras's ``_get_common_kwargs_for_sublayer``: ``from_config(get_config())`` clones
@@ -652,20 +712,30 @@ class MultiHeadAttention(Layer):
         dq, dk, dv = q._data.shape[-1], k._data.shape[-1], v._data.shape[-1]
         ub = self.use_bias
         dt = self.dtype
+        pen = self.__dict__.get("_penalties_mha")
+        # Keras resolves the default attention axes at build: all but batch and features
+        axes = tuple(range(1, q._data.ndim - 1))
+        given = self.__dict__.get("_axes_arg")
+        if given is not None and tuple(a % q._data.ndim for a in given) != axes:
+            raise hinted(NotImplementedError(with_hint(
+                "MultiHeadAttention(attention_axes=, output_shape=) is not supported by "
+                "tapegrad", f"use the defaults (attention_axes={axes} for these inputs)")))
+        self.__dict__["_attention_axes"] = axes
         ki, bi = self._clones()
         self.query_dense = _EinsumWeights((dq, h, kd), (h, kd) if ub else None, ki, bi,
-                                          "abc,cde->abde", name="query", dtype=dt)
+                                          "abc,cde->abde", pen, name="query", dtype=dt)
         ki, bi = self._clones()
         self.key_dense = _EinsumWeights((dk, h, kd), (h, kd) if ub else None, ki, bi,
-                                        "abc,cde->abde", name="key", dtype=dt)
+                                        "abc,cde->abde", pen, name="key", dtype=dt)
         ki, bi = self._clones()
         self.value_dense = _EinsumWeights((dv, h, vd), (h, vd) if ub else None, ki, bi,
-                                          "abc,cde->abde", name="value", dtype=dt)
+                                          "abc,cde->abde", pen, name="value", dtype=dt)
         if self.dropout > 0:  # Keras's attention Dropout layer and its SeedGenerator
             self._dropout_seed = SeedGenerator(self.seed)
         ki, bi = self._clones()
         self.output_dense = _EinsumWeights((h, vd, dq), (dq,) if ub else None, ki, bi,
-                                           "abcd,cde->abe", name="attention_output", dtype=dt)
+                                           "abcd,cde->abe", pen, name="attention_output",
+                                           dtype=dt)
         self.__dict__["built"] = True
 
     def _maybe_build(self, x: Any) -> None:

@@ -48,20 +48,23 @@ def _initializer_config(init: Any) -> Any:
 
 
 def _layer_config(layer: Any) -> dict[str, Any]:
+    from . import regularizers
     from .layers import Dense
 
     if isinstance(layer, Dense):
         act = getattr(layer.activation, "__name__", "linear")
+        areg = layer.__dict__.get("activity_regularizer")
+        extra = {} if areg is None else {"activity_regularizer": regularizers.serialize(areg)}
         return {"name": layer.name, "trainable": layer.trainable,
-                "dtype": _dtype_policy(layer.dtype), "units": layer.units,
+                "dtype": _dtype_policy(layer._policy_name()), **extra, "units": layer.units,
                 "activation": act, "use_bias": layer.use_bias,
                 "kernel_initializer": _initializer_config(layer.kernel_initializer),
                 "bias_initializer": _initializer_config(layer.bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None,
-                "kernel_constraint": None, "bias_constraint": None,
+                **layer._penalty_config("kernel", "bias"),
                 "quantization_config": None}
     cfg = dict(layer.get_config())
-    cfg["dtype"] = _dtype_policy(layer.dtype)
+    cfg["dtype"] = _dtype_policy(layer._policy_name() if hasattr(layer, "_policy_name")
+                                 else layer.dtype)
     return cfg
 
 
@@ -301,8 +304,11 @@ def _build_layer(entry: dict[str, Any]) -> Any:
             "`@keras.saving.register_keras_serializable()`.",
             "tapegrad rebuilds only keras.layers classes it has")))
     cfg = dict(entry["config"])
+    from .saving import penalties_from
+
+    penalties_from(cfg, None)
     for k in list(cfg):
-        if k in ("dtype", "quantization_config") or k.endswith(("_regularizer", "_constraint")):
+        if k in ("dtype", "quantization_config"):
             cfg.pop(k)
         elif k.endswith("_initializer") and isinstance(cfg[k], dict):
             cfg[k] = _initializer_from(cfg[k])

@@ -225,6 +225,7 @@ class Optimizer:
             if (int(self._iterations._data) + 1) % n_acc != 0:
                 for acc, ga in zip(accs, grads):
                     acc += ga
+                _constrain(kept)
                 self._iterations.assign(self._iterations._data + 1)
                 return self._iterations
             grads = [(ga + acc) / ga.dtype.type(n_acc) for ga, acc in zip(grads, accs)]
@@ -245,6 +246,7 @@ class Optimizer:
                 p = np.array(arr, copy=True)
                 self._update(p, ga, state, lr)
                 v._set(p, False, owned=True)
+        _constrain(kept)
         if self.use_ema:
             self._update_averages([v for _, v in kept])
         self._iterations.assign(self._iterations._data + 1)
@@ -367,6 +369,15 @@ class Optimizer:
 
 
 _APPLY_LOCK = threading.RLock()
+
+
+def _constrain(kept: list[tuple[Any, Any]]) -> None:
+    """Keras 3: after the update, each variable with a constraint is assigned
+    ``constraint(variable)`` (keras.constraints, a layer's ``kernel_constraint=``)."""
+    for _, v in kept:
+        c = v.__dict__.get("_keras_constraint")
+        if c is not None:
+            v.assign(c(v))
 
 
 def _sole_owner(arr: np.ndarray) -> bool:
@@ -697,6 +708,10 @@ def get(identifier: Any) -> Optimizer:
     """An optimizer from a name (``"sgd"``, ``"adam"``, ``"rmsprop"``...) or an instance."""
     if isinstance(identifier, Optimizer):
         return identifier
+    from .mixed_precision import LossScaleOptimizer
+
+    if isinstance(identifier, LossScaleOptimizer):
+        return identifier  # type: ignore[return-value]
     table: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop,
                              "adagrad": Adagrad, "adadelta": Adadelta, "adamax": Adamax,
                              "nadam": Nadam, "ftrl": Ftrl, "lion": Lion}

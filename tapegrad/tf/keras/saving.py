@@ -170,14 +170,19 @@ def _shape_list(shape: Any) -> list[Any] | None:
 
 def _layer_config(layer: Layer) -> dict[str, Any]:
     """The ``config`` Keras 3.15 writes for a built-in layer."""
-    base = {"name": layer.name, "trainable": layer.trainable, "dtype": _policy(layer.dtype)}
+    base = {"name": layer.name, "trainable": layer.trainable,
+            "dtype": _policy(layer._policy_name())}
+    act = layer.__dict__.get("activity_regularizer")
+    if act is not None:
+        from . import regularizers
+
+        base["activity_regularizer"] = regularizers.serialize(act)
     if type(layer) is Dense:
         return {**base, "units": layer.units, "activation": _activation_name(layer.activation),
                 "use_bias": layer.use_bias,
                 "kernel_initializer": _initializer_config(layer.kernel_initializer),
                 "bias_initializer": _initializer_config(layer.bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None,
-                "kernel_constraint": None, "bias_constraint": None,
+                **layer._penalty_config("kernel", "bias"),
                 "quantization_config": None}
     return layer.get_config()
 
@@ -303,9 +308,20 @@ def _activation_from(v: Any, custom: dict[str, Any] | None) -> Any:
     return v
 
 
-_IGNORED_NONE = ("kernel_regularizer", "bias_regularizer", "activity_regularizer",
-                 "kernel_constraint", "bias_constraint", "quantization_config", "lora_rank",
-                 "lora_alpha")
+_IGNORED_NONE = ("quantization_config", "lora_rank", "lora_alpha")
+
+
+def penalties_from(cfg: dict[str, Any], custom: dict[str, Any] | None) -> None:
+    """Rebuild the ``*_regularizer`` / ``*_constraint`` entries of a layer config in place."""
+    from . import constraints, regularizers
+
+    for k, v in cfg.items():
+        if v is None:
+            continue
+        if k.endswith("_regularizer"):
+            cfg[k] = regularizers.deserialize(v, custom)
+        elif k.endswith("_constraint"):
+            cfg[k] = constraints.deserialize(v, custom)
 
 
 def _build_dense(cfg: dict[str, Any], custom: dict[str, Any] | None) -> Dense:
@@ -315,8 +331,9 @@ def _build_dense(cfg: dict[str, Any], custom: dict[str, Any] | None) -> Dense:
             if cfg[k] is not None:
                 raise hinted(NotImplementedError(with_hint(
                     f"Dense({k}=...) is not implemented in tapegrad",
-                    "load a model whose Dense layers have no regularizers or constraints")))
+                    "load a model whose Dense layers have no quantization or LoRA")))
             del cfg[k]
+    penalties_from(cfg, custom)
     cfg["dtype"] = _plain_dtype(cfg.get("dtype"))
     cfg["activation"] = _activation_from(cfg.get("activation"), custom)
     for k in ("kernel_initializer", "bias_initializer"):

@@ -789,11 +789,13 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = call_with_training(self, x, True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sw, training=True)
+            scale = getattr(self.optimizer, "scale_loss", None)  # LossScaleOptimizer
+            scaled = loss if scale is None else scale(loss)
         self._trainer_state()["_loss_tracker"].update_state(
             loss, sample_weight=_batch_size_of(x))
         weights = self.trainable_weights  # type: ignore[attr-defined]
         if weights:
-            grads = tape.gradient(loss, weights)
+            grads = tape.gradient(scaled, weights)
             self.optimizer.apply_gradients(zip(grads, weights))
         else:
             warnings.warn("The model does not have any trainable weights.", stacklevel=2)

@@ -21,7 +21,8 @@ from .. import random as _tfr
 from . import random as _kr
 from .callbacks import Progbar
 
-__all__ = ["to_categorical", "Progbar", "set_random_seed", "timeseries_dataset_from_array"]
+__all__ = ["to_categorical", "Progbar", "set_random_seed", "timeseries_dataset_from_array",
+           "pad_sequences"]
 
 
 def to_categorical(x: Any, num_classes: int | None = None) -> Any:
@@ -140,3 +141,6 @@ def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
     if shuffle:
         ds = ds.shuffle(buffer_size=1024, seed=seed)
     return ds
+
+
+from .preprocessing.sequence import pad_sequences  # noqa: E402  (keras.utils.pad_sequences)

@@ -55,6 +55,32 @@ class KerasVariable(Variable):
         return str(self._data.dtype.name)
 
     @property
+    def regularizer(self) -> Any:
+        """The weight's regularizer (Keras 3's ``variable.regularizer``), or ``None``."""
+        return self.__dict__.get("_regularizer")
+
+    @regularizer.setter
+    def regularizer(self, value: Any) -> None:
+        from . import layers, regularizers
+
+        value = regularizers.get(value)
+        if (value is None) != (self.__dict__.get("_regularizer") is None):
+            layers._REGULARIZED[0] += 1 if value is not None else -1
+        self.__dict__["_regularizer"] = value
+
+    @property
+    def constraint(self) -> Any:
+        """The weight's constraint, applied by the optimizer after each step (Keras 3:
+        ``assign`` does not apply it), or ``None``."""
+        return self.__dict__.get("_keras_constraint")
+
+    @constraint.setter
+    def constraint(self, value: Any) -> None:
+        from . import constraints
+
+        self.__dict__["_keras_constraint"] = constraints.get(value)
+
+    @property
     def value(self) -> Any:
         """The current value as a tensor (Keras 3's ``variable.value``)."""
         return Variable.value(self)
