@@ -164,6 +164,10 @@ class Tensor:
     _messages: dict[str, Callable[..., str]] = {}
     _tv: bool = False
     _retains: bool = False
+    # a view's root tensor, and the family of a root's live views (tapegrad.torch's
+    # views: an object with check(t, what) and rebase(t, node, grad)); None: no view
+    _vbase: Any = None
+    _family: Any = None
     # the transform level this tensor is a tracer of (see _core/dispatch.py), and the
     # levels' own fields: forward mode's primal and tangent, batching's batched value
     _lvl: Any = None
@@ -469,6 +473,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ in-place core
     def _check_inplace(self, what: str) -> None:
+        fam = self._family
+        if fam is not None:
+            fam.check(self, what)
         if self._node is None and self._rg and _STATE.grad_enabled:
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
@@ -498,8 +505,9 @@ class Tensor:
         else:
             self._data = data.astype(self._data.dtype)
         self._vc[0] += 1
+        recorded = None
         if result._node is not None and _STATE.grad_enabled:
-            node = result._node
+            node = recorded = result._node
             node.out_vc = self._vc
             if node.versions is not None and not node.op.save_all:
                 # a saved "out" is this tensor at its new version (e.g. ``y **= 3``)
@@ -509,6 +517,9 @@ class Tensor:
                 )
             self._node = node
             self._rg = result._rg
+        fam = self._family
+        if fam is not None and (lv is None or not lv.active):
+            fam.rebase(self, recorded, _STATE.grad_enabled)
         return self
     # -- bound by tapegrad.ops.tensor_methods (above ops); declared here for type checkers
     if TYPE_CHECKING:
@@ -587,7 +598,8 @@ class Tensor:
         def argmin(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor: ...
 
 
-_NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval"})
+_NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval", "_vbase",
+                         "_family", "_vidx", "_vmulti", "_vnograd"})
 
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:

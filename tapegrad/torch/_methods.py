@@ -305,6 +305,8 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
         # the new values no longer depend on the graph
         self._node = None
         self._rg = False
+    if self._family is not None:
+        self._family.rebase(self, None, _STATE.grad_enabled)
     return self
 
 
@@ -333,6 +335,8 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if self._node is not None and _STATE.grad_enabled:
         self._node = None
         self._rg = False
+    if self._family is not None:
+        self._family.rebase(self, None, _STATE.grad_enabled)
     return self
 
 

@@ -442,7 +442,15 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 
 def _torch_diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    return L.diagonal(input, offset, dim1, dim2)
+    r = L.diagonal(input, offset, dim1, dim2)
+    if r._lvl is None and isinstance(input, Tensor) and input._lvl is None:
+        # the same values as numpy's view of the diagonal, which PyTorch's result is (a
+        # write into it writes into ``input``); numpy makes that view read-only
+        d = np.diagonal(input._data, offset, dim1, dim2)
+        if input._data.flags.writeable:
+            d.flags.writeable = True
+        r._data = d
+    return r
 
 
 def _pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:

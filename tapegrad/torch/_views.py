@@ -1,0 +1,295 @@
+"""PyTorch's views: ``_base``, shared version counters, and in-place ops through views.
+
+A view op (basic indexing, ``view``, ``t``, ``permute``, ``narrow``, ``expand``,
+``unbind`` ...) returns a tensor whose array aliases its input's.  Here such a
+result is marked as a view of its *root* (``_base``: the tensor that is no view;
+a view of a view has the same root), shares the root's version counter, and
+joins the root's :class:`Family` (weak references to its live views).  A tensor
+that is no view and has none pays nothing: ``_vbase`` and ``_family`` are class
+defaults (``None``) of the core tensor.
+
+An in-place op on a member of a family (``Tensor._assign_result`` and the fills
+call :meth:`Family.rebase`) rewrites the graph as PyTorch does:
+
+- on a view: the root's node becomes ``CopySlices`` (the root's old value with
+  the view's region replaced by the in-place result: :func:`tapegrad.ops.views.
+  copy_slices`), so gradients reach both the root's history and the op's inputs;
+- then every live view of the root (the modified one included) is re-derived from
+  the root's new node as ``AsStridedBackward0`` (:func:`tapegrad.ops.views.
+  take_flat`): a view made before the in-place op and used after it sees the new
+  graph, which PyTorch gets by regenerating a view's ``grad_fn`` when its version
+  changed.  (Here it is done at once: reading ``_node`` stays a plain slot.)
+
+A view's geometry is its elements' flat positions in the root (:func:`index_map`,
+from the two arrays' strides and addresses), cached per view.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._core import mode
+from .._core.errors import hinted, with_hint
+from .._core.registry import _result_node, get_acc
+from .._core.tensor import Tensor
+from ..ops.views import copy_slices, take_flat
+
+_STATE = mode.STATE
+
+VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.")
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
+
+
+def _multi_view(name: str, i: int) -> str:
+    return (f"Output {i} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by "
+            "an out-of-place one.")
+
+
+class Family:
+    """The live views of one root tensor (weakly held), and what in-place ops do to them."""
+
+    __slots__ = ("views", "limit")
+
+    def __init__(self) -> None:
+        self.views: list[weakref.ref[Tensor]] = []
+        self.limit = 16
+
+    def add(self, v: Tensor) -> None:
+        vs = self.views
+        vs.append(weakref.ref(v))
+        if len(vs) > self.limit:  # drop the dead ones now and then (amortized O(1))
+            vs[:] = [r for r in vs if r() is not None]
+            self.limit = max(16, 2 * len(vs))
+
+    def check(self, t: Tensor, what: str) -> None:
+        """PyTorch's refusals of an in-place op on view ``t``, before anything is written."""
+        root = t._vbase
+        if root is None:
+            return
+        d = t._data
+        for n, s in zip(d.shape, d.strides):
+            if s == 0 and n > 1:
+                raise hinted(RuntimeError(with_hint(
+                    OVERLAP, f"{what} would write one value into several elements of an "
+                    "expanded view; clone() it first")))
+        if not _STATE.grad_enabled:
+            return
+        if root._node is None and root._rg:
+            raise hinted(RuntimeError(with_hint(
+                VIEW_OF_LEAF, f"{what} on a view of a leaf that requires grad: wrap the update "
+                "in `with torch.no_grad():`, or clone the leaf first")))
+        if root._node is None and not root._rg and not t._rg:
+            return
+        multi = t.__dict__.get("_vmulti")
+        if multi is not None:
+            raise hinted(RuntimeError(with_hint(
+                _multi_view(*multi), f"{what} on an output of {multi[0].lower()}(): "
+                "use the out-of-place op, or clone() the output first")))
+        if t.__dict__.get("_vnograd"):
+            raise hinted(RuntimeError(with_hint(
+                NO_GRAD_VIEW, f"{what} on a view made under no_grad of a tensor that requires "
+                "grad")))
+
+    def rebase(self, t: Tensor, node: Any, grad: bool) -> None:
+        """``t`` (a member) was written in place; ``node`` made its new value (``None``: a
+        value that does not depend on the graph), ``grad``: whether grad mode was on."""
+        root = t._vbase
+        if root is None:
+            root = t
+        elif grad and (node is not None or root._node is not None or root._rg):
+            m = index_map(t)
+            if m is not None:
+                edge = root._node
+                if edge is None and root._rg:
+                    edge = get_acc(root)
+                rg = bool(root._rg or (node is not None and t._rg))
+                res = _result_node(copy_slices, (edge, node), (), rg, {"idx": m[0]},
+                                   root._data, root._style, None, None)
+                root._node = res._node
+                root._rg = rg
+        self.regenerate(root)
+
+    def regenerate(self, root: Tensor) -> None:
+        """Every live view of ``root`` re-derived from the root's node (``AsStridedBackward0``)."""
+        edge = root._node
+        if edge is None:
+            if not root._rg:
+                return
+            edge = get_acc(root)
+        rg = root._rg
+        shape = root._data.shape
+        style = root._style
+        for r in self.views:
+            v = r()
+            if v is None or v.__dict__.get("_vnograd"):
+                continue
+            m = index_map(v)
+            if m is None:
+                continue
+            res = _result_node(take_flat, (edge,), (), rg,
+                               {"idx": m[0], "shape": shape, "overlap": m[1]}, v._data, style,
+                               None, None)
+            v._node = res._node
+            v._rg = rg
+
+
+def _extent(a: np.ndarray) -> tuple[int, int]:
+    lo = hi = 0
+    for n, s in zip(a.shape, a.strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi
+
+
+def index_map(v: Tensor) -> tuple[np.ndarray, bool] | None:
+    """``(idx, overlap)``: the flat position in ``v._base`` of each element of view ``v``,
+    and whether some position repeats; None when ``v`` no longer aliases its root."""
+    root = v._vbase
+    rd = root._data
+    vd = v._data
+    cache = v.__dict__.get("_vidx")
+    if cache is not None and cache[0] is rd and cache[1] is vd:
+        return cache[2]
+    res = _index_map(vd, rd)
+    v._vidx = (rd, vd, res)
+    return res
+
+
+def _index_map(vd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, bool] | None:
+    item = rd.itemsize
+    if vd.itemsize != item or vd.dtype != rd.dtype:
+        return None
+    overlap = any(s == 0 and n > 1 for n, s in zip(vd.shape, vd.strides))
+    if vd.size == 0:
+        return np.zeros(vd.shape, dtype=np.int64), overlap
+    if rd.size == 0 or not np.may_share_memory(vd, rd):
+        return None
+    delta = vd.__array_interface__["data"][0] - rd.__array_interface__["data"][0]
+    if delta % item or any(s % item for s in vd.strides + rd.strides):
+        return None
+    if rd.flags.c_contiguous:  # positions are byte offsets / itemsize
+        idx = np.full(vd.shape, delta // item, dtype=np.int64)
+        for k, (n, s) in enumerate(zip(vd.shape, vd.strides)):
+            if s and n > 1:
+                shp = [1] * vd.ndim
+                shp[k] = n
+                idx += (np.arange(n, dtype=np.int64) * (s // item)).reshape(shp)
+    else:  # a shadow of the root's memory holding each element's logical position
+        lo, hi = _extent(rd)
+        buf = np.full((hi - lo) // item + 1, -1, dtype=np.int64)
+        start = -lo // item
+        shadow = as_strided(buf[start:], rd.shape, tuple(s // item * 8 for s in rd.strides))
+        shadow[...] = np.arange(rd.size, dtype=np.int64).reshape(rd.shape)
+        off = start + delta // item
+        vlo, vhi = _extent(vd)
+        if off + vlo // item < 0 or off + vhi // item >= buf.size:
+            return None
+        idx = np.array(as_strided(buf[off:], vd.shape, tuple(s // item * 8 for s in vd.strides)))
+        if idx.size and idx.min() < 0:
+            return None
+    return idx, overlap
+
+
+def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
+    """Make ``r`` (the result of a view op on ``x``) a view of ``x``'s root, if it aliases it."""
+    if r is x or not isinstance(r, Tensor) or not isinstance(x, Tensor):
+        return r
+    d = r._data
+    if d.base is None or r._lvl is not None or x._lvl is not None:
+        return r
+    if not np.may_share_memory(d, x._data):
+        return r
+    root = x._vbase
+    if root is None:
+        root = x
+    fam = root._family
+    if fam is None:
+        fam = root._family = Family()
+    r._vbase = root
+    r._family = fam
+    r._vc = root._vc
+    if multi is not None:
+        r._vmulti = multi
+    if not _STATE.grad_enabled:
+        r._vnograd = True
+    fam.add(r)
+    return r
+
+
+def _one(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def view_fn(input: Any, *args: Any, **kwargs: Any) -> Any:
+        return mark(fn(input, *args, **kwargs), input)
+
+    view_fn.__name__ = getattr(fn, "__name__", "view")
+    view_fn.__doc__ = fn.__doc__
+    view_fn.__wrapped__ = fn  # type: ignore[attr-defined]
+    return view_fn
+
+
+def _many(fn: Callable[..., Any], name: str | None) -> Callable[..., Any]:
+    def views_fn(input: Any, *args: Any, **kwargs: Any) -> Any:
+        out = fn(input, *args, **kwargs)
+        if isinstance(input, Tensor) and len(out) > 1:
+            for i, o in enumerate(out):
+                mark(o, input, None if name is None else (name, i))
+        elif len(out) == 1:
+            mark(out[0], input)
+        return out
+
+    views_fn.__name__ = getattr(fn, "__name__", "views")
+    views_fn.__doc__ = fn.__doc__
+    views_fn.__wrapped__ = fn  # type: ignore[attr-defined]
+    return views_fn
+
+
+# the view methods and functions PyTorch has (those tapegrad.torch defines)
+_ONE = ("__getitem__", "view", "view_as", "reshape", "reshape_as", "expand", "expand_as",
+        "broadcast_to", "permute", "t", "transpose", "swapaxes", "swapdims", "unsqueeze",
+        "squeeze", "flatten", "unflatten", "movedim", "moveaxis", "narrow", "select",
+        "diagonal", "unfold", "as_strided", "view_as_real", "adjoint")
+_MANY = {"unbind": "Unbind", "split": "Split", "chunk": "Split", "tensor_split": None,
+         "hsplit": None, "vsplit": None, "dsplit": None, "split_with_sizes": "Split"}
+_PROPS = ("T", "mT", "H", "mH")
+
+
+def install(namespace: dict[str, Any]) -> None:
+    """Wrap the view methods of ``torch.Tensor`` and the view functions of ``namespace``."""
+    from ._tensor import TorchTensor
+
+    cls: Any = TorchTensor
+    for name in _ONE:
+        fn = getattr(cls, name, None)
+        if fn is not None and callable(fn):
+            setattr(cls, name, _one(fn))
+        fn = namespace.get(name)
+        if fn is not None and callable(fn):
+            namespace[name] = _one(fn)
+    for name, what in _MANY.items():
+        fn = getattr(cls, name, None)
+        if fn is not None and callable(fn):
+            setattr(cls, name, _many(fn, what))
+        fn = namespace.get(name)
+        if fn is not None and callable(fn):
+            namespace[name] = _many(fn, what)
+    for name in _PROPS:
+        p = getattr(cls, name, None)
+        if isinstance(p, property) and p.fget is not None:
+            setattr(cls, name, property(_one(p.fget)))
+    cls._base = property(lambda self: self._vbase)
+    cls._is_view = lambda self: self._vbase is not None
