@@ -518,7 +518,7 @@ class Tensor:
             self._node = node
             self._rg = result._rg
         fam = self._family
-        if fam is not None and (lv is None or not lv.active):
+        if fam is not None:
             fam.rebase(self, recorded, _STATE.grad_enabled)
         return self
     # -- bound by tapegrad.ops.tensor_methods (above ops); declared here for type checkers

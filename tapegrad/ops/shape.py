@@ -332,6 +332,8 @@ def getitem(x: Any, index: Any) -> Tensor:
     if _has_tracer(index):  # a per-example index (vmap): the index is an input
         return getitem_dyn(x, index)
     index = _norm_index(index)
+    if index is None or index is Ellipsis:
+        index = (index,)
     if isinstance(index, (int, np.integer)):
         return _select(x, index=index)
     if isinstance(index, slice):

@@ -36,7 +36,8 @@ from numpy.lib.stride_tricks import as_strided
 from .._core import mode
 from .._core.errors import hinted, with_hint
 from .._core.registry import _result_node, get_acc
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, make
+from ..autodiff.forward import JVPLevel
 from ..ops.views import copy_slices, take_flat
 
 _STATE = mode.STATE
@@ -107,6 +108,11 @@ class Family:
     def rebase(self, t: Tensor, node: Any, grad: bool) -> None:
         """``t`` (a member) was written in place; ``node`` made its new value (``None``: a
         value that does not depend on the graph), ``grad``: whether grad mode was on."""
+        lv = t._lvl
+        if lv is not None:
+            if lv.active and isinstance(lv, JVPLevel):
+                self._rebase_dual(t, lv)
+            return
         root = t._vbase
         if root is None:
             root = t
@@ -122,6 +128,40 @@ class Family:
                 root._node = res._node
                 root._rg = rg
         self.regenerate(root)
+
+    def _rebase_dual(self, t: Tensor, lv: JVPLevel) -> None:
+        """Forward AD: the root's tangent takes the view's new tangent in the view's region,
+        and every live view's tangent is re-derived from the root's."""
+        root = t._vbase
+        if root is None:
+            root = t
+        else:
+            m = index_map(t)
+            if m is None:
+                return
+            if root._lvl is not lv:
+                _make_dual(root, lv)
+            rt = root._tangent
+            vt = t._tangent
+            if rt is not None or vt is not None:
+                if rt is None:
+                    rt = np.zeros(root._data.shape, dtype=root._data.dtype)
+                root._tangent = copy_slices(rt, 0.0 if vt is None else vt, idx=m[0])
+        rt = root._tangent
+        shape = root._data.shape
+        for r in self.views:
+            v = r()
+            if v is None or v is root:
+                continue
+            m = index_map(v)
+            if m is None:
+                continue
+            if v._lvl is not lv:
+                if rt is None:
+                    continue
+                _make_dual(v, lv)
+            v._tangent = None if rt is None else take_flat(
+                rt, idx=m[0], shape=shape, overlap=m[1])
 
     def regenerate(self, root: Tensor) -> None:
         """Every live view of ``root`` re-derived from the root's node (``AsStridedBackward0``)."""
@@ -147,6 +187,16 @@ class Family:
             v._rg = rg
 
 
+def _make_dual(t: Tensor, lv: JVPLevel) -> None:
+    """Turn plain ``t`` into a dual tensor of ``lv`` without a tangent (as an in-place op
+    with a dual operand does to its ``self``)."""
+    prim = make(t._data, t._node, t._rg, t._style)
+    prim._vc = t._vc
+    t._lvl = lv
+    t._primal = prim
+    t._tangent = None
+
+
 def _extent(a: np.ndarray) -> tuple[int, int]:
     lo = hi = 0
     for n, s in zip(a.shape, a.strides):
@@ -167,7 +217,7 @@ def index_map(v: Tensor) -> tuple[np.ndarray, bool] | None:
     if cache is not None and cache[0] is rd and cache[1] is vd:
         return cache[2]
     res = _index_map(vd, rd)
-    v._vidx = (rd, vd, res)
+    v.__dict__["_vidx"] = (rd, vd, res)
     return res
 
 
@@ -211,8 +261,12 @@ def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
     if r is x or not isinstance(r, Tensor) or not isinstance(x, Tensor):
         return r
     d = r._data
-    if d.base is None or r._lvl is not None or x._lvl is not None:
+    if d.base is None:
         return r
+    lv = r._lvl
+    if (lv is not None or x._lvl is not None) and (
+            lv is not x._lvl or not isinstance(lv, JVPLevel)):
+        return r  # a view under vmap (a batched tracer) is not tracked
     if not np.may_share_memory(d, x._data):
         return r
     root = x._vbase
@@ -225,16 +279,22 @@ def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
     r._family = fam
     r._vc = root._vc
     if multi is not None:
-        r._vmulti = multi
+        r.__dict__["_vmulti"] = multi
     if not _STATE.grad_enabled:
-        r._vnograd = True
+        r.__dict__["_vnograd"] = True
     fam.add(r)
     return r
 
 
+def _input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if args:
+        return args[0]
+    return kwargs.get("input", kwargs.get("tensor", kwargs.get("self")))
+
+
 def _one(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def view_fn(input: Any, *args: Any, **kwargs: Any) -> Any:
-        return mark(fn(input, *args, **kwargs), input)
+    def view_fn(*args: Any, **kwargs: Any) -> Any:
+        return mark(fn(*args, **kwargs), _input(args, kwargs))
 
     view_fn.__name__ = getattr(fn, "__name__", "view")
     view_fn.__doc__ = fn.__doc__
@@ -243,9 +303,12 @@ def _one(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _many(fn: Callable[..., Any], name: str | None) -> Callable[..., Any]:
-    def views_fn(input: Any, *args: Any, **kwargs: Any) -> Any:
-        out = fn(input, *args, **kwargs)
-        if isinstance(input, Tensor) and len(out) > 1:
+    def views_fn(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        input = _input(args, kwargs)
+        if not isinstance(input, Tensor) or not isinstance(out, (tuple, list)):
+            return out
+        if len(out) > 1:
             for i, o in enumerate(out):
                 mark(o, input, None if name is None else (name, i))
         elif len(out) == 1:

@@ -443,13 +443,26 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def _torch_diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     r = L.diagonal(input, offset, dim1, dim2)
-    if r._lvl is None and isinstance(input, Tensor) and input._lvl is None:
-        # the same values as numpy's view of the diagonal, which PyTorch's result is (a
-        # write into it writes into ``input``); numpy makes that view read-only
-        d = np.diagonal(input._data, offset, dim1, dim2)
-        if input._data.flags.writeable:
-            d.flags.writeable = True
-        r._data = d
+    if not isinstance(input, Tensor):
+        return r
+    # the same values as numpy's view of the diagonal, which PyTorch's result is (a write
+    # into it writes into ``input``); numpy makes that view read-only
+    src, dst = input, r
+    if r._lvl is not None:  # a dual tensor (forward AD): its primal aliases the input's
+        from ..autodiff.forward import JVPLevel
+
+        if not isinstance(r._lvl, JVPLevel) or input._lvl is not r._lvl:
+            return r
+        src, dst = input._primal, r._primal
+        if src._lvl is not None or dst._lvl is not None:
+            return r
+    elif input._lvl is not None:
+        return r
+    d = np.diagonal(src._data, offset, dim1, dim2)
+    if src._data.flags.writeable:
+        d.flags.writeable = True
+    dst._data = d
+    r._data = d
     return r
 
 
@@ -542,4 +555,7 @@ def install() -> None:
         if name not in cls.__dict__:
             setattr(cls, name, fn)
     if "mT" not in cls.__dict__:
-        cls.mT = property(lambda self: core.swapaxes(self, -1, -2))  # type: ignore[attr-defined]
+        from ._ops import transpose as _transpose
+
+        # TransposeBackward0, as PyTorch names it
+        cls.mT = property(lambda self: _transpose(self, -2, -1))  # type: ignore[attr-defined]
