@@ -37,6 +37,7 @@ from .._core import mode
 from .._core.errors import hinted, with_hint
 from .._core.registry import _result_node, get_acc
 from .._core.tensor import Tensor, make
+from ..autodiff.batching import BatchLevel
 from ..autodiff.forward import JVPLevel
 from ..ops.views import copy_slices, take_flat
 
@@ -81,10 +82,14 @@ class Family:
         root = t._vbase
         if root is None:
             return
-        d = t._data
-        for n, s in zip(d.shape, d.strides):
-            if s == 0 and n > 1:
-                raise hinted(RuntimeError(with_hint(
+        full = t.__dict__.get("_vbidx")
+        if full is not None:  # a vmap tracer's array is a stand-in: its batched value's map
+            overlap = full[1]
+        else:
+            d = t._data
+            overlap = any(s == 0 and n > 1 for n, s in zip(d.shape, d.strides))
+        if overlap:
+            raise hinted(RuntimeError(with_hint(
                     OVERLAP, f"{what} would write one value into several elements of an "
                     "expanded view; clone() it first")))
         if not _STATE.grad_enabled:
@@ -112,7 +117,10 @@ class Family:
         if lv is not None:
             if lv.active and isinstance(lv, JVPLevel):
                 self._rebase_dual(t, lv)
-            return
+                return
+            if not (lv.active and lv.__class__ is BatchLevel and self._rebase_batch(t, lv)):
+                return
+            # (then the graph recorded at this level, as for plain tensors)
         root = t._vbase
         if root is None:
             root = t
@@ -163,6 +171,37 @@ class Family:
             v._tangent = None if rt is None else take_flat(
                 rt, idx=m[0], shape=shape, overlap=m[1])
 
+    def _rebase_batch(self, t: Tensor, lv: BatchLevel) -> bool:
+        """``vmap``: the root's batched value takes the view's new one in the view's region;
+        every live view's batched value is re-derived from the root's."""
+        from ..ops import broadcast_to
+
+        root = t._vbase
+        if root is None:
+            root = t
+        elif root._lvl is not lv or "_vbidx" not in t.__dict__:
+            return False
+        rb = root._bval
+        if not isinstance(rb, Tensor):
+            return False
+        if root is not t:
+            full = t.__dict__["_vbidx"][0]
+            tb = lv.value(t)
+            if not isinstance(tb, Tensor):
+                return False
+            if tb._data.shape != full.shape:
+                tb = broadcast_to(tb, full.shape)
+            rb = root._bval = copy_slices(rb, tb, idx=full)
+        shape = rb._data.shape
+        for r in self.views:
+            v = r()
+            if v is None or v is root or v._lvl is not lv:
+                continue
+            m = v.__dict__.get("_vbidx")
+            if m is not None:
+                v._bval = take_flat(rb, idx=m[0], shape=shape, overlap=m[1])
+        return True
+
     def regenerate(self, root: Tensor) -> None:
         """Every live view of ``root`` re-derived from the root's node (``AsStridedBackward0``)."""
         edge = root._node
@@ -207,9 +246,30 @@ def _extent(a: np.ndarray) -> tuple[int, int]:
     return lo, hi
 
 
+def _batch_map(r: Tensor, root: Tensor) -> bool:
+    """Record where ``r``'s batched value lies in ``root``'s (both ``vmap`` tracers)."""
+    rb, b = root._bval, r._bval
+    if not (isinstance(rb, Tensor) and isinstance(b, Tensor)) or b._data.base is None:
+        return False
+    rd, d = rb._data, b._data
+    if any(s == 0 and n > 1 for n, s in zip(rd.shape, rd.strides)):
+        return False  # a root broadcast over the batch: no one place per element
+    m = _index_map(d, rd)
+    if m is None:
+        return False
+    # the overlap that matters is within one example's view
+    r.__dict__["_vbidx"] = (m[0], any(s == 0 and n > 1 for n, s in zip(d.shape[1:],
+                                                                         d.strides[1:])))
+    return True
+
+
 def index_map(v: Tensor) -> tuple[np.ndarray, bool] | None:
     """``(idx, overlap)``: the flat position in ``v._base`` of each element of view ``v``,
-    and whether some position repeats; None when ``v`` no longer aliases its root."""
+    and whether some position repeats; None when ``v`` no longer aliases its root.
+    (For a ``vmap`` tracer: the positions within one example.)"""
+    full = v.__dict__.get("_vbidx")
+    if full is not None:
+        return full[0][0], full[1]
     root = v._vbase
     rd = root._data
     vd = v._data
@@ -260,18 +320,20 @@ def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
     """Make ``r`` (the result of a view op on ``x``) a view of ``x``'s root, if it aliases it."""
     if r is x or not isinstance(r, Tensor) or not isinstance(x, Tensor):
         return r
-    d = r._data
-    if d.base is None:
-        return r
     lv = r._lvl
-    if (lv is not None or x._lvl is not None) and (
-            lv is not x._lvl or not isinstance(lv, JVPLevel)):
-        return r  # a view under vmap (a batched tracer) is not tracked
-    if not np.may_share_memory(d, x._data):
-        return r
     root = x._vbase
     if root is None:
         root = x
+    if lv is not None and lv.__class__ is BatchLevel:
+        # under vmap: the batched values alias; their map holds every example's
+        if x._lvl is not lv or not _batch_map(r, root):
+            return r
+    else:
+        if lv is not x._lvl or (lv is not None and not isinstance(lv, JVPLevel)):
+            return r
+        d = r._data
+        if d.base is None or not np.may_share_memory(d, x._data):
+            return r
     fam = root._family
     if fam is None:
         fam = root._family = Family()

@@ -464,3 +464,22 @@ def test_program(name: str) -> None:
     got = _run(tt, prog)
     assert got[0] == want[0], (got, want)
     _same(want, got)
+
+
+def test_vmap_programs() -> None:
+    def g(T: Any, x: Any) -> Any:
+        y = x.clone()
+        y[0].mul_(2)
+        y[1:].add_(x[:2])
+        y.t() if y.dim() == 2 else None
+        return (y * y).sum() + y[2]
+
+    def prog(T: Any) -> Any:
+        xs = T.arange(6.0).view(2, 3)
+        return [T.func.vmap(lambda x: _then(x.clone(), lambda y: y[1:].mul_(x[:2])))(xs),
+                T.func.vmap(lambda x: g(T, x))(xs),
+                T.func.vmap(T.func.grad(lambda x: g(T, x)))(xs),
+                T.func.jacrev(lambda x: _then(x.clone(), lambda y: y[::2].mul_(x[1])))(xs[0]),
+                T.func.jacfwd(lambda x: _then(x.clone(), lambda y: y[1].mul_(x[0])))(xs[1])]
+
+    _same(_run(real, prog), _run(tt, prog))

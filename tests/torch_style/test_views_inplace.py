@@ -493,3 +493,29 @@ def test_non_view_tensors_carry_nothing() -> None:
     y.mul_(3)
     assert "_family" not in y.__dict__ and "_vbase" not in y.__dict__
     assert type(y.grad_fn).__name__ == "MulBackward0"
+
+
+def test_vmap_writes_through_views() -> None:
+    def g(x: Any) -> Any:
+        y = x.clone()
+        y[0].mul_(2)
+        v = y[1:]
+        y[1:].add_(x[:2])
+        return y * v.sum()
+
+    xs = _t(np.arange(6.0).reshape(2, 3))
+    got = torch.func.vmap(g)(xs)
+    want = torch.stack([g(xs[0].clone()), g(xs[1].clone())])
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+
+    def f(x: Any) -> Any:
+        y = x.clone()
+        y[0].mul_(2)
+        y[1:].add_(x[:2])
+        return (y * y).sum()
+
+    got = torch.func.vmap(torch.func.grad(f))(xs)
+    want = torch.stack([torch.func.grad(f)(xs[i].clone()) for i in range(2)])
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+    _, g_ref = _grad(lambda x: f(x), np.arange(3.0))
+    np.testing.assert_allclose(got.numpy()[0], g_ref)
