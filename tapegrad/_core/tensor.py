@@ -599,7 +599,7 @@ class Tensor:
 
 
 _NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval", "_vbase",
-                         "_family", "_vidx", "_vmulti", "_vnograd"})
+                         "_family", "_vidx", "_vmulti", "_vnograd", "_vbidx", "_vover"})
 
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
+from numpy.lib.stride_tricks import as_strided as _np_strided
 
 from .._core import mode
 from .._core.errors import hinted, with_hint
@@ -92,6 +92,12 @@ class Family:
             raise hinted(RuntimeError(with_hint(
                     OVERLAP, f"{what} would write one value into several elements of an "
                     "expanded view; clone() it first")))
+        if t.__dict__.get("_vover"):
+            # PyTorch writes such elements once per alias, in its kernel's order
+            raise hinted(NotImplementedError(with_hint(
+                f"{what} on a view whose elements alias each other (unfold with step < size, "
+                "as_strided with repeated positions) is not supported by tapegrad",
+                "clone() the view first, or write out of place")))
         if not _STATE.grad_enabled:
             return
         if root._node is None and root._rg:
@@ -304,13 +310,13 @@ def _index_map(vd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, bool] | None
         lo, hi = _extent(rd)
         buf = np.full((hi - lo) // item + 1, -1, dtype=np.int64)
         start = -lo // item
-        shadow = as_strided(buf[start:], rd.shape, tuple(s // item * 8 for s in rd.strides))
+        shadow = _np_strided(buf[start:], rd.shape, tuple(s // item * 8 for s in rd.strides))
         shadow[...] = np.arange(rd.size, dtype=np.int64).reshape(rd.shape)
         off = start + delta // item
         vlo, vhi = _extent(vd)
         if off + vlo // item < 0 or off + vhi // item >= buf.size:
             return None
-        idx = np.array(as_strided(buf[off:], vd.shape, tuple(s // item * 8 for s in vd.strides)))
+        idx = np.array(_np_strided(buf[off:], vd.shape, tuple(s // item * 8 for s in vd.strides)))
         if idx.size and idx.min() < 0:
             return None
     return idx, overlap
@@ -383,6 +389,107 @@ def _many(fn: Callable[..., Any], name: str | None) -> Callable[..., Any]:
     return views_fn
 
 
+# ------------------------------------------------------------------ as_strided, unfold
+_unfold_op = take_flat.renamed("UnfoldBackward0")
+
+
+def _strided(x: Tensor, op: Any, idx: np.ndarray, overlap: bool, src: np.ndarray | None,
+             shape: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
+    """``op`` (a take_flat) of ``x`` at ``idx``; its array the strided view of ``src`` that
+    holds the same values, when there is one (then the result is a view)."""
+    r = op(x, idx=idx, shape=x._data.shape, overlap=overlap)
+    if src is not None and r._lvl is None and x._lvl is None:
+        d = _np_strided(src, shape, strides, writeable=bool(src.flags.writeable))
+        r._data = d
+        mark(r, x)
+        if overlap and r._vbase is not None:
+            r.__dict__["_vover"] = True
+    return r
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """``input.as_strided(size, stride, storage_offset)``: the elements of ``input``'s storage
+    (its root's elements, in row-major order) at ``offset + sum(i_k * stride_k)``."""
+    x = input
+    root = x._vbase if x._vbase is not None else x
+    rd = root._data
+    item = rd.itemsize
+    size = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise hinted(RuntimeError(with_hint(
+            "mismatch in length of strides and shape", f"size {list(size)}, stride "
+            f"{list(stride)}")))
+    contiguous = rd.flags.c_contiguous and x._lvl is None
+    if storage_offset is None:
+        storage_offset = 0
+        if root is not x and contiguous and x._data.size:
+            storage_offset = (x._data.__array_interface__["data"][0]
+                              - rd.__array_interface__["data"][0]) // item
+    off = int(storage_offset)
+    need = 0 if any(n == 0 for n in size) else off + sum((n - 1) * s for n, s in
+                                                         zip(size, stride)) + 1
+    if need > rd.size:
+        raise hinted(RuntimeError(with_hint(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, "
+            f"and itemsize {item} requiring a storage size of {need * item} are out of "
+            f"bounds for storage of size {rd.size * item}",
+            f"the storage has {rd.size} elements")))
+    idx = np.full(size, off, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(size, stride)):
+        if n > 1 and s:
+            shp = [1] * len(size)
+            shp[k] = n
+            idx += (np.arange(n, dtype=np.int64) * s).reshape(shp)
+    overlap = bool(idx.size) and np.unique(idx).size != idx.size
+    if root is not x:  # positions in the root as positions in x
+        m = index_map(x)
+        if m is None:
+            raise hinted(NotImplementedError(with_hint(
+                "as_strided of a view whose base no longer shares its memory is not supported "
+                "by tapegrad", "call as_strided on a contiguous tensor")))
+        inv = np.full(rd.size, -1, dtype=np.int64)
+        inv[m[0].reshape(-1)] = np.arange(m[0].size, dtype=np.int64)
+        idx = inv[idx]
+        if idx.size and idx.min() < 0:
+            raise hinted(NotImplementedError(with_hint(
+                "as_strided reading elements of the storage outside the tensor it is called "
+                "on is not supported by tapegrad", "call it on the base tensor (x._base)")))
+    src = rd.reshape(-1)[off:] if contiguous and rd.size else None
+    return _strided(x, take_flat, idx, overlap, src, size, tuple(s * item for s in stride))
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``input.unfold(dimension, size, step)``: the windows of ``size`` elements every
+    ``step`` along ``dimension``, as a new last dim (a view, ``UnfoldBackward0``)."""
+    from ._ops import _dim
+
+    x = input
+    shape = x._data.shape
+    d = _dim(dimension, len(shape))
+    n = shape[d] if shape else 1
+    size, step = int(size), int(step)
+    if size > n:
+        raise hinted(RuntimeError(with_hint(
+            f"maximum size for tensor at dimension {d} is {n} but size is {size}",
+            "the window is longer than the dimension")))
+    if step <= 0:
+        raise hinted(RuntimeError(with_hint(f"step is {step} but must be > 0",
+                                            "windows start every step elements")))
+    windows = (n - size) // step + 1
+    new = shape[:d] + (windows,) + shape[d + 1:] + (size,) if shape else (windows, size)
+
+    def strides_of(st: tuple[int, ...]) -> tuple[int, ...]:
+        if not st:
+            return (0, 0)
+        return st[:d] + (st[d] * step,) + st[d + 1:] + (st[d],)
+
+    ar = np.arange(max(x._data.size, 1), dtype=np.int64).reshape(shape)
+    idx = np.array(_np_strided(ar, new, strides_of(ar.strides)))
+    src = x._data if x._data.size else None
+    return _strided(x, _unfold_op, idx, step < size, src, new, strides_of(x._data.strides))
+
+
 # the view methods and functions PyTorch has (those tapegrad.torch defines)
 _ONE = ("__getitem__", "view", "view_as", "reshape", "reshape_as", "expand", "expand_as",
         "broadcast_to", "permute", "t", "transpose", "swapaxes", "swapdims", "unsqueeze",
@@ -416,5 +523,8 @@ def install(namespace: dict[str, Any]) -> None:
         p = getattr(cls, name, None)
         if isinstance(p, property) and p.fget is not None:
             setattr(cls, name, property(_one(p.fget)))
+    cls.as_strided = as_strided
+    cls.unfold = unfold
+    namespace["as_strided"] = as_strided
     cls._base = property(lambda self: self._vbase)
     cls._is_view = lambda self: self._vbase is not None

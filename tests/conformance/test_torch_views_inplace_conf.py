@@ -454,18 +454,6 @@ def _then(y: Any, f: Callable[[Any], Any]) -> Any:
     return y
 
 
-PROGRAMS = {name[3:]: fn for name, fn in dict(globals()).items() if name.startswith("_p_")}
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_program(name: str) -> None:
-    prog = PROGRAMS[name]
-    want = _run(real, prog)
-    got = _run(tt, prog)
-    assert got[0] == want[0], (got, want)
-    _same(want, got)
-
-
 def test_vmap_programs() -> None:
     def g(T: Any, x: Any) -> Any:
         y = x.clone()
@@ -483,3 +471,54 @@ def test_vmap_programs() -> None:
                 T.func.jacfwd(lambda x: _then(x.clone(), lambda y: y[1].mul_(x[0])))(xs[1])]
 
     _same(_run(real, prog), _run(tt, prog))
+
+
+def _p_as_strided_unfold(T: Any) -> Any:
+    x = T.arange(1.0, 7.0).requires_grad_()
+    y = x * 1
+    out = [y.as_strided((2, 2), (1, 2)), y.as_strided((2, 2), (1, 2), 1),
+           T.as_strided(y, (2,), (3,)), y.unfold(0, 3, 2), y.unfold(0, 3, 1),
+           y.view(2, 3).t().unfold(0, 2, 1), y[2:].as_strided((2,), (2,)),
+           y.view(2, 3).t().as_strided((2,), (1,))]
+    out.append([v._is_view() and v._base is y for v in out])
+    w = sum((v * T.arange(float(v.numel())).view(v.shape)).sum() for v in out[:-1])
+    w.backward()
+    out.append(x.grad)
+    return out
+
+
+def _p_as_strided_unfold_inplace(T: Any) -> Any:
+    x = T.arange(1.0, 7.0).requires_grad_()
+    z = x.clone()
+    u = z.unfold(0, 2, 2)
+    u.mul_(x[:3].unsqueeze(1))
+    a = z[2:].as_strided((2,), (2,))
+    a.add_(10)
+    (z * z).sum().backward()
+    return [z, u, a, x.grad, u._base is z, a._base is z]
+
+
+def _p_as_strided_errors(T: Any) -> Any:
+    errs = []
+    for f in (lambda: T.arange(6.0).as_strided((3, 3), (2, 2)),
+              lambda: T.arange(6.0).as_strided((2, 2), (1,)),
+              lambda: T.arange(6.0).unfold(0, 7, 1), lambda: T.arange(6.0).unfold(1, 2, 1),
+              lambda: T.arange(6.0).unfold(0, 2, 0)):
+        try:
+            f()
+            errs.append(None)
+        except Exception as e:  # noqa: BLE001
+            errs.append((type(e).__name__, str(e).split("\n[tapegrad hint]")[0]))
+    return errs
+
+
+PROGRAMS = {name[3:]: fn for name, fn in dict(globals()).items() if name.startswith("_p_")}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program(name: str) -> None:
+    prog = PROGRAMS[name]
+    want = _run(real, prog)
+    got = _run(tt, prog)
+    assert got[0] == want[0], (got, want)
+    _same(want, got)

@@ -519,3 +519,56 @@ def test_vmap_writes_through_views() -> None:
     np.testing.assert_allclose(got.numpy(), want.numpy())
     _, g_ref = _grad(lambda x: f(x), np.arange(3.0))
     np.testing.assert_allclose(got.numpy()[0], g_ref)
+
+
+def _unfold_windows(x: Any) -> Any:
+    u = x.view(2, 3).t().unfold(0, 2, 1)  # overlapping windows of a transposed view
+    return (u * u * _t(np.arange(8.0).reshape(2, 2, 2))).sum()
+
+
+def _unfold_windows_ref(x: Any) -> Any:
+    m = x.view(2, 3).t()
+    u = torch.stack([torch.stack([m[0:2, 0], m[0:2, 1]]), torch.stack([m[1:3, 0], m[1:3, 1]])])
+    return (u * u * _t(np.arange(8.0).reshape(2, 2, 2))).sum()
+
+
+def _as_strided_inplace(x: Any) -> Any:
+    z = x.clone()
+    z.unfold(0, 2, 2).mul_(x[:3].unsqueeze(1))
+    z[2:].as_strided((2,), (2,)).add_(x[:2])  # storage offset 2: elements 2 and 4
+    return (z * z).sum()
+
+
+def _as_strided_inplace_ref(x: Any) -> Any:
+    els = [x[i] * x[i // 2] for i in range(6)]
+    els[2] = els[2] + x[0]
+    els[4] = els[4] + x[1]
+    y = _stack(els)
+    return (y * y).sum()
+
+
+@pytest.mark.parametrize("prog, ref", [(_unfold_windows, _unfold_windows_ref),
+                                       (_as_strided_inplace, _as_strided_inplace_ref)])
+def test_as_strided_and_unfold(prog: Callable[[Any], Any], ref: Callable[[Any], Any]) -> None:
+    v, g = _grad(prog, X0)
+    v_ref, g_ref = _grad(ref, X0)
+    assert v == pytest.approx(v_ref, rel=1e-12)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g, _fd(prog, X0), rtol=1e-5, atol=1e-7)
+
+
+def test_as_strided_and_unfold_views() -> None:
+    y = torch.arange(1.0, 7.0)
+    a = y.as_strided((2, 2), (1, 2), 1)
+    assert a.tolist() == [[2.0, 4.0], [3.0, 5.0]] and a._base is y
+    u = y.unfold(0, 3, 1)
+    assert u.shape == (4, 3) and u._base is y and u[1].tolist() == [2.0, 3.0, 4.0]
+    y[2] = 30.0
+    assert u[0, 2].item() == 30.0 and a[1, 0].item() == 30.0
+    with pytest.raises(NotImplementedError):
+        u.mul_(2)  # its windows overlap
+    with pytest.raises(RuntimeError) as e:
+        y.as_strided((3, 3), (2, 2))
+    assert _msg(e) == ("setStorage: sizes [3, 3], strides [2, 2], storage offset 0, and "
+                       "itemsize 4 requiring a storage size of 36 are out of bounds for "
+                       "storage of size 24")
