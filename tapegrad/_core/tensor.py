@@ -515,8 +515,11 @@ class Tensor:
                     self._vc[0] if kind == 1 else v
                     for (kind, _), v in zip(node.op.save_codes, node.versions)
                 )
+            old = self._node
             self._node = node
             self._rg = result._rg
+            if self._retains and old is not node:  # the retained gradient is the new value's
+                _move_retain(self, old, node)
         fam = self._family
         if fam is not None:
             fam.rebase(self, recorded, _STATE.grad_enabled)
@@ -600,6 +603,14 @@ class Tensor:
 
 _NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval", "_vbase",
                          "_family", "_vidx", "_vmulti", "_vnograd", "_vbidx", "_vover"})
+
+
+def _move_retain(t: Tensor, old: Node | None, new: Node | None) -> None:
+    """``t.retain_grad()`` follows ``t`` from node ``old`` to ``new`` (an in-place op)."""
+    if old is not None and old.retain is not None and old.retain() is t:
+        old.retain = None
+    if new is not None:
+        new.retain = weakref.ref(t)
 
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:

@@ -36,7 +36,7 @@ from numpy.lib.stride_tricks import as_strided as _np_strided
 from .._core import mode
 from .._core.errors import hinted, with_hint
 from .._core.registry import _result_node, get_acc
-from .._core.tensor import Tensor, make
+from .._core.tensor import Tensor, _move_retain, make
 from ..autodiff.batching import BatchLevel
 from ..autodiff.forward import JVPLevel
 from ..ops.views import copy_slices, take_flat
@@ -139,9 +139,13 @@ class Family:
                 rg = bool(root._rg or (node is not None and t._rg))
                 res = _result_node(copy_slices, (edge, node), (), rg, {"idx": m[0]},
                                    root._data, root._style, None, None)
+                if root._retains:
+                    _move_retain(root, root._node, res._node)
+                if t._retains and node is not None:  # PyTorch keeps none for t itself
+                    _move_retain(t, node, None)
                 root._node = res._node
                 root._rg = rg
-        self.regenerate(root)
+        self.regenerate(root, t)
 
     def _rebase_dual(self, t: Tensor, lv: JVPLevel) -> None:
         """Forward AD: the root's tangent takes the view's new tangent in the view's region,
@@ -208,7 +212,7 @@ class Family:
                 v._bval = take_flat(rb, idx=m[0], shape=shape, overlap=m[1])
         return True
 
-    def regenerate(self, root: Tensor) -> None:
+    def regenerate(self, root: Tensor, written: Tensor | None = None) -> None:
         """Every live view of ``root`` re-derived from the root's node (``AsStridedBackward0``)."""
         edge = root._node
         if edge is None:
@@ -228,6 +232,8 @@ class Family:
             res = _result_node(take_flat, (edge,), (), rg,
                                {"idx": m[0], "shape": shape, "overlap": m[1]}, v._data, style,
                                None, None)
+            if v._retains and v is not written:
+                _move_retain(v, v._node, res._node)
             v._node = res._node
             v._rg = rg
 

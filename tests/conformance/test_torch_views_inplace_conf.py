@@ -512,6 +512,30 @@ def _p_as_strided_errors(T: Any) -> Any:
     return errs
 
 
+def _p_retain_grad(T: Any) -> Any:
+    out = []
+    x = T.arange(1.0, 5.0, requires_grad=True)
+    y = x * 1
+    y.retain_grad()
+    y.mul_(2)
+    (y * y).sum().backward()
+    out.append(y.grad)
+    y = x * 1
+    v = y[:2]
+    v.retain_grad()
+    y.retain_grad()
+    v.mul_(2)
+    (y * y).sum().backward()
+    out += [v.grad, y.grad]
+    y = x * 1
+    v = y[:2]
+    v.retain_grad()
+    y[1:].mul_(3)
+    (v * v).sum().backward()
+    out += [v.grad, x.grad]
+    return out
+
+
 PROGRAMS = {name[3:]: fn for name, fn in dict(globals()).items() if name.startswith("_p_")}
 
 
