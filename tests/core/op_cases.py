@@ -327,6 +327,43 @@ case("setitem_mask", "in-place", _setitem_mask, away(2, 3),
 case("setitem_into_constant", "in-place", lambda y: _setitem_into_constant(y, tg), rand(2),
      ref=lambda np, y: np.stack([0.0 * y, y, 0.0 * y], axis=1) ** 2,
      tref=lambda t, y: _setitem_into_constant(y, t))
+# the ops of in-place writes through views (tapegrad.ops.views): positions in a (2, 3) base
+_VIDX = np.array([[0, 5], [3, 2]])
+_VONE = np.eye(6)[_VIDX.reshape(-1)]  # (4, 6): one row per view element
+_DIDX = np.array([0, 2, 2, 5])  # a repeated position (an expanded view) accumulates
+_DONE = np.eye(6)[_DIDX]
+
+
+def _take_flat(x: Any) -> Any:
+    from tapegrad.ops.views import take_flat
+
+    return take_flat(x, idx=_VIDX, shape=(2, 3), overlap=False) ** 2
+
+
+def _put_flat(g: Any) -> Any:
+    from tapegrad.ops.views import put_flat
+
+    return put_flat(g, idx=_DIDX, shape=(2, 3), overlap=True) ** 2
+
+
+def _copy_slices(b: Any, v: Any) -> Any:
+    from tapegrad.ops.views import copy_slices
+
+    return copy_slices(b, v, idx=_VIDX) ** 2
+
+
+case("view_take_flat", "in-place", _take_flat, rand(2, 3),
+     ref=lambda np, x: np.reshape(np.dot(_VONE, np.reshape(x, (-1,))), (2, 2)) ** 2,
+     tref=lambda t, x: (t.as_tensor(_VONE, dtype=x.dtype) @ x.reshape(-1)).reshape(2, 2) ** 2)
+case("view_put_flat", "in-place", _put_flat, rand(4),
+     ref=lambda np, g: np.reshape(np.dot(g, _DONE), (2, 3)) ** 2,
+     tref=lambda t, g: (g @ t.as_tensor(_DONE, dtype=g.dtype)).reshape(2, 3) ** 2)
+case("view_copy_slices", "in-place", _copy_slices, rand(2, 3), rand(2, 2),
+     ref=lambda np, b, v: np.reshape(np.reshape(b, (-1,)) * (1.0 - np.sum(_VONE, axis=0))
+                                     + np.dot(np.reshape(v, (-1,)), _VONE), (2, 3)) ** 2,
+     tref=lambda t, b, v: (b.reshape(-1) * (1.0 - t.as_tensor(_VONE, dtype=b.dtype).sum(0))
+                           + v.reshape(-1) @ t.as_tensor(_VONE, dtype=b.dtype)).reshape(2, 3)
+     ** 2)
 case("iadd", "in-place", _iadd, rand(3, 4), rand(4), ref=lambda np, x, y: x + y,
      tref=lambda t, x, y: _iadd(x, y))
 case("isub", "in-place", _isub, rand(3), rand(3), ref=lambda np, x, y: x - y - 0.5,
