@@ -121,12 +121,15 @@ class Family:
         value that does not depend on the graph), ``grad``: whether grad mode was on."""
         lv = t._lvl
         if lv is not None:
-            if lv.active and isinstance(lv, JVPLevel):
-                self._rebase_dual(t, lv)
+            if not lv.active:
                 return
-            if not (lv.active and lv.__class__ is BatchLevel and self._rebase_batch(t, lv)):
+            if isinstance(lv, JVPLevel):
+                if not self._rebase_dual(t, lv):
+                    return
+            elif lv.__class__ is not BatchLevel or not self._rebase_batch(t, lv):
                 return
-            # (then the graph recorded at this level, as for plain tensors)
+            # (then the graph recorded at this level, as for plain tensors; forward AD's
+            # primals are views of their root's primal, rebased when they are written)
         root = t._vbase
         if root is None:
             root = t
@@ -147,7 +150,7 @@ class Family:
                 root._rg = rg
         self.regenerate(root, t)
 
-    def _rebase_dual(self, t: Tensor, lv: JVPLevel) -> None:
+    def _rebase_dual(self, t: Tensor, lv: JVPLevel) -> bool:
         """Forward AD: the root's tangent takes the view's new tangent in the view's region,
         and every live view's tangent is re-derived from the root's."""
         root = t._vbase
@@ -156,7 +159,7 @@ class Family:
         else:
             m = index_map(t)
             if m is None:
-                return
+                return False
             if root._lvl is not lv:
                 _make_dual(root, lv)
             rt = root._tangent
@@ -180,6 +183,7 @@ class Family:
                 _make_dual(v, lv)
             v._tangent = None if rt is None else take_flat(
                 rt, idx=m[0], shape=shape, overlap=m[1])
+        return True
 
     def _rebase_batch(self, t: Tensor, lv: BatchLevel) -> bool:
         """``vmap``: the root's batched value takes the view's new one in the view's region;
@@ -357,6 +361,8 @@ def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
     if not _STATE.grad_enabled:
         r.__dict__["_vnograd"] = True
     fam.add(r)
+    if lv is not None and lv.__class__ is not BatchLevel:
+        mark(r._primal, x._primal)  # a dual view's primal is a view of its base's primal
     return r
 
 

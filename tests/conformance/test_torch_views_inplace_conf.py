@@ -536,6 +536,27 @@ def _p_retain_grad(T: Any) -> Any:
     return out
 
 
+def _p_forward_ad_reverse_through_views(T: Any) -> Any:
+    fw = _fw(T)
+    out = []
+    for mode in range(3):
+        p = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(p * 1, T.ones(3))
+            v = d[1:]
+            d[:2].mul_(3)
+            if mode == 0:
+                r = fw.unpack_dual(d).primal.pow(2).sum()
+            elif mode == 1:
+                r = d.pow(2).sum()
+            else:
+                r = (v * v).sum()
+            tan = fw.unpack_dual(r).tangent
+        r.backward()
+        out += [p.grad, tan, r]
+    return out
+
+
 PROGRAMS = {name[3:]: fn for name, fn in dict(globals()).items() if name.startswith("_p_")}
 
 
