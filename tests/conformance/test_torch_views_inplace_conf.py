@@ -557,6 +557,26 @@ def _p_forward_ad_reverse_through_views(T: Any) -> Any:
     return out
 
 
+def _p_forward_ad_tangent_graphs(T: Any) -> Any:
+    fw = _fw(T)
+    fns = [lambda d: d * d, lambda d: d * 2, lambda d: d + d, lambda d: d + 1, lambda d: d.exp(),
+           lambda d: d.sin(), lambda d: d.tanh(), lambda d: d.sigmoid(), lambda d: d.relu(),
+           lambda d: d.sum(), lambda d: d.view(1, 3).sum(0), lambda d: d.mean(),
+           lambda d: d ** 2, lambda d: d / (d + 5), lambda d: d.view(3, 1), lambda d: d[1:],
+           lambda d: d @ d, lambda d: d.log(), lambda d: d.sqrt(), lambda d: -d,
+           lambda d: d.clone(), lambda d: d.view(1, 3).t(), lambda d: d.softmax(0),
+           lambda d: d.abs(), lambda d: T.cat([d, d]), lambda d: 3.0 * d,
+           lambda d: _then(d.clone(), lambda y: y[1:].mul_(d[:2]))]
+    out = []
+    with fw.dual_level():
+        p = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        dd = fw.make_dual(p, T.tensor([1.0, 0.5, 2.0]))
+        out += [fw.unpack_dual(f(dd)).tangent for f in fns]
+        d2 = fw.make_dual(T.tensor([1.0, 2.0, 3.0]), T.tensor([1.0, 0.5, 2.0]).requires_grad_())
+        out += [fw.unpack_dual(d2 * 2).tangent, fw.unpack_dual(d2.sigmoid()).tangent]
+    return out
+
+
 PROGRAMS = {name[3:]: fn for name, fn in dict(globals()).items() if name.startswith("_p_")}
 
 

@@ -117,6 +117,12 @@ def case(name: str, op: str, fn: Fn, *inputs: Any, order: int = 3, ref: Fn | Non
     CASES.append(OpCase(name, op, fn, arrays, order, ref, tref, slow, f32))
 
 
+def _ew() -> Any:
+    from tapegrad.ops import elementwise
+
+    return elementwise
+
+
 # ---------------------------------------------------------------------------- helpers for refs
 def _np_sigmoid(np: Any, x: Any) -> Any:
     return 1.0 / (1.0 + np.exp(-x))
@@ -413,6 +419,12 @@ case("relu", "relu", lambda x: tg.relu(x), away(3, 4),
      ref=lambda np, x: np.maximum(x, 0.0), tref=lambda t, x: t.relu(x))
 case("relu_squared", "relu", lambda x: tg.relu(x) * x, away(5),
      ref=lambda np, x: np.maximum(x, 0.0) * x, tref=lambda t, x: t.relu(x) * x)
+case("sigmoid_backward", "sigmoid", lambda g, y: _ew().sigmoid_backward(g, y) * y, rand(2, 3),
+     _rng.uniform(0.1, 0.9, (2, 3)), ref=lambda np, g, y: g * (1.0 - y) * y * y,
+     tref=lambda t, g, y: g * (1.0 - y) * y * y)
+case("threshold_backward", "relu", lambda g, y: _ew().threshold_backward(g, y) * g, rand(2, 3),
+     away(2, 3), ref=lambda np, g, y: np.where(y > 0, g, 0.0) * g,
+     tref=lambda t, g, y: t.where(y > 0, g, 0.0) * g)
 case("leaky_relu", "leaky_relu", lambda x: tg.leaky_relu(x) * x, away(6),
      ref=lambda np, x: np.where(x > 0, x, 0.01 * x) * x,
      tref=lambda t, x: t.nn.functional.leaky_relu(x) * x)
