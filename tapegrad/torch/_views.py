@@ -337,19 +337,34 @@ def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
     if r is x or not isinstance(r, Tensor) or not isinstance(x, Tensor):
         return r
     lv = r._lvl
-    root = x._vbase
-    if root is None:
-        root = x
-    if lv is not None and lv.__class__ is BatchLevel:
-        # under vmap: the batched values alias; their map holds every example's
-        if x._lvl is not lv or not _batch_map(r, root):
-            return r
-    else:
-        if lv is not x._lvl or (lv is not None and not isinstance(lv, JVPLevel)):
+    if lv is None:
+        if x._lvl is not None:
             return r
         d = r._data
-        if d.base is None or not np.may_share_memory(d, x._data):
+        b = d.base
+        if b is None:
             return r
+        xd = x._data
+        # (numpy's base of a view is the array owning the memory: most views need no test)
+        if b is not xd and b is not xd.base and not np.may_share_memory(d, xd):
+            return r
+        root = x._vbase
+        if root is None:
+            root = x
+    else:
+        root = x._vbase
+        if root is None:
+            root = x
+        if lv.__class__ is BatchLevel:
+            # under vmap: the batched values alias; their map holds every example's
+            if x._lvl is not lv or not _batch_map(r, root):
+                return r
+        else:
+            if lv is not x._lvl or not isinstance(lv, JVPLevel):
+                return r
+            d = r._data
+            if d.base is None or not np.may_share_memory(d, x._data):
+                return r
     fam = root._family
     if fam is None:
         fam = root._family = Family()
@@ -374,7 +389,7 @@ def _input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 def _one(fn: Callable[..., Any]) -> Callable[..., Any]:
     def view_fn(*args: Any, **kwargs: Any) -> Any:
-        return mark(fn(*args, **kwargs), _input(args, kwargs))
+        return mark(fn(*args, **kwargs), args[0] if args else _input(args, kwargs))
 
     view_fn.__name__ = getattr(fn, "__name__", "view")
     view_fn.__doc__ = fn.__doc__
