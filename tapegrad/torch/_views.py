@@ -334,7 +334,8 @@ def _index_map(vd: np.ndarray, rd: np.ndarray) -> tuple[np.ndarray, bool] | None
 
 def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
     """Make ``r`` (the result of a view op on ``x``) a view of ``x``'s root, if it aliases it."""
-    if r is x or not isinstance(r, Tensor) or not isinstance(x, Tensor):
+    if r is x or not isinstance(r, Tensor) or not isinstance(x, Tensor) or \
+            r._vbase is not None:
         return r
     lv = r._lvl
     if lv is None:
@@ -347,6 +348,8 @@ def mark(r: Any, x: Any, multi: tuple[str, int] | None = None) -> Any:
         xd = x._data
         # (numpy's base of a view is the array owning the memory: most views need no test)
         if b is not xd and b is not xd.base and not np.may_share_memory(d, xd):
+            return r
+        if d.dtype != xd.dtype:  # view(dtype): not a view PyTorch differentiates through
             return r
         root = x._vbase
         if root is None:

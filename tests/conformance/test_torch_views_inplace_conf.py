@@ -577,6 +577,21 @@ def _p_forward_ad_tangent_graphs(T: Any) -> Any:
     return out
 
 
+def _p_diagonal_views(T: Any) -> Any:
+    x = T.arange(1.0, 25.0).view(2, 3, 4).requires_grad_()
+    y = x * 1
+    ds = [y.diagonal(), T.diagonal(y, 1, 0, 2), T.linalg.diagonal(y), y[0].diagonal(-1)]
+    out = [[d, d._base is y] for d in ds]
+    ds[2].mul_(2)
+    (y * y).sum().backward()
+    out += [y, x.grad, ds[0], ds[3]]
+    try:
+        y.diagonal(0, 1, 1)
+    except RuntimeError as e:
+        out.append(str(e).split("\n[tapegrad hint]")[0])
+    return out
+
+
 PROGRAMS = {name[3:]: fn for name, fn in dict(globals()).items() if name.startswith("_p_")}
 
 

@@ -362,6 +362,7 @@ def test_base_and_is_view() -> None:
     assert not y[[0, 1]]._is_view() and not y[y > 0]._is_view()
     assert not y.t().reshape(6)._is_view()  # a copy
     assert not y.detach()._is_view() and not y.clone()._is_view()
+    assert not y.view(torch.int32)._is_view()
     d = torch.reshape(input=y, shape=(3, 2))
     assert d._base is y and torch.split(tensor=y, split_size_or_sections=1)[0]._base is y
 
