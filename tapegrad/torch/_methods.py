@@ -78,8 +78,14 @@ def check_writable(t: Tensor, what: str) -> None:
         _INF_VC[0] = 0  # raises the PyTorch message
 
 
-def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) -> Tensor:
-    """Run ``fn(self)`` and write the result into ``t`` (PyTorch's in-place semantics)."""
+def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any,
+            private_out: bool = False) -> Tensor:
+    """Run ``fn(self)`` and write the result into ``t`` (PyTorch's in-place semantics).
+
+    ``private_out``: the node's saved output is its own array, not ``t``'s storage
+    (PyTorch's ``pow_`` saves the original ``self``, so later in-place ops do not
+    invalidate it); its version is then not tied to ``t``.
+    """
     check_writable(t, what)
     res = fn(_source(t, others))
     if not isinstance(res, Tensor):
@@ -103,7 +109,10 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) 
             f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
             f"{list(np.broadcast_shapes(t._data.shape, res._data.shape))}",
             f"the in-place {what} would change the tensor's shape")))
-    return t._assign_result(res, what)
+    t._assign_result(res, what)
+    if private_out and res._node is not None:
+        res._node.out_vc = None
+    return t
 
 
 _INPLACE_NAMES = {"add": "add_", "subtract": "sub_", "multiply": "mul_", "divide": "div_",
@@ -264,10 +273,8 @@ def _ip(name: str, fn: Callable[..., Tensor], private_out: bool = False) -> Call
     """
 
     def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        r = inplace(self, lambda s: fn(s, *args, **kwargs), name, *args, *kwargs.values())
-        if private_out and r._node is not None:
-            r._node.out_vc = None
-        return r
+        return inplace(self, lambda s: fn(s, *args, **kwargs), name, *args, *kwargs.values(),
+                       private_out=private_out)
 
     m.__name__ = name
     return m

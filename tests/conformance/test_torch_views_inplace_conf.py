@@ -9,6 +9,7 @@ without PyTorch.
 # ruff: noqa: E731  (the programs are small lambdas)
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -602,3 +603,114 @@ def test_program(name: str) -> None:
     got = _run(tt, prog)
     assert got[0] == want[0], (got, want)
     _same(want, got)
+
+
+# ------------------------------------------------------------------ random programs
+# A chain of 1-3 random views of a base in the graph, a random in-place op through it
+# (sometimes under no_grad, sometimes followed by one on the base), up to three times; the
+# loss reads the base and every view made.  Values, gradients, grad_fn names or the error.
+def _rand_view(rng: Any, v: Any) -> Any:
+    """A random view op that applies to ``v``: ``fn(T, v)``."""
+    shp = tuple(v.shape)
+    opts: list[Callable[[Any, Any], Any]] = []
+    if len(shp) >= 1 and shp[0] > 0:
+        i = rng.randrange(shp[0])
+        a = rng.randrange(shp[0])
+        b = rng.randrange(a, shp[0]) + 1
+        opts += [lambda T, v: v[i], lambda T, v: v[a:b], lambda T, v: v.unsqueeze(0)]
+        if shp[0] > 1:
+            opts.append(lambda T, v: v[::2])
+    if len(shp) == 2:
+        opts += [lambda T, v: v.t(), lambda T, v: v.diagonal(), lambda T, v: v.permute(1, 0)]
+        if shp[1] > 1:
+            opts.append(lambda T, v: v[:, 1:])
+    if len(shp) >= 2:
+        opts += [lambda T, v: v.transpose(0, -1), lambda T, v: v.narrow(-1, 0, 1)]
+    if len(shp) == 3:
+        opts.append(lambda T, v: v.squeeze(0) if v.shape[0] == 1 else v[0])
+    return rng.choice(opts)
+
+
+def _ng(T: Any, v: Any) -> None:
+    with T.no_grad():
+        v.mul_(2)
+
+
+def _part(x: Any, v: Any, last: bool = False) -> Any:
+    flat = x.reshape(-1)
+    return (flat[-v.numel():] if last else flat[: v.numel()]).reshape(v.shape)
+
+
+_INPLACE: list[tuple[str, Callable[[Any, Any, Any], Any]]] = [
+    ("mul_c", lambda T, v, x: v.mul_(1.5)),
+    ("add_x", lambda T, v, x: v.add_(_part(x, v) * 2)),
+    ("mul_x", lambda T, v, x: v.mul_(_part(x, v, True))),
+    ("exp_", lambda T, v, x: v.exp_()),
+    ("zero_", lambda T, v, x: v.zero_()),
+    ("copy_", lambda T, v, x: v.copy_(_part(x, v).sin())),
+    ("setitem", lambda T, v, x: v.__setitem__(..., x.reshape(-1)[0] * 3)),
+    ("pow_", lambda T, v, x: v.pow_(2)),
+    ("sigmoid_", lambda T, v, x: v.sigmoid_()),
+    ("div_", lambda T, v, x: v.div_(_part(x, v) + 3)),
+    ("clamp_", lambda T, v, x: v.clamp_(-0.3, 0.5)),
+    ("fill_", lambda T, v, x: v.fill_(0.25)),
+    ("fill_t", lambda T, v, x: v.fill_(x[0, 0] * 2)),
+    ("sub_", lambda T, v, x: v.sub_(_part(x, v))),
+    ("tanh_", lambda T, v, x: v.tanh_()),
+    ("relu_", lambda T, v, x: v.relu_()),
+    ("iadd", lambda T, v, x: v.__iadd__(_part(x, v))),
+    ("masked_fill_", lambda T, v, x: v.masked_fill_(v > 0.1, 2.0)),
+    ("nograd_mul", lambda T, v, x: _ng(T, v)),
+]
+
+
+def _program(seed: int) -> tuple[Any, Any]:
+    steps = random.Random(seed).randint(1, 3)
+
+    def run(T: Any) -> Any:
+        rng = random.Random(seed)
+        rng.randint(1, 3)
+        x = T.tensor(np.linspace(-1, 1, 12).reshape(3, 4) + 0.1, dtype=T.float64,
+                     requires_grad=True)
+        y = x * 1
+        keep = []
+        for _ in range(steps):
+            v = y
+            for _ in range(rng.randint(1, 3)):
+                if v.numel() == 0 or v.dim() == 0:
+                    break
+                v = _rand_view(rng, v)(T, v)
+            keep.append(v)
+            if v.numel() == 0:
+                continue
+            name, op = rng.choice(_INPLACE)
+            if v.dim() == 0 and name == "setitem":
+                op = _INPLACE[0][1]
+            op(T, v, x)
+            if rng.random() < 0.25:
+                y.mul_(1.1)
+        loss = (y * y).sum() + sum((k * k).sum() for k in keep if k.numel())
+        loss.backward()
+        return [loss.item(), x.grad.numpy().copy(), y.detach().numpy().copy()] + [
+            type(k.grad_fn).__name__ for k in keep] + [type(y.grad_fn).__name__]
+
+    def safe(T: Any) -> Any:
+        try:
+            return run(T)
+        except Exception as e:  # noqa: BLE001  (the error is what is compared)
+            return ("err", type(e).__name__, str(e).split("\n[tapegrad hint]")[0])
+
+    return safe(real), safe(tt)
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_random_programs(block: int) -> None:
+    for seed in range(block * 50, block * 50 + 50):
+        a, b = _program(seed)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            assert a == b, seed
+            continue
+        assert b[0] == pytest.approx(a[0], rel=1e-9), seed
+        np.testing.assert_allclose(b[1], a[1], rtol=1e-9, atol=1e-12, err_msg=str(seed))
+        np.testing.assert_allclose(b[2], a[2], rtol=1e-12, err_msg=str(seed))
+        assert a[3:] == b[3:], seed

@@ -306,6 +306,19 @@ def _unsqueeze_expand_read_ref(x: Any) -> Any:
     return 3 * (p * p).sum() + p.sum() + x[2:].sum()
 
 
+def _pow_then_base(x: Any) -> Any:
+    y = x * 1
+    v = y[:3]
+    v.pow_(2)  # its node keeps its own output: the base written next does not invalidate it
+    y.mul_(1.5)
+    return (v * v).sum() + y.sum()
+
+
+def _pow_then_base_ref(x: Any) -> Any:
+    y = torch.cat([x[:3] ** 2, x[3:]]) * 1.5
+    return (y[:3] * y[:3]).sum() + y.sum()
+
+
 PROGRAMS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     name[1:]: (fn, globals()[name + "_ref"])
     for name, fn in dict(globals()).items()
