@@ -31,6 +31,7 @@ import numpy as np
 
 from .._core.registry import defop
 from .._core.tensor import Tensor
+from .elementwise import multiply
 from .shape import _getitem, _reshape, _shape_of, per_example
 
 
@@ -101,3 +102,46 @@ def _(batched: tuple[bool, ...], x: Any, *, idx: np.ndarray, shape: tuple[int, .
 
 put_flat.defbatch(per_example(put_flat))
 copy_slices.defbatch(per_example(copy_slices))
+
+
+# ------------------------------------------------------------------ fills that keep the edge
+@defop("fill")
+def fill(x: Any, *, value: Any) -> Any:
+    """``x``'s shape and dtype, full of ``value``: an in-place fill that stays recorded
+    (PyTorch's ``fill_``/``zero_`` keep the edge to the old value, with a zero gradient)."""
+    a = np.asarray(x)
+    return np.full(a.shape, value, dtype=a.dtype)
+
+
+@fill.defvjp
+def _(g: Tensor, value: Any) -> Any:  # the new values do not depend on the old ones
+    return (multiply(g, 0.0),)
+
+
+fill.defjvp(lambda dx, x, *, out, value: multiply(dx, 0.0))
+fill.defbatch(lambda batched, x, *, value: fill(x, value=value))
+zero = fill.variant("zero")
+
+
+@defop("fill_tensor", needs=True)
+def fill_tensor(x: Any, v: Any) -> Any:
+    """``x``'s shape and dtype, full of the 0-d ``v`` (``fill_(tensor)``: the gradient goes
+    to ``v``, summed; ``x`` gets zero)."""
+    a = np.asarray(x)
+    return np.broadcast_to(np.asarray(v, dtype=a.dtype), a.shape).copy()
+
+
+@fill_tensor.defvjp
+def _(g: Tensor, needs: tuple[bool, ...]) -> Any:
+    # the engine sums g to v's shape and casts it to v's dtype
+    return (multiply(g, 0.0) if needs[0] else None, g if needs[1] else None)
+
+
+@fill_tensor.defjvp
+def _(dx: Any, dv: Any, x: Any, v: Any, *, out: Any) -> Any:
+    if dv is None:
+        return multiply(dx, 0.0)
+    return fill_tensor(np.zeros(_shape_of(x), dtype=out._data.dtype), dv)
+
+
+fill_tensor.defbatch(per_example(fill_tensor))

@@ -127,6 +127,9 @@ GRAD_NAMES: dict[str, str] = {
     "take_flat": "AsStridedBackward0",
     "put_flat": "AsStridedScatterBackward0",
     "copy_slices": "CopySlices",
+    "fill": "FillBackward2",
+    "zero": "ZeroBackward0",
+    "fill_tensor": "FillBackward3",
     "vm": "SqueezeBackward4",
 }
 

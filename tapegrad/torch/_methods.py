@@ -24,6 +24,7 @@ from .. import ops as core
 from .._core import mode
 from .._core.errors import hinted, with_hint
 from .._core.tensor import TORCH, Tensor, _snapshot, make
+from ..ops import views as _views_ops
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
 from ._dtype import dtype as torch_dtype
@@ -281,11 +282,11 @@ def _ip(name: str, fn: Callable[..., Tensor], private_out: bool = False) -> Call
 
 
 def _zero_(self: Tensor) -> Tensor:
-    """Fill with zeros in place (not recorded: the result does not depend on the old values)."""
-    return _fill_(self, 0)
+    """Fill with zeros in place (``ZeroBackward0`` where recorded: a zero gradient)."""
+    return _fill_(self, 0, zero=True)
 
 
-def _fill_(self: Tensor, value: Any) -> Tensor:
+def _fill_(self: Tensor, value: Any, zero: bool = False) -> Tensor:
     check_writable(self, "fill_")
     if self._lvl is not None or (isinstance(value, Tensor) and value._lvl is not None):
         # a transform's tracer (vmap): no array to write into; the level assigns the result
@@ -303,9 +304,12 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
                 f"fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor")))
         if _records(self, (value,)):
-            res = core.broadcast_to(core.cast(value, dtype=self._data.dtype), self._data.shape)
-            return self._assign_result(res, "fill_")
+            return self._assign_result(_views_ops.fill_tensor(self, value), "fill_")
         value = value.item()
+    if self._node is not None and _STATE.grad_enabled:
+        # PyTorch keeps the edge to the old value (a zero gradient): FillBackward2, ZeroBackward0
+        op = _views_ops.zero if zero else _views_ops.fill
+        return self._assign_result(op(self, value=value), "zero_" if zero else "fill_")
     self._data[...] = value
     self._vc[0] += 1
     if self._node is not None and _STATE.grad_enabled:

@@ -220,7 +220,14 @@ class Family:
         """Every live view of ``root`` re-derived from the root's node (``AsStridedBackward0``)."""
         edge = root._node
         if edge is None:
-            if not root._rg:
+            if not root._rg:  # the root's value no longer depends on the graph: nor do views
+                for r in self.views:
+                    v = r()
+                    if v is not None and v._node is not None and v._lvl is None:
+                        if v._retains:
+                            _move_retain(v, v._node, None)
+                        v._node = None
+                        v._rg = False
                 return
             edge = get_acc(root)
         rg = root._rg

@@ -586,3 +586,34 @@ def test_as_strided_and_unfold_views() -> None:
     assert _msg(e) == ("setStorage: sizes [3, 3], strides [2, 2], storage offset 0, and "
                        "itemsize 4 requiring a storage size of 36 are out of bounds for "
                        "storage of size 24")
+
+
+def test_fill_and_zero_keep_the_edge() -> None:
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    v = y[1:]  # made before the fill: it reads the filled values afterwards
+    y.fill_(0.5)
+    assert type(y.grad_fn).__name__ == "FillBackward2" and y.requires_grad
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    ((y + v.sum()) * x).sum().backward()  # only the last factor depends on x
+    assert x.grad.tolist() == [1.5, 1.5, 1.5]
+    z = x * 1
+    z.zero_()
+    assert type(z.grad_fn).__name__ == "ZeroBackward0"
+    w = torch.tensor(2.0, requires_grad=True)
+    u = x * 1
+    u[1:].fill_(w)
+    assert type(u.grad_fn).__name__ == "CopySlices"
+    (u * u).sum().backward()
+    assert w.grad.item() == pytest.approx(8.0)  # d/dw of 2 w^2
+
+
+def test_views_see_a_fill_of_their_root() -> None:
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = torch.zeros(4)
+    p = y[:3]  # made while y is outside the graph
+    y[1:3] = x[:2] * 3  # y joins the graph
+    assert type(p.grad_fn).__name__ == "AsStridedBackward0"
+    y.fill_(0.25)  # its values (and p's) no longer depend on x
+    ((p * p).sum() + (y * x).sum()).backward()
+    assert x.grad.tolist() == [0.25, 0.25, 0.25, 0.25]
