@@ -358,6 +358,22 @@ def _copy_slices(b: Any, v: Any) -> Any:
     return copy_slices(b, v, idx=_VIDX) ** 2
 
 
+def _fill(x: Any) -> Any:
+    from tapegrad.ops.views import fill
+
+    return fill(x, value=0.5) * x
+
+
+def _fill_tensor(x: Any, v: Any) -> Any:
+    from tapegrad.ops.views import fill_tensor
+
+    return fill_tensor(x, v) * x
+
+
+case("fill", "in-place", _fill, rand(2, 3), ref=lambda np, x: 0.5 * x,
+     tref=lambda t, x: t.full_like(x, 0.5) * x)
+case("fill_tensor", "in-place", _fill_tensor, rand(2, 3), rand(),
+     ref=lambda np, x, v: v * x, tref=lambda t, x, v: v * x)
 case("view_take_flat", "in-place", _take_flat, rand(2, 3),
      ref=lambda np, x: np.reshape(np.dot(_VONE, np.reshape(x, (-1,))), (2, 2)) ** 2,
      tref=lambda t, x: (t.as_tensor(_VONE, dtype=x.dtype) @ x.reshape(-1)).reshape(2, 2) ** 2)
