@@ -145,3 +145,4 @@ def _(dx: Any, dv: Any, x: Any, v: Any, *, out: Any) -> Any:
 
 
 fill_tensor.defbatch(per_example(fill_tensor))
+copy_into = fill_tensor.variant("copy_into")  # ``x.copy_(src)``: src broadcast and cast

@@ -130,6 +130,7 @@ GRAD_NAMES: dict[str, str] = {
     "fill": "FillBackward2",
     "zero": "ZeroBackward0",
     "fill_tensor": "FillBackward3",
+    "copy_into": "CopyBackwards",
     "vm": "SqueezeBackward4",
 }
 

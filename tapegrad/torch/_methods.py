@@ -131,6 +131,18 @@ def _setitem_hook(t: Tensor, index: Any, value: Any) -> None:
             "operation.", "x[i] = v on a leaf that requires grad: wrap it in `with "
             "torch.no_grad():` or assign into x.data")))
     check_writable(t, "setitem")
+    items = index if isinstance(index, tuple) else (index,)
+    if items and all(i is Ellipsis or (isinstance(i, slice) and i == slice(None))
+                     for i in items) and isinstance(value, (Tensor, int, float)) \
+            and _records(t, (value,)):
+        # the whole tensor: PyTorch fills or copies it (FillBackward3, CopyBackwards)
+        if not isinstance(value, Tensor):
+            value = _wrap(np.asarray(value, dtype=t._data.dtype))
+        if value._data.ndim == 0:
+            _fill_(t, value)
+        else:
+            _copy_(t, value)
+        return
     if isinstance(value, Tensor):
         if value._data.dtype != t._data.dtype:
             value = core.cast(value, dtype=t._data.dtype)
@@ -321,6 +333,13 @@ def _fill_(self: Tensor, value: Any, zero: bool = False) -> Tensor:
     return self
 
 
+def _broadcasts(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(src, dst) == dst
+    except ValueError:
+        return False
+
+
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` into this tensor (broadcast, cast), recorded like PyTorch's ``copy_``."""
     s = src if isinstance(src, Tensor) else _wrap(np.asarray(src))
@@ -331,9 +350,10 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         if self._lvl is not None and res._lvl is not self._lvl:
             res = core.where(np.ones(self._data.shape, dtype=bool), res, self)
         return self._assign_result(res, "copy_")
-    if _STATE.grad_enabled and (s._rg or self._rg):
-        res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
-        return self._assign_result(res, "copy_")
+    if _STATE.grad_enabled and (s._rg or self._rg) and _broadcasts(s._data.shape,
+                                                                   self._data.shape):
+        # CopyBackwards: the gradient goes to src; the old value keeps its edge, with zeros
+        return self._assign_result(_views_ops.copy_into(self, s), "copy_")
     try:
         np.copyto(self._data, np.broadcast_to(s._data, self._data.shape), casting="unsafe")
     except ValueError:

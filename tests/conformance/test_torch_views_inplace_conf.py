@@ -714,3 +714,75 @@ def test_random_programs(block: int) -> None:
         np.testing.assert_allclose(b[1], a[1], rtol=1e-9, atol=1e-12, err_msg=str(seed))
         np.testing.assert_allclose(b[2], a[2], rtol=1e-12, err_msg=str(seed))
         assert a[3:] == b[3:], seed
+
+
+def _program2(seed: int) -> tuple[Any, Any]:
+    """As :func:`_program`, with bases outside the graph that join it, views made before
+    anything else, and in-place ops on the base itself (``add_``, ``setitem``)."""
+    steps = random.Random(seed).randint(1, 4)
+
+    def run(T: Any) -> Any:
+        rng = random.Random(seed)
+        rng.randint(1, 4)
+        x = T.tensor(np.linspace(-1, 1, 12).reshape(3, 4) + 0.1, dtype=T.float64,
+                     requires_grad=True)
+        kind = rng.randrange(3)
+        y = x * 1 if kind == 0 else (T.zeros(3, 4, dtype=T.float64) if kind == 1
+                                     else x.detach().clone())
+        pre = [_rand_view(rng, y)(T, y) for _ in range(rng.randint(0, 2))]
+        keep = []
+        for _ in range(steps):
+            v = y
+            for _ in range(rng.randint(0, 3)):
+                if v.numel() == 0 or v.dim() == 0:
+                    break
+                v = _rand_view(rng, v)(T, v)
+            keep.append(v)
+            if v.numel() == 0:
+                continue
+            name, op = rng.choice(_INPLACE)
+            if v.dim() == 0 and name == "setitem":
+                op = _INPLACE[0][1]
+            r = rng.random()
+            if r < 0.15:
+                y.add_(x * 0.5)
+            elif r < 0.3:
+                y[1:, :2] = x[:2, 2:] * 3
+            op(T, v, x)
+        loss = (y * y).sum() + sum((k * k).sum() for k in keep + pre if k.numel())
+        if not loss.requires_grad:
+            return ["constant", loss.item()]
+        loss.backward()
+        return [loss.item(), x.grad.numpy().copy(), y.detach().numpy().copy()] + [
+            None if k.grad_fn is None else type(k.grad_fn).__name__ for k in keep + pre] + [
+            None if y.grad_fn is None else type(y.grad_fn).__name__,
+            [k._version for k in keep + pre]]
+
+    def safe(T: Any) -> Any:
+        try:
+            return run(T)
+        except Exception as e:  # noqa: BLE001  (the error is what is compared)
+            return ("err", type(e).__name__, str(e).split("\n[tapegrad hint]")[0])
+
+    return safe(real), safe(tt)
+
+
+@pytest.mark.parametrize("block", range(3))
+def test_random_programs_more(block: int) -> None:
+    for seed in range(block * 50, block * 50 + 50):
+        a, b = _program2(seed)
+        if isinstance(a, tuple) and a[2].startswith("a leaf Variable that requires grad"):
+            # PyTorch re-derives a view's grad_fn only when it is read: a view made before
+            # its base joined the graph and written in place unread is a "leaf" to its
+            # check; here it was re-derived at once, and the program runs
+            continue
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            assert a == b, seed
+            continue
+        if a[0] == "constant":
+            assert b[0] == "constant" and b[1] == pytest.approx(a[1], rel=1e-12), seed
+            continue
+        assert b[0] == pytest.approx(a[0], rel=1e-9), seed
+        np.testing.assert_allclose(b[1], a[1], rtol=1e-9, atol=1e-12, err_msg=str(seed))
+        np.testing.assert_allclose(b[2], a[2], rtol=1e-12, err_msg=str(seed))
+        assert a[3:] == b[3:], seed
