@@ -164,6 +164,10 @@ class Tensor:
     _messages: dict[str, Callable[..., str]] = {}
     _tv: bool = False
     _retains: bool = False
+    # a view's root tensor, and the family of a root's live views (tapegrad.torch's
+    # views: an object with check(t, what) and rebase(t, node, grad)); None: no view
+    _vbase: Any = None
+    _family: Any = None
     # the transform level this tensor is a tracer of (see _core/dispatch.py), and the
     # levels' own fields: forward mode's primal and tangent, batching's batched value
     _lvl: Any = None
@@ -469,6 +473,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ in-place core
     def _check_inplace(self, what: str) -> None:
+        fam = self._family
+        if fam is not None:
+            fam.check(self, what)
         if self._node is None and self._rg and _STATE.grad_enabled:
             raise errors.hinted(RuntimeError(
                 errors.with_hint(
@@ -498,8 +505,9 @@ class Tensor:
         else:
             self._data = data.astype(self._data.dtype)
         self._vc[0] += 1
+        recorded = None
         if result._node is not None and _STATE.grad_enabled:
-            node = result._node
+            node = recorded = result._node
             node.out_vc = self._vc
             if node.versions is not None and not node.op.save_all:
                 # a saved "out" is this tensor at its new version (e.g. ``y **= 3``)
@@ -507,8 +515,14 @@ class Tensor:
                     self._vc[0] if kind == 1 else v
                     for (kind, _), v in zip(node.op.save_codes, node.versions)
                 )
+            old = self._node
             self._node = node
             self._rg = result._rg
+            if self._retains and old is not node:  # the retained gradient is the new value's
+                _move_retain(self, old, node)
+        fam = self._family
+        if fam is not None:
+            fam.rebase(self, recorded, _STATE.grad_enabled)
         return self
     # -- bound by tapegrad.ops.tensor_methods (above ops); declared here for type checkers
     if TYPE_CHECKING:
@@ -587,7 +601,16 @@ class Tensor:
         def argmin(self, axis: Any = None, *, dim: Any = None, keepdim: bool = False) -> Tensor: ...
 
 
-_NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval"})
+_NOT_COPIED = frozenset({"_acc", "_grad", "_lvl", "_primal", "_tangent", "_bval", "_vbase",
+                         "_family", "_vidx", "_vmulti", "_vnograd", "_vbidx", "_vover"})
+
+
+def _move_retain(t: Tensor, old: Node | None, new: Node | None) -> None:
+    """``t.retain_grad()`` follows ``t`` from node ``old`` to ``new`` (an in-place op)."""
+    if old is not None and old.retain is not None and old.retain() is t:
+        old.retain = None
+    if new is not None:
+        new.retain = weakref.ref(t)
 
 
 def _rebuild(data: np.ndarray, rg: bool, style: int) -> Tensor:

@@ -544,6 +544,37 @@ def _(g: Tensor, out: Tensor) -> Any:  # d relu x = [x > 0] dx (0 at x = 0)
     return (_link(multiply(g, greater(out, 0)), out),)
 
 
+@defop("sigmoid_backward", saves=("g", "y"), needs=True)
+def sigmoid_backward(g: Any, y: Any) -> Any:
+    """``g * (1 - y) * y`` with ``y = sigmoid(x)``: sigmoid's derivative applied to ``g`` as
+    one op (the tangent of sigmoid in forward mode, PyTorch's ``sigmoid_backward``)."""
+    return np.asarray(np.multiply(np.multiply(g, np.subtract(1.0, y)), y))
+
+
+@sigmoid_backward.defvjp
+def _(gg: Tensor, g: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+    # d[g (1 - y) y] = (1 - y) y dg + g (1 - 2 y) dy
+    dg = sigmoid_backward(gg, y) if needs[0] else None
+    dy = multiply(multiply(gg, g), subtract(1.0, multiply(y, 2.0))) if needs[1] else None
+    return dg, dy
+
+
+@defop("threshold_backward", saves=("y",), needs=True)
+def threshold_backward(g: Any, y: Any) -> Any:
+    """``g`` where ``y > 0``, else 0: relu's derivative applied to ``g`` as one op (the
+    tangent of relu in forward mode, PyTorch's ``threshold_backward``)."""
+    g = np.asarray(g)
+    return np.where(np.greater(y, 0), g, np.zeros((), dtype=g.dtype))
+
+
+@threshold_backward.defvjp
+def _(gg: Tensor, y: Any, needs: tuple[bool, ...]) -> Any:
+    # linear in g; piecewise constant in y (a zero derivative, connected as relu's)
+    dg = threshold_backward(gg, y) if needs[0] else None
+    dy = multiply(gg, 0.0) if needs[1] else None
+    return dg, dy
+
+
 @defop("leaky_relu", saves=("x",))
 def leaky_relu(x: Any, *, negative_slope: float = 0.01) -> Any:
     return np.where(x > 0, x, x * negative_slope).astype(np.asarray(x).dtype, copy=False)
@@ -736,7 +767,23 @@ def _tscale(t: Any, f: Any) -> Any:
 
 add.defjvp(lambda dx, dy, x, y, *, out: _tadd(dx, dy))
 subtract.defjvp(lambda dx, dy, x, y, *, out: _tadd(dx, None if dy is None else negative(dy)))
-multiply.defjvp(lambda dx, dy, x, y, *, out: _tadd(_tscale(dx, y), _tscale(dy, x)))
+def _tracked(v: Any) -> bool:
+    return isinstance(v, Tensor) and (v._rg or v._node is not None)
+
+
+@multiply.defjvp
+def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:
+    a = _tscale(dx, y)
+    b = _tscale(dy, x)
+    if (a is None) != (b is None) and _STATE.grad_enabled:
+        # PyTorch's formula, dy x + dx y, keeps the missing tangent's term as zeros: where
+        # anything in it is tracked (a primal that requires grad), so is the tangent
+        t, p = (a, x) if b is None else (b, y)
+        if _tracked(t) or _tracked(p):
+            z = multiply(np.zeros(np.shape(data(y if b is None else x)),
+                                  dtype=out._data.dtype), p)
+            return add(z, a) if b is None else add(b, z)
+    return _tadd(a, b)
 negative.defjvp(lambda dx, x, *, out: negative(dx))
 
 
@@ -797,8 +844,13 @@ tanh.defjvp(lambda dx, x, *, out, kernel="": tanh_backward(dx, out))
 tanh_backward.defjvp(lambda dg, dy, g, y, *, out: _tadd(
     None if dg is None else tanh_backward(dg, y),
     None if dy is None else multiply(multiply(dy, g), multiply(y, -2.0))))
-sigmoid.defjvp(lambda dx, x, *, out, kernel="": multiply(dx, multiply(out, subtract(1.0, out))))
-relu.defjvp(lambda dx, x, *, out: _link(multiply(dx, greater(out, 0)), out))
+sigmoid.defjvp(lambda dx, x, *, out, kernel="": sigmoid_backward(dx, out))
+sigmoid_backward.defjvp(lambda dg, dy, g, y, *, out: _tadd(
+    None if dg is None else sigmoid_backward(dg, y),
+    None if dy is None else multiply(multiply(dy, g), subtract(1.0, multiply(y, 2.0)))))
+relu.defjvp(lambda dx, x, *, out: threshold_backward(dx, out))
+threshold_backward.defjvp(lambda dg, dy, g, y, *, out: None if dg is None else
+                          threshold_backward(dg, y))
 leaky_relu.defjvp(lambda dx, x, *, out, negative_slope=0.01: multiply(
     dx, where(greater(x, 0), 1.0, negative_slope)))
 elu.defjvp(lambda dx, x, *, out, alpha=1.0: multiply(
@@ -867,7 +919,7 @@ identity.defjvp(lambda dx, x, *, out: dx)
 
 for _op in (add, subtract, multiply, divide, negative, power, floor_divide, remainder, sign, abs,
             exp, log, log1p, expm1, sqrt, square, reciprocal, sin, cos, tan, tanh, tanh_backward,
-            sigmoid, relu, leaky_relu, elu, erf, maximum, minimum, clip, where, cast, clone,
+            sigmoid, sigmoid_backward, relu, threshold_backward, leaky_relu, elu, erf, maximum, minimum, clip, where, cast, clone,
             contiguous, identity, floor, ceil, round, equal, not_equal, less, less_equal, greater,
             greater_equal, logical_and, logical_or, logical_xor, logical_not, isnan, isfinite,
             isinf):

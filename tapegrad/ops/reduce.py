@@ -513,6 +513,9 @@ def _red_jvp(op: Any) -> Any:  # linear reductions: the same reduction of the ta
 
 _sum.defjvp(_red_jvp(_sum))
 _mean.defjvp(_red_jvp(_mean))
+# the all-axes variants: the tangent's node is named as theirs (SumBackward0), not sum's
+_sum_all.defjvp(_red_jvp(_sum_all))
+_mean_all.defjvp(_red_jvp(_mean_all))
 
 
 @_prod.defjvp

@@ -302,7 +302,14 @@ def _norm_index(index: Any) -> Any:
 @defop("getitem", saves=("x_shape",))
 def _getitem(x: Any, *, index: Any) -> Any:
     try:
-        return np.asarray(x)[index]
+        r = np.asarray(x)[index]
+        if r.__class__ is not np.ndarray and _is_basic(index):
+            # a 0-d view, not a copied scalar: writing into it writes into ``x`` (PyTorch's
+            # ``x[i].mul_(2)``)
+            items = index if isinstance(index, tuple) else (index,)
+            if Ellipsis not in items:
+                r = np.asarray(x)[items + (Ellipsis,)]
+        return r
     except IndexError as exc:
         msg = str(exc).replace(" for axis ", " for dimension ")
         raise hinted(IndexError(with_hint(msg, f"the tensor has shape {list(np.shape(x))}"))) from None
@@ -325,6 +332,8 @@ def getitem(x: Any, index: Any) -> Tensor:
     if _has_tracer(index):  # a per-example index (vmap): the index is an input
         return getitem_dyn(x, index)
     index = _norm_index(index)
+    if index is None or index is Ellipsis:
+        index = (index,)
     if isinstance(index, (int, np.integer)):
         return _select(x, index=index)
     if isinstance(index, slice):

@@ -207,3 +207,8 @@ _aliases.install(globals(), [*_methods.METHODS, *_assign.method_names(), *_more.
 
 __all__ += ["meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add",
             "index_copy", "index_fill", "index_put", "masked_scatter", "scatter", "scatter_add"]
+
+# PyTorch's views (``_base``, shared versions, in-place ops through views), on top of all
+from . import _views  # noqa: E402
+
+_views.install(globals())

@@ -124,6 +124,13 @@ GRAD_NAMES: dict[str, str] = {
     "upsample_nearest_exact_2d": "UpsampleNearestExact2DBackward0",
     "upsample_nearest_exact_3d": "UpsampleNearestExact3DBackward0",
     "vector_norm": "LinalgVectorNormBackward0",
+    "take_flat": "AsStridedBackward0",
+    "put_flat": "AsStridedScatterBackward0",
+    "copy_slices": "CopySlices",
+    "fill": "FillBackward2",
+    "zero": "ZeroBackward0",
+    "fill_tensor": "FillBackward3",
+    "copy_into": "CopyBackwards",
     "vm": "SqueezeBackward4",
 }
 

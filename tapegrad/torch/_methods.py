@@ -24,6 +24,7 @@ from .. import ops as core
 from .._core import mode
 from .._core.errors import hinted, with_hint
 from .._core.tensor import TORCH, Tensor, _snapshot, make
+from ..ops import views as _views_ops
 from . import _ops as O
 from ._dtype import default_np, from_np, to_np
 from ._dtype import dtype as torch_dtype
@@ -78,8 +79,14 @@ def check_writable(t: Tensor, what: str) -> None:
         _INF_VC[0] = 0  # raises the PyTorch message
 
 
-def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) -> Tensor:
-    """Run ``fn(self)`` and write the result into ``t`` (PyTorch's in-place semantics)."""
+def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any,
+            private_out: bool = False) -> Tensor:
+    """Run ``fn(self)`` and write the result into ``t`` (PyTorch's in-place semantics).
+
+    ``private_out``: the node's saved output is its own array, not ``t``'s storage
+    (PyTorch's ``pow_`` saves the original ``self``, so later in-place ops do not
+    invalidate it); its version is then not tied to ``t``.
+    """
     check_writable(t, what)
     res = fn(_source(t, others))
     if not isinstance(res, Tensor):
@@ -103,7 +110,10 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], what: str, *others: Any) 
             f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
             f"{list(np.broadcast_shapes(t._data.shape, res._data.shape))}",
             f"the in-place {what} would change the tensor's shape")))
-    return t._assign_result(res, what)
+    t._assign_result(res, what)
+    if private_out and res._node is not None:
+        res._node.out_vc = None
+    return t
 
 
 _INPLACE_NAMES = {"add": "add_", "subtract": "sub_", "multiply": "mul_", "divide": "div_",
@@ -121,6 +131,18 @@ def _setitem_hook(t: Tensor, index: Any, value: Any) -> None:
             "operation.", "x[i] = v on a leaf that requires grad: wrap it in `with "
             "torch.no_grad():` or assign into x.data")))
     check_writable(t, "setitem")
+    items = index if isinstance(index, tuple) else (index,)
+    if items and all(i is Ellipsis or (isinstance(i, slice) and i == slice(None))
+                     for i in items) and isinstance(value, (Tensor, int, float)) \
+            and _records(t, (value,)):
+        # the whole tensor: PyTorch fills or copies it (FillBackward3, CopyBackwards)
+        if not isinstance(value, Tensor):
+            value = _wrap(np.asarray(value, dtype=t._data.dtype))
+        if value._data.ndim == 0:
+            _fill_(t, value)
+        else:
+            _copy_(t, value)
+        return
     if isinstance(value, Tensor):
         if value._data.dtype != t._data.dtype:
             value = core.cast(value, dtype=t._data.dtype)
@@ -264,21 +286,19 @@ def _ip(name: str, fn: Callable[..., Tensor], private_out: bool = False) -> Call
     """
 
     def m(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        r = inplace(self, lambda s: fn(s, *args, **kwargs), name, *args, *kwargs.values())
-        if private_out and r._node is not None:
-            r._node.out_vc = None
-        return r
+        return inplace(self, lambda s: fn(s, *args, **kwargs), name, *args, *kwargs.values(),
+                       private_out=private_out)
 
     m.__name__ = name
     return m
 
 
 def _zero_(self: Tensor) -> Tensor:
-    """Fill with zeros in place (not recorded: the result does not depend on the old values)."""
-    return _fill_(self, 0)
+    """Fill with zeros in place (``ZeroBackward0`` where recorded: a zero gradient)."""
+    return _fill_(self, 0, zero=True)
 
 
-def _fill_(self: Tensor, value: Any) -> Tensor:
+def _fill_(self: Tensor, value: Any, zero: bool = False) -> Tensor:
     check_writable(self, "fill_")
     if self._lvl is not None or (isinstance(value, Tensor) and value._lvl is not None):
         # a transform's tracer (vmap): no array to write into; the level assigns the result
@@ -296,16 +316,28 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
                 f"fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions.", "pass a number or a 0-d tensor")))
         if _records(self, (value,)):
-            res = core.broadcast_to(core.cast(value, dtype=self._data.dtype), self._data.shape)
-            return self._assign_result(res, "fill_")
+            return self._assign_result(_views_ops.fill_tensor(self, value), "fill_")
         value = value.item()
+    if self._node is not None and _STATE.grad_enabled:
+        # PyTorch keeps the edge to the old value (a zero gradient): FillBackward2, ZeroBackward0
+        op = _views_ops.zero if zero else _views_ops.fill
+        return self._assign_result(op(self, value=value), "zero_" if zero else "fill_")
     self._data[...] = value
     self._vc[0] += 1
     if self._node is not None and _STATE.grad_enabled:
         # the new values no longer depend on the graph
         self._node = None
         self._rg = False
+    if self._family is not None:
+        self._family.rebase(self, None, _STATE.grad_enabled)
     return self
+
+
+def _broadcasts(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(src, dst) == dst
+    except ValueError:
+        return False
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -318,9 +350,10 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         if self._lvl is not None and res._lvl is not self._lvl:
             res = core.where(np.ones(self._data.shape, dtype=bool), res, self)
         return self._assign_result(res, "copy_")
-    if _STATE.grad_enabled and (s._rg or self._rg):
-        res = core.broadcast_to(core.cast(s, dtype=self._data.dtype), self._data.shape)
-        return self._assign_result(res, "copy_")
+    if _STATE.grad_enabled and (s._rg or self._rg) and _broadcasts(s._data.shape,
+                                                                   self._data.shape):
+        # CopyBackwards: the gradient goes to src; the old value keeps its edge, with zeros
+        return self._assign_result(_views_ops.copy_into(self, s), "copy_")
     try:
         np.copyto(self._data, np.broadcast_to(s._data, self._data.shape), casting="unsafe")
     except ValueError:
@@ -333,6 +366,8 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if self._node is not None and _STATE.grad_enabled:
         self._node = None
         self._rg = False
+    if self._family is not None:
+        self._family.rebase(self, None, _STATE.grad_enabled)
     return self
 
 

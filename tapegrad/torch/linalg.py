@@ -405,7 +405,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Te
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The ``offset`` diagonal of dims ``dim1``/``dim2``, as the last dim."""
-    return L.diagonal(_tensor(A, "diagonal"), offset, dim1, dim2)
+    return _torch_diagonal(_tensor(A, "diagonal"), offset, dim1, dim2)
 
 
 def matmul(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
@@ -441,8 +441,54 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return L.diag_embed(input, offset, dim1, dim2)
 
 
+def _diagonal_op() -> Any:
+    global _DIAG_OP
+    if _DIAG_OP is None:
+        from ..ops.views import take_flat
+
+        _DIAG_OP = take_flat.renamed("DiagonalBackward0")
+    return _DIAG_OP
+
+
+_DIAG_OP: Any = None
+
+
 def _torch_diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    return L.diagonal(input, offset, dim1, dim2)
+    if not isinstance(input, Tensor):
+        return L.diagonal(input, offset, dim1, dim2)
+    shape = input._data.shape
+    n = len(shape)
+    if n and -n <= dim1 < n and -n <= dim2 < n and dim1 % n == dim2 % n:
+        raise hinted(RuntimeError(with_hint(
+            f"diagonal dimensions cannot be identical {dim1}, {dim2}",
+            "pass two different dims")))
+    try:  # the diagonal's flat positions in the input: one node, DiagonalBackward0
+        idx = np.diagonal(np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape),
+                          offset, dim1, dim2).copy()
+    except (ValueError, TypeError, np.exceptions.AxisError):
+        return L.diagonal(input, offset, dim1, dim2)  # its errors
+    r = _diagonal_op()(input, idx=idx, shape=shape, overlap=False)
+    # the same values as numpy's view of the diagonal, which PyTorch's result is (a write
+    # into it writes into ``input``); numpy makes that view read-only
+    src, dst = input, r
+    if r._lvl is not None:  # a dual tensor (forward AD): its primal aliases the input's
+        from ..autodiff.forward import JVPLevel
+
+        if not isinstance(r._lvl, JVPLevel) or input._lvl is not r._lvl:
+            return r
+        src, dst = input._primal, r._primal
+        if src._lvl is not None or dst._lvl is not None:
+            return r
+    elif input._lvl is not None:
+        return r
+    d = np.diagonal(src._data, offset, dim1, dim2)
+    if src._data.flags.writeable:
+        d.flags.writeable = True
+    dst._data = d
+    r._data = d
+    from ._views import mark
+
+    return mark(r, input)
 
 
 def _pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -534,4 +580,7 @@ def install() -> None:
         if name not in cls.__dict__:
             setattr(cls, name, fn)
     if "mT" not in cls.__dict__:
-        cls.mT = property(lambda self: core.swapaxes(self, -1, -2))  # type: ignore[attr-defined]
+        from ._ops import transpose as _transpose
+
+        # TransposeBackward0, as PyTorch names it
+        cls.mT = property(lambda self: _transpose(self, -2, -1))  # type: ignore[attr-defined]

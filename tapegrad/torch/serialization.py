@@ -330,7 +330,8 @@ def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any) -> Te
 
 
 _INTERNAL = frozenset({"_data", "_node", "_rg", "_vc", "_style", "_grad", "_acc", "_tv",
-                       "_retains", "__class__", "__dict__"})
+                       "_retains", "__class__", "__dict__", "_vbase", "_family", "_vidx",
+                       "_vmulti", "_vnograd", "_vbidx", "_vover"})
 
 
 def _set_state(obj: Any, state: Any) -> Any:

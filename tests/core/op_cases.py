@@ -117,6 +117,12 @@ def case(name: str, op: str, fn: Fn, *inputs: Any, order: int = 3, ref: Fn | Non
     CASES.append(OpCase(name, op, fn, arrays, order, ref, tref, slow, f32))
 
 
+def _ew() -> Any:
+    from tapegrad.ops import elementwise
+
+    return elementwise
+
+
 # ---------------------------------------------------------------------------- helpers for refs
 def _np_sigmoid(np: Any, x: Any) -> Any:
     return 1.0 / (1.0 + np.exp(-x))
@@ -327,6 +333,67 @@ case("setitem_mask", "in-place", _setitem_mask, away(2, 3),
 case("setitem_into_constant", "in-place", lambda y: _setitem_into_constant(y, tg), rand(2),
      ref=lambda np, y: np.stack([0.0 * y, y, 0.0 * y], axis=1) ** 2,
      tref=lambda t, y: _setitem_into_constant(y, t))
+# the ops of in-place writes through views (tapegrad.ops.views): positions in a (2, 3) base;
+# inputs from their own generator (the shared one's draws are other rows' inputs)
+_vrng = np.random.default_rng(20261202)
+
+
+def _vr(*shape: int) -> np.ndarray:
+    return _vrng.uniform(-1.5, 1.5, size=shape)
+
+
+_VIDX = np.array([[0, 5], [3, 2]])
+_VONE = np.eye(6)[_VIDX.reshape(-1)]  # (4, 6): one row per view element
+_DIDX = np.array([0, 2, 2, 5])  # a repeated position (an expanded view) accumulates
+_DONE = np.eye(6)[_DIDX]
+
+
+def _take_flat(x: Any) -> Any:
+    from tapegrad.ops.views import take_flat
+
+    return take_flat(x, idx=_VIDX, shape=(2, 3), overlap=False) ** 2
+
+
+def _put_flat(g: Any) -> Any:
+    from tapegrad.ops.views import put_flat
+
+    return put_flat(g, idx=_DIDX, shape=(2, 3), overlap=True) ** 2
+
+
+def _copy_slices(b: Any, v: Any) -> Any:
+    from tapegrad.ops.views import copy_slices
+
+    return copy_slices(b, v, idx=_VIDX) ** 2
+
+
+def _fill(x: Any) -> Any:
+    from tapegrad.ops.views import fill
+
+    return fill(x, value=0.5) * x
+
+
+def _fill_tensor(x: Any, v: Any) -> Any:
+    from tapegrad.ops.views import fill_tensor
+
+    return fill_tensor(x, v) * x
+
+
+case("fill", "in-place", _fill, _vr(2, 3), ref=lambda np, x: 0.5 * x,
+     tref=lambda t, x: t.full_like(x, 0.5) * x)
+case("fill_tensor", "in-place", _fill_tensor, _vr(2, 3), _vr(),
+     ref=lambda np, x, v: v * x, tref=lambda t, x, v: v * x)
+case("view_take_flat", "in-place", _take_flat, _vr(2, 3),
+     ref=lambda np, x: np.reshape(np.dot(_VONE, np.reshape(x, (-1,))), (2, 2)) ** 2,
+     tref=lambda t, x: (t.as_tensor(_VONE, dtype=x.dtype) @ x.reshape(-1)).reshape(2, 2) ** 2)
+case("view_put_flat", "in-place", _put_flat, _vr(4),
+     ref=lambda np, g: np.reshape(np.dot(g, _DONE), (2, 3)) ** 2,
+     tref=lambda t, g: (g @ t.as_tensor(_DONE, dtype=g.dtype)).reshape(2, 3) ** 2)
+case("view_copy_slices", "in-place", _copy_slices, _vr(2, 3), _vr(2, 2),
+     ref=lambda np, b, v: np.reshape(np.reshape(b, (-1,)) * (1.0 - np.sum(_VONE, axis=0))
+                                     + np.dot(np.reshape(v, (-1,)), _VONE), (2, 3)) ** 2,
+     tref=lambda t, b, v: (b.reshape(-1) * (1.0 - t.as_tensor(_VONE, dtype=b.dtype).sum(0))
+                           + v.reshape(-1) @ t.as_tensor(_VONE, dtype=b.dtype)).reshape(2, 3)
+     ** 2)
 case("iadd", "in-place", _iadd, rand(3, 4), rand(4), ref=lambda np, x, y: x + y,
      tref=lambda t, x, y: _iadd(x, y))
 case("isub", "in-place", _isub, rand(3), rand(3), ref=lambda np, x, y: x - y - 0.5,
@@ -376,6 +443,13 @@ case("relu", "relu", lambda x: tg.relu(x), away(3, 4),
      ref=lambda np, x: np.maximum(x, 0.0), tref=lambda t, x: t.relu(x))
 case("relu_squared", "relu", lambda x: tg.relu(x) * x, away(5),
      ref=lambda np, x: np.maximum(x, 0.0) * x, tref=lambda t, x: t.relu(x) * x)
+case("sigmoid_backward", "sigmoid", lambda g, y: _ew().sigmoid_backward(g, y) * y, _vr(2, 3),
+     _vrng.uniform(0.1, 0.9, (2, 3)), ref=lambda np, g, y: g * (1.0 - y) * y * y,
+     tref=lambda t, g, y: g * (1.0 - y) * y * y)
+case("threshold_backward", "relu", lambda g, y: _ew().threshold_backward(g, y) * g, _vr(2, 3),
+     np.where(np.arange(6).reshape(2, 3) % 2, 1.0, -1.0) * _vrng.uniform(0.2, 1.5, (2, 3)),
+     ref=lambda np, g, y: np.where(y > 0, g, 0.0) * g,
+     tref=lambda t, g, y: t.where(y > 0, g, 0.0) * g)
 case("leaky_relu", "leaky_relu", lambda x: tg.leaky_relu(x) * x, away(6),
      ref=lambda np, x: np.where(x > 0, x, 0.01 * x) * x,
      tref=lambda t, x: t.nn.functional.leaky_relu(x) * x)
