@@ -76,3 +76,35 @@ def test_keras_files_of_branching_models_load_both_ways(rtf: Any, tmp_path: Any)
         want, got = m(x), back(x)
         for key in ("a", "z"):
             np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]), rtol=1e-6)
+
+
+def _text_model(tf: Any) -> tuple[str, Any, list[Any], list[float]]:
+    """The Keras text-classification guide's model on variable-length sequences."""
+    k = tf.keras
+    k.utils.set_random_seed(0)
+    inputs = k.Input(shape=(None,), dtype="int64")
+    x = k.layers.Embedding(200, 16)(inputs)
+    x = k.layers.Dropout(0.5)(x)
+    c1 = k.layers.Conv1D(16, 7, padding="valid", activation="relu", strides=3)(x)
+    c2 = k.layers.Conv1D(16, 7, padding="same", activation="relu", strides=2)(c1)
+    x = k.layers.GlobalMaxPooling1D()(c2)
+    out = k.layers.Dense(1, activation="sigmoid", name="predictions")(
+        k.layers.Dense(16, activation="relu")(x))
+    m = k.Model(inputs, out)
+    m.compile(loss="binary_crossentropy", optimizer="adam")
+    lines: list[str] = []
+    m.summary(print_fn=lambda s, *a, **kw: lines.append(s))
+    xs = np.random.default_rng(0).integers(0, 200, (64, 40))
+    ys = (xs.mean(1) > 100).astype("float32")
+    h = m.fit(xs, ys, epochs=2, batch_size=16, verbose=0, shuffle=False)
+    text = re.sub(r'Model: "[^"]*"', "Model", "".join(lines))
+    return text, m.output_shape, [tuple(c1.shape), tuple(c2.shape)], h.history["loss"]
+
+
+def test_variable_length_sequences_build_with_unknown_sizes(rtf: Any) -> None:
+    ours, theirs = _text_model(tg_tf), _text_model(rtf)
+    norm = [re.sub(r"\b(input_layer|embedding|dropout|conv1d|dense|global_max_pooling1d)"
+                   r"(_\d+)?\b", r"\1", t) for t in (ours[0], theirs[0])]
+    assert norm[0] == norm[1]
+    assert ours[1:3] == theirs[1:3]
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-4)

@@ -252,3 +252,23 @@ def test_functional_layers_in_keras_order() -> None:
     u = k.Input((2,), name="unused")  # an input no output needs: depth 0, ahead of d
     assert [la.name for la in k.Model([a, u], k.layers.Dense(1, name="d")(a)).layers] == \
         ["a", "unused", "d"]
+
+
+def test_unknown_sizes_stay_unknown_through_functional_layers() -> None:
+    """A variable-length sequence (``Input(shape=(None,))``) builds: convolutions get a
+    window to run on, and the sizes that follow the unknown one are ``None``, as in Keras
+    (the text-classification guide's model raised while building)."""
+    k = tf.keras
+    inp = k.Input(shape=(None,), dtype="int64")
+    e = k.layers.Embedding(50, 8)(inp)
+    c = k.layers.Conv1D(4, 7, strides=3, activation="relu")(e)
+    c = k.layers.Conv1D(4, 7, strides=3)(c)
+    out = k.layers.Dense(1)(k.layers.GlobalMaxPooling1D()(c))
+    m = k.Model(inp, out)
+    assert e.shape == (None, None, 8) and c.shape == (None, None, 4)
+    assert m.output_shape == (None, 1) and m.input_shape == (None, None)
+    assert m(np.zeros((2, 40), np.int64)).shape == (2, 1)
+    seq = k.Sequential([k.Input((3,)), k.layers.Dense(2)])
+    assert seq.output_shape == (None, 2)
+    with pytest.raises(AttributeError, match="has no defined output shape yet"):
+        _ = k.Sequential([k.layers.Dense(2)]).output_shape

@@ -48,8 +48,10 @@ class KerasTensor(KerasInput):
     def ndim(self) -> int:
         return len(self.shape)
 
-    def _zeros(self) -> Tensor:
-        shape = tuple(1 if s is None else int(s) for s in self.shape)
+    def _zeros(self, fill: int = 1) -> Tensor:
+        """Zeros standing for this tensor: a batch of one, other unknown sizes ``fill``."""
+        shape = tuple((1 if i == 0 else fill) if s is None else int(s)
+                      for i, s in enumerate(self.shape))
         return tft(np.zeros(shape, dtype=np.dtype(self.dtype)))
 
     def __repr__(self) -> str:
@@ -181,24 +183,38 @@ def symbolic_call(layer: Layer, inputs: Any, args: tuple[Any, ...],
     def sym(v: Any) -> Any:
         return _as_keras_tensor(v) if isinstance(v, KerasInput) else v
 
-    def zeros(v: Any) -> Any:
-        return v._zeros() if isinstance(v, KerasTensor) else v
-
     inputs = _map(sym, inputs)
     # symbolic tensors among the other arguments (MultiHeadAttention's value and key) are
     # inputs of the node too
     args = _map(sym, args)
     kwargs = _map(sym, kwargs)
     node = Node(layer, inputs, args, kwargs)
-    with _Paused():
-        out = layer(_map(zeros, inputs), *_map(zeros, args), **_map(zeros, kwargs))
+    # unknown sizes other than the batch's (a sequence's length): the layer runs on two
+    # stand-in sizes, large enough for a convolution's window, and the output sizes that
+    # differ between the two are unknown too, as Keras' symbolic shapes say
+    unknown = any(isinstance(v, KerasTensor) and None in tuple(v.shape)[1:]
+                  for v in _flat(inputs) + _flat(args) + _flat(kwargs))
+    fills = (64, 96) if unknown else (1,)
+    outs = []
+    for fill in fills:
+        def zeros(v: Any, fill: int = fill) -> Any:
+            return v._zeros(fill) if isinstance(v, KerasTensor) else v
+
+        with _Paused():
+            outs.append(layer(_map(zeros, inputs), *_map(zeros, args), **_map(zeros, kwargs)))
+    out = outs[0]
+    others = _flat(outs[1]) if unknown else []
 
     idx = [0]
 
     def symbolic(t: Any) -> Any:
         if not isinstance(t, Tensor):
             return t
-        shape = (None,) + tuple(t._data.shape[1:]) if t._data.ndim else ()
+        dims: list[int | None] = list(t._data.shape)
+        if idx[0] < len(others) and isinstance(others[idx[0]], Tensor):
+            o = others[idx[0]]._data.shape
+            dims = [d if len(o) == len(dims) and o[i] == d else None for i, d in enumerate(dims)]
+        shape = (None,) + tuple(dims[1:]) if t._data.ndim else ()
         kt = KerasTensor(shape, dtype=str(t._data.dtype.name), node=node, index=idx[0])
         idx[0] += 1
         return kt

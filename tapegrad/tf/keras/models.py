@@ -209,6 +209,17 @@ class Sequential(Model):
     def input_shape(self) -> Any:
         return self.__dict__.get("_input_shape")
 
+    @property
+    def output_shape(self) -> Any:
+        """The last layer's output shape, once the model has been built or called."""
+        layers = self.__dict__.get("_sublayers") or []
+        shape = layers[-1].__dict__.get("_output_shape") if layers and self.built else None
+        if shape is None:
+            raise hinted(AttributeError(with_hint(
+                f"Sequential model '{self.name}' has no defined output shape yet.",
+                "build the model (an Input first) or call it once")))
+        return shape
+
 
 class Functional(Model):
     """``keras.Model(inputs, outputs)``: a model defined by calls on ``keras.Input``s.
@@ -280,6 +291,14 @@ class Functional(Model):
     @property
     def input_shape(self) -> Any:
         return self.__dict__["_input_shape"]
+
+    @property
+    def output_shape(self) -> Any:
+        """The outputs' shapes (a list for several outputs, one for a single one)."""
+        from .functional import _flat
+
+        shapes = [kt.shape for kt in _flat(self.__dict__["_graph"].outputs)]
+        return shapes[0] if len(shapes) == 1 else shapes
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(inputs, (list, tuple, dict)) and not is_symbolic(inputs):
