@@ -72,105 +72,13 @@ def _(batched: tuple[bool, ...], *xs: Any, idx: tuple[np.ndarray, ...], n: int,
 
 
 # ------------------------------------------------------------------ modified Bessel functions
-def _bessel_np(nu: int, x: Any, scaled: bool) -> np.ndarray:
-    """``I_nu(x)`` (or ``exp(-|x|) I_nu(x)``) for ``nu`` in {0, 1}, in float64: the power
-    series below 30, the asymptotic expansion above (both converge to double precision)."""
-    a = np.asarray(x)
-    v = np.abs(a.astype(np.float64))
-    small = v < 30.0
-    with np.errstate(all="ignore"):
-        vs = np.where(small, v, 0.0)
-        term = (vs / 2.0) ** nu / (1.0 if nu == 0 else 1.0)
-        total = term.copy()
-        q = vs * vs / 4.0
-        for k in range(1, 120):
-            term = term * q / (k * (k + nu))
-            total = total + term
-        series = total * np.exp(-vs) if scaled else total
-        vl = np.where(small, 30.0, v)
-        mu = 4.0 * nu * nu
-        acc = np.ones_like(vl)
-        t = np.ones_like(vl)
-        for k in range(1, 40):
-            t = -t * (mu - (2 * k - 1) ** 2) / (k * 8.0 * vl)
-            acc = acc + t
-        asym = acc / np.sqrt(2.0 * np.pi * vl)
-        if not scaled:
-            asym = asym * np.exp(vl)
-        out = np.where(small, series, asym)
-    if nu == 1:
-        out = np.where(a < 0, -out, out)
-    out = np.where(np.isnan(a), np.nan, out)
-    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
-    return np.asarray(out, dtype=dt)
-
-
-@defop("bessel_i0", saves=("x",))
-def bessel_i0(x: Any) -> Any:
-    return _bessel_np(0, x, False)
-
-
-@defop("bessel_i0e", saves=("x", "out"))
-def bessel_i0e(x: Any) -> Any:
-    return _bessel_np(0, x, True)
-
-
-@defop("bessel_i1", saves=("x", "out"))
-def bessel_i1(x: Any) -> Any:
-    return _bessel_np(1, x, False)
-
-
-@defop("bessel_i1e", saves=("x", "out"))
-def bessel_i1e(x: Any) -> Any:
-    return _bessel_np(1, x, True)
-
-
-def _i1_over_x(x: Tensor, y: Tensor) -> Tensor:
-    """``I1(x) / x`` with its limit 1/2 at 0 (TensorFlow's ``where``)."""
-    from .elementwise import divide, equal, where
-
-    zero = equal(x, 0.0)
-    safe = where(zero, np.ones((), data(x).dtype), x)
-    return where(zero, np.asarray(0.5, data(x).dtype), divide(y, safe))
-
-
-def _d_i0(x: Any) -> Any:  # I0' = I1
-    return bessel_i1(x)
-
-
-def _d_i0e(x: Any, out: Any) -> Any:  # i0e' = i1e - sign(x) i0e
-    from .elementwise import multiply, sign, subtract
-
-    return subtract(bessel_i1e(x), multiply(sign(x), out))
-
-
-def _d_i1(x: Any, out: Any) -> Any:  # I1' = I0 - I1 / x
-    from .elementwise import subtract
-
-    return subtract(bessel_i0(x), _i1_over_x(x, out))
-
-
-def _d_i1e(x: Any, out: Any) -> Any:  # i1e' = i0e - i1e (sign(x) + 1/x)
-    from .elementwise import multiply, sign, subtract
-
-    return subtract(subtract(bessel_i0e(x), _i1_over_x(x, out)), multiply(sign(x), out))
-
-
-def _mul(g: Any, d: Any) -> Any:
-    from .elementwise import multiply
-
-    return multiply(g, d)
-
-
-bessel_i0.defvjp(lambda g, x: (_mul(g, _d_i0(x)),))
-bessel_i0e.defvjp(lambda g, x, out: (_mul(g, _d_i0e(x, out)),))
-bessel_i1.defvjp(lambda g, x, out: (_mul(g, _d_i1(x, out)),))
-bessel_i1e.defvjp(lambda g, x, out: (_mul(g, _d_i1e(x, out)),))
-bessel_i0.defjvp(lambda dx, x, *, out: _mul(dx, _d_i0(x)))
-bessel_i0e.defjvp(lambda dx, x, *, out: _mul(dx, _d_i0e(x, out)))
-bessel_i1.defjvp(lambda dx, x, *, out: _mul(dx, _d_i1(x, out)))
-bessel_i1e.defjvp(lambda dx, x, *, out: _mul(dx, _d_i1e(x, out)))
-
+# one set of ops for both styles (tapegrad.ops.torch_more's i0, i0e, i1, i1e: float64
+# series and asymptotic expansion, gradients I0' = I1, I1' = I0 - I1/x and their scaled
+# forms, TensorFlow's math_grad formulas too)
+from .torch_more import i0 as bessel_i0  # noqa: E402
+from .torch_more import i0e as bessel_i0e  # noqa: E402
+from .torch_more import i1 as bessel_i1  # noqa: E402
+from .torch_more import i1e as bessel_i1e  # noqa: E402
 
 # ------------------------------------------------------------------ Hurwitz zeta
 _B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6,
@@ -228,7 +136,7 @@ def _(dx: Any, dq: Any, x: Any, q: Any, *, out: Any) -> Any:
 
 from ._batch import elementwise as _bw  # noqa: E402
 
-for _op in (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, zeta):
+for _op in (zeta,):
     _op.defbatch(_bw(_op))
 del _op
 
