@@ -831,29 +831,8 @@ def ndtri(x: Any, name: str | None = None) -> Tensor:
     return _ndtri_op(t)
 
 
-def _ndtri_fwd(x: Any) -> Any:
-    a = np.asarray(x)
-    with np.errstate(all="ignore"):
-        return np.asarray(_sp._erfinv_np(2.0 * a.astype(np.float64) - 1.0) * np.sqrt(2.0),
-                          dtype=a.dtype)
-
-
-from .._core.registry import defop  # noqa: E402
-
-_ndtri_op = defop("ndtri", saves=("out",))(_ndtri_fwd)
-_SQRT_2PI = _pymath.sqrt(2.0 * _pymath.pi)
-
-
-@_ndtri_op.defvjp
-def _(g: Tensor, out: Tensor) -> Any:  # d ndtri p = sqrt(2 pi) exp(ndtri(p)^2 / 2) dp
-    return (ops.multiply(g, ops.multiply(ops.exp(ops.multiply(ops.square(out), 0.5)), _SQRT_2PI)),)
-
-
-_ndtri_op.defjvp(lambda dx, x, *, out: ops.multiply(
-    dx, ops.multiply(ops.exp(ops.multiply(ops.square(out), 0.5)), _SQRT_2PI)))
-from ..ops._batch import elementwise as _bw  # noqa: E402
-
-_ndtri_op.defbatch(_bw(_ndtri_op))
+# the one ndtri op (tapegrad.ops.torch_more: Newton-refined, accurate in both tails)
+from ..ops.torch_more import ndtri as _ndtri_op  # noqa: E402
 
 
 # ============================================================================ Bessel, zeta
