@@ -99,7 +99,7 @@ def _check(x: np.ndarray, targets: tuple[tuple[int, ...], ...],
                     f"labels are in [0, {x.shape[2] - 1}] without the blank {blank}")))
 
 
-@defop("ctc_loss", saves=("x", "out"), grad_name="CtcLossBackward0")
+@defop("ctc_loss", saves=("x", "out"))
 def ctc_loss_op(x: Any, *, targets: tuple[tuple[int, ...], ...],
                 input_lengths: tuple[int, ...], blank: int, zero_infinity: bool) -> Any:
     a = np.asarray(x)
@@ -184,10 +184,11 @@ def _dt(x: Any) -> np.dtype:
     return np.asarray(x).dtype
 
 
-def _unary(name: str, grad_name: str, fwd: Any, deriv: Any) -> Any:
-    """A one-input elementwise op named ``grad_name``: ``fwd(x, **attrs)`` on arrays,
-    ``deriv(x, out, **attrs)`` the derivative in tapegrad ops."""
-    op = defop(name, saves=("x", "out"), grad_name=grad_name)(fwd)
+def _unary(name: str, fwd: Any, deriv: Any) -> Any:
+    """A one-input elementwise op: ``fwd(x, **attrs)`` on arrays, ``deriv(x, out,
+    **attrs)`` the derivative in tapegrad ops (PyTorch's node names: tapegrad.torch's
+    table)."""
+    op = defop(name, saves=("x", "out"))(fwd)
     op.defvjp(lambda g, x, out, **attrs: (multiply(g, deriv(x, out, **attrs)),))
     op.defjvp(lambda dx, x, *, out, **attrs: multiply(dx, deriv(x, out, **attrs)))
     op.defbatch(_b.elementwise(op))
@@ -212,7 +213,7 @@ def _hardswish_d(x: Tensor, out: Any) -> Tensor:
     return where(less_equal(x, -3.0), multiply(x, 0.0), where(less(x, 3.0), mid, 1.0))
 
 
-hardswish_op = _unary("hardswish", "HardswishBackward0", _hardswish_fwd, _hardswish_d)
+hardswish_op = _unary("hardswish", _hardswish_fwd, _hardswish_d)
 
 
 def _hardsigmoid_fwd(x: Any) -> Any:
@@ -221,8 +222,7 @@ def _hardsigmoid_fwd(x: Any) -> Any:
     return (np.minimum(np.maximum(a + three, 0), six) / six).astype(a.dtype, copy=False)
 
 
-hardsigmoid_op = _unary(
-    "hardsigmoid", "HardsigmoidBackward0", _hardsigmoid_fwd,
+hardsigmoid_op = _unary("hardsigmoid", _hardsigmoid_fwd,
     lambda x, out: divide(_mask(logical_and(greater(x, -3.0), less(x, 3.0)), x), 6.0))
 
 
@@ -238,7 +238,7 @@ def _shrink_d(x: Tensor, out: Any, *, lambd: float) -> Tensor:
     return _mask(~logical_and(greater_equal(x, -lambd), less_equal(x, lambd))._data, x)
 
 
-softshrink_op = _unary("softshrink", "SoftshrinkBackward0", _softshrink_fwd, _shrink_d)
+softshrink_op = _unary("softshrink", _softshrink_fwd, _shrink_d)
 
 
 def _hardshrink_fwd(x: Any, *, lambd: float) -> Any:
@@ -247,7 +247,7 @@ def _hardshrink_fwd(x: Any, *, lambd: float) -> Any:
     return np.where((a >= -lam) & (a <= lam), 0, a).astype(a.dtype, copy=False)
 
 
-hardshrink_op = _unary("hardshrink", "HardshrinkBackward0", _hardshrink_fwd, _shrink_d)
+hardshrink_op = _unary("hardshrink", _hardshrink_fwd, _shrink_d)
 
 
 def _threshold_fwd(x: Any, *, threshold: float, value: float) -> Any:
@@ -256,7 +256,7 @@ def _threshold_fwd(x: Any, *, threshold: float, value: float) -> Any:
                                                                                   copy=False)
 
 
-threshold_op = _unary("threshold", "ThresholdBackward0", _threshold_fwd,
+threshold_op = _unary("threshold", _threshold_fwd,
                       lambda x, out, *, threshold, value: _mask(greater(x, threshold), x))
 
 
@@ -266,7 +266,7 @@ def _celu_fwd(x: Any, *, alpha: float) -> Any:
         return np.where(a > 0, a, alpha * np.expm1(a / alpha)).astype(a.dtype, copy=False)
 
 
-celu_op = _unary("celu", "CeluBackward0", _celu_fwd,
+celu_op = _unary("celu", _celu_fwd,
                  lambda x, out, *, alpha: where(greater(x, 0), 1.0, exp(divide(x, alpha))))
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -280,7 +280,7 @@ def _selu_fwd(x: Any) -> Any:
             a.dtype, copy=False)
 
 
-selu_op = _unary("selu", "EluBackward0", _selu_fwd,
+selu_op = _unary("selu", _selu_fwd,
                  lambda x, out: where(greater(x, 0), _SELU_SCALE,
                                       multiply(exp(x), _SELU_SCALE * _SELU_ALPHA)))
 
@@ -296,7 +296,7 @@ def _mish_d(x: Tensor, out: Any) -> Tensor:
     return add(th, multiply(multiply(x, sigmoid(x)), subtract(1.0, multiply(th, th))))
 
 
-mish_op = _unary("mish", "MishBackward0", _mish_fwd, _mish_d)
+mish_op = _unary("mish", _mish_fwd, _mish_d)
 
 
 def _logsigmoid_fwd(x: Any) -> Any:
@@ -304,7 +304,7 @@ def _logsigmoid_fwd(x: Any) -> Any:
     return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype, copy=False)
 
 
-logsigmoid_op = _unary("log_sigmoid", "LogSigmoidBackward0", _logsigmoid_fwd,
+logsigmoid_op = _unary("log_sigmoid", _logsigmoid_fwd,
                        lambda x, out: sigmoid(_neg(x)))
 
 
@@ -313,12 +313,12 @@ def _rrelu_fwd(x: Any, *, noise: np.ndarray) -> Any:
     return np.where(a > 0, a, a * noise).astype(a.dtype, copy=False)
 
 
-rrelu_op = _unary("rrelu_with_noise", "RreluWithNoiseBackward0", _rrelu_fwd,
+rrelu_op = _unary("rrelu_with_noise", _rrelu_fwd,
                   lambda x, out, *, noise: where(greater(x, 0), 1.0, make(np.asarray(noise))))
 
 
 # ------------------------------------------------------------------ prelu
-@defop("prelu", saves=("x", "w"), grad_name="PreluKernelBackward0", needs=True)
+@defop("prelu", saves=("x", "w"), needs=True)
 def prelu_op(x: Any, w: Any) -> Any:
     a = np.asarray(x)
     return np.where(a > 0, a, np.asarray(w) * a).astype(a.dtype, copy=False)
@@ -350,7 +350,7 @@ prelu_op.defbatch(_b.elementwise(prelu_op))
 
 
 # ------------------------------------------------------------------ glu
-@defop("glu", saves=("x",), grad_name="GluBackward0")
+@defop("glu", saves=("x",))
 def glu_op(x: Any, *, axis: int) -> Any:
     a, b = np.split(np.asarray(x), 2, axis=axis)
     with np.errstate(over="ignore"):
@@ -382,7 +382,7 @@ def _bshape(x: Any, y: Any) -> tuple[int, ...]:
                                      np.shape(y._data if isinstance(y, Tensor) else y)))
 
 
-@defop("huber_loss", saves=("x", "y"), grad_name="HuberLossBackward0", needs=True)
+@defop("huber_loss", saves=("x", "y"), needs=True)
 def huber_loss_op(x: Any, y: Any, *, reduction: str, delta: float) -> Any:
     a = np.asarray(x)
     d = np.subtract(a, y)
@@ -412,7 +412,7 @@ huber_loss_op.defjvp(_huber_jvp)
 huber_loss_op.defbatch(_b.reduction_loss(huber_loss_op))
 
 
-@defop("soft_margin_loss", saves=("x", "y"), grad_name="SoftMarginLossBackward0")
+@defop("soft_margin_loss", saves=("x", "y"))
 def soft_margin_loss_op(x: Any, y: Any, *, reduction: str) -> Any:
     a = np.asarray(x)
     with np.errstate(over="ignore"):
@@ -455,12 +455,12 @@ def _pixel_unshuffle_np(a: np.ndarray, r: int) -> np.ndarray:
     return np.ascontiguousarray(y).reshape(lead + (c * r * r, h // r, w // r))
 
 
-@defop("pixel_shuffle", grad_name="PixelShuffleBackward0")
+@defop("pixel_shuffle")
 def pixel_shuffle_op(x: Any, *, r: int) -> Any:
     return _pixel_shuffle_np(np.asarray(x), r)
 
 
-@defop("pixel_unshuffle", grad_name="PixelUnshuffleBackward0")
+@defop("pixel_unshuffle")
 def pixel_unshuffle_op(x: Any, *, r: int) -> Any:
     return _pixel_unshuffle_np(np.asarray(x), r)
 
@@ -480,7 +480,7 @@ def _channel_shuffle_np(a: np.ndarray, groups: int) -> np.ndarray:
     return np.ascontiguousarray(y).reshape(s)
 
 
-@defop("channel_shuffle", grad_name="ChannelShuffleBackward0")
+@defop("channel_shuffle")
 def channel_shuffle_op(x: Any, *, groups: int) -> Any:
     return _channel_shuffle_np(np.asarray(x), groups)
 
@@ -564,7 +564,7 @@ def _bag_forward(w: np.ndarray, plan: BagPlan, psw: np.ndarray | None) -> np.nda
     return out
 
 
-@defop("embedding_bag", saves=("w",), grad_name="EmbeddingBagBackward0")
+@defop("embedding_bag", saves=("w",))
 def embedding_bag_op(w: Any, *, plan: BagPlan) -> Any:
     return _bag_forward(np.asarray(w), plan, None)
 
@@ -596,7 +596,7 @@ def _(batched: tuple[bool, ...], w: Tensor, *, plan: BagPlan) -> Any:
                    for i in range(w._data.shape[0])])
 
 
-@defop("embedding_bag_psw", saves=("w", "psw"), grad_name="EmbeddingBagBackward0",
+@defop("embedding_bag_psw", saves=("w", "psw"),
        needs=True)
 def embedding_bag_psw_op(w: Any, psw: Any, *, plan: BagPlan) -> Any:
     return _bag_forward(np.asarray(w), plan, np.asarray(psw))
@@ -642,7 +642,7 @@ from .linalg import matmul as _matmul  # noqa: E402
 from .shape import swapaxes as _swapaxes  # noqa: E402
 
 
-@defop("affine_grid_generator", grad_name="AffineGridGeneratorBackward0")
+@defop("affine_grid_generator")
 def affine_grid_op(theta: Any, *, base: np.ndarray, out_shape: tuple[int, ...]) -> Any:
     """``base (N, P, k+1) @ theta^T`` viewed as the grid; ``base`` holds the normalised
     coordinates and a column of ones."""
@@ -700,7 +700,7 @@ def _mm_parts(x2: np.ndarray, target: np.ndarray, margin: float,
     return z, act, wy
 
 
-@defop("multi_margin_loss", saves=("x",), grad_name="MultiMarginLossBackward0")
+@defop("multi_margin_loss", saves=("x",))
 def multi_margin_loss_op(x: Any, *, target: np.ndarray, p: int, margin: float,
                          weight: np.ndarray | None, reduction: str, out_shape: tuple[int, ...]
                          ) -> Any:
@@ -786,7 +786,7 @@ def _mlm_coef(x2: np.ndarray, target: np.ndarray) -> np.ndarray:
     return (coef / c).astype(x2.dtype)
 
 
-@defop("multilabel_margin_loss", saves=("x",), grad_name="MultilabelMarginLossBackward0")
+@defop("multilabel_margin_loss", saves=("x",))
 def multilabel_margin_loss_op(x: Any, *, target: np.ndarray, reduction: str,
                               out_shape: tuple[int, ...]) -> Any:
     a = np.asarray(x)
@@ -839,9 +839,9 @@ def _(batched: tuple[bool, ...], x: Tensor, **attrs: Any) -> Any:
 __all__ += ["multi_margin_loss_op", "multilabel_margin_loss_op"]
 
 
-# the window maxima picked by fractional max pooling: a gather (scatter-add back) under
-# PyTorch's node name
-fractional_max_pool2d_op = _getitem.renamed("FractionalMaxPool2DBackward0")
+# the window maxima picked by fractional max pooling: a gather (scatter-add back),
+# which tapegrad.torch names as PyTorch does
+fractional_max_pool2d_op = _getitem
 __all__ += ["fractional_max_pool2d_op"]
 
 
@@ -916,7 +916,7 @@ def _weights(tx: Any, ty: Any, dy: int, dx: int) -> tuple[Any, Any, Any]:
     return multiply(wx, wy), (wy if dx else _neg(wy)), (wx if dy else _neg(wx))
 
 
-@defop("grid_sampler_2d", saves=("x", "grid"), grad_name="GridSampler2DBackward0",
+@defop("grid_sampler_2d", saves=("x", "grid"),
        needs=True)
 def grid_sampler_2d_op(x: Any, grid: Any, *, mode: str, padding: str, align: bool) -> Any:
     a = np.asarray(x)
@@ -1050,7 +1050,7 @@ def _pdist_np(a: np.ndarray, p: float) -> np.ndarray:
     return ((d ** a.dtype.type(p)).sum(-1) ** a.dtype.type(1 / p)).astype(a.dtype)
 
 
-@defop("pdist", saves=("x", "out"), grad_name="PdistBackward0")
+@defop("pdist", saves=("x", "out"))
 def pdist_op(x: Any, *, p: float) -> Any:
     return _pdist_np(np.asarray(x), p)
 

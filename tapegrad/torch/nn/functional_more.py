@@ -45,6 +45,9 @@ from .functional import (
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
+# fractional max pooling's window maxima: a gather under PyTorch's node name
+_FMP_GATHER = K.fractional_max_pool2d_op.renamed("FractionalMaxPool2DBackward0")
+
 
 def _t(a: Any, like: Tensor) -> Tensor:
     """``a`` as a tensor (a Python number or list in ``like``'s dtype)."""
@@ -970,11 +973,11 @@ def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = No
     vals = flat[ni, ci, pos]
     best = np.argmax(np.where(np.isnan(vals), np.inf, vals), axis=-1)
     idx = np.take_along_axis(pos, best[..., None], -1)[..., 0]  # (N, C, oh, ow)
-    y = K.fractional_max_pool2d_op(core.reshape(x4, (nb, c, ih * iw)),
+    y = _FMP_GATHER(core.reshape(x4, (nb, c, ih * iw)),
                                    index=(ni[..., 0], ci[..., 0], idx))
     ind = make(idx, None, False, TORCH)
     if nd == 3:
-        y = K.fractional_max_pool2d_op(core.reshape(x, (c, ih * iw)),
+        y = _FMP_GATHER(core.reshape(x, (c, ih * iw)),
                                        index=(ci[0, :, :, :, 0], idx[0]))
         ind = make(idx[0], None, False, TORCH)
     return (y, ind) if return_indices else y
