@@ -200,12 +200,34 @@ def test_apply_gradients_checks() -> None:
     opt = keras.optimizers.SGD(learning_rate=0.1)
     w, v = tf.Variable(1.0), tf.Variable(2.0)
     with pytest.raises(ValueError, match="No gradients provided for any variable."):
-        opt.apply_gradients(zip([None], [w]))
+        opt.apply_gradients(zip([None, None], [w, v]))
     with pytest.warns(UserWarning, match="Gradients do not exist for variables"):
         opt.apply_gradients([(tf.constant(1.0), w), (None, v)])
     assert float(w) == pytest.approx(0.9) and float(v) == 2.0
     with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot update variable with shape"):
         opt.apply_gradients(zip([tf.constant([1.0, 2.0])], [w]))
+
+
+def test_an_optimizer_updates_only_the_variables_it_was_built_on() -> None:
+    # Keras 3: the first apply (or build) fixes the variables; a new one raises, and
+    # apply(grads) without variables uses the built ones
+    opt = keras.optimizers.Adam(learning_rate=0.1)
+    w, u = tf.Variable([1.0, 2.0]), tf.Variable(3.0)
+    with pytest.raises(ValueError, match="must already be built"):
+        opt.apply([tf.constant([1.0, 1.0])])
+    assert not opt.built
+    opt.apply([tf.constant([1.0, 1.0])], [w])
+    assert opt.built
+    with pytest.raises(ValueError) as e:
+        opt.apply_gradients([(tf.constant(1.0), u)])
+    assert str(e.value).startswith("Unknown variable: <tf.Variable")
+    assert "originally built with" in str(e.value) and e.value.__notes__
+    assert float(u) == 3.0 and int(opt.iterations) == 1  # nothing half-updated
+    opt.apply([tf.constant([1.0, 1.0])])  # the built variables
+    assert int(opt.iterations) == 2
+    assert opt.apply([]) is None
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        opt.apply_gradients([])
 
 
 def test_optimizer_learning_rate_variable() -> None:

@@ -79,6 +79,8 @@ class Optimizer:
                                  path=f"{self.name.lower()}/learning_rate", trainable=False)
         self._slots: dict[int, dict[str, Any]] = {}
         self._vars: dict[int, Any] = {}
+        # the variables it was built with (Keras 3's ``_trainable_variables``), by id
+        self._built_on: dict[int, Any] | None = None
 
     # ------------------------------------------------------------------ learning rate
     @property
@@ -151,7 +153,11 @@ class Optimizer:
         >>> round(float(w), 6)
         0.8
         """
-        pairs = list(grads_and_vars)
+        pairs = [tuple(p) for p in grads_and_vars]
+        if not pairs:  # Keras unpacks zip(*grads_and_vars)
+            raise hinted(ValueError(with_hint("not enough values to unpack (expected 2, got 0)",
+                                              "apply_gradients got no (gradient, variable) pairs")))
+        self._build_or_check([v for _, v in pairs])
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
             raise hinted(ValueError(with_hint(
@@ -276,8 +282,45 @@ class Optimizer:
         if self.use_ema:
             self._overwrite_with_averages(list(var_list))
 
+    @property
+    def built(self) -> bool:
+        """Whether the optimizer has been built on its variables (by ``build`` or the
+        first ``apply``)."""
+        return self._built_on is not None
+
+    def build(self, variables: Any) -> None:
+        """Build the optimizer on ``variables`` (Keras 3: the ones it may update)."""
+        if self._built_on is None:
+            self._built_on = {id(v): v for v in variables}
+
+    def _build_or_check(self, variables: list[Any]) -> None:
+        """Keras 3: the first call builds the optimizer on its variables; later calls
+        may only name those (``_check_variables_are_known``)."""
+        if self._built_on is None:
+            self.build(variables)
+            return
+        for v in variables:
+            if id(v) not in self._built_on:
+                raise hinted(ValueError(with_hint(
+                    f"Unknown variable: {v}. This optimizer can only be called for the "
+                    "variables it was originally built with. When working with a new set of "
+                    "variables, you should recreate a new optimizer instance.",
+                    "an optimizer is built on the variables of its first apply (or build()): "
+                    "make one optimizer per model or set of variables")))
+
     def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
-        """Keras 3's ``apply(grads, trainable_variables)``."""
+        """Keras 3's ``apply(grads, trainable_variables)``; without variables, the ones
+        the optimizer was built on."""
+        grads = list(grads)
+        if not grads:
+            return None
+        if trainable_variables is None:
+            if self._built_on is None:
+                raise hinted(ValueError(with_hint(
+                    "When passing `grads` without `variables`, the optimizer must already be "
+                    "built on a list of variables. Call `optimizer.build(trainable_variables)` "
+                    "first. ", "or pass the variables: optimizer.apply(grads, variables)")))
+            trainable_variables = list(self._built_on.values())
         return self.apply_gradients(zip(grads, trainable_variables))
 
     def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> Any:
@@ -345,6 +388,7 @@ class Optimizer:
                 f"variables whereas the saved optimizer has {len(arrays)} variables. ",
                 UserWarning, stacklevel=3)
             return
+        self.build(params)  # Keras builds a loaded model's optimizer on its weights
         it = iter(arrays)
         self._iterations.assign(np.int64(next(it)))
         self._lr.assign(np.float32(next(it)))

@@ -86,8 +86,12 @@ class KerasVariable(Variable):
         return Variable.value(self)
 
     def __repr__(self) -> str:
+        from ...autodiff import tracing as _tracing
+
+        # inside tf.function the value is symbolic and Keras leaves it out
+        value = "" if _tracing.current() is not None else f", value={np.asarray(self._data)}"
         return (f"<Variable path={self.path}, shape={tuple(self._data.shape)}, "
-                f"dtype={self._data.dtype.name}, value={np.asarray(self._data)}>")
+                f"dtype={self._data.dtype.name}{value}>")
 
     __str__ = __repr__
 
