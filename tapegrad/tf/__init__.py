@@ -355,6 +355,7 @@ __all__ += [
     "slice", "strided_slice", "roll", "unique", "unique_with_counts", "searchsorted",
     "sequence_mask", "scan", "foldl", "foldr", "histogram_fixed_width", "bitcast",
     "dynamic_partition", "dynamic_stitch", "unravel_index", "Assert", "tuple", "bitwise",
-    "image", "signal", "complex", "sparse", "SparseTensor", "sets",
+    "image", "signal", "complex", "sparse", "SparseTensor", "SparseTensorSpec", "sets",
 ]
 SparseTensor = sparse.SparseTensor
+SparseTensorSpec = sparse.SparseTensorSpec

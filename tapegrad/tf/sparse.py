@@ -74,6 +74,39 @@ class SparseTensor:
     __str__ = __repr__
 
 
+class SparseTensorSpec:
+    """The type of a :class:`SparseTensor` (``tf.SparseTensorSpec``): its dense shape
+    and dtype, as ``tf.data``'s ``element_spec`` shows it."""
+
+    def __init__(self, shape: Any = None, dtype: Any = None) -> None:
+        from . import dtypes as _dtypes
+
+        self.shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        self.dtype = _dtypes.float32 if dtype is None else _dtypes.as_dtype(dtype)
+
+    @property
+    def value_type(self) -> type:
+        return SparseTensor
+
+    @classmethod
+    def from_value(cls, value: SparseTensor) -> SparseTensorSpec:
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        o = other if isinstance(other, SparseTensorSpec) else SparseTensorSpec.from_value(other)
+        return self.dtype == o.dtype and self.shape.is_compatible_with(o.shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SparseTensorSpec) and self.dtype == other.dtype \
+            and self.shape.as_list() == other.shape.as_list()
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, str(self.shape)))
+
+    def __repr__(self) -> str:
+        return f"SparseTensorSpec({self.shape!r}, {self.dtype!r})"
+
+
 def _vals(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from .dataset import (
     AUTOTUNE,
@@ -22,10 +23,32 @@ from .dataset import (
 )
 from .spec import TensorSpec
 
+_WARNED: list[bool] = []
+
+
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = None) -> Dataset:  # noqa: N802
+    """``tf.data.experimental.Counter`` (deprecated in TensorFlow, with its warning):
+    :meth:`Dataset.counter`."""
+    import inspect
+
+    from ..function import get_logger
+
+    if not _WARNED:  # TensorFlow's deprecation warning, once per process
+        _WARNED.append(True)
+        caller = inspect.stack()[1]
+        get_logger().warning(
+            f"From {caller.filename}:{caller.lineno}: CounterV2 (from "
+            "tensorflow.python.data.experimental.ops.counter) is deprecated and will be "
+            "removed in a future version.\nInstructions for updating:\nUse "
+            "`tf.data.Dataset.counter(...)` instead.")
+    return Dataset.counter(start, step, dtype)
+
+
 experimental = SimpleNamespace(
     AUTOTUNE=AUTOTUNE, INFINITE_CARDINALITY=INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY=UNKNOWN_CARDINALITY, cardinality=cardinality,
-    assert_cardinality=assert_cardinality, make_csv_dataset=make_csv_dataset)
+    assert_cardinality=assert_cardinality, make_csv_dataset=make_csv_dataset,
+    Counter=Counter)
 
 __all__ = ["Dataset", "DatasetIterator", "AUTOTUNE", "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY", "TensorSpec", "experimental"]

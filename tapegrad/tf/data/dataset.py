@@ -38,6 +38,7 @@ from .. import random as _random
 from .._nest import flatten, is_nested, pack_sequence_as
 from .._tensor import VariableBase, constant_array, read, tft
 from ..errors import InvalidArgumentError, OutOfRangeError
+from ..sparse import SparseTensor, SparseTensorSpec
 from .spec import TensorSpec
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
@@ -92,8 +93,11 @@ def _map_leaves(fn: Callable[[Any], Any], x: Any) -> Any:
     return _pack(x, [fn(v) for v in _flat(x)])
 
 
-def _to_array(x: Any) -> np.ndarray:
-    """A component's value as an ndarray, with TensorFlow's dtype inference."""
+def _to_array(x: Any) -> Any:
+    """A component's value as an ndarray, with TensorFlow's dtype inference (a
+    ``SparseTensor`` stays one)."""
+    if isinstance(x, SparseTensor):
+        return x
     if isinstance(x, Tensor):
         return np.asarray((read(x) if isinstance(x, VariableBase) else x)._data)
     if isinstance(x, (str, bytes)) or (isinstance(x, np.ndarray) and x.dtype.kind in "USO"):
@@ -104,7 +108,7 @@ def _to_array(x: Any) -> np.ndarray:
 
 
 def _to_tensors(elem: Element) -> Any:
-    return _map_leaves(lambda a: a if isinstance(a, Dataset) else tft(a), elem)
+    return _map_leaves(lambda a: a if isinstance(a, (Dataset, SparseTensor)) else tft(a), elem)
 
 
 def _from_user(value: Any) -> Element:
@@ -122,6 +126,8 @@ def _spec_of(elem: Element, unknown_lead: bool = False) -> Any:
         shape: list[int | None] = list(a.shape)
         if unknown_lead and shape:
             shape[0] = None
+        if isinstance(a, SparseTensor):
+            return SparseTensorSpec(shape, a.dtype)
         return TensorSpec(shape, _dt.from_numpy(a.dtype))
 
     return _map_leaves(one, elem)
@@ -305,8 +311,11 @@ class Dataset:
         [(1, [1.0]), (2, [2.0]), (3, [3.0])]
         """
         # a copy, as TensorFlow's: later changes to the caller's arrays do not leak in
-        value = _map_leaves(lambda a: np.array(a, copy=True), _from_user(tensors))
+        value = _map_leaves(lambda a: a if isinstance(a, SparseTensor) else np.array(a, copy=True),
+                            _from_user(tensors))
         leaves = _flat(value)
+        if any(isinstance(a, SparseTensor) for a in leaves):
+            return _sparse_slices(value, leaves)
         for a in leaves:
             if a.ndim == 0:
                 raise hinted(ValueError(with_hint(
@@ -363,6 +372,28 @@ class Dataset:
                 yield np.asarray(v, dtype=npd)
 
         return Dataset(source, TensorSpec((), _dt.from_numpy(npd)), len(values), "_RangeDataset")
+
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = None,
+                name: str | None = None) -> Dataset:
+        """``start, start + step, ...`` without end (TensorFlow's ``_ScanDataset``).
+
+        >>> import tapegrad.tf as tf
+        >>> [int(x) for x in tf.data.Dataset.counter(3, 2).take(3)]
+        [3, 5, 7]
+        """
+        npd = np.dtype(np.int64) if dtype is None else _dt.np_dtype(dtype)
+        first = np.asarray(constant_array(start, _dt.from_numpy(npd)))
+        inc = np.asarray(constant_array(step, _dt.from_numpy(npd)))
+
+        def source() -> Iterator[Element]:
+            v = first
+            while True:
+                yield v
+                v = np.asarray(v + inc, dtype=npd)
+
+        return Dataset(source, TensorSpec((), _dt.from_numpy(npd)), INFINITE_CARDINALITY,
+                       "_ScanDataset")
 
     @staticmethod
     def from_generator(generator: Callable[[], Any], output_types: Any = None,
@@ -822,7 +853,7 @@ class Dataset:
                 yield _stack(buf)
 
         def spec() -> Any:
-            return _map_leaves(lambda s: TensorSpec(
+            return _map_leaves(lambda s: type(s)(
                 [n if drop_remainder else None] + list(s.shape.as_list()), s.dtype),
                 self.element_spec)
 
@@ -1143,11 +1174,59 @@ class Dataset:
 
 
 # ---------------------------------------------------------------------------- helpers
+def _sparse_row(sp: SparseTensor, i: int) -> SparseTensor:
+    """Row ``i`` of a sparse tensor (its first axis dropped)."""
+    ind = sp.indices._data
+    keep = ind[:, 0] == i
+    return SparseTensor(ind[keep, 1:], tft(np.asarray(sp.values._data)[keep]),
+                        sp.dense_shape._data[1:])
+
+
+def _sparse_stack(parts: list[SparseTensor]) -> SparseTensor:
+    """Sparse tensors batched as ``tf.data`` batches them: a new leading axis, the
+    dense shape the largest of each axis."""
+    ranks = {p.indices._data.shape[1] for p in parts}
+    if len(ranks) != 1:
+        raise hinted(InvalidArgumentError(None, None, with_hint(
+            "Cannot batch sparse tensors of different ranks.",
+            "every element's SparseTensor must have the same rank")))
+    ind = np.concatenate([np.concatenate([np.full((p.indices._data.shape[0], 1), i, np.int64),
+                                          p.indices._data], axis=1)
+                          for i, p in enumerate(parts)])
+    vals = np.concatenate([np.asarray(p.values._data) for p in parts])
+    shape = np.max(np.stack([p.dense_shape._data for p in parts]), axis=0)
+    return SparseTensor(ind, tft(vals), np.concatenate([[len(parts)], shape]))
+
+
+def _sparse_slices(value: Element, leaves: list[Any]) -> Dataset:
+    """``from_tensor_slices`` when a component is a ``SparseTensor``."""
+    ns = [int(a.dense_shape._data[0]) if isinstance(a, SparseTensor) else a.shape[0]
+          for a in leaves]
+    if any(n != ns[0] for n in ns):
+        raise hinted(ValueError(with_hint(f"Dimensions {ns[0]} and "
+                                          f"{next(n for n in ns if n != ns[0])} are not compatible",
+                                          "every component must have the same number of rows")))
+    n = ns[0]
+
+    def source() -> Iterator[Element]:
+        for i in range(n):
+            yield _pack(value, [_sparse_row(a, i) if isinstance(a, SparseTensor) else a[i]
+                                for a in leaves])
+
+    spec = _map_leaves(lambda a: SparseTensorSpec(list(a.shape)[1:], a.dtype)
+                       if isinstance(a, SparseTensor)
+                       else TensorSpec(a.shape[1:], _dt.from_numpy(a.dtype)), value)
+    return Dataset(source, spec, n, "_TensorSliceDataset")
+
+
 def _stack(elems: list[Element]) -> Element:
     flats = [_flat(e) for e in elems]
     out = []
     for j in range(len(flats[0])):
         parts = [f[j] for f in flats]
+        if isinstance(parts[0], SparseTensor):
+            out.append(_sparse_stack(parts))
+            continue
         shape = parts[0].shape
         for i, p in enumerate(parts):
             if p.shape != shape:
