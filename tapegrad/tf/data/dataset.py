@@ -1221,7 +1221,7 @@ def _sparse_slices(value: Element, leaves: list[Any]) -> Dataset:
 
 def _stack(elems: list[Element]) -> Element:
     flats = [_flat(e) for e in elems]
-    out = []
+    out: list[Any] = []
     for j in range(len(flats[0])):
         parts = [f[j] for f in flats]
         if isinstance(parts[0], SparseTensor):
