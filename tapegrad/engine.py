@@ -30,7 +30,7 @@ import numpy as np
 
 from ._core import errors, mode
 from ._core.node import FREED, AccumulateGrad, Node
-from ._core.registry import ANOMALY, Packed
+from ._core.registry import ANOMALY, Packed, pack_order
 from ._core.tensor import CLASSES, Tensor, make
 
 _STATE = mode.STATE
@@ -106,9 +106,18 @@ def _unpack(node: Node, style: int = 0) -> list[Any]:
     out: list[Any] = []
     versions = node.versions or ()
     codes = node.op.save_codes if not node.op.save_all else ((0, 0),) * len(saved)
+    unpacked: dict[int, Any] | None = None
+    if saved[0].__class__ is Packed or saved[-1].__class__ is Packed:
+        unpacked = {}
+        # saved_tensors_hooks: the unpack hooks give them back, in PyTorch's order
+        for i in pack_order(codes):
+            s = saved[i]
+            if s.__class__ is Packed:
+                unpacked[i] = s.unpack(s.value)
     for i, ((kind, _), s) in enumerate(zip(codes, saved)):
-        if s.__class__ is Packed:  # saved_tensors_hooks: the unpack hook gives it back
-            out.append(s.unpack(s.value))
+        if s.__class__ is Packed:
+            out.append(unpacked[i] if unpacked is not None and i in unpacked
+                       else s.unpack(s.value))
             continue
         if kind == 0:
             if isinstance(s, Tensor) and s._vc[0] != versions[i]:

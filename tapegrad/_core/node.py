@@ -90,8 +90,9 @@ class Node:
     def __getattr__(self, name: str) -> Any:
         # PyTorch's ``grad_fn._saved_self`` / ``_saved_other`` / ``_saved_result``: the
         # tensors this node saved for its backward
+        raw = name.startswith("_raw_saved_")
         which = {"_saved_self": (0, 0), "_saved_other": (0, 1), "_saved_result": (1, 0)}
-        code = which.get(name)
+        code = which.get("_saved_" + name[11:] if raw else name)
         op = self.__dict__.get("op") if "op" in self.__dict__ else _slot(self, "op")
         if code is None or op is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -100,6 +101,8 @@ class Node:
         for j, (kind, idx) in enumerate(codes):
             if (kind, idx if kind == 0 else 0) != code:
                 continue
+            if raw:
+                return SavedTensor(self, j)
             if saved is FREED:
                 raise RuntimeError(
                     "Trying to backward through the graph a second time (or directly access "
@@ -123,6 +126,53 @@ class Node:
 
 
 _STYLE = [1]  # the style of a saved output handed back (the PyTorch front-end's)
+
+_FREED_TEXT = (
+    "Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a "
+    "second time or if you need to access saved variables after calling backward.")
+
+
+class SavedTensor:
+    """One value a node saved for its backward (PyTorch's ``grad_fn._raw_saved_self``):
+    ``register_hooks(pack, unpack)`` packs it now and unpacks it when backward uses it."""
+
+    __slots__ = ("_node", "_j")
+
+    def __init__(self, node: Node, j: int) -> None:
+        self._node, self._j = node, j
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        from .registry import Packed
+        from .tensor import Tensor, make
+
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {self!r}, {pack_hook!r}, {unpack_hook!r}")
+        node = self._node
+        saved = _slot(node, "saved")
+        if saved is FREED:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been "
+                               "freed. " + _FREED_TEXT)
+        v = saved[self._j] if saved and self._j < len(saved) else None
+        if v is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if isinstance(v, Packed):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        if not isinstance(v, Tensor):  # the output, saved as its array
+            v = make(v, node, True, _STYLE[0])
+        new = list(saved)
+        new[self._j] = Packed(pack_hook(v), unpack_hook)
+        node.saved = tuple(new)
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
 
 
 def _slot(node: Node, name: str) -> Any:

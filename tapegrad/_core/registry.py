@@ -486,7 +486,8 @@ def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any)
                 versions.append(0)
     if _STATE.saved_hooks:  # torch.autograd.graph.saved_tensors_hooks
         pack, unpack = _STATE.saved_hooks[-1]
-        for j, (kind, _) in enumerate(codes):
+        for j in pack_order(codes):
+            kind = codes[j][0]
             s = saved[j]
             if kind == 0 and isinstance(s, Tensor):
                 saved[j] = Packed(pack(s), unpack)
@@ -495,6 +496,15 @@ def _save(op: Op, node: Node, args: Any, arrays: Any, out: np.ndarray, nxt: Any)
                 saved[j] = Packed(pack(res), unpack)
     node.saved = tuple(saved)
     node.versions = None if versions is None else tuple(versions)
+
+
+def pack_order(codes: Any) -> Any:
+    """The order PyTorch packs (and unpacks) a node's saved values in: two saved inputs
+    go second first (``MulBackward0`` saves ``other`` before ``self``, ``MmBackward0``
+    ``mat2`` before ``self``), others in order."""
+    if len(codes) == 2 and codes[0][0] == 0 and codes[1][0] == 0:
+        return (1, 0)
+    return range(len(codes))
 
 
 class Packed:

@@ -303,6 +303,10 @@ def _write_grads(res: dict[Any, Tensor], retained: list[tuple[Any, Tensor]], ins
             lf = key.variable_ref() if isinstance(key, AccumulateGrad) else None
             if lf is not None:
                 _accumulate(lf, g, create_graph)
+                post = key.__dict__.get("post_acc_hooks")
+                if post:  # PyTorch's register_post_accumulate_grad_hook
+                    for h in tuple(post):
+                        h(lf)
             del g
     else:
         for t, key in zip(ins, targets):

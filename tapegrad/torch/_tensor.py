@@ -1162,6 +1162,23 @@ class TorchTensor(CoreTensor, metaclass=_TensorMeta):
     def __format__(self, spec: str) -> str:
         return _format(self, spec)
 
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """``hook(tensor)`` after ``backward()`` has accumulated this leaf's ``.grad``
+        (not for ``autograd.grad``, which accumulates nothing)."""
+        from .._core.registry import get_acc
+        from .._core.tensor import RemovableHandle
+
+        if self._node is not None:
+            raise hinted(RuntimeError(with_hint(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors",
+                "register it on the leaf (a parameter), or use register_hook here")))
+        if not self._rg:
+            raise hinted(RuntimeError(with_hint(
+                "cannot register a hook on a tensor that doesn't require gradient",
+                "set requires_grad=True first")))
+        hooks = get_acc(self).__dict__.setdefault("post_acc_hooks", [])
+        return RemovableHandle(hooks, hook)
+
     # -- what PyTorch means differently
     @property
     def shape(self) -> Size:
