@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -294,3 +296,38 @@ def test_unknown_sizes_stay_unknown_through_functional_layers() -> None:
     assert seq.output_shape == (None, 2)
     with pytest.raises(AttributeError, match="has no defined output shape yet"):
         _ = k.Sequential([k.layers.Dense(2)]).output_shape
+
+
+def test_a_model_subclass_built_from_inputs_and_outputs_is_functional() -> None:
+    # the "customizing fit" guide: CustomModel(inputs, outputs) with its own train_step
+    from tapegrad.tf.keras.models import Functional
+
+    calls: list[int] = []
+
+    class CustomModel(keras.Model):
+        def train_step(self, data: Any) -> Any:
+            calls.append(1)
+            return super().train_step(data)
+
+    inputs = keras.Input(shape=(3,))
+    outputs = keras.layers.Dense(1)(inputs)
+    model = CustomModel(inputs, outputs)
+    assert isinstance(model, Functional) and isinstance(model, CustomModel)
+    assert model.name.startswith("custom_model")
+    assert [la.name for la in model.layers][0].startswith("input_layer")
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.ones((4, 3), np.float32), np.zeros((4, 1), np.float32)
+    model.fit(x, y, epochs=1, batch_size=2, verbose=0)
+    assert len(calls) == 2
+    np.testing.assert_allclose(model(x).numpy(), model.predict(x, verbose=0), rtol=1e-6)
+    assert CustomModel(inputs=inputs, outputs=outputs, name="zz").name == "zz"
+
+    class Plain(keras.Model):  # a subclass with call() stays a subclassed model
+        def __init__(self) -> None:
+            super().__init__()
+            self.d = keras.layers.Dense(2)
+
+        def call(self, x: Any) -> Any:
+            return self.d(x)
+
+    assert not isinstance(Plain(), Functional)

@@ -65,6 +65,13 @@ class Model(Trainer, Layer):
         return super().__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs) \
+                and not isinstance(self, Functional):
+            # Keras 3: a Model subclass built as ``CustomModel(inputs, outputs)`` becomes a
+            # Functional subclass (its class's Model base is swapped for Functional)
+            _inject_functional(type(self))
+            Functional.__init__(self, *args, **kwargs)  # type: ignore[arg-type]
+            return
         super().__init__(**kwargs)
         self._trainer_state()
 
@@ -244,6 +251,10 @@ class Functional(Model):
             raise hinted(TypeError(with_hint(
                 "Functional.__init__() missing required arguments: 'inputs' and 'outputs'",
                 "keras.Model(inputs=keras.Input(...), outputs=layer(...))")))
+        if name is None and type(self) is not Functional:  # a subclass: named after it
+            from .layers import _snake, auto_name
+
+            name = auto_name(_snake(type(self).__name__))
         super().__init__(name=name or _functional_name(), trainable=trainable)
         graph = Graph(inputs, outputs)
         self.__dict__["_graph"] = graph
@@ -314,6 +325,17 @@ class Functional(Model):
 
     def build(self, input_shape: Any = None) -> None:
         self.__dict__["built"] = True
+
+
+def _inject_functional(cls: type) -> type:
+    """Keras's ``inject_functional_model_class``: ``Model`` in ``cls``'s bases (at any
+    depth) becomes ``Functional``."""
+    if cls is Model:
+        return Functional
+    if cls is object or not issubclass(cls, Model):
+        return cls
+    cls.__bases__ = tuple(_inject_functional(b) for b in cls.__bases__)
+    return cls
 
 
 def _functional_name() -> str:
