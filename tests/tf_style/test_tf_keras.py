@@ -331,3 +331,34 @@ def test_a_model_subclass_built_from_inputs_and_outputs_is_functional() -> None:
             return self.d(x)
 
     assert not isinstance(Plain(), Functional)
+
+
+def test_sequential_with_an_input_has_symbolic_inputs_outputs_and_layer_outputs() -> None:
+    # the Sequential guide's feature extraction
+    layers = keras.layers
+    initial = keras.Sequential([keras.Input(shape=(8, 8, 3)), layers.Conv2D(4, 3, name="c1"),
+                                layers.Conv2D(4, 3, activation="relu", name="mid"),
+                                layers.Flatten(name="flat")])
+    assert [t.shape for t in initial.inputs] == [(None, 8, 8, 3)]
+    assert initial.outputs[0].shape == (None, 64)
+    assert initial.get_layer(name="mid").output.shape == (None, 4, 4, 4)
+    assert initial.get_layer(index=0).name == "c1"
+    extractor = keras.Model(inputs=initial.inputs,
+                            outputs=[layer.output for layer in initial.layers])
+    x = np.random.default_rng(0).standard_normal((2, 8, 8, 3)).astype(np.float32)
+    feats = extractor(tf.constant(x))
+    assert [tuple(f.shape) for f in feats] == [(2, 6, 6, 4), (2, 4, 4, 4), (2, 64)]
+    np.testing.assert_allclose(feats[-1].numpy(), initial(tf.constant(x)).numpy(), rtol=1e-6)
+    mid = keras.Model(initial.inputs, initial.get_layer("mid").output)(tf.constant(x))
+    np.testing.assert_allclose(mid.numpy(), feats[1].numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"No such layer: nope. Existing layers are: \['c1'"):
+        initial.get_layer("nope")
+    with pytest.raises(ValueError, match="Was asked to retrieve layer at index 7"):
+        initial.get_layer(index=7)
+    with pytest.raises(ValueError, match="Provide either a layer name or layer index"):
+        initial.get_layer()
+    with pytest.raises(AttributeError, match="has no defined inputs yet"):
+        keras.Sequential([layers.Dense(2)]).inputs  # noqa: B018
+    with pytest.raises(AttributeError, match="has never been called and thus has no defined "
+                                             "output"):
+        layers.Dense(2, name="lonely").output  # noqa: B018

@@ -220,6 +220,7 @@ def symbolic_call(layer: Layer, inputs: Any, args: tuple[Any, ...],
         return kt
 
     node.outputs = _map(symbolic, out)
+    layer.__dict__.setdefault("_inbound_nodes", []).append(node)
     layer.__dict__["_output_shape"] = _map(lambda k: k.shape, node.outputs)
     return node.outputs
 

@@ -201,6 +201,28 @@ class Layer:
     def dtype(self) -> str:
         return str(self.__dict__["_dtype"].name)
 
+    def _node_tensors(self, which: str) -> Any:
+        """Keras 3's ``input`` / ``output``: the first symbolic call's tensors (one
+        tensor unwrapped)."""
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise hinted(AttributeError(with_hint(
+                f"The layer {self.name} has never been called and thus has no defined {which}.",
+                "call the layer on a keras.Input (or build a model with an Input) first")))
+        from .functional import _flat
+
+        node = nodes[0]
+        values = _flat(node.inputs if which == "input" else node.outputs)
+        return values[0] if len(values) == 1 else values
+
+    @property
+    def input(self) -> Any:
+        return self._node_tensors("input")
+
+    @property
+    def output(self) -> Any:
+        return self._node_tensors("output")
+
     @property
     def dtype_policy(self) -> Any:
         """The layer's ``keras.mixed_precision.DTypePolicy`` (a mixed one only reported:

@@ -16,7 +16,7 @@ import numpy as np
 from ..._core.errors import hinted, with_hint
 from .._tensor import tft
 from . import summary as _summary
-from .functional import Graph, KerasTensor, is_symbolic
+from .functional import Graph, KerasTensor, _flat, is_symbolic
 from .layers import _SCOPE, InputLayer, KerasInput, Layer, _Paused
 from .training import Trainer, call_with_training
 
@@ -90,6 +90,30 @@ class Model(Trainer, Layer):
     def layers(self) -> list[Layer]:
         return list(self._sublayers)
 
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """The layer of that ``name`` or at that ``index`` of ``layers`` (Keras 3)."""
+        if index is not None and name is not None:
+            raise hinted(ValueError(with_hint(
+                f"Provide only a layer name or a layer index. Received: index={index}, "
+                f"name={name}.", "pass one of name= or index=")))
+        layers = self.layers
+        if index is not None:
+            if len(layers) <= index:
+                raise hinted(ValueError(with_hint(
+                    f"Was asked to retrieve layer at index {index} but model only has "
+                    f"{len(layers)} layers.", "indices count model.layers from 0")))
+            return layers[index]
+        if name is not None:
+            for layer in layers:
+                if layer.name == name:
+                    return layer
+            raise hinted(ValueError(with_hint(
+                f"No such layer: {name}. Existing layers are: "
+                f"{list(la.name for la in layers)}.", "check model.summary() for the names")))
+        raise hinted(ValueError(with_hint(
+            "Provide either a layer name or layer index at `get_layer`.",
+            "get_layer(name='dense') or get_layer(index=0)")))
+
     def build(self, input_shape: Any = None) -> None:
         if input_shape is not None:
             self.__dict__["_build_input_shape"] = tuple(input_shape)
@@ -161,6 +185,7 @@ class Sequential(Model):
                     "Only instances of `keras.Layer` can be added to a Sequential model. "
                     f"Received: {layer} (of type {type(layer)})", "add keras layers")))
             self.__dict__["_input_shape"] = layer.shape
+            self.__dict__["_input_tensor"] = layer
             return
         if isinstance(layer, InputLayer):
             self.__dict__["_input_shape"] = layer.input_spec.shape
@@ -190,15 +215,37 @@ class Sequential(Model):
         if input_shape is None:
             raise hinted(ValueError(with_hint("You must provide an `input_shape` argument.",
                                        "e.g. model.build((None, 4))")))
-        shp = tuple(1 if s is None else int(s) for s in input_shape)
-        with _Paused(), _scope(self.name):
-            x: Any = tft(np.zeros(shp, dtype=self.__dict__["_dtype"]))
+        # Keras 3 builds a functional graph on an input of that shape: ``model.inputs``,
+        # ``model.outputs`` and each layer's ``output`` are its symbolic tensors
+        kin = self.__dict__.get("_input_tensor")
+        if not isinstance(kin, KerasTensor) or tuple(kin.shape) != tuple(input_shape):
+            kin = KerasTensor(tuple(input_shape)[1:], dtype=self.__dict__["_dtype"].name,
+                              batch_size=tuple(input_shape)[0])
+        x: Any = kin
+        with _scope(self.name):
             for layer in self._sublayers:
                 x = layer(x)
-                layer.__dict__["_output_shape"] = (None,) + tuple(x._data.shape[1:]) \
-                    if hasattr(x, "_data") else None
+        self.__dict__["_symbolic_io"] = ([kin], _flat(x))
         self.__dict__["_input_shape"] = tuple(input_shape)
         self.__dict__["built"] = True
+
+    @property
+    def inputs(self) -> list[Any]:
+        io = self.__dict__.get("_symbolic_io") if self.built else None
+        if io is None:
+            raise hinted(AttributeError(with_hint(
+                f"Sequential model '{self.name}' has no defined inputs yet.",
+                "give the model a keras.Input first (or build it with an input shape)")))
+        return list(io[0])
+
+    @property
+    def outputs(self) -> list[Any]:
+        io = self.__dict__.get("_symbolic_io") if self.built else None
+        if io is None:
+            raise hinted(AttributeError(with_hint(
+                f"Sequential model '{self.name}' has no defined outputs yet.",
+                "give the model a keras.Input first (or build it with an input shape)")))
+        return list(io[1])
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None, **kwargs: Any) -> Any:
         # (Keras 3's signature, **kwargs included: its error text lists every argument)
