@@ -1,5 +1,7 @@
-"""TensorFlow 2.21's float32 CPU kernels for ``Exp``, ``Log``, ``Log1p``, ``Sin``, ``Cos``,
-``Tanh``, ``Sigmoid``, ``Sum`` and ``Mean``, bit for bit.
+"""TensorFlow 2.21's float32 CPU kernels for ``Exp``, ``Expm1``, ``Log``, ``Log1p``, ``Sin``,
+``Cos``, ``Tanh``, ``Sigmoid``, ``Sum`` and ``Mean``, bit for bit (and the kernel formulas of
+``Elu``, ``Selu``, ``Softplus`` and the ``Expm1``/``Erf``/``Softplus`` gradients built on them,
+in the ops that use them).
 
 TensorFlow runs these element-wise ops on Eigen, built for AVX without FMA (8-float
 packets; a multiply-add is a multiply, then an add, each rounded) and with
@@ -34,6 +36,9 @@ installed TensorFlow wheel: equal on every value of 2 million-point sweeps of
   the quadrant, the sign from its bits; glibc's ``sinf``/``cosf`` on the tail.  Inputs
   past 25966 (sine) or 18838 (cosine), where Eigen switches to its Payne-Hanek
   reduction, take ``sinf``/``cosf`` here (not emulated).
+* ``Expm1``: Eigen's ``generic_expm1`` on packets (``u = pexp(x)``, ``(u - 1) * (x / plog(u))``;
+  ``x`` where ``u`` is 1, -1 where ``u - 1`` is, ``u`` where it is infinite), glibc's
+  ``expm1f`` on the tail.  ``Elu``'s kernel is ``exp(x) - 1`` below 0 (not ``expm1``).
 * ``Sigmoid``: Eigen's ``scalar_logistic_op<float>``: on packets, ``e / (1 + e)`` with
   ``e = exp(x / 2)^2`` from a degree-5 polynomial (the input clamped above at
   16.6355324, 0 below -104); the scalar tail ``e = expf(min(x, 16.6355324))``.
@@ -234,6 +239,21 @@ def _sharded_sum(v: np.ndarray, threads: int) -> np.float32:
 
 
 _LOG1PF = libm_float_fn("log1pf")
+_EXPM1F = libm_float_fn("expm1f")
+
+
+def expm1_f32(a: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 ``Expm1`` of ``a`` (any shape)."""
+    return _by_packets(a, _expm1_packets, lambda t: _libm_each(_EXPM1F, np.expm1, t))
+
+
+def _expm1_packets(x: np.ndarray) -> np.ndarray:
+    u = _eigen_pexp(x)
+    um1 = u - _F(1)
+    logu = _eigen_plog(u)
+    e = um1 * (x / logu)
+    e = np.where(logu == u, u, e)  # u infinite
+    return np.where(u == _F(1), x, np.where(um1 == _F(-1), _F(-1), e))
 
 
 def log1p_f32(a: np.ndarray) -> np.ndarray:

@@ -557,7 +557,7 @@ def expm1(x: Any, name: str | None = None) -> Tensor:
     >>> tf.math.expm1(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.expm1, x, "Expm1")
+    return _unary(ops.expm1, x, "Expm1", kernel="tf")
 
 
 def log(x: Any, name: str | None = None) -> Tensor:
@@ -659,7 +659,7 @@ def erf(x: Any, name: str | None = None) -> Tensor:
     >>> tf.math.erf(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.erf, x, "Erf")
+    return _unary(ops.erf, x, "Erf", kernel="tf")
 
 
 _erfc = erfc_op
