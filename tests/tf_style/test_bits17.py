@@ -224,3 +224,92 @@ def test_softplus_thresholds_and_other_dtypes() -> None:
     np.testing.assert_allclose(tf.nn.selu(tf.constant(x64)).numpy(),
                                np.where(x64 < 0, 1.7580993408473766 * np.expm1(x64),
                                         1.0507009873554805 * x64), rtol=1e-15)
+
+
+# TensorFlow's float32 convolution: one fused multiply-add chain per output, kernel offsets
+# outer, input channels inner (tapegrad/ops/conv.py); bits printed by TensorFlow 2.21
+CONV1D = _u32([
+    0xc0501cb0, 0xc0c6b48c, 0xbd900d42, 0x40c58047, 0xbf1c8f04, 0x3fcb137b,
+    0x3fbaecb4, 0xbf4e24cb, 0xc00f5c9a, 0xbfb3c50d, 0x3fbe8c17, 0x400cdb18,
+    0x4033b57c, 0xbe567719, 0xc03ae14c, 0xbfad2719, 0xbf036325, 0x3fce0e38,
+    0x3fafeecb, 0xbf5fdd17, 0xc0138081, 0xbfaf3bda, 0x3fc9411c, 0x400d73c2,
+    0x403179c5, 0xbe88f09a, 0xc03aa22a, 0xbfa5763e, 0xbed42259, 0x3fd0cd54,
+    0x3fa4bdf6, 0xbf7154b5, 0x4043157a, 0xc00e1ac6, 0xc0878e03, 0xbd3c0e4c,
+    0xc05f23af, 0xc0b74b6b, 0x3ed81e95, 0x40be8565, 0xbea140fc, 0x3fd34fec,
+    0x3f995d75, 0xbf814322, 0xc01b470c, 0xbfa592af, 0x3fddf94e, 0x400e2a0c,
+    0x402c68e7, 0xbec3db69, 0xc03981f6, 0xbf95872a, 0xbe5c61d4, 0x3fd5956a,
+    0x3f8dd087, 0xbf89b691, 0xc01ee772, 0xbfa07582, 0x3fe7f685, 0x400e4780,
+    0x40299537, 0xbee10008, 0xc038a12f, 0xbf8d4d81, 0xbdec04b7, 0x3fd79d04,
+    0x3f821a8e, 0xbf920215, 0x402c4d33, 0xc03d0064, 0xc088b55d, 0x3f2ae56d,
+])
+CONV2D = _u32([
+    0x40bd8280, 0x40bc8fb4, 0xc08f17c2, 0xc083a1b1, 0x400a7205, 0x3fc5ca57,
+    0x3f0f6cef, 0x3fa8e495, 0x40a5d9c2, 0x40b93aaa, 0xc0c63e0c, 0xc0d120b6,
+    0x40c099a5, 0x40c0e76f, 0xc09601b0, 0xc08baba9, 0x3e7a6fcd, 0x3f7ea7ea,
+    0xc039917f, 0xc06a64ff, 0x409ff0e4, 0x40b413dd, 0xc0c46986, 0xc0d068b4,
+    0xc09c89ea, 0xc0935aab, 0x402fb01b, 0x400b5cfe, 0xbd92ee62, 0x3f2ae0b8,
+    0xc02762b9, 0xc0589b30,
+])
+
+
+def _conv_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    f = np.float32
+    x = (np.sin(np.arange(2 * 9 * 6) * 0.7) * 3).astype(f).reshape(2, 9, 6)
+    w = np.cos(np.arange(3 * 6 * 4) * 1.3).astype(f).reshape(3, 6, 4)
+    x2 = (np.sin(np.arange(75) * 0.9) * 2).astype(f).reshape(1, 5, 5, 3)
+    w2 = np.cos(np.arange(12 * 2) * 0.4).astype(f).reshape(2, 2, 3, 2)
+    return x, w, x2, w2
+
+
+def test_conv_values_are_tensorflows_bits() -> None:
+    x, w, x2, w2 = _conv_inputs()
+    y = tf.nn.convolution(tf.constant(x), tf.constant(w), padding="SAME").numpy()
+    assert y.shape == (2, 9, 4) and y.dtype == np.float32
+    np.testing.assert_array_equal(_bits(y).ravel(), CONV1D)
+    v = tf.Variable(x2)  # recorded (the columns path) gives the same bits
+    with tf.GradientTape() as tape:
+        y2 = tf.nn.conv2d(v, tf.constant(w2), strides=1, padding="VALID")
+    np.testing.assert_array_equal(_bits(y2.numpy()).ravel(), CONV2D)
+    assert tape.gradient(y2, v).shape == (1, 5, 5, 3)
+
+
+def test_conv_order_differs_from_blas_and_falls_back_past_the_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tapegrad.ops import conv as conv_mod
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(8, 30, 32)).astype(np.float32)
+    w = rng.normal(size=(5, 32, 16)).astype(np.float32)
+    emulated = tf.nn.conv1d(tf.constant(x), tf.constant(w), 1, "VALID").numpy()
+    exact = np.einsum("btkc,kco->bto", np.stack([x[:, k:k + 26].astype(np.float64)
+                                                 for k in range(5)], 2), w.astype(np.float64))
+    np.testing.assert_allclose(emulated, exact, rtol=1e-5, atol=1e-5)
+    monkeypatch.setattr(conv_mod, "_TF_CONV_BUDGET", 0)
+    blas = tf.nn.conv1d(tf.constant(x), tf.constant(w), 1, "VALID").numpy()
+    np.testing.assert_allclose(blas, exact, rtol=1e-5, atol=1e-5)
+    assert (_bits(blas) != _bits(emulated)).any()  # the orders differ somewhere
+
+
+def test_conv_gradients_finite_differences_float64() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(2, 7, 3))
+    w = rng.normal(size=(3, 3, 2))
+    g = rng.normal(size=(2, 7, 2))
+    xv, wv = tf.Variable(x), tf.Variable(w)
+    with tf.GradientTape() as tape:
+        y = tf.nn.conv1d(xv, wv, 1, "SAME")
+    dx, dw = tape.gradient(y, [xv, wv], output_gradients=tf.constant(g))
+
+    def f(xa: np.ndarray, wa: np.ndarray) -> float:
+        return float(np.sum(tf.nn.conv1d(tf.constant(xa), tf.constant(wa), 1, "SAME").numpy()
+                            * g))
+    h = 1e-6
+    for arr, d, other in ((x, dx.numpy(), w), (w, dw.numpy(), x)):
+        fd = np.zeros_like(arr)
+        for i in np.ndindex(arr.shape):
+            e = np.zeros_like(arr)
+            e[i] = h
+            fd[i] = ((f(arr + e, other) - f(arr - e, other)) if arr is x
+                     else (f(other, arr + e) - f(other, arr - e))) / (2 * h)
+        np.testing.assert_allclose(d, fd, rtol=1e-6, atol=1e-8)
+
