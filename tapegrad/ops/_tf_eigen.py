@@ -244,16 +244,19 @@ _EXPM1F = libm_float_fn("expm1f")
 
 def expm1_f32(a: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 ``Expm1`` of ``a`` (any shape)."""
-    return _by_packets(a, _expm1_packets, lambda t: _libm_each(_EXPM1F, np.expm1, t))
+    return _by_packets(a, _expm1_packets,
+                       lambda t: _ftz(_libm_each(_EXPM1F, np.expm1, t)), daz=False)
 
 
-def _expm1_packets(x: np.ndarray) -> np.ndarray:
+def _expm1_packets(x_in: np.ndarray) -> np.ndarray:
+    # a subnormal reads as 0 in the arithmetic (DAZ) but is selected back unchanged
+    x = _ftz(x_in)
     u = _eigen_pexp(x)
     um1 = u - _F(1)
     logu = _eigen_plog(u)
     e = um1 * (x / logu)
     e = np.where(logu == u, u, e)  # u infinite
-    return np.where(u == _F(1), x, np.where(um1 == _F(-1), _F(-1), e))
+    return np.where(u == _F(1), x_in, np.where(um1 == _F(-1), _F(-1), e))
 
 
 def log1p_f32(a: np.ndarray) -> np.ndarray:

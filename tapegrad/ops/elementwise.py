@@ -392,6 +392,8 @@ def expm1(x: Any, *, kernel: str = "") -> Any:
 def _(g: Tensor, x: Tensor, out: Tensor, kernel: str = "") -> Any:
     # d(e^x - 1) = (out + 1) dx; kernel="tf": TensorFlow's Expm1Grad, grad * exp(x)
     if kernel:
+        if raw() and x.dtype == np.float32:  # the product flushed to zero (FTZ), as there
+            return (wrap(_ftz(np.multiply(g._data, exp_f32(x._data))), g),)
         return (multiply(g, exp(x, kernel=kernel)),)
     return (multiply(g, add(out, 1.0)),)
 
@@ -612,8 +614,9 @@ def elu(x: Any, *, alpha: float = 1.0, scale: float = 1.0, kernel: str = "") -> 
         with np.errstate(all="ignore"):
             em1 = np.subtract(exp_f32(x), np.float32(1))
             neg = em1 if alpha == 1.0 else np.multiply(np.float32(alpha), em1)
-            pos = x if scale == 1.0 else np.multiply(np.float32(scale), x)
-            return np.where(x < 0, _ftz(neg), pos)
+            xd = _ftz(x)  # DAZ: a subnormal reads as 0 (and is not < 0)
+            pos = x if scale == 1.0 else _ftz(np.multiply(np.float32(scale), xd))
+            return np.where(xd < 0, _ftz(neg), pos)
     with np.errstate(all="ignore"):
         pos = x if scale == 1.0 else scale * np.asarray(x)
         return np.where(x > 0, pos, alpha * np.expm1(x)).astype(np.asarray(x).dtype, copy=False)
@@ -630,6 +633,11 @@ def _elu_slope(x: Any, out: Any, alpha: float, scale: float, kernel: str) -> Any
 @elu.defvjp
 def _(g: Tensor, x: Tensor, out: Tensor, alpha: float = 1.0, scale: float = 1.0,
       kernel: str = "") -> Any:
+    if kernel and raw() and out.dtype == np.float32:  # TensorFlow's, FTZ on the product
+        o = out._data
+        with np.errstate(all="ignore"):
+            slope = np.where(o < 0, np.add(o, np.float32(alpha)), np.float32(scale))
+            return (wrap(_ftz(np.multiply(g._data, slope)), g),)
     return (multiply(g, _elu_slope(x, out, alpha, scale, kernel)),)
 
 

@@ -25,7 +25,8 @@ from .._core.tensor import Tensor, make
 from . import _batch as _b
 from ._raw import data as _data
 from ._raw import raw, wrap
-from ._tf_eigen import exp_f32, log1p_f32
+from ._tf_eigen import exp_f32, log1p_f32, sigmoid_f32
+from ._tf_softmax import _ftz
 from .elementwise import (
     _power_dx_raw,
     _tadd,
@@ -181,6 +182,8 @@ def _(g: Tensor, x: Tensor, beta: float, threshold: float | None) -> Any:
     # sigmoid(beta x) below the threshold, 1 above it
     bx = multiply(x, beta) if beta != 1 else x
     if threshold is None:  # TensorFlow's SoftplusGrad: g * sigmoid(x), its Sigmoid kernel
+        if raw() and x.dtype == np.float32:  # the product flushed to zero (FTZ), as there
+            return (wrap(_ftz(np.multiply(g._data, sigmoid_f32(x._data))), g),)
         return (multiply(g, sigmoid(bx, kernel="tf")),)
     return (multiply(g, where(greater(bx, threshold), 1.0, sigmoid(bx))),)
 
