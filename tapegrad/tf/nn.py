@@ -290,6 +290,12 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
                              lead=0, weight=None, ignore_index=None, reduction="none",
                              check=_label_range_error)
     _label_range_error(lab, x._data.shape[-1], 0, 0)
+    if x._data.dtype == np.float32 and x._data.ndim >= 1 and x._data.size:
+        # one op on one-hot labels: the loss is -log_softmax at the label (the same bits as
+        # below) and the gradient TensorFlow's kernel's, g * (softmax - onehot)
+        onehot = np.zeros(x._data.shape, np.float32)
+        np.put_along_axis(onehot, lab[..., None].astype(np.intp), np.float32(1), axis=-1)
+        return ops.softmax_cross_entropy_with_logits(tft(onehot), x, axis=-1, kernel="tf")
     lp = ops.log_softmax(x, axis=-1)
     index = tuple(np.indices(lab.shape, sparse=True)) + (lab,) if lab.ndim else (int(lab),)
     return ops.negative(ops.getitem(lp, index))

@@ -313,3 +313,89 @@ def test_conv_gradients_finite_differences_float64() -> None:
                      else (f(other, arr + e) - f(other, arr - e))) / (2 * h)
         np.testing.assert_allclose(d, fd, rtol=1e-6, atol=1e-8)
 
+
+# TensorFlow's float32 MatMul (one FMA chain along k per output; tapegrad/ops/linalg.py) and
+# its (Sparse)SoftmaxCrossEntropyWithLogits backprop (``e / sum(e) - labels``); bits printed
+# by TensorFlow 2.21 (the gradient of ``a`` has 4 rows: another kernel, not emulated)
+MATMUL = _u32([
+    0xbf54ae68, 0xbd9b539d, 0x3f3cd931, 0x3dc0e6e2, 0x3eb35cb6, 0x3eabf09b,
+    0x3f6988da, 0x3ec1f2df, 0xbee4ffb6, 0x3f31da95, 0xbcba1653, 0xbf38fded,
+])
+MATMUL_GRAD_B = _u32([
+    0xbf779abe, 0xbee077bc, 0x3db91818, 0xc0106a4a, 0xbfe48b43, 0xbfa841f3,
+    0xc04f6223, 0xc03904f4, 0xc022a7c6, 0xc072487b, 0xc066b9a7, 0xc05b2ad3,
+    0xc074641a, 0xc0753418, 0xc0760414, 0xc0556bf8, 0xc0627e9f, 0xc06f9146,
+    0xc019911d, 0xc031217a, 0xc048b1d8, 0xbf91dad2, 0xbfcf9612, 0xc006a8a9,
+    0x3e8ca8de, 0xbe83429f, 0xbf49970f, 0x3fd36cd9, 0x3f9265c0, 0x3f22bd4c,
+    0x403388f7, 0x4018e5db, 0x3ffc857f, 0x40650ee8, 0x4053e72d, 0x4042bf70,
+    0x40779459, 0x40723a64, 0x406ce06e, 0x4068978f, 0x406fc4ca, 0x4076f207,
+    0x403a1fd3, 0x404cdb97, 0x405f975c, 0x3fe4ee5d, 0x400e3865, 0x4029f99c,
+    0x3eda83ea, 0x3f7155f9, 0x3fbab4ff, 0xbf7e2268, 0xbeedbf0f, 0x3d831acc,
+    0xc011c85b, 0xbfe77f22, 0xbfab6d8e, 0xc0504cf9, 0xc03a1cc2, 0xc023ec8a,
+    0xc072a04f, 0xc0674974, 0xc05bf299, 0xc0741d09, 0xc075286f, 0xc07633d4,
+    0xc0548f9f, 0xc061d914, 0xc06f2288, 0xc0183d4e, 0xc02ff873, 0xc047b398,
+    0xbf8ea047, 0xbfcc8d75, 0xc0053d52, 0x3e9a1f4c, 0xbe6bd4c4, 0xbf42fa08,
+    0x3fd678e7, 0x3f9595a9, 0x3f2964d8, 0x4034b16e, 0x401a3386, 0x3fff6b3e,
+    0x4065b1ae, 0x4054bd64, 0x4043c91b, 0x40779b67, 0x40727c2b, 0x406d5cef,
+    0x406801f0, 0x406f6939, 0x4076d082, 0x403901c7, 0x404bef11, 0x405edc5c,
+    0x3fe1eeda, 0x400cdaef, 0x4028be72, 0x3ecd17b8, 0x3f6ad991, 0x3fb793a3,
+    0xbf825386, 0xbefb038e, 0x3d1a37e8, 0xc01324b0, 0xbfea7040, 0xbfae971f,
+    0xc0513556, 0xc03b3259, 0xc0252f5c,
+])
+XENT_GRAD = _u32([
+    0xbef5f7ed, 0x3ec4834c, 0x3c152257, 0x3a9fba25, 0x3db0af56, 0x3ea23ccf,
+    0x3b67d498, 0x3b942093, 0x3ec2a08d, 0xbf347ec4, 0x3b3b0b88, 0x3d05bf70,
+    0xbd99ddd5, 0x3d16f6db, 0x3b354c7f, 0x3e19bfb7, 0x3f3708a3, 0xbfb2120b,
+    0x3bbc7194, 0x3f0532a0, 0x3ea565e3, 0xbfd90c49, 0x3cdf8f66, 0x3fa2a6ec,
+    0x3d98da87, 0x3bacdd1b, 0x3e4cfee6, 0x3fe12c7d, 0xbffc9c5a, 0x3c119179,
+])
+
+
+def _mm_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    f = np.float32
+    a = (np.sin(np.arange(4 * 37) * 0.37) * 2).astype(f).reshape(4, 37)
+    b = np.cos(np.arange(37 * 3) * 0.91).astype(f).reshape(37, 3)
+    return a, b, np.linspace(-1, 1, 12).astype(f).reshape(4, 3)
+
+
+def test_matmul_values_and_gradient_are_tensorflows_bits() -> None:
+    a, b, g = _mm_inputs()
+    av, bv = tf.Variable(a), tf.Variable(b)
+    with tf.GradientTape() as tape:
+        y = tf.matmul(av, bv)
+    da, db = tape.gradient(y, [av, bv], output_gradients=tf.constant(g))
+    np.testing.assert_array_equal(_bits(y.numpy()).ravel(), MATMUL)
+    np.testing.assert_array_equal(_bits(db.numpy()).ravel(), MATMUL_GRAD_B)
+    np.testing.assert_allclose(da.numpy(), g.astype(np.float64) @ b.T.astype(np.float64),
+                               rtol=1e-5, atol=1e-6)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(y.numpy(), exact, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_kernel_leaves_other_dtypes_and_large_products_to_blas(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tapegrad.ops import linalg
+
+    a, b, _ = _mm_inputs()
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    np.testing.assert_array_equal(tf.matmul(tf.constant(a64), tf.constant(b64)).numpy(),
+                                  a64 @ b64)
+    monkeypatch.setattr(linalg, "_TF_MATMUL_BUDGET", 0)
+    np.testing.assert_array_equal(tf.matmul(tf.constant(a), tf.constant(b)).numpy(), a @ b)
+
+
+def test_sparse_xent_gradient_is_tensorflows_bits_and_matches_finite_differences() -> None:
+    z = (np.sin(np.arange(30) * 1.7) * 3).astype(np.float32).reshape(6, 5)
+    lab = np.array([0, 4, 2, 2, 1, 3], np.int32)
+    gl = np.linspace(0.5, 2, 6).astype(np.float32)
+    zv = tf.Variable(z)
+    with tf.GradientTape() as tape:
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(lab, zv)
+    d = tape.gradient(loss, zv, output_gradients=tf.constant(gl)).numpy()
+    np.testing.assert_array_equal(_bits(d).ravel(), XENT_GRAD)
+    z64 = z.astype(np.float64)
+    lp = z64 - np.log(np.exp(z64).sum(1, keepdims=True))
+    np.testing.assert_allclose(loss.numpy(), -lp[np.arange(6), lab], rtol=1e-5)
+    want = gl[:, None] * (np.exp(lp) - np.eye(5)[lab])
+    np.testing.assert_allclose(d, want, rtol=1e-5, atol=1e-7)
+
