@@ -303,7 +303,7 @@ def _wgrad(x: Any, g: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: 
 # double rounding: a last-bit difference in about one sum in 10**8, none measured).  Past
 # ``_TF_CONV_BUDGET`` multiply-adds the NumPy product is kept (a sequential chain costs
 # about 4 ns a multiply-add here, against well under 0.1 ns for BLAS).
-_TF_CONV_BUDGET = 1 << 26
+_TF_CONV_BUDGET = 1 << 22
 
 
 def _tf_cols_product(cols: np.ndarray, w: np.ndarray) -> np.ndarray | None:

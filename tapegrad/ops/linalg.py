@@ -32,7 +32,7 @@ def _shape(v: Any) -> tuple[int, ...]:
 # rounding, a last-bit difference about once in 10**8).  Not emulated: n = 1 (its gemv
 # order was not found) and products past ``_TF_MATMUL_BUDGET`` multiply-adds (a Python
 # loop over k: about 4 ns a multiply-add against BLAS's < 0.1 ns).
-_TF_MATMUL_BUDGET = 1 << 22
+_TF_MATMUL_BUDGET = 1 << 20
 
 
 def _tf_matmul_f32(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
