@@ -168,3 +168,16 @@ def test_xent_gradients_bit_for_bit(rtf: Any, shape: Any) -> None:
                       for v in (sparse, dense)])
     for want, got in zip(*grads):
         assert not _mismatch(got, want).any()
+
+
+@pytest.mark.parametrize("shape", [(32, 3), (32, 16), (512, 10), (100, 7), (1000, 33), (8, 8),
+                                   (15, 24), (16, 24), (4096, 3), (33, 130), (20000, 64),
+                                   (4, 40, 16), (64, 5, 12)], ids=str)
+def test_leading_axis_sum_and_mean_bit_for_bit(rtf: Any, shape: Any) -> None:
+    x = np.random.default_rng(len(shape) * 7 + shape[0]).normal(size=shape).astype(np.float32)
+    axes = [0, 1] if len(shape) == 3 and shape[0] == 4 else 0
+    for name in ("reduce_sum", "reduce_mean"):
+        want = getattr(rtf, name)(x, axis=axes).numpy()
+        got = getattr(tg_tf, name)(tg_tf.constant(x), axis=axes).numpy()
+        assert not _mismatch(got, want).any(), name
+

@@ -399,3 +399,29 @@ def test_sparse_xent_gradient_is_tensorflows_bits_and_matches_finite_differences
     want = gl[:, None] * (np.exp(lp) - np.eye(5)[lab])
     np.testing.assert_allclose(d, want, rtol=1e-5, atol=1e-7)
 
+
+def test_leading_axis_sum_order() -> None:
+    # from 16 rows: four row accumulators on whole packets of 8 columns, added in order,
+    # then the left-over rows; the last cols % 8 columns (and everything under 16 rows) row
+    # by row -- the reference written out directly, in float32
+    rng = np.random.default_rng(9)
+    for rows, cols in [(16, 8), (33, 19), (7, 16), (50, 3)]:
+        x = rng.normal(size=(rows, cols)).astype(np.float32)
+        want = np.zeros(cols, np.float32)
+        v = cols - cols % 8 if rows >= 16 else 0
+        acc = np.zeros((4, v), np.float32)
+        r4 = rows - rows % 4
+        for i in range(r4):
+            acc[i % 4] += x[i, :v]
+        s = acc[0] + acc[1] + acc[2] + acc[3]
+        for i in range(r4, rows):
+            s += x[i, :v]
+        want[:v] = s
+        for i in range(rows):
+            want[v:] += x[i, v:]
+        got = tf.reduce_sum(tf.constant(x), axis=0).numpy()
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+        mean = tf.reduce_mean(tf.constant(x), axis=0).numpy()
+        np.testing.assert_array_equal(_bits(mean), _bits(want / np.float32(rows)))
+        np.testing.assert_allclose(got, x.astype(np.float64).sum(0), rtol=1e-5, atol=1e-5)
+
