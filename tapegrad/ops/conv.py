@@ -261,12 +261,12 @@ def _wt_times(w: np.ndarray, g: np.ndarray, groups: int) -> np.ndarray:
 
 
 def _conv_raw(x: np.ndarray, w: np.ndarray, stride: Ints, padding: Pads, dilation: Ints,
-              groups: int) -> np.ndarray:
+              groups: int, kernel_impl: str = "") -> np.ndarray:
     """``W * x`` as a contiguous ``(N, O, *out)``."""
     kernel = w.shape[2:]
     out = conv_output_size(x.shape[2:], kernel, stride, padding, dilation)
     cols = im2col(x, kernel, stride, padding, dilation)
-    y = np.matmul(_wmat(w, groups), _gsplit(cols, groups))
+    y = _cols_product(cols, w, groups, kernel_impl)
     return y.reshape((x.shape[0], w.shape[0]) + tuple(out))
 
 
@@ -294,6 +294,48 @@ def _wgrad(x: Any, g: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: 
     cm = reshape(cols, (cs[0], groups, cs[1] // groups, cs[2]))
     dw = _sum(_matmul(gm, swapaxes(cm, -1, -2)), axis=0)
     return reshape(dw, wshape)
+
+
+# TensorFlow's float32 CPU convolution (oneDNN's direct kernel): each output is one chain of
+# fused multiply-adds from 0, over the kernel offsets (outer) and the input channels (inner)
+# -- measured bit for bit on 1-d and 2-d convolutions, strides, dilations and paddings.  An
+# FMA is emulated as the float64 product (exact) plus the float32 sum, rounded to float32 (a
+# double rounding: a last-bit difference in about one sum in 10**8, none measured).  Past
+# ``_TF_CONV_BUDGET`` multiply-adds the NumPy product is kept (a sequential chain costs
+# about 4 ns a multiply-add here, against well under 0.1 ns for BLAS).
+_TF_CONV_BUDGET = 1 << 22
+
+
+def _tf_cols_product(cols: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """``W @ cols`` ``(N, O, L)`` in TensorFlow's float32 order, for ``cols``
+    ``(N, C * K, L)`` (rows channel-major, then kernel offsets) and ``w`` ``(O, C, *k)``;
+    None where not emulated (other dtypes, too large)."""
+    if cols.dtype != np.float32 or w.dtype != np.float32:
+        return None
+    n, ck, ll = cols.shape
+    o, c = w.shape[:2]
+    k = ck // c if c else 0
+    if n * o * ll * ck > _TF_CONV_BUDGET or ck == 0:
+        return None
+    c64 = cols.reshape(n, c, k, ll).astype(np.float64)
+    w64 = w.reshape(o, c, k).astype(np.float64)
+    acc = np.zeros((n, o, ll), np.float32)
+    t = np.empty((n, o, ll), np.float64)
+    for j in range(k):
+        for i in range(c):
+            np.multiply(c64[:, i, j, None, :], w64[None, :, i, j, None], out=t)
+            t += acc
+            acc[...] = t
+    return acc
+
+
+def _cols_product(cols: np.ndarray, w: np.ndarray, groups: int, kernel: str) -> np.ndarray:
+    """``W @ cols`` ``(N, O, L)`` (per group); ``kernel="tf"``: TensorFlow's float32 order."""
+    if kernel and groups == 1:
+        y = _tf_cols_product(cols, w)
+        if y is not None:
+            return y
+    return np.matmul(_wmat(w, groups), _gsplit(cols, groups))
 
 
 def _with_bias(y: np.ndarray, b: Any) -> np.ndarray:
@@ -334,17 +376,18 @@ def _add_bias_batched(y: Any, b: Any, bb: bool) -> Any:
 
 @defop("conv", saves=("x", "w"), needs=True)
 def _conv(x: Any, w: Any, b: Any = None, *, stride: Ints, padding: Pads, dilation: Ints,
-          groups: int) -> Any:
+          groups: int, kernel: str = "") -> Any:
     """``W * x + b``; ``b`` (one value per output channel) may be None.  The result is
     contiguous, as PyTorch's (what a layout-following kernel downstream, such as
-    PyTorch's dropout mask, sees)."""
+    PyTorch's dropout mask, sees).  ``kernel="tf"``: float32 values in TensorFlow's
+    order (the gradients keep NumPy's)."""
     return np.ascontiguousarray(_with_bias(_conv_raw(np.asarray(x), np.asarray(w), stride,
-                                                     padding, dilation, groups), b))
+                                                     padding, dilation, groups, kernel), b))
 
 
 @_conv.defvjp
 def _(g: Tensor, x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int,
-      needs: tuple[bool, ...]) -> Any:
+      needs: tuple[bool, ...], kernel: str = "") -> Any:
     # y = W * x + b (linear in each): gx = W^T g (a transposed conv), gW = g x^T (on
     # columns), gb = g summed over batch and positions
     xs, ws = data(x).shape, data(w).shape
@@ -381,12 +424,12 @@ def _(*args: Any, out: Any, **attrs: Any) -> Any:
 
 @_conv.defbatch
 def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, stride: Ints,
-      padding: Pads, dilation: Ints, groups: int) -> Any:
+      padding: Pads, dilation: Ints, groups: int, kernel: str = "") -> Any:
     bb = len(batched) > 2 and batched[2]
     if not batched[1]:  # only the input: the batch joins N
         s = data(x).shape
         y = _conv(reshape(x, (s[0] * s[1],) + s[2:]), w, None if bb else b, stride=stride,
-                  padding=padding, dilation=dilation, groups=groups)
+                  padding=padding, dilation=dilation, groups=groups, kernel=kernel)
         y = reshape(y, s[:2] + data(y).shape[1:])
         return _add_bias_batched(y, b, True) if bb else y
     # batched weights: batch b's channels become groups b*G .. b*G + G - 1
@@ -473,12 +516,14 @@ def _(batched: tuple[bool, ...], x: Any, w: Any, b: Any = None, *, size: Ints, s
 # than the ``(C * K, N * L)`` single-matrix form for the W8 shapes: forward 0.41 ms vs 0.71,
 # weight gradient 0.14 vs 0.84, input gradient 0.15 vs 0.70 for conv1).
 @defop("conv_cols", saves=("cols", "w"), needs=True)
-def _conv_cols(cols: Any, w: Any, b: Any = None, *, spatial: Ints, groups: int) -> Any:
+def _conv_cols(cols: Any, w: Any, b: Any = None, *, spatial: Ints, groups: int,
+               kernel: str = "") -> Any:
     """``W @ cols (+ b)`` as ``(N, O, *out)`` (contiguous, PyTorch's layout): the
-    convolution of the input ``cols`` ``(N, C * K, L)`` came from."""
+    convolution of the input ``cols`` ``(N, C * K, L)`` came from.  ``kernel="tf"``:
+    float32 values in TensorFlow's order (the gradients keep NumPy's)."""
     cols, w = np.asarray(cols), np.asarray(w)
     n, o = cols.shape[0], w.shape[0]
-    y = np.matmul(_wmat(w, groups), _gsplit(cols, groups)).reshape(n, o, -1)
+    y = _cols_product(cols, w, groups, kernel).reshape(n, o, -1)
     if b is not None:
         bb = np.asarray(b).reshape(o, 1)
         if y.dtype == np.result_type(y, bb):
@@ -490,7 +535,7 @@ def _conv_cols(cols: Any, w: Any, b: Any = None, *, spatial: Ints, groups: int) 
 
 @_conv_cols.defvjp
 def _(g: Tensor, cols: Any, w: Any, spatial: Ints, groups: int,
-      needs: tuple[bool, ...]) -> Any:
+      needs: tuple[bool, ...], kernel: str = "") -> Any:
     # y = W cols + b: gcols = W^T g, gW = sum_n g cols^T, gb = g summed (per group)
     ws = data(w).shape
     o = ws[0]
@@ -569,7 +614,7 @@ def _check_conv(xs: Ints, ws: Ints, groups: int, transposed: bool) -> None:
 
 
 def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: int = 1,
-         bias: Any = None) -> Tensor:
+         bias: Any = None, *, kernel: str = "") -> Tensor:
     """N-d convolution (cross-correlation, as in both frameworks), channels first.
 
     Parameters
@@ -577,6 +622,8 @@ def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: in
     x : ``(N, C, *spatial)``
     w : ``(O, C // groups, *kernel)``
     bias : ``(O,)`` or None (added inside the op: one node, as in both frameworks)
+    kernel : ``"tf"``: float32 values in TensorFlow's CPU order (one fused multiply-add
+        chain per output over kernel offsets, then input channels)
     stride, dilation : one int per spatial axis
     padding : one ``(low, high)`` pair per spatial axis
 
@@ -599,8 +646,12 @@ def conv(x: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints, groups: in
         out = conv_output_size(xs[2:], ws[2:], st, pd, dl)
         cols = _unfold(x, kernel=tuple(ws[2:]), stride=st, padding=pd, dilation=dl)
         kw: dict[str, Any] = dict(spatial=out, groups=int(groups))
+        if kernel:
+            kw["kernel"] = kernel
         return _conv_cols(cols, w, **kw) if bias is None else _conv_cols(cols, w, bias, **kw)
     attrs: dict[str, Any] = dict(stride=st, padding=pd, dilation=dl, groups=int(groups))
+    if kernel:
+        attrs["kernel"] = kernel
     return _conv(x, w, **attrs) if bias is None else _conv(x, w, bias, **attrs)
 
 

@@ -16,7 +16,17 @@ from .._core.mode import STATE as _STATE
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, mul_into, raw, scalar_in, scalar_of, scalar_pair, wrap
-from ._tf_eigen import cos_f32, exp_f32, log1p_f32, log_f32, sigmoid_f32, sin_f32, tanh_f32
+from ._tf_eigen import (
+    cos_f32,
+    exp_f32,
+    expm1_f32,
+    log1p_f32,
+    log_f32,
+    sigmoid_f32,
+    sin_f32,
+    tanh_f32,
+)
+from ._tf_softmax import _ftz
 from .complex import holomorphic_vjp
 
 _ND = np.ndarray
@@ -369,14 +379,22 @@ def _(g: Tensor, x: Tensor, kernel: str = "") -> Any:  # d log(1+x) = dx / (1+x)
     return (divide(g, add(x, 1.0)),)
 
 
-@defop("expm1", saves=("out",))
-def expm1(x: Any) -> Any:
+@defop("expm1", saves=("x", "out"))
+def expm1(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 CPU kernel, bit for bit (ops/_tf_eigen.py)
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        return expm1_f32(x)
     with np.errstate(all="ignore"):
         return np.expm1(scalar_in(x))
 
 
 @expm1.defvjp
-def _(g: Tensor, out: Tensor) -> Any:  # d(e^x - 1) = (out + 1) dx
+def _(g: Tensor, x: Tensor, out: Tensor, kernel: str = "") -> Any:
+    # d(e^x - 1) = (out + 1) dx; kernel="tf": TensorFlow's Expm1Grad, grad * exp(x)
+    if kernel:
+        if raw() and x.dtype == np.float32:  # the product flushed to zero (FTZ), as there
+            return (wrap(_ftz(np.multiply(g._data, exp_f32(x._data))), g),)
+        return (multiply(g, exp(x, kernel=kernel)),)
     return (multiply(g, add(out, 1.0)),)
 
 
@@ -587,29 +605,69 @@ def _(g: Tensor, x: Tensor, negative_slope: float = 0.01) -> Any:
 
 
 @defop("elu", saves=("x", "out"))
-def elu(x: Any, *, alpha: float = 1.0) -> Any:
+def elu(x: Any, *, alpha: float = 1.0, scale: float = 1.0, kernel: str = "") -> Any:
+    """``scale * x`` above 0, ``alpha * (e^x - 1)`` otherwise (``scale`` != 1: SELU's form,
+    ``alpha`` then being its scale times alpha).  ``kernel="tf"`` (float32): TensorFlow's
+    Elu/Selu kernel, ``alpha * (exp(x) - 1)`` below 0 by its Exp kernel (not expm1;
+    ops/_tf_eigen.py), its gradient's choice by the sign of the output (at 0: ``scale``)."""
+    if kernel and getattr(x, "dtype", None) == np.float32 and x.size:
+        with np.errstate(all="ignore"):
+            em1 = np.subtract(exp_f32(x), np.float32(1))
+            neg = em1 if alpha == 1.0 else np.multiply(np.float32(alpha), em1)
+            xd = _ftz(x)  # DAZ: a subnormal reads as 0 (and is not < 0)
+            pos = x if scale == 1.0 else _ftz(np.multiply(np.float32(scale), xd))
+            return np.where(xd < 0, _ftz(neg), pos)
     with np.errstate(all="ignore"):
-        return np.where(x > 0, x, alpha * np.expm1(x)).astype(np.asarray(x).dtype, copy=False)
+        pos = x if scale == 1.0 else scale * np.asarray(x)
+        return np.where(x > 0, pos, alpha * np.expm1(x)).astype(np.asarray(x).dtype, copy=False)
+
+
+def _elu_slope(x: Any, out: Any, alpha: float, scale: float, kernel: str) -> Any:
+    # scale for x > 0, alpha e^x = out + alpha otherwise; kernel: TensorFlow's EluGrad /
+    # SeluGrad, ``out < 0 ? out + alpha : scale`` (its bits, -0 included)
+    if kernel:
+        return where(less(out, 0), add(out, alpha), scale)
+    return where(greater(x, 0), scale, add(out, alpha))
 
 
 @elu.defvjp
-def _(g: Tensor, x: Tensor, out: Tensor, alpha: float = 1.0) -> Any:
-    # 1 for x > 0, alpha e^x = out + alpha otherwise
-    return (multiply(g, where(greater(x, 0), 1.0, add(out, alpha))),)
+def _(g: Tensor, x: Tensor, out: Tensor, alpha: float = 1.0, scale: float = 1.0,
+      kernel: str = "") -> Any:
+    if kernel and raw() and out.dtype == np.float32:  # TensorFlow's, FTZ on the product
+        o = out._data
+        with np.errstate(all="ignore"):
+            slope = np.where(o < 0, np.add(o, np.float32(alpha)), np.float32(scale))
+            return (wrap(_ftz(np.multiply(g._data, slope)), g),)
+    return (multiply(g, _elu_slope(x, out, alpha, scale, kernel)),)
 
 
 _erf_u = np.frompyfunc(math.erf, 1, 1)
 
 
 @defop("erf", saves=("x",))
-def erf(x: Any) -> Any:
+def erf(x: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": the gradient is TensorFlow's ErfGrad (the value is the correctly rounded
+    # erf; Eigen's float32 perf is not emulated)
     a = np.asarray(x)
     return np.asarray(_erf_u(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
 
 
+_TWO_OVER_ROOT_PI = 2.0 / math.sqrt(math.pi)
+
+
 @erf.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d erf x = 2/sqrt(pi) e^(-x^2) dx
-    return (multiply(g, multiply(exp(negative(square(x))), 2.0 / math.sqrt(math.pi))),)
+def _(g: Tensor, x: Tensor, kernel: str = "") -> Any:  # d erf x = 2/sqrt(pi) e^(-x^2) dx
+    if kernel and x.dtype == np.float32:
+        # TensorFlow's ErfGrad: grad * (2/sqrt(pi)) * exp(-square(x)), its Exp kernel, FTZ
+        if raw():
+            xa = x._data
+            with np.errstate(all="ignore"):
+                e = exp_f32(np.negative(np.multiply(xa, xa)))
+                return (wrap(_ftz(np.multiply(np.multiply(
+                    g._data, np.float32(_TWO_OVER_ROOT_PI)), e)), g),)
+        return (multiply(multiply(g, _TWO_OVER_ROOT_PI),
+                         exp(negative(square(x)), kernel=kernel)),)
+    return (multiply(g, multiply(exp(negative(square(x))), _TWO_OVER_ROOT_PI)),)
 
 
 # ---------------------------------------------------------------- binary selections
@@ -824,7 +882,8 @@ def _(dx: Any, x: Any, *, out: Any) -> Any:  # d|z| = Re(conj(sgn z) dz)
 exp.defjvp(lambda dx, x, *, out, kernel="": multiply(dx, out))
 log.defjvp(lambda dx, x, *, out, kernel="": divide(dx, x))
 log1p.defjvp(lambda dx, x, *, out, kernel="": divide(dx, add(x, 1.0)))
-expm1.defjvp(lambda dx, x, *, out: multiply(dx, add(out, 1.0)))
+expm1.defjvp(lambda dx, x, *, out, kernel="": multiply(
+    dx, exp(x, kernel=kernel) if kernel else add(out, 1.0)))
 
 
 @sqrt.defjvp
@@ -853,10 +912,11 @@ threshold_backward.defjvp(lambda dg, dy, g, y, *, out: None if dg is None else
                           threshold_backward(dg, y))
 leaky_relu.defjvp(lambda dx, x, *, out, negative_slope=0.01: multiply(
     dx, where(greater(x, 0), 1.0, negative_slope)))
-elu.defjvp(lambda dx, x, *, out, alpha=1.0: multiply(
-    dx, where(greater(x, 0), 1.0, add(out, alpha))))
-erf.defjvp(lambda dx, x, *, out: multiply(
-    dx, multiply(exp(negative(square(x))), 2.0 / math.sqrt(math.pi))))
+elu.defjvp(lambda dx, x, *, out, alpha=1.0, scale=1.0, kernel="": multiply(
+    dx, _elu_slope(x, out, alpha, scale, kernel)))
+erf.defjvp(lambda dx, x, *, out, kernel="": multiply(
+    dx, multiply(exp(negative(square(x)), kernel=kernel) if kernel else exp(negative(square(x))),
+                 _TWO_OVER_ROOT_PI)))
 
 
 def _select_jvp(larger: Any) -> Any:

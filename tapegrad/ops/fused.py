@@ -25,6 +25,8 @@ from .._core.tensor import Tensor, make
 from . import _batch as _b
 from ._raw import data as _data
 from ._raw import raw, wrap
+from ._tf_eigen import exp_f32, log1p_f32, sigmoid_f32
+from ._tf_softmax import _ftz
 from .elementwise import (
     _power_dx_raw,
     _tadd,
@@ -151,6 +153,8 @@ def softplus_op(x: Any, *, beta: float, threshold: float | None) -> Any:
     ``log(exp(x) + 1)`` everywhere, computed as TensorFlow's kernel does."""
     a = np.asarray(x)
     if threshold is None and beta == 1:
+        if a.dtype == np.float32 and a.size:
+            return _softplus_tf_f32(a)
         return np.logaddexp(np.zeros((), dtype=a.dtype), a)
     with np.errstate(all="ignore"):
         bx = a * beta
@@ -160,12 +164,27 @@ def softplus_op(x: Any, *, beta: float, threshold: float | None) -> Any:
         return np.where(bx > threshold, a, sp).astype(a.dtype, copy=False)
 
 
+# TensorFlow's Softplus kernel's thresholds: log(float32 epsilon) + 2
+_SOFTPLUS_TF_LO = np.float32(np.log(np.finfo(np.float32).eps)) + np.float32(2)
+
+
+def _softplus_tf_f32(a: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 ``Softplus`` kernel, bit for bit: ``x`` above ``-lo``,
+    ``exp(x)`` below ``lo``, ``log1p(exp(x))`` between (its Exp and Log1p kernels)."""
+    e = exp_f32(a)
+    with np.errstate(all="ignore"):
+        mid = log1p_f32(e)
+    return np.where(a > -_SOFTPLUS_TF_LO, a, np.where(a < _SOFTPLUS_TF_LO, e, mid))
+
+
 @softplus_op.defvjp
 def _(g: Tensor, x: Tensor, beta: float, threshold: float | None) -> Any:
     # sigmoid(beta x) below the threshold, 1 above it
     bx = multiply(x, beta) if beta != 1 else x
-    if threshold is None:
-        return (multiply(g, sigmoid(bx)),)
+    if threshold is None:  # TensorFlow's SoftplusGrad: g * sigmoid(x), its Sigmoid kernel
+        if raw() and x.dtype == np.float32:  # the product flushed to zero (FTZ), as there
+            return (wrap(_ftz(np.multiply(g._data, sigmoid_f32(x._data))), g),)
+        return (multiply(g, sigmoid(bx, kernel="tf")),)
     return (multiply(g, where(greater(bx, threshold), 1.0, sigmoid(bx))),)
 
 

@@ -24,8 +24,43 @@ def _shape(v: Any) -> tuple[int, ...]:
     return v._data.shape if isinstance(v, Tensor) else np.shape(v)
 
 
+# TensorFlow's float32 CPU MatMul (oneDNN's sgemm) for 2-D operands: each output is one
+# chain of fused multiply-adds from 0 along k (measured bit for bit for m, k up to 300 and
+# n >= 2, also with the first operand transposed, and with the second transposed from 16
+# rows up; NumPy's BLAS agrees on wide outputs, not on narrow ones such as n = 3 or 7).  An
+# FMA is the float64 product plus the float32 sum, rounded once to float32 (a double
+# rounding, a last-bit difference about once in 10**8).  Not emulated: n = 1 (its gemv
+# order was not found) and products past ``_TF_MATMUL_BUDGET`` multiply-adds (a Python
+# loop over k: about 4 ns a multiply-add against BLAS's < 0.1 ns).
+_TF_MATMUL_BUDGET = 1 << 20
+
+
+def _tf_matmul_f32(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """``x @ y`` in TensorFlow's float32 order, or None where it is not emulated."""
+    if x.dtype != np.float32 or y.dtype != np.float32 or x.ndim != 2 or y.ndim != 2:
+        return None
+    m, k = x.shape
+    n = y.shape[1]
+    if n < 2 or k == 0 or m * n * k > _TF_MATMUL_BUDGET or y.shape[0] != k:
+        return None
+    x64 = x.astype(np.float64)
+    y64 = y.astype(np.float64)
+    acc = np.zeros((m, n), np.float32)
+    t = np.empty((m, n), np.float64)
+    for i in range(k):
+        np.multiply(x64[:, i, None], y64[None, i, :], out=t)
+        t += acc
+        acc[...] = t
+    return acc
+
+
 @defop("matmul", saves=("x", "y"), needs=True)
-def _matmul(x: Any, y: Any) -> Any:
+def _matmul(x: Any, y: Any, *, kernel: str = "") -> Any:
+    # kernel="tf": TensorFlow's float32 order for 2-D operands (values and gradients)
+    if kernel:
+        r = _tf_matmul_f32(np.asarray(x), np.asarray(y))
+        if r is not None:
+            return r
     try:
         if np.ndim(x) > 2 and np.ndim(y) == 2:
             # a stack of matrices times one matrix: one GEMM over all rows (as PyTorch folds
@@ -77,7 +112,17 @@ def _matmul_message(sx: tuple[int, ...], sy: tuple[int, ...]) -> str:
 
 
 @_matmul.defvjp
-def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], kernel: str = "") -> Any:
+    if kernel and g._data.dtype == np.float32 and g._data.ndim == 2 and _nd(x) == 2 \
+            and _nd(y) == 2:  # TensorFlow's MatMul gradient: two MatMuls, its kernel
+        from .shape import _transpose
+
+        # g @ y^T is MatMul(transpose_b=True): a chain along k only from 16 rows up
+        # (fewer rows take another oneDNN kernel, not emulated: NumPy's order)
+        kx: dict[str, Any] = {"kernel": kernel} if g._data.shape[0] >= 16 else {}
+        gx = _matmul(g, _transpose(y, axes=(1, 0)), **kx) if needs[0] else None
+        gy = _matmul(_transpose(x, axes=(1, 0)), g, kernel=kernel) if needs[1] else None
+        return gx, gy
     if g._data.dtype.kind == "c":  # complex: the holomorphic form of the real rule
         return _matmul_vjp_complex(g, x, y, needs)
     return _matmul_vjp(g, x, y, needs)
@@ -165,8 +210,9 @@ _mm_unsafe = _matmul.variant("mm_unsafe")
 _vm = _matmul.variant("vm")
 
 
-def matmul(x: Any, y: Any) -> Tensor:
-    """Matrix product with numpy's broadcasting and 1-D rules."""
+def matmul(x: Any, y: Any, *, kernel: str = "") -> Tensor:
+    """Matrix product with numpy's broadcasting and 1-D rules (``kernel="tf"``: 2-D float32
+    products in TensorFlow's CPU order, values and gradients)."""
     nx, ny = _nd(x), _nd(y)
     if nx == 0 or ny == 0:
         raise hinted(RuntimeError(
@@ -181,7 +227,7 @@ def matmul(x: Any, y: Any) -> Tensor:
     if nx == 2 and ny == 1:
         return _mv(x, y)
     if nx == 2 and ny == 2:
-        return _matmul(x, y)
+        return _matmul(x, y, kernel=kernel) if kernel else _matmul(x, y)
     if nx == 1 and ny == 2:
         return _vm(x, y)
     # PyTorch's matmul reshapes batched operands for bmm and names the node UnsafeViewBackward0
@@ -411,14 +457,16 @@ _einsum_rec.defvjp(_einsum_vjp)
 
 # ================================================================ forward-mode and batching rules
 @_matmul.defjvp
-def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any) -> Any:  # dX Y + X dY
+def _(dx: Any, dy: Any, x: Any, y: Any, *, out: Any, kernel: str = "") -> Any:  # dX Y + X dY
     from .elementwise import _tadd
 
-    return _tadd(None if dx is None else _matmul(dx, y), None if dy is None else _matmul(x, dy))
+    kw: dict[str, Any] = {"kernel": kernel} if kernel else {}
+    return _tadd(None if dx is None else _matmul(dx, y, **kw),
+                 None if dy is None else _matmul(x, dy, **kw))
 
 
 @_matmul.defbatch
-def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any) -> Any:
+def matmul_batch(batched: tuple[bool, ...], x: Any, y: Any, **attrs: Any) -> Any:
     """The batching rule of matmul (also used by other ops' rules)."""
     from ._batch import move_batch
     from .reduce import sum as _rsum

@@ -11,6 +11,8 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, raw, wrap
+from ._tf_eigen import exp_f32, inner_sum_f32
+from ._tf_softmax import _glibc_expf
 from .elementwise import (
     abs,
     add,
@@ -136,6 +138,29 @@ def _softmax_xent(logits: Any, labels: Any, *, axis: int, kernel: str = "") -> A
     return np.negative(np.sum(np.multiply(labels, lp), axis=(axis,)))
 
 
+def _tf_xent_backprop(x: np.ndarray, z: np.ndarray, lp: np.ndarray, axis: int) -> np.ndarray:
+    """TensorFlow's (Sparse)SoftmaxCrossEntropyWithLogits backprop, ``prob - labels``: in
+    float32 over the last axis its kernel's bits, ``e / sum(e)`` with ``e`` its Exp kernel of
+    ``x - max`` and the sum Eigen's inner reduction (ops/_tf_eigen.py); else ``exp(lp)``."""
+    if x.dtype == np.float32 and z.dtype == np.float32 and axis == x.ndim - 1 and x.size:
+        with np.errstate(all="ignore"):
+            sh = np.subtract(x, np.max(x, axis=axis, keepdims=True))
+            e = exp_f32(sh)  # the numerator: Exp over the whole tensor's packets
+            # the sum's exps are evaluated inside its row reduction: each row's whole
+            # packets by Eigen's pexp, the rest of the row by the C library's expf
+            c = sh.shape[-1]
+            k = c - c % 8
+            er = np.concatenate(
+                [exp_f32(np.ascontiguousarray(sh[..., :k])),
+                 _glibc_expf(sh[..., k:].reshape(-1)).reshape(sh.shape[:-1] + (c - k,))],
+                axis=-1)
+            ssum = inner_sum_f32(er, (axis,), True, False)
+            if ssum is None:  # one class: nothing added
+                ssum = er
+            return np.subtract(np.divide(e, ssum), z)
+    return np.subtract(np.exp(lp), z)
+
+
 @_softmax_xent.defvjp
 def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...],
       kernel: str = "") -> Any:
@@ -147,7 +172,8 @@ def _(g: Tensor, logits: Any, labels: Any, axis: int, needs: tuple[bool, ...],
         lp = np.asarray(log_softmax_op.fwd(data(logits), axis=axis))
         ng = np.expand_dims(np.negative(ga), axis)
         if needs[0] and kernel:
-            dx = wrap(np.multiply(np.expand_dims(ga, axis), np.subtract(np.exp(lp), za)), g)
+            dx = wrap(np.multiply(np.expand_dims(ga, axis), _tf_xent_backprop(
+                data(logits), za, lp, axis)), g)
         elif needs[0]:
             dlp = np.asarray(np.multiply(ng, za))
             s = np.sum(dlp, axis=axis, keepdims=True)

@@ -557,7 +557,7 @@ def expm1(x: Any, name: str | None = None) -> Tensor:
     >>> tf.math.expm1(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.expm1, x, "Expm1")
+    return _unary(ops.expm1, x, "Expm1", kernel="tf")
 
 
 def log(x: Any, name: str | None = None) -> Tensor:
@@ -659,7 +659,7 @@ def erf(x: Any, name: str | None = None) -> Tensor:
     >>> tf.math.erf(tf.constant(0.0))
     <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
     """
-    return _unary(ops.erf, x, "Erf")
+    return _unary(ops.erf, x, "Erf", kernel="tf")
 
 
 _erfc = erfc_op
@@ -1291,7 +1291,9 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if transpose_b or adjoint_b:
         y = _swap_last(y)
     check_matmul(x, y)
-    return ops.matmul(x, y)
+    if (transpose_b or adjoint_b) and x._data.shape[0] < 16:
+        return ops.matmul(x, y)  # another oneDNN kernel below 16 rows: not emulated
+    return ops.matmul(x, y, kernel="tf")  # 2-D float32: TensorFlow's order (ops/linalg.py)
 
 
 def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,

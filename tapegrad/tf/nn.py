@@ -83,7 +83,7 @@ def elu(features: Any, name: str | None = None) -> Tensor:
     >>> tf.nn.elu(tf.constant([-1.0, 2.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.63212055,  2.        ], dtype=float32)>
     """
-    return ops.elu(_t(features), alpha=1.0)
+    return ops.elu(_t(features), alpha=1.0, kernel="tf")
 
 
 def selu(features: Any, name: str | None = None) -> Tensor:
@@ -93,8 +93,10 @@ def selu(features: Any, name: str | None = None) -> Tensor:
     >>> tf.nn.selu(tf.constant([0.0, 1.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.      , 1.050701], dtype=float32)>
     """
-    alpha, scale = 1.6732632423543772, 1.0507009873554805
-    return ops.multiply(ops.elu(_t(features), alpha=alpha), scale)
+    # TensorFlow's Selu kernel: scale_alpha * (exp(x) - 1) below 0, scale * x otherwise
+    # (gradient g * (out + scale_alpha) below 0, g * scale otherwise: SeluGrad's bits)
+    scale_alpha, scale = 1.7580993408473768599402175208123, 1.0507009873554804934193349852946
+    return ops.elu(_t(features), alpha=scale_alpha, scale=scale, kernel="tf")
 
 
 def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
@@ -288,6 +290,12 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = N
                              lead=0, weight=None, ignore_index=None, reduction="none",
                              check=_label_range_error)
     _label_range_error(lab, x._data.shape[-1], 0, 0)
+    if x._data.dtype == np.float32 and x._data.ndim >= 1 and x._data.size:
+        # one op on one-hot labels: the loss is -log_softmax at the label (the same bits as
+        # below) and the gradient TensorFlow's kernel's, g * (softmax - onehot)
+        onehot = np.zeros(x._data.shape, np.float32)
+        np.put_along_axis(onehot, lab[..., None].astype(np.intp), np.float32(1), axis=-1)
+        return ops.softmax_cross_entropy_with_logits(tft(onehot), x, axis=-1, kernel="tf")
     lp = ops.log_softmax(x, axis=-1)
     index = tuple(np.indices(lab.shape, sparse=True)) + (lab,) if lab.ndim else (int(lab),)
     return ops.negative(ops.getitem(lp, index))

@@ -126,7 +126,7 @@ def _conv(nsp: int, input: Any, filters: Any, strides: Any, padding: Any, data_f
     pads = _pads(padding, size, kernel, s, d, last, op)
     # (*k, in/g, out) -> (out, in/g, *k)
     w = ops.transpose(f, (nsp + 1, nsp) + tuple(range(nsp)))
-    y = C.conv(xc, w, s, pads, d, groups)
+    y = C.conv(xc, w, s, pads, d, groups, kernel="tf")  # TensorFlow's float32 order
     return _last(y, nsp) if last else y
 
 

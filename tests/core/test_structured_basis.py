@@ -226,10 +226,10 @@ def _count_gemms(monkeypatch: pytest.MonkeyPatch, n: int = 16) -> list[int]:
     for op in (linalg._matmul, linalg._mv, linalg._vm, linalg._bmm, linalg._dot_op):
         fwd = op.fwd
 
-        def counted(x: Any, y: Any, fwd: Any = fwd) -> Any:
+        def counted(x: Any, y: Any, fwd: Any = fwd, **attrs: Any) -> Any:
             if np.size(x) * np.size(y) > n ** 3:
                 calls[0] += 1
-            return fwd(x, y)
+            return fwd(x, y, **attrs)
 
         monkeypatch.setattr(op, "fwd", counted)
     return calls

@@ -210,5 +210,5 @@ def test_reduce_mean_bits_and_keras() -> None:
     mse = tf.keras.losses.mean_squared_error(tf.zeros((6, 100)), tf.constant(x)).numpy()
     sq = x * x
     np.testing.assert_allclose(mse, sq.astype(np.float64).mean(axis=1), rtol=1e-6)
-    # leading axes keep NumPy's order (TensorFlow's there is not emulated)
+    # over a leading axis of under 16 rows TensorFlow adds row by row, as NumPy does
     assert np.array_equal(tf.reduce_sum(tf.constant(x), axis=0).numpy(), x.sum(axis=0))
