@@ -72,6 +72,14 @@ from ._tf_softmax import (
 _F = np.float32
 _PACKET = 8
 
+# TensorFlow's summation order in float32 MatMul, convolutions (ops/linalg.py,
+# ops/conv.py), sums over leading axes (bias gradients) and the softmax cross-entropy
+# gradient's sum of exps (ops/nn.py) costs about 4 ns a multiply-add against BLAS's < 0.1 ns, so it is off
+# unless asked for: ``tapegrad.tf.config.set_exact_float32_sums(True)`` or the
+# environment variable ``TAPEGRAD_TF_EXACT_SUMS=1`` (then products up to their budgets
+# carry TensorFlow's last bits; larger ones keep BLAS's order either way)
+EXACT_SUMS = [os.environ.get("TAPEGRAD_TF_EXACT_SUMS", "") not in ("", "0")]
+
 # ptanh_float (EIGEN_FAST_MATH, no FMA): x^3 * p(x^2) + x over q(x^2), p and q by Horner
 _TANH_CLAMP = _F(7.90738964080810547)
 _TANH_P = (_F(1.394553628e-8), _F(2.102733560e-5), _F(3.520756727e-3), _F(1.340216100e-1))
@@ -189,7 +197,8 @@ def inner_sum_f32(a: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool,
     ax = tuple(range(nd)) if axis is None else tuple(sorted(axis))
     k = nd - len(ax)
     if ax == tuple(range(len(ax))) and k > 0:
-        return _outer_sum_f32(a, len(ax), keepdims, mean)
+        # TensorFlow's order over leading axes costs ~30x NumPy's: with the exact products
+        return _outer_sum_f32(a, len(ax), keepdims, mean) if EXACT_SUMS[0] else None
     if ax != tuple(range(k, nd)):
         return None
     shape = a.shape

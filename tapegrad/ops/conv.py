@@ -35,6 +35,7 @@ from .._core.registry import defop
 from .._core.tensor import Tensor
 from . import _scratch
 from ._raw import data, raw, wrap
+from ._tf_eigen import EXACT_SUMS
 from .elementwise import add
 from .linalg import _matmul
 from .reduce import sum as _sum
@@ -296,7 +297,8 @@ def _wgrad(x: Any, g: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: 
     return reshape(dw, wshape)
 
 
-# TensorFlow's float32 CPU convolution (oneDNN's direct kernel): each output is one chain of
+# TensorFlow's float32 CPU convolution (oneDNN's direct kernel), when
+# ``_tf_eigen.EXACT_SUMS`` is on (off by default, for its cost): each output is one chain of
 # fused multiply-adds from 0, over the kernel offsets (outer) and the input channels (inner)
 # -- measured bit for bit on 1-d and 2-d convolutions, strides, dilations and paddings.  An
 # FMA is emulated as the float64 product (exact) plus the float32 sum, rounded to float32 (a
@@ -315,7 +317,7 @@ def _tf_cols_product(cols: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     n, ck, ll = cols.shape
     o, c = w.shape[:2]
     k = ck // c if c else 0
-    if n * o * ll * ck > _TF_CONV_BUDGET or ck == 0:
+    if n * o * ll * ck > _TF_CONV_BUDGET or ck == 0 or not EXACT_SUMS[0]:
         return None
     c64 = cols.reshape(n, c, k, ll).astype(np.float64)
     w64 = w.reshape(o, c, k).astype(np.float64)

@@ -12,6 +12,7 @@ from .._core.registry import defop
 from .._core.tensor import Tensor
 from . import _scratch
 from ._raw import data, raw, wrap
+from ._tf_eigen import EXACT_SUMS
 from .complex import holomorphic_vjp
 from .shape import _transpose, broadcast_to, reshape, swapaxes
 
@@ -24,7 +25,8 @@ def _shape(v: Any) -> tuple[int, ...]:
     return v._data.shape if isinstance(v, Tensor) else np.shape(v)
 
 
-# TensorFlow's float32 CPU MatMul (oneDNN's sgemm) for 2-D operands: each output is one
+# TensorFlow's float32 CPU MatMul (oneDNN's sgemm) for 2-D operands, when
+# ``_tf_eigen.EXACT_SUMS`` is on (off by default, for its cost): each output is one
 # chain of fused multiply-adds from 0 along k (measured bit for bit for m, k up to 300 and
 # n >= 2, also with the first operand transposed, and with the second transposed from 16
 # rows up; NumPy's BLAS agrees on wide outputs, not on narrow ones such as n = 3 or 7).  An
@@ -41,7 +43,8 @@ def _tf_matmul_f32(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
         return None
     m, k = x.shape
     n = y.shape[1]
-    if n < 2 or k == 0 or m * n * k > _TF_MATMUL_BUDGET or y.shape[0] != k:
+    if n < 2 or k == 0 or m * n * k > _TF_MATMUL_BUDGET or y.shape[0] != k \
+            or not EXACT_SUMS[0]:
         return None
     x64 = x.astype(np.float64)
     y64 = y.astype(np.float64)

@@ -11,7 +11,7 @@ from .._core.errors import hinted, with_hint
 from .._core.registry import defop
 from .._core.tensor import Tensor, make
 from ._raw import data, raw, wrap
-from ._tf_eigen import exp_f32, inner_sum_f32
+from ._tf_eigen import EXACT_SUMS, exp_f32, inner_sum_f32
 from ._tf_softmax import _glibc_expf
 from .elementwise import (
     abs,
@@ -142,7 +142,8 @@ def _tf_xent_backprop(x: np.ndarray, z: np.ndarray, lp: np.ndarray, axis: int) -
     """TensorFlow's (Sparse)SoftmaxCrossEntropyWithLogits backprop, ``prob - labels``: in
     float32 over the last axis its kernel's bits, ``e / sum(e)`` with ``e`` its Exp kernel of
     ``x - max`` and the sum Eigen's inner reduction (ops/_tf_eigen.py); else ``exp(lp)``."""
-    if x.dtype == np.float32 and z.dtype == np.float32 and axis == x.ndim - 1 and x.size:
+    if x.dtype == np.float32 and z.dtype == np.float32 and axis == x.ndim - 1 and x.size \
+            and EXACT_SUMS[0]:  # (costly: with TensorFlow's summation orders only)
         with np.errstate(all="ignore"):
             sh = np.subtract(x, np.max(x, axis=axis, keepdims=True))
             e = exp_f32(sh)  # the numerator: Exp over the whole tensor's packets

@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "get_visible_devices",
            "list_logical_devices", "set_visible_devices", "run_functions_eagerly",
-           "functions_run_eagerly", "experimental", "threading"]
+           "functions_run_eagerly", "experimental", "threading",
+           "set_exact_float32_sums", "exact_float32_sums"]
 
 
 class PhysicalDevice(NamedTuple):
@@ -99,3 +100,28 @@ class _Threading:
 
 experimental = _Experimental()
 threading = _Threading()
+
+
+def set_exact_float32_sums(enabled: bool) -> None:
+    """tapegrad's switch (not TensorFlow's): float32 sums follow TensorFlow's CPU order in
+    ``tf.matmul``, convolutions, sums over leading axes (bias gradients) and the softmax
+    cross-entropy gradient, so seeded programs print more of TensorFlow's last digits, at
+    several times their cost (a ``tf.matmul`` about 40 times; products past a budget of
+    multiply-adds keep BLAS's order). Off by default; ``TAPEGRAD_TF_EXACT_SUMS=1`` turns it
+    on at import.
+
+    >>> import tapegrad.tf as tf
+    >>> tf.config.set_exact_float32_sums(True); tf.config.exact_float32_sums()
+    True
+    >>> tf.config.set_exact_float32_sums(False)
+    """
+    from ..ops._tf_eigen import EXACT_SUMS
+
+    EXACT_SUMS[0] = bool(enabled)
+
+
+def exact_float32_sums() -> bool:
+    """Whether :func:`set_exact_float32_sums` is on."""
+    from ..ops._tf_eigen import EXACT_SUMS
+
+    return EXACT_SUMS[0]

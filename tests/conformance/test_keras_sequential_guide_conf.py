@@ -4,6 +4,7 @@ Skipped without TensorFlow."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,8 @@ def _guide(tf: Any) -> list[Any]:
         try:
             bad()
         except (ValueError, AttributeError) as e:
-            out.append((type(e).__name__, str(e).split(". Did you mean")[0]))
+            # (auto-named layers count per process: compare names without the counters)
+            out.append((type(e).__name__, re.sub(r"_\d+", "", str(e).split(". Did you mean")[0])))
     return out
 
 

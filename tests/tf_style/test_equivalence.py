@@ -22,7 +22,9 @@ PAIRED = [c for c in CASES if c.torch is not None]
 # primitives): equal to rounding, not bit for bit.
 OWN_PRIMITIVES = {"reduce_logsumexp", "silu", "softmax", "log_softmax",
                   "sparse_softmax_xent", "einsum",   # einsum: TensorFlow's summation order
-                  "exp", "log", "tanh", "sigmoid", "sin", "cos"}  # TF's float32 kernels
+                  "exp", "log", "tanh", "sigmoid", "sin", "cos",  # TF's float32 kernels
+                  # TensorFlow's own gradient formulas (Expm1Grad is g * exp(x), ...)
+                  "expm1", "elu", "selu", "softplus", "erf"}
 
 
 def run_torch(case: TFCase, arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
