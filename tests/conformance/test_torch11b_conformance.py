@@ -128,3 +128,42 @@ def test_zero_d_warns_as_pytorch() -> None:
             v = getattr(tt.tensor(1.5), what)
         assert float(v) == 1.5
         assert str(wt[0].message) in str(wr[0].message)
+
+
+SPLITS: dict[str, Callable[[Any, Any], Any]] = {
+    "sections": lambda m, x: m.tensor_split(x, 3, 1),
+    "uneven": lambda m, x: m.tensor_split(x, 4, 1),
+    "list_method": lambda m, x: x.tensor_split([1, 4], 1),
+    "negative_and_past_end": lambda m, x: x.tensor_split([-5, 2, 9], 1),
+    "tensor_indices": lambda m, x: m.tensor_split(x, m.tensor([1, 3])),
+    "tensor_sections": lambda m, x: m.tensor_split(x, m.tensor(3), dim=1),
+    "hsplit": lambda m, x: m.hsplit(x, 3),
+    "vsplit_method": lambda m, x: x.vsplit([1, 2]),
+    "dsplit": lambda m, x: m.dsplit(x, 2),
+    "hsplit_indivisible": lambda m, x: m.hsplit(x, 4),
+    "dsplit_2d": lambda m, x: m.dsplit(x[0], 2),
+    "vsplit_1d": lambda m, x: m.vsplit(x[0, 0], 2),
+    "zero_sections": lambda m, x: m.tensor_split(x, 0),
+    "tensor_2d": lambda m, x: m.tensor_split(x, m.tensor([[1]])),
+    "tensor_float": lambda m, x: m.tensor_split(x, m.tensor([1.0])),
+    "tensor_int32": lambda m, x: m.tensor_split(x, m.tensor([1], dtype=m.int32)),
+    "float_arg": lambda m, x: m.tensor_split(x, 2.0),
+    "zero_d": lambda m, x: m.tensor_split(x[0, 0, 0], 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPLITS))
+def test_tensor_split_family(case: str) -> None:
+    a = np.arange(48.0, dtype=np.float32).reshape(4, 6, 2)
+    res = []
+    for mod in (real, tt):
+        x = mod.tensor(a, requires_grad=True)
+        try:
+            parts = SPLITS[case](mod, x)
+        except (RuntimeError, TypeError) as e:
+            res.append((type(e), str(e).split("\n(Triggered")[0]))
+            continue
+        sum(((i + 1) * p).sum() for i, p in enumerate(parts)).backward()
+        res.append(([(p.detach().numpy().tolist(), type(p.grad_fn).__name__) for p in parts],
+                    x.grad.numpy().tolist()))
+    assert res[1] == res[0]

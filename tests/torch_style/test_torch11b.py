@@ -91,3 +91,24 @@ def test_H_errors_and_zero_d() -> None:
         s = torch.tensor(2.0).H
     assert float(s) == 2.0
     assert "deprecated on 0-D tensors" in str(w[0].message)
+
+
+def test_tensor_split_tensor_argument_checks() -> None:
+    x = torch.arange(6.0)
+    with pytest.raises(RuntimeError) as e:
+        torch.tensor_split(x, torch.tensor([1.0]))
+    assert str(e.value) == ("tensor_split expected tensor_indices_or_sections to have dtype of "
+                            "long, but got Float")
+    with pytest.raises(RuntimeError) as e:
+        torch.tensor_split(x, torch.tensor([[1]]))
+    assert str(e.value) == ("tensor_split expected tensor_indices_or_sections to be a "
+                            "zero-dimensional or one-dimensional tensor, but got a tensor with "
+                            "2 dims")
+    with pytest.raises(TypeError) as e:
+        torch.tensor_split(x, 2.0)
+    assert str(e.value).startswith("tensor_split() received an invalid combination of "
+                                   "arguments - got (Tensor, float), but expected one of:")
+    parts = torch.tensor_split(x, torch.tensor(4))
+    assert [p.numpy().tolist() for p in parts] == [[0.0, 1.0], [2.0, 3.0], [4.0], [5.0]]
+    parts = x.tensor_split(torch.tensor([1, 3]))
+    assert [p.numpy().tolist() for p in parts] == [[0.0], [1.0, 2.0], [3.0, 4.0, 5.0]]
