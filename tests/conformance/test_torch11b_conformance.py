@@ -167,3 +167,23 @@ def test_tensor_split_family(case: str) -> None:
         res.append(([(p.detach().numpy().tolist(), type(p.grad_fn).__name__) for p in parts],
                     x.grad.numpy().tolist()))
     assert res[1] == res[0]
+
+
+PIXEL_ERRORS: dict[str, Callable[[Any], Any]] = {
+    "shuffle_2d": lambda m: m.pixel_shuffle(m.ones(2, 2), 2),
+    "shuffle_zero": lambda m: m.pixel_shuffle(m.ones(1, 4, 2, 2), 0),
+    "shuffle_channels": lambda m: m.pixel_shuffle(m.ones(1, 3, 2, 2), 2),
+    "unshuffle_height": lambda m: m.pixel_unshuffle(m.ones(1, 4, 3, 2), 2),
+    "unshuffle_width": lambda m: m.pixel_unshuffle(m.ones(1, 4, 2, 3), 2),
+    "unshuffle_negative": lambda m: m.pixel_unshuffle(m.ones(1, 4, 2, 2), -1),
+    "unshuffle_2d": lambda m: m.pixel_unshuffle(m.ones(4, 2), 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PIXEL_ERRORS))
+def test_pixel_shuffle_errors(case: str) -> None:
+    with pytest.raises(RuntimeError) as er:
+        PIXEL_ERRORS[case](real)
+    with pytest.raises(RuntimeError) as et:
+        PIXEL_ERRORS[case](tt)
+    assert str(et.value) == str(er.value).split("\n")[0]
