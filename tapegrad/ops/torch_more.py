@@ -45,6 +45,7 @@ from .elementwise import (
     subtract,
     where,
 )
+from .fused import erfc_op as erfc  # the one erfc op of both styles
 
 
 def _float(x: Any) -> np.ndarray:
@@ -217,19 +218,7 @@ def _erfc_np(a: np.ndarray) -> np.ndarray:
     return np.asarray(_erfc_u(a.astype(np.float64)), dtype=np.float64)
 
 
-@defop("erfc_t", saves=("x",))
-def erfc(x: Any) -> Any:
-    a = _float(x)
-    return _like(_erfc_np(a), a)
-
-
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-
-@erfc.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d erfc x = -2/sqrt(pi) exp(-x^2) dx
-    return (multiply(g, multiply(exp(negative(square(x))), -_TWO_OVER_SQRT_PI)),)
-
 
 # ---- Bessel functions of the first kind, modified, orders 0 and 1 (float64 internally)
 def _bessel_i(order: int, v: np.ndarray, scaled: bool) -> np.ndarray:
@@ -479,7 +468,7 @@ def zeta_np(x: Any, q: Any) -> np.ndarray:
 
 # ------------------------------------------------------------------ forward mode, batching
 for _op in (hypot, logaddexp, logaddexp2, xlogy, xlog1py, copysign, frac, sinc, nan_to_num,
-            logit, erfc, i0, i0e, i1, i1e, ndtr, log_ndtr, ndtri, entr):
+            logit, i0, i0e, i1, i1e, ndtr, log_ndtr, ndtri, entr):
     _op.defjvp(diag_jvp(_op))
     _op.defbatch(_bw(_op))
 del _op

@@ -1964,7 +1964,7 @@ GRAD_NAMES: dict[str, str] = {
     "baddbmm_t": "BaddbmmBackward0", "addbmm_t": "AddbmmBackward0",
     "addcmul_t": "AddcmulBackward0", "addcdiv_t": "AddcdivBackward0",
     "fft_c2c": "FftC2CBackward0", "fft_r2c": "FftR2CBackward0",
-    "fft_c2r": "FftC2RBackward0", "fft_r2c_full": "FftR2CBackward0", "erfc_t": "ErfcBackward0",
+    "fft_c2r": "FftC2RBackward0", "fft_r2c_full": "FftR2CBackward0", "erfc": "ErfcBackward0",
     "i0e": "SpecialI0EBackward0", "i1": "SpecialI1Backward0", "i1e": "SpecialI1EBackward0",
     "ndtri_t": "SpecialNdtriBackward0", "log_ndtr": "SpecialLogNdtrBackward0",
     "entr": "SpecialEntrBackward0", "xlog1py": "SpecialXlog1PyBackward0",
