@@ -584,8 +584,12 @@ _erfc_u = np.frompyfunc(math.erfc, 1, 1)
 
 @defop("erfc", saves=("x",))
 def erfc_op(x: Any) -> Any:
-    """``1 - erf(x)``, accurate where erf is near 1."""
+    """``1 - erf(x)``, accurate where erf is near 1 (each value rounded once from the C
+    library's double; integers give float32, as PyTorch's ``erfc`` does).  The one erfc op of
+    both front-ends."""
     a = np.asarray(x)
+    if a.dtype.kind not in "fc":
+        a = a.astype(np.float32)
     return np.asarray(_erfc_u(a), dtype=a.dtype)
 
 

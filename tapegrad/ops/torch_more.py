@@ -45,6 +45,7 @@ from .elementwise import (
     subtract,
     where,
 )
+from .fused import erfc_op as erfc  # the one erfc op of both styles
 
 
 def _float(x: Any) -> np.ndarray:
@@ -103,48 +104,35 @@ def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
     return gx, gy
 
 
-@defop("xlogy", saves=("x", "y"), needs=True)
-def xlogy(x: Any, y: Any) -> Any:
-    xa, ya = np.asarray(x), np.asarray(y)
-    with np.errstate(all="ignore"):
-        out = np.where((xa == 0) & ~np.isnan(ya), 0.0, xa * np.log(ya))
-    return out.astype(_res_dtype(xa, ya), copy=False)
+def _xlog_op(name: str, np_log: Any, t_log: Any, shift: float) -> Any:
+    """``x * log(y + shift)``, 0 where ``x == 0`` (NaN ``y`` stays NaN): ``xlogy`` (shift 0)
+    and ``xlog1py`` (shift 1), one factory.  The gradient is PyTorch's: ``xlog...(g, y)`` in
+    ``x`` (0 where ``x == 0`` and ``y + shift <= 0``) and ``g * x / (y + shift)`` in ``y``."""
+
+    @defop(name, saves=("x", "y"), needs=True)
+    def op(x: Any, y: Any) -> Any:
+        xa, ya = np.asarray(x), np.asarray(y)
+        with np.errstate(all="ignore"):
+            out = np.where((xa == 0) & ~np.isnan(ya), 0.0, xa * np_log(ya))
+        return out.astype(_res_dtype(xa, ya), copy=False)
+
+    @op.defvjp
+    def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
+        from .elementwise import less_equal
+
+        gx = gy = None
+        if needs[0]:
+            drop = logical_or(logical_and(equal(x, 0), less_equal(y, -shift)), equal(g, 0))
+            gx = where(drop, 0.0, multiply(g, t_log(where(drop, 1.0 - shift, y))))
+        if needs[1]:
+            gy = multiply(g, divide(x, add(y, shift) if shift else y))
+        return gx, gy
+
+    return op
 
 
-@xlogy.defvjp
-def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
-    # d xlogy = log(y) dx + x / y dy; PyTorch: xlogy(g, y), 0 where x == 0 and y <= 0
-    from .elementwise import less_equal
-
-    gx = gy = None
-    if needs[0]:
-        drop = logical_or(logical_and(equal(x, 0), less_equal(y, 0)), equal(g, 0))
-        gx = where(drop, 0.0, multiply(g, log(where(drop, 1.0, y))))
-    if needs[1]:
-        gy = multiply(g, divide(x, y))
-    return gx, gy
-
-
-@defop("xlog1py", saves=("x", "y"), needs=True)
-def xlog1py(x: Any, y: Any) -> Any:
-    xa, ya = np.asarray(x), np.asarray(y)
-    with np.errstate(all="ignore"):
-        out = np.where((xa == 0) & ~np.isnan(ya), 0.0, xa * np.log1p(ya))
-    return out.astype(_res_dtype(xa, ya), copy=False)
-
-
-@xlog1py.defvjp
-def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...]) -> Any:
-    # PyTorch: xlog1py(g, y), 0 where x == 0 and y <= -1
-    from .elementwise import less_equal
-
-    gx = gy = None
-    if needs[0]:
-        drop = logical_or(logical_and(equal(x, 0), less_equal(y, -1)), equal(g, 0))
-        gx = where(drop, 0.0, multiply(g, log1p(where(drop, 0.0, y))))
-    if needs[1]:
-        gy = multiply(g, divide(x, add(y, 1.0)))
-    return gx, gy
+xlogy = _xlog_op("xlogy", np.log, log, 0.0)
+xlog1py = _xlog_op("xlog1py", np.log1p, log1p, 1.0)
 
 
 @defop("copysign", saves=("x", "out"), needs=True)
@@ -230,19 +218,7 @@ def _erfc_np(a: np.ndarray) -> np.ndarray:
     return np.asarray(_erfc_u(a.astype(np.float64)), dtype=np.float64)
 
 
-@defop("erfc_t", saves=("x",))
-def erfc(x: Any) -> Any:
-    a = _float(x)
-    return _like(_erfc_np(a), a)
-
-
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-
-@erfc.defvjp
-def _(g: Tensor, x: Tensor) -> Any:  # d erfc x = -2/sqrt(pi) exp(-x^2) dx
-    return (multiply(g, multiply(exp(negative(square(x))), -_TWO_OVER_SQRT_PI)),)
-
 
 # ---- Bessel functions of the first kind, modified, orders 0 and 1 (float64 internally)
 def _bessel_i(order: int, v: np.ndarray, scaled: bool) -> np.ndarray:
@@ -492,7 +468,7 @@ def zeta_np(x: Any, q: Any) -> np.ndarray:
 
 # ------------------------------------------------------------------ forward mode, batching
 for _op in (hypot, logaddexp, logaddexp2, xlogy, xlog1py, copysign, frac, sinc, nan_to_num,
-            logit, erfc, i0, i0e, i1, i1e, ndtr, log_ndtr, ndtri, entr):
+            logit, i0, i0e, i1, i1e, ndtr, log_ndtr, ndtri, entr):
     _op.defjvp(diag_jvp(_op))
     _op.defbatch(_bw(_op))
 del _op

@@ -208,6 +208,11 @@ _aliases.install(globals(), [*_methods.METHODS, *_assign.method_names(), *_more.
 __all__ += ["meshgrid", "range", "inner", "moveaxis", "ravel", "fix", "sgn", "index_add",
             "index_copy", "index_fill", "index_put", "masked_scatter", "scatter", "scatter_add"]
 
+# PyTorch's top-level names for nn.functional ops and the adjoint views
+from . import _nn_top  # noqa: E402
+
+__all__ += _nn_top.install(globals())
+
 # PyTorch's views (``_base``, shared versions, in-place ops through views), on top of all
 from . import _views  # noqa: E402
 

@@ -1625,6 +1625,22 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
     return O.gather(xe, d, _wrap(np.ascontiguousarray(ie)))
 
 
+def _split_tensor_arg(t: Tensor) -> Any:
+    """``tensor_split``'s tensor argument: a 0-D long tensor is a section count, a 1-D one the
+    indices (PyTorch's checks, in its order)."""
+    from ._messages import _TORCH_TYPES
+
+    if t._data.dtype != np.int64:
+        name = _TORCH_TYPES.get(t._data.dtype.name, t._data.dtype.name)
+        raise _err(RuntimeError, "tensor_split expected tensor_indices_or_sections to have dtype "
+                   f"of long, but got {name}", "pass an int64 tensor")
+    if t._data.ndim > 1:
+        raise _err(RuntimeError, "tensor_split expected tensor_indices_or_sections to be a "
+                   "zero-dimensional or one-dimensional tensor, but got a tensor with "
+                   f"{t._data.ndim} dims", "pass a 0-D (sections) or 1-D (indices) tensor")
+    return t.tolist()
+
+
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into ``n`` nearly equal parts, or at the given indices (views)."""
     x = _check(input, "tensor_split")
@@ -1635,7 +1651,14 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     n = x._data.shape[d]
     ios = indices_or_sections
     if isinstance(ios, Tensor):
-        ios = ios.tolist()
+        ios = _split_tensor_arg(ios)
+    elif not isinstance(ios, (int, np.integer, list, tuple)) or isinstance(ios, bool):
+        raise _err(TypeError, "tensor_split() received an invalid combination of arguments - "
+                   f"got (Tensor, {type(ios).__name__}), but expected one of:\n"
+                   " * (Tensor input, tuple of ints indices, int dim = 0)\n"
+                   " * (Tensor input, Tensor tensor_indices_or_sections, int dim = 0)\n"
+                   " * (Tensor input, int sections, int dim = 0)\n",
+                   "pass an int, a list of ints or an integer tensor")
     if isinstance(ios, (int, np.integer)):
         k = int(ios)
         if k <= 0:
@@ -1941,7 +1964,7 @@ GRAD_NAMES: dict[str, str] = {
     "baddbmm_t": "BaddbmmBackward0", "addbmm_t": "AddbmmBackward0",
     "addcmul_t": "AddcmulBackward0", "addcdiv_t": "AddcdivBackward0",
     "fft_c2c": "FftC2CBackward0", "fft_r2c": "FftR2CBackward0",
-    "fft_c2r": "FftC2RBackward0", "fft_r2c_full": "FftR2CBackward0", "erfc_t": "ErfcBackward0",
+    "fft_c2r": "FftC2RBackward0", "fft_r2c_full": "FftR2CBackward0", "erfc": "ErfcBackward0",
     "i0e": "SpecialI0EBackward0", "i1": "SpecialI1Backward0", "i1e": "SpecialI1EBackward0",
     "ndtri_t": "SpecialNdtriBackward0", "log_ndtr": "SpecialLogNdtrBackward0",
     "entr": "SpecialEntrBackward0", "xlog1py": "SpecialXlog1PyBackward0",

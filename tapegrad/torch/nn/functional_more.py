@@ -676,20 +676,26 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
 
 
 # ----------------------------------------------------------------------------- layers
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
-    x = _check(input, "pixel_shuffle")
-    s = x._data.shape
-    r = int(upscale_factor)
-    if len(s) < 3:
+def _pixel_checks(input: Tensor, name: str, arg: str, factor: int) -> tuple[Tensor, int]:
+    """The checks ``pixel_shuffle`` and ``pixel_unshuffle`` share: at least 3 dimensions and a
+    positive factor (PyTorch's texts); returns the tensor and the factor."""
+    x = _check(input, name)
+    nd = x._data.ndim
+    r = int(factor)
+    if nd < 3:
         raise hinted(RuntimeError(with_hint(
-            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-            f"{len(s)} dimension(s)", "pass (*, C, H, W)")))
+            f"{name} expects input to have at least 3 dimensions, but got input with "
+            f"{nd} dimension(s)", "pass (*, C, H, W)")))
     if r <= 0:
         raise hinted(RuntimeError(with_hint(
-            f"pixel_shuffle expects a positive upscale_factor, but got {r}",
-            "pass upscale_factor >= 1")))
-    c, h, w = s[-3:]
+            f"{name} expects a positive {arg}, but got {r}", f"pass {arg} >= 1")))
+    return x, r
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
+    x, r = _pixel_checks(input, "pixel_shuffle", "upscale_factor", upscale_factor)
+    c = x._data.shape[-3]
     if c % (r * r):
         raise hinted(RuntimeError(with_hint(
             f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
@@ -700,26 +706,12 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
-    x = _check(input, "pixel_unshuffle")
-    s = x._data.shape
-    r = int(downscale_factor)
-    if len(s) < 3:
-        raise hinted(RuntimeError(with_hint(
-            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-            f"{len(s)} dimension(s)", "pass (*, C, H, W)")))
-    if r <= 0:
-        raise hinted(RuntimeError(with_hint(
-            f"pixel_unshuffle expects a positive downscale_factor, but got {r}",
-            "pass downscale_factor >= 1")))
-    c, h, w = s[-3:]
-    if h % r:
-        raise hinted(RuntimeError(with_hint(
-            f"pixel_unshuffle expects height to be divisible by downscale_factor, but "
-            f"input.size(-2)={h} is not divisible by {r}", "height must be a multiple")))
-    if w % r:
-        raise hinted(RuntimeError(with_hint(
-            f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
-            f"input.size(-1)={w} is not divisible by {r}", "width must be a multiple")))
+    x, r = _pixel_checks(input, "pixel_unshuffle", "downscale_factor", downscale_factor)
+    for what, d, n in (("height", -2, x._data.shape[-2]), ("width", -1, x._data.shape[-1])):
+        if n % r:
+            raise hinted(RuntimeError(with_hint(
+                f"pixel_unshuffle expects {what} to be divisible by downscale_factor, but "
+                f"input.size({d})={n} is not divisible by {r}", f"{what} must be a multiple")))
     return K.pixel_unshuffle_op(x, r=r)
 
 
