@@ -73,15 +73,10 @@ def _reflected_operator(fn: Callable[..., Any], name: str) -> Callable[..., Any]
 def _scalar_operator(fn: Callable[..., Any], name: str, promote: Callable[..., Any],
                      reflected: bool) -> Callable[..., Any]:
     if reflected and name in ("add", "multiply"):
-        # PyTorch's ``2 * x`` is ``x.__rmul__(2)``: the tensor is the op's first input
-        # (``grad_fn.next_functions`` order); the values are the same either way
-        def operator(self: Tensor, other: Any) -> Any:
-            c = other.__class__
-            if (c is float or c is int) and self._data.dtype.kind in "fc":
-                return fn(self, other)
-            a, b = promote(other, self, name)
-            return fn(b, a)
-    elif reflected:
+        # PyTorch's ``2 * x`` is ``x.__rmul__(2)``, ``mul(x, 2)``: the tensor is the op's
+        # first input (``grad_fn.next_functions`` order); the values are the same either way
+        return _scalar_operator(fn, name, promote, False)
+    if reflected:
         def operator(self: Tensor, other: Any) -> Any:
             c = other.__class__
             if (c is float or c is int) and self._data.dtype.kind in "fc":

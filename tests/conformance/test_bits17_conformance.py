@@ -12,7 +12,6 @@ gradients (oneDNN's backward orders).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -21,18 +20,10 @@ import pytest
 pytest.importorskip("tensorflow")
 
 import tapegrad.tf as tg_tf  # noqa: E402
-from tests.tf_style.tf_helpers import real_tf  # noqa: E402
+from tests.tf_style.tf_helpers import exact_sums, real_tf  # noqa: E402, F401  (exact_sums: a fixture)
 
-
-@pytest.fixture(autouse=True)
-def _exact_sums() -> Iterator[None]:
-    """TensorFlow's product orders are opt-in (tf.config.set_exact_float32_sums)."""
-    from tapegrad.ops._tf_eigen import EXACT_SUMS
-
-    old = EXACT_SUMS[0]
-    EXACT_SUMS[0] = True
-    yield
-    EXACT_SUMS[0] = old
+# TensorFlow's summation orders are opt-in (tf.config.set_exact_float32_sums)
+pytestmark = pytest.mark.usefixtures("exact_sums")
 
 
 

@@ -16,7 +16,7 @@ against float64, and finite-difference gradients.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,17 +24,10 @@ import pytest
 
 import tapegrad.tf as tf
 from tapegrad.ops import _tf_eigen as k
+from tests.tf_style.tf_helpers import exact_sums  # noqa: F401  (a fixture, used by pytestmark)
 
-
-@pytest.fixture(autouse=True)
-def _exact_sums() -> Iterator[None]:
-    """TensorFlow's product orders are opt-in (tf.config.set_exact_float32_sums)."""
-    from tapegrad.ops._tf_eigen import EXACT_SUMS
-
-    old = EXACT_SUMS[0]
-    EXACT_SUMS[0] = True
-    yield
-    EXACT_SUMS[0] = old
+# TensorFlow's summation orders are opt-in (tf.config.set_exact_float32_sums)
+pytestmark = pytest.mark.usefixtures("exact_sums")
 
 
 

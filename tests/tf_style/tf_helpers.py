@@ -9,9 +9,11 @@ the gradients (``tape.gradient`` of ``sum(out * u)`` with fixed weights
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 
 
 def real_tf() -> Any:
@@ -132,3 +134,15 @@ def numeric_second(tf: Any, fn: Any, arrays: tuple[np.ndarray, ...], seed: int =
             g[idx] = (h(plus) - h(minus)) / (2 * eps)
         out.append(g)
     return out
+
+
+@pytest.fixture
+def exact_sums() -> Iterator[None]:
+    """TensorFlow's float32 summation orders on for one test
+    (``tf.config.set_exact_float32_sums``), restored after it."""
+    from tapegrad.ops._tf_eigen import EXACT_SUMS
+
+    old = EXACT_SUMS[0]
+    EXACT_SUMS[0] = True
+    yield
+    EXACT_SUMS[0] = old

@@ -229,23 +229,21 @@ class Sequential(Model):
         self.__dict__["_input_shape"] = tuple(input_shape)
         self.__dict__["built"] = True
 
-    @property
-    def inputs(self) -> list[Any]:
+    def _symbolic(self, which: str) -> list[Any]:
         io = self.__dict__.get("_symbolic_io") if self.built else None
         if io is None:
             raise hinted(AttributeError(with_hint(
-                f"Sequential model '{self.name}' has no defined inputs yet.",
+                f"Sequential model '{self.name}' has no defined {which} yet.",
                 "give the model a keras.Input first (or build it with an input shape)")))
-        return list(io[0])
+        return list(io[0] if which == "inputs" else io[1])
+
+    @property
+    def inputs(self) -> list[Any]:
+        return self._symbolic("inputs")
 
     @property
     def outputs(self) -> list[Any]:
-        io = self.__dict__.get("_symbolic_io") if self.built else None
-        if io is None:
-            raise hinted(AttributeError(with_hint(
-                f"Sequential model '{self.name}' has no defined outputs yet.",
-                "give the model a keras.Input first (or build it with an input shape)")))
-        return list(io[1])
+        return self._symbolic("outputs")
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None, **kwargs: Any) -> Any:
         # (Keras 3's signature, **kwargs included: its error text lists every argument)
