@@ -116,8 +116,8 @@ def _matmul_message(sx: tuple[int, ...], sy: tuple[int, ...]) -> str:
 
 @_matmul.defvjp
 def _(g: Tensor, x: Any, y: Any, needs: tuple[bool, ...], kernel: str = "") -> Any:
-    if kernel and g._data.dtype == np.float32 and g._data.ndim == 2 and _nd(x) == 2 \
-            and _nd(y) == 2:  # TensorFlow's MatMul gradient: two MatMuls, its kernel
+    if kernel and EXACT_SUMS[0] and g._data.dtype == np.float32 and g._data.ndim == 2 \
+            and _nd(x) == 2 and _nd(y) == 2:  # TensorFlow's MatMul gradient: two MatMuls
         from .shape import _transpose
 
         # g @ y^T is MatMul(transpose_b=True): a chain along k only from 16 rows up
