@@ -192,6 +192,7 @@ def build(name: str, prog: Any, in_shapes: list[Any]) -> FuncGraph:
     """The :class:`FuncGraph` of ``prog`` (``in_shapes``: the signature's input shapes)."""
     g = FuncGraph(name)
     env: dict[int, GraphTensor] = {}
+    syms: dict[int, Any] = prog.__dict__.get("tf_sym_shapes", {})
 
     def dt(arr: Any) -> Any:
         return _dt.from_numpy(np.asarray(arr).dtype)
@@ -229,7 +230,9 @@ def build(name: str, prog: Any, in_shapes: list[Any]) -> FuncGraph:
                                     _dt.int32))
             elif ins.op.name == "reshape":
                 ins_t.append(g._add(f"{node}/shape", "Const", [], None, _dt.int32))
-            env[ins.out] = g._add(base, type_, ins_t, ins.shape, dt(np.zeros((), ins.dtype)))
+            sym = syms.get(id(ins))  # the static shape (None for an open dimension)
+            env[ins.out] = g._add(base, type_, ins_t, ins.shape if sym is None else sym[1],
+                                  dt(np.zeros((), ins.dtype)))
         elif k == "read":
             obj = ins.obj
             res = resources.get(id(obj))

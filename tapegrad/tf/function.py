@@ -285,6 +285,10 @@ def _infer_shape(op: Any, args: tuple[Any, ...], attrs: dict[str, Any], out: Ten
             res = tuple(None if c in open_ and c not in known else c for c in concrete)
     if res is None or len(res) != len(concrete) or res != concrete:
         out.__dict__["_sym_shape"] = res
+        lv = out.__dict__.get("_lvl")
+        instrs = getattr(lv, "instrs", None)
+        if instrs:  # the op just recorded: its static shape for ConcreteFunction.graph
+            lv.__dict__.setdefault("tf_sym_shapes", {})[id(instrs[-1])] = (instrs[-1], res)
 
 
 def _failed_op(prog: tracing.Program, tb: Any) -> tuple[Any, list[Any]]:
@@ -817,6 +821,7 @@ class Function:
                 tr.specific = True
         tr.programs[ckey] = prog
         prog.__dict__["tf_outer"] = outer
+        prog.__dict__["tf_sym_shapes"] = lv.__dict__.get("tf_sym_shapes", {})
         prog.__dict__["tf_uid"] = uid
         prog.__dict__["tf_vars"] = [x for x in flat if isinstance(x, VariableBase)]
         if dry:
